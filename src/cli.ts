@@ -1,0 +1,121 @@
+/**
+ * Command-line dispatch. No arguments = the Stop hook; otherwise a command.
+ *
+ * Every failure ends here as one line on stderr and a documented exit code;
+ * exit 2 is produced only by the hook's block decision.
+ *
+ * @module
+ */
+
+import type { CliIO } from "./cli_io.ts";
+import { type Command, COMMANDS } from "./commands/registry.ts";
+import { describe, ExitCode, StallWatchError, UsageError } from "./errors.ts";
+import { runHook } from "./hook.ts";
+import { VERSION } from "./version.ts";
+
+/** Largest hook payload read from stdin. */
+export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Runs the CLI and returns the process exit code.
+ *
+ * @param args Command-line arguments without the program name.
+ * @param io The process boundary.
+ */
+export async function main(
+  args: readonly string[],
+  io: CliIO,
+): Promise<number> {
+  try {
+    return await dispatch(args, io);
+  } catch (error) {
+    if (error instanceof StallWatchError) {
+      io.writeStderr(`stall-watch: ${describe(error)}\n`);
+      return error.exitCode;
+    }
+    io.writeStderr(`stall-watch: internal error: ${describe(error)}\n`);
+    return ExitCode.internalError;
+  }
+}
+
+async function dispatch(args: readonly string[], io: CliIO): Promise<number> {
+  const [first, ...rest] = args;
+  if (first === undefined) return await hookCommand(io);
+  if (first === "--version" || first === "-V" || first === "version") {
+    io.writeStdout(`stall-watch ${VERSION}\n`);
+    return ExitCode.ok;
+  }
+  if (first === "--help" || first === "-h") {
+    io.writeStdout(overview());
+    return ExitCode.ok;
+  }
+  if (first === "help") return help(rest, io);
+  const command = COMMANDS.find((c) => c.name === first);
+  if (!command) {
+    const kind = first.startsWith("-") ? "option" : "command";
+    throw new UsageError(
+      `Unknown ${kind} "${first}": run "stall-watch --help" for the list`,
+    );
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.writeStdout(command.help);
+    return ExitCode.ok;
+  }
+  return await command.run(rest, io);
+}
+
+async function hookCommand(io: CliIO): Promise<number> {
+  if (io.stdinIsTerminal) {
+    // A person ran it by hand: explain instead of waiting for a payload.
+    io.writeStderr(overview());
+    return ExitCode.usage;
+  }
+  const payload = await io.readStdin(MAX_PAYLOAD_BYTES);
+  const outcome = await runHook(payload, io);
+  if (outcome.stdout) io.writeStdout(outcome.stdout);
+  if (outcome.stderr) io.writeStderr(outcome.stderr);
+  return outcome.exitCode;
+}
+
+function help(args: readonly string[], io: CliIO): number {
+  const [name, ...extra] = args;
+  if (name === undefined) {
+    io.writeStdout(overview());
+    return ExitCode.ok;
+  }
+  if (extra.length > 0) {
+    throw new UsageError(`"help" takes one command name, got ${args.length}`);
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    throw new UsageError(
+      `Unknown command "${name}": run "stall-watch --help" for the list`,
+    );
+  }
+  io.writeStdout(command.help);
+  return ExitCode.ok;
+}
+
+/** The `--help` text: usage, commands, exit codes. */
+export function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length), 4);
+  const rows = COMMANDS.map((c: Command) =>
+    `  ${c.name.padEnd(width)}  ${c.summary}`
+  );
+  return [
+    `stall-watch ${VERSION}: a Claude Code Stop hook that nudges sessions`,
+    "stalled on a tool call back to work.",
+    "",
+    "Usage:",
+    "  stall-watch < payload.json     run as the Stop/SubagentStop hook",
+    "  stall-watch <command> [options]",
+    "  stall-watch help <command>",
+    "",
+    "Commands:",
+    ...rows,
+    "",
+    "Exit codes: 0 allow / success, 1 bad input, 2 block (hook only),",
+    "3 internal error, 64 usage error.",
+    "",
+  ].join("\n");
+}

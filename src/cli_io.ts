@@ -1,0 +1,28 @@
+/**
+ * The process boundary the CLI talks through. `main.ts` builds the real one;
+ * tests build their own, so no command touches `Deno.*` streams directly.
+ *
+ * @module
+ */
+
+/** Everything a command may read from or write to its environment. */
+export interface CliIO {
+  /** Environment variables (requires `--allow-env` when built from Deno.env). */
+  env: Readonly<Record<string, string>>;
+  /** The directory the process started in; `.claude` is resolved against it. */
+  cwd: string;
+  /** Reads all of stdin, up to a limit; throws `InputError` beyond it. */
+  readStdin(limitBytes: number): Promise<string>;
+  stdinIsTerminal: boolean;
+  stdoutIsTerminal: boolean;
+  stderrIsTerminal: boolean;
+  writeStdout(text: string): void;
+  writeStderr(text: string): void;
+  /** Milliseconds since the epoch. */
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  /** Path of the running executable (the deno binary when run from source). */
+  execPath: string;
+  /** URL of the entry module (`file:///.../main.ts` from source). */
+  mainModule: string;
+}

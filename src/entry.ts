@@ -1,0 +1,281 @@
+/**
+ * Normalises transcript lines into the few entry kinds stall detection needs.
+ *
+ * Claude Code's transcript format is internal and changes between releases,
+ * so every field is read defensively: a missing or wrongly typed field makes
+ * an entry less informative, never an error. Metadata lines (snapshots,
+ * titles, queue operations, attachments, most `system` lines) become `null`.
+ *
+ * @module
+ */
+
+import { isPlainObject } from "./json_line.ts";
+
+/** A `tool_use` block: a call the model made. */
+export interface ToolUse {
+  id: string;
+  name: string;
+}
+
+/** A `tool_result` block: the answer to one call. */
+export interface ToolResult {
+  toolUseId: string;
+  /** Content missing, null, blank, `[]` or blocks without content. */
+  empty: boolean;
+  /** The user rejected or interrupted the call: the turn ended on purpose. */
+  userStopped: boolean;
+  /** The start of the result's text, to link it to background tasks. */
+  snippet: string;
+}
+
+interface EntryBase {
+  /** Byte offset of the line in the file. */
+  offset: number;
+  /** 1-based line number, or 0 when the reader did not count lines. */
+  line: number;
+  /** The turn id Claude Code stamps on entries (2.1.196+), if any. */
+  promptId: string | null;
+  /** Entry belongs to a subagent (`isSidechain: true`). */
+  sidechain: boolean;
+}
+
+/** A `compact_boundary`: nothing before it is visible to the model. */
+export interface BoundaryEntry extends EntryBase {
+  kind: "boundary";
+}
+
+/** A prompt a human typed: the start of a turn. */
+export interface PromptEntry extends EntryBase {
+  kind: "prompt";
+}
+
+/** One assistant line (one or more content blocks of one API message). */
+export interface AssistantEntry extends EntryBase {
+  kind: "assistant";
+  messageId: string | null;
+  /** Non-blank text blocks. */
+  texts: string[];
+  toolUses: ToolUse[];
+}
+
+/** A user line carrying tool results. */
+export interface ResultsEntry extends EntryBase {
+  kind: "results";
+  results: ToolResult[];
+}
+
+/** `[Request interrupted by user...]`: the user stopped the turn. */
+export interface InterruptEntry extends EntryBase {
+  kind: "interrupt";
+}
+
+/**
+ * A user-typed line that is not a human prompt: stop-hook feedback, caveats,
+ * command output, task notifications, compaction summaries, reminders.
+ */
+export interface NoteEntry extends EntryBase {
+  kind: "note";
+}
+
+/** Every entry kind the turn finder and the classifier look at. */
+export type Entry =
+  | BoundaryEntry
+  | PromptEntry
+  | AssistantEntry
+  | ResultsEntry
+  | InterruptEntry
+  | NoteEntry;
+
+/** Where a line sits in its file. */
+export interface LinePosition {
+  offset: number;
+  line: number;
+}
+
+/** Text prefixes of user-typed entries that Claude Code, not a human, wrote. */
+export const NON_PROMPT_PREFIXES: readonly string[] = [
+  "Stop hook feedback:",
+  "Caveat:",
+  "<task-notification>",
+  "<command-name>",
+  "<command-message>",
+  "<command-args>",
+  "<local-command-stdout>",
+  "<local-command-stderr>",
+  "<local-command-caveat>",
+  "<bash-input>",
+  "<bash-stdout>",
+  "<bash-stderr>",
+  "<system-reminder>",
+  "<user-memory-input>",
+  "This session is being continued from a previous conversation",
+];
+
+/** Text of the marker Claude Code writes when the user interrupts a turn. */
+export const INTERRUPT_PREFIX = "[Request interrupted by user";
+
+/** Result texts meaning the user declined or interrupted the call. */
+const USER_STOP_PREFIXES: readonly string[] = [
+  "The user doesn't want to proceed",
+  "The user doesn't want to take this action",
+  INTERRUPT_PREFIX,
+];
+
+const SNIPPET_CHARS = 400;
+
+/**
+ * Normalises one parsed transcript object.
+ *
+ * @param raw A JSON object from one line.
+ * @param at Where the line sits in the file.
+ * @returns The entry, or `null` for metadata and unrecognised lines.
+ */
+export function toEntry(
+  raw: Record<string, unknown>,
+  at: LinePosition,
+): Entry | null {
+  const base = {
+    offset: at.offset,
+    line: at.line,
+    promptId: stringOrNull(raw.promptId),
+    sidechain: raw.isSidechain === true,
+  };
+  switch (raw.type) {
+    case "assistant":
+      return assistantEntry(raw, base);
+    case "user":
+      return userEntry(raw, base);
+    case "system":
+      return raw.subtype === "compact_boundary"
+        ? { kind: "boundary", ...base }
+        : null;
+    default:
+      return null;
+  }
+}
+
+function assistantEntry(
+  raw: Record<string, unknown>,
+  base: EntryBase,
+): AssistantEntry {
+  const message = isPlainObject(raw.message) ? raw.message : {};
+  const texts: string[] = [];
+  const toolUses: ToolUse[] = [];
+  const content = message.content;
+  if (typeof content === "string" && content.trim() !== "") texts.push(content);
+  for (const block of Array.isArray(content) ? content : []) {
+    if (!isPlainObject(block)) continue;
+    if (block.type === "text" && isNonBlank(block.text)) {
+      texts.push(block.text as string);
+    } else if (block.type === "tool_use" && isNonBlank(block.id)) {
+      toolUses.push({
+        id: block.id as string,
+        name: typeof block.name === "string" ? block.name : "",
+      });
+    }
+    // thinking, redacted_thinking and server-side tools say nothing about
+    // whether the model answered its client-side tool calls.
+  }
+  return {
+    kind: "assistant",
+    ...base,
+    messageId: stringOrNull(message.id),
+    texts,
+    toolUses,
+  };
+}
+
+function userEntry(raw: Record<string, unknown>, base: EntryBase): Entry {
+  const message = isPlainObject(raw.message) ? raw.message : {};
+  const content = message.content;
+  const blocks = Array.isArray(content) ? content : [];
+  const results: ToolResult[] = [];
+  for (const block of blocks) {
+    if (isPlainObject(block) && block.type === "tool_result") {
+      const result = toolResult(block, raw.toolUseResult);
+      if (result) results.push(result);
+    }
+  }
+  if (results.length > 0) return { kind: "results", ...base, results };
+  if (raw.isMeta === true || raw.isCompactSummary === true) {
+    return { kind: "note", ...base };
+  }
+  const text = typeof content === "string" ? content : blockText(blocks);
+  const opening = text.trimStart();
+  if (opening.startsWith(INTERRUPT_PREFIX)) {
+    return { kind: "interrupt", ...base };
+  }
+  const hasImage = blocks.some((b) => isPlainObject(b) && b.type === "image");
+  if (
+    (opening === "" && !hasImage) ||
+    NON_PROMPT_PREFIXES.some((prefix) => opening.startsWith(prefix))
+  ) {
+    return { kind: "note", ...base };
+  }
+  return { kind: "prompt", ...base };
+}
+
+function toolResult(
+  block: Record<string, unknown>,
+  toolUseResult: unknown,
+): ToolResult | null {
+  if (!isNonBlank(block.tool_use_id)) return null;
+  const content = block.content;
+  const text = typeof content === "string"
+    ? content
+    : blockText(Array.isArray(content) ? content : []);
+  const opening = text.trimStart();
+  const userStopped = toolUseResult === "User rejected tool use" ||
+    (block.is_error === true &&
+      USER_STOP_PREFIXES.some((prefix) => opening.startsWith(prefix)));
+  return {
+    toolUseId: block.tool_use_id as string,
+    empty: !("content" in block) || isEmptyContent(content),
+    userStopped,
+    snippet: opening.slice(0, SNIPPET_CHARS),
+  };
+}
+
+/**
+ * Whether a tool result's content carries nothing.
+ *
+ * Null, blank strings, `[]` and blocks whose text is blank are empty. Images
+ * and any other non-text block are content; an unknown shape counts as
+ * content, so a new format cannot mass-flag healthy sessions.
+ */
+export function isEmptyContent(content: unknown): boolean {
+  if (content === null || content === undefined) return true;
+  if (typeof content === "string") return content.trim() === "";
+  if (Array.isArray(content)) return content.every(isEmptyBlock);
+  return false;
+}
+
+function isEmptyBlock(block: unknown): boolean {
+  if (typeof block === "string") return block.trim() === "";
+  if (block === null || block === undefined) return true;
+  if (!isPlainObject(block)) return false;
+  if (block.type === "text") return !isNonBlank(block.text);
+  if (block.type !== undefined) return false; // image, document, resource...
+  if ("text" in block) return !isNonBlank(block.text);
+  if ("content" in block) return isEmptyContent(block.content);
+  return true;
+}
+
+function blockText(blocks: unknown[]): string {
+  let text = "";
+  for (const block of blocks) {
+    if (typeof block === "string") text += block;
+    else if (isPlainObject(block) && typeof block.text === "string") {
+      text += (text ? "\n" : "") + block.text;
+    }
+  }
+  return text;
+}
+
+function isNonBlank(value: unknown): boolean {
+  return typeof value === "string" && value.trim() !== "";
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
+}

@@ -1,0 +1,105 @@
+/**
+ * Reads the envelope of an overlong line from its head and tail alone.
+ *
+ * Lines of many megabytes are file reads, base64 images or huge tool inputs.
+ * Parsing them would cost memory and time proportional to their size, yet
+ * stall detection needs only their kind, ids and markers, which Claude Code
+ * writes outside the large payload. Inside a JSON string every quote is
+ * escaped, so an unescaped `"key":"value"` is structural, not content.
+ *
+ * @module
+ */
+
+import {
+  type Entry,
+  INTERRUPT_PREFIX,
+  type LinePosition,
+  NON_PROMPT_PREFIXES,
+  type ToolUse,
+} from "./entry.ts";
+
+const TOOL_USE =
+  /(?<!\\)"type"\s*:\s*"tool_use"\s*,\s*"id"\s*:\s*"([^"\\]+)"\s*,\s*"name"\s*:\s*"([^"\\]*)"/g;
+const TOOL_RESULT_ID = /(?<!\\)"tool_use_id"\s*:\s*"([^"\\]+)"/g;
+const MESSAGE_ID = /(?<!\\)"id"\s*:\s*"(msg_[^"\\]*)"/;
+const ENTRY_TYPE = /(?<!\\)"type"\s*:\s*"(user|assistant|system)"/;
+const USER_TEXT_START =
+  /(?<!\\)"(?:content|text)"\s*:\s*"((?:[^"\\]|\\.){0,200})/;
+
+/**
+ * Builds an entry from the first and last bytes of an overlong line.
+ *
+ * Overlong results are never empty (they are overlong), and overlong text is
+ * meaningful text.
+ *
+ * @param head The line's first bytes, decoded.
+ * @param tail The line's last bytes, decoded.
+ * @param at Where the line sits in its file.
+ */
+export function sniffEntry(
+  head: string,
+  tail: string,
+  at: LinePosition,
+): Entry | null {
+  const type = ENTRY_TYPE.exec(head)?.[1] ?? ENTRY_TYPE.exec(tail)?.[1];
+  if (type !== "user" && type !== "assistant") return null;
+  const base = {
+    offset: at.offset,
+    line: at.line,
+    promptId: stringField(head, "promptId") ?? stringField(tail, "promptId"),
+    sidechain: hasTrue(head, "isSidechain") || hasTrue(tail, "isSidechain"),
+  };
+  if (type === "assistant") {
+    const toolUses: ToolUse[] = [];
+    for (const match of head.matchAll(TOOL_USE)) {
+      toolUses.push({ id: match[1] as string, name: match[2] as string });
+    }
+    return {
+      kind: "assistant",
+      ...base,
+      messageId: MESSAGE_ID.exec(head)?.[1] ?? null,
+      texts: /(?<!\\)"type"\s*:\s*"text"/.test(head) ? ["(long text)"] : [],
+      toolUses,
+    };
+  }
+  if (/(?<!\\)"type"\s*:\s*"tool_result"/.test(head)) {
+    const ids = new Set<string>();
+    for (const match of head.matchAll(TOOL_RESULT_ID)) ids.add(match[1] ?? "");
+    ids.delete("");
+    const snippet = USER_TEXT_START.exec(head)?.[1] ?? "";
+    return {
+      kind: "results",
+      ...base,
+      results: [...ids].map((toolUseId) => ({
+        toolUseId,
+        empty: false,
+        userStopped: false,
+        snippet,
+      })),
+    };
+  }
+  const marked = ["isMeta", "isCompactSummary"].some((name) =>
+    hasTrue(head, name) || hasTrue(tail, name)
+  );
+  if (marked) {
+    return { kind: "note", ...base };
+  }
+  const opening = USER_TEXT_START.exec(head)?.[1] ?? "";
+  if (opening.startsWith(INTERRUPT_PREFIX)) {
+    return { kind: "interrupt", ...base };
+  }
+  return NON_PROMPT_PREFIXES.some((prefix) => opening.startsWith(prefix))
+    ? { kind: "note", ...base }
+    : { kind: "prompt", ...base };
+}
+
+function stringField(text: string, name: string): string | null {
+  const match = new RegExp(`(?<!\\\\)"${name}"\\s*:\\s*"([^"\\\\]+)"`).exec(
+    text,
+  );
+  return match?.[1] ?? null;
+}
+
+function hasTrue(text: string, name: string): boolean {
+  return new RegExp(`(?<!\\\\)"${name}"\\s*:\\s*true`).test(text);
+}

@@ -1,0 +1,74 @@
+/**
+ * Exit codes and the small error hierarchy that maps every failure to one
+ * clear line and one documented exit code.
+ *
+ * Exit 2 means "block the stop" to Claude Code and nothing else: no error,
+ * usage mistake or crash may ever produce it.
+ *
+ * @module
+ */
+
+/** The documented exit codes. */
+export const ExitCode = Object.freeze({
+  /** Allow the stop (or a command succeeded). */
+  ok: 0,
+  /** Bad input: unusable payload, unreadable transcript, broken file. */
+  inputError: 1,
+  /** The hook blocks the stop: a stall needs recovery. */
+  block: 2,
+  /** An unexpected internal error (a bug); the stop is allowed. */
+  internalError: 3,
+  /** A command-line usage error: unknown command or flag, bad value. */
+  usage: 64,
+});
+
+/** An error whose message is one line fit for the user, with an exit code. */
+export class StallWatchError extends Error {
+  /** The process exit code this error maps to. */
+  readonly exitCode: number;
+
+  /**
+   * @param message One line: the failed action first, details after a colon.
+   * @param exitCode One of {@link ExitCode}, never 2.
+   */
+  constructor(message: string, exitCode: number) {
+    super(message);
+    this.name = "StallWatchError";
+    this.exitCode = exitCode === ExitCode.block
+      ? ExitCode.internalError
+      : exitCode;
+  }
+}
+
+/** Input the hook or a command cannot use (exit 1). */
+export class InputError extends StallWatchError {
+  /** @param message One line naming what is wrong. */
+  constructor(message: string) {
+    super(message, ExitCode.inputError);
+    this.name = "InputError";
+  }
+}
+
+/** A transcript that exists but cannot be read as a file (exit 1). */
+export class TranscriptError extends InputError {
+  /** @param message One line naming the path. */
+  constructor(message: string) {
+    super(message);
+    this.name = "TranscriptError";
+  }
+}
+
+/** A command-line mistake (exit 64). */
+export class UsageError extends StallWatchError {
+  /** @param message One line, ideally with a hint. */
+  constructor(message: string) {
+    super(message, ExitCode.usage);
+    this.name = "UsageError";
+  }
+}
+
+/** A one-line description of an unknown thrown value. */
+export function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split("\n")[0] ?? "").trim() || "unknown error";
+}

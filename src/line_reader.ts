@@ -1,0 +1,297 @@
+/**
+ * Chunked line readers over an open transcript file, in both directions.
+ *
+ * Lines are split on `\n` only; a trailing `\r` and runs of NUL bytes at either
+ * end are left for the JSON layer to trim. A line longer than `maxLineBytes`
+ * is not materialised: the reader keeps its first and last `keepBytes` bytes
+ * (the envelope fields Claude Code writes live there) and flags it as clipped,
+ * so one 500 MB line can neither exhaust memory nor stall the hook.
+ *
+ * @module
+ */
+
+/** One line of a transcript, as raw bytes. */
+export interface RawLine {
+  /** Byte offset of the line's first byte in the file. */
+  offset: number;
+  /** Length of the whole line in bytes, without its `\n`. */
+  length: number;
+  /** The line's bytes, or its head when `clipped`. */
+  head: Uint8Array;
+  /** The line's last bytes when `clipped`, else empty. */
+  tail: Uint8Array;
+  /** True when the line was longer than `maxLineBytes`. */
+  clipped: boolean;
+}
+
+/** Tuning knobs shared by both readers. */
+export interface LineReaderOptions {
+  /** Bytes per read call. */
+  chunkBytes?: number;
+  /** Lines longer than this are clipped to head and tail. */
+  maxLineBytes?: number;
+  /** Bytes kept at each end of a clipped line. */
+  keepBytes?: number;
+}
+
+/** The reader defaults: 64 KiB reads, lines over 1 MiB clipped to 64 KiB ends. */
+export const DEFAULT_LINE_READER_OPTIONS: Readonly<
+  Required<LineReaderOptions>
+> = Object.freeze({
+  chunkBytes: 64 * 1024,
+  maxLineBytes: 1024 * 1024,
+  keepBytes: 64 * 1024,
+});
+
+/** The part of `Deno.FsFile` the readers need; lets tests inject faults. */
+export interface ReadableAt {
+  /** Reads into `buffer` at the current position; `null` at end of file. */
+  read(buffer: Uint8Array): Promise<number | null>;
+  /** Moves the position. */
+  seek(offset: number, whence: Deno.SeekMode): Promise<number>;
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * Yields the complete lines of `file[0, size)`, newest first.
+ *
+ * Bytes after the last `\n` are an unfinished write and are skipped. Reading
+ * stops as soon as the consumer stops iterating, so the cost is proportional
+ * to what the consumer asks for, not to the file's size.
+ *
+ * @param file An open file (needs `--allow-read`).
+ * @param size The file's size when the scan started.
+ */
+export async function* readLinesBackward(
+  file: ReadableAt,
+  size: number,
+  options: LineReaderOptions = {},
+): AsyncGenerator<RawLine> {
+  const { chunkBytes, maxLineBytes, keepBytes } = {
+    ...DEFAULT_LINE_READER_OPTIONS,
+    ...options,
+  };
+  // The line being assembled, as chunks collected newest first.
+  let pieces: Uint8Array[] = [];
+  let pieceBytes = 0;
+  let lineEnd = -1; // offset of the `\n` that ends the current line
+  let dropped = false; // middle bytes of an overlong line were discarded
+  let tailKept: Uint8Array = new Uint8Array(0);
+  let position = size;
+  const buffer = new Uint8Array(chunkBytes);
+
+  const finishLine = (start: number): RawLine => {
+    const bytes = concatReversed(pieces, pieceBytes);
+    const length = lineEnd - start;
+    const line = dropped || length > maxLineBytes
+      ? clippedLine(start, length, bytes, dropped ? tailKept : bytes, keepBytes)
+      : { offset: start, length, head: bytes, tail: EMPTY, clipped: false };
+    pieces = [];
+    pieceBytes = 0;
+    dropped = false;
+    tailKept = EMPTY;
+    return line;
+  };
+
+  while (position > 0) {
+    const readBytes = Math.min(chunkBytes, position);
+    position -= readBytes;
+    const chunk = await readExactly(file, position, buffer, readBytes);
+    let end = readBytes; // exclusive end of the unconsumed part of `chunk`
+    for (;;) {
+      const newline = end > 0 ? chunk.lastIndexOf(NEWLINE, end - 1) : -1;
+      if (newline < 0) break;
+      const absolute = position + newline;
+      if (lineEnd >= 0) {
+        collect(chunk.subarray(newline + 1, end));
+        yield finishLine(absolute + 1);
+      }
+      // Anything after the file's last newline is an unfinished line: skip it.
+      lineEnd = absolute;
+      end = newline;
+    }
+    if (lineEnd >= 0 && end > 0) collect(chunk.slice(0, end));
+  }
+  if (lineEnd >= 0) yield finishLine(0);
+
+  function collect(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    // `subarray` views the shared buffer, which the next read overwrites.
+    pieces.push(bytes.buffer === buffer.buffer ? bytes.slice() : bytes);
+    pieceBytes += bytes.length;
+    if (pieceBytes <= maxLineBytes + keepBytes) return;
+    // Overlong line: remember its tail once, then keep only the newest-read
+    // (i.e. leftmost) bytes, which become the head.
+    if (!dropped) tailKept = takeTail(pieces, keepBytes);
+    dropped = true;
+    const head = concatReversed(pieces, pieceBytes).subarray(0, keepBytes);
+    pieces = [head.slice()];
+    pieceBytes = head.length;
+  }
+}
+
+/**
+ * Yields the complete lines of `file` from the start, with 1-based numbers.
+ *
+ * Used by the audit, which must stream gigabytes without holding a file in
+ * memory. A final line without `\n` is skipped, as in the backward reader.
+ * A yielded line's bytes may view the reader's buffer: use them before asking
+ * for the next line.
+ *
+ * @param file An open file positioned at its start (needs `--allow-read`).
+ */
+export async function* readLinesForward(
+  file: ReadableAt,
+  options: LineReaderOptions = {},
+): AsyncGenerator<RawLine & { line: number }> {
+  const { chunkBytes, maxLineBytes, keepBytes } = {
+    ...DEFAULT_LINE_READER_OPTIONS,
+    ...options,
+  };
+  const buffer = new Uint8Array(chunkBytes);
+  let carry: Uint8Array[] = []; // pieces of a line that spans chunks
+  let carryBytes = 0;
+  let overflowed = false; // the carried line is longer than maxLineBytes
+  let recent: Uint8Array = EMPTY; // last bytes of an overflowed line
+  let lineStart = 0;
+  let consumed = 0; // file offset of buffer[0]
+  let lineNumber = 0;
+
+  for (;;) {
+    const read = await file.read(buffer);
+    if (read === null || read === 0) break;
+    const chunk = buffer.subarray(0, read);
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      if (newline < 0) break;
+      lineNumber++;
+      const piece = chunk.subarray(start, newline);
+      const length = consumed + newline - lineStart;
+      let line: RawLine;
+      if (overflowed) {
+        const tail = lastBytes(concat([recent, piece]), keepBytes);
+        line = clippedLine(
+          lineStart,
+          length,
+          carry[0] ?? EMPTY,
+          tail,
+          keepBytes,
+        );
+      } else {
+        const bytes = carryBytes === 0 ? piece : concat([...carry, piece]);
+        line = length > maxLineBytes
+          ? clippedLine(lineStart, length, bytes, bytes, keepBytes)
+          : {
+            offset: lineStart,
+            length,
+            head: bytes,
+            tail: EMPTY,
+            clipped: false,
+          };
+      }
+      yield { ...line, line: lineNumber };
+      carry = [];
+      carryBytes = 0;
+      overflowed = false;
+      recent = EMPTY;
+      start = newline + 1;
+      lineStart = consumed + start;
+    }
+    if (start < read) appendCarry(chunk.slice(start));
+    consumed += read;
+  }
+
+  function appendCarry(bytes: Uint8Array): void {
+    if (overflowed) {
+      recent = lastBytes(concat([recent, bytes]), keepBytes).slice();
+      return;
+    }
+    carry.push(bytes);
+    carryBytes += bytes.length;
+    if (carryBytes <= maxLineBytes) return;
+    // Keep only the head and the most recent bytes of an overlong line.
+    const joined = concat(carry);
+    carry = [joined.slice(0, keepBytes)];
+    recent = lastBytes(joined, keepBytes).slice();
+    overflowed = true;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+function clippedLine(
+  offset: number,
+  length: number,
+  head: Uint8Array,
+  tail: Uint8Array,
+  keepBytes: number,
+): RawLine {
+  return {
+    offset,
+    length,
+    head: head.subarray(0, keepBytes),
+    tail: lastBytes(tail, keepBytes),
+    clipped: true,
+  };
+}
+
+function lastBytes(bytes: Uint8Array, count: number): Uint8Array {
+  return bytes.length <= count ? bytes : bytes.subarray(bytes.length - count);
+}
+
+/** Joins pieces collected newest-first (rightmost first) into file order. */
+function concatReversed(pieces: Uint8Array[], total: number): Uint8Array {
+  if (pieces.length === 1) return pieces[0] as Uint8Array;
+  const out = new Uint8Array(total);
+  let at = total;
+  for (const piece of pieces) {
+    at -= piece.length;
+    out.set(piece, at);
+  }
+  return out;
+}
+
+function concat(pieces: Uint8Array[]): Uint8Array {
+  if (pieces.length === 1) return pieces[0] as Uint8Array;
+  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}
+
+/** The last `count` bytes of a line collected newest-first. */
+function takeTail(pieces: Uint8Array[], count: number): Uint8Array {
+  const kept: Uint8Array[] = [];
+  let bytes = 0;
+  for (const piece of pieces) {
+    kept.push(piece);
+    bytes += piece.length;
+    if (bytes >= count) break;
+  }
+  return lastBytes(concatReversed(kept, bytes), count).slice();
+}
+
+async function readExactly(
+  file: ReadableAt,
+  position: number,
+  buffer: Uint8Array,
+  count: number,
+): Promise<Uint8Array> {
+  await file.seek(position, Deno.SeekMode.Start);
+  let filled = 0;
+  while (filled < count) {
+    const read = await file.read(buffer.subarray(filled, count));
+    // The file shrank under us: treat the missing bytes as blank.
+    if (read === null || read === 0) {
+      buffer.fill(0x20, filled, count);
+      break;
+    }
+    filled += read;
+  }
+  return buffer.subarray(0, count);
+}

@@ -1,0 +1,73 @@
+/**
+ * The real {@link CliIO}, built from `Deno.*`. Only `main.ts` uses it.
+ *
+ * @module
+ */
+
+import type { CliIO } from "./cli_io.ts";
+import { InputError } from "./errors.ts";
+
+const encoder = new TextEncoder();
+
+/**
+ * Builds the process's I/O. Requires `--allow-env` (reads the environment
+ * once, up front).
+ */
+export function realIO(): CliIO {
+  return {
+    env: Deno.env.toObject(),
+    cwd: Deno.cwd(),
+    readStdin,
+    stdinIsTerminal: Deno.stdin.isTerminal(),
+    stdoutIsTerminal: Deno.stdout.isTerminal(),
+    stderrIsTerminal: Deno.stderr.isTerminal(),
+    writeStdout: (text) => writeAll(Deno.stdout, text),
+    writeStderr: (text) => writeAll(Deno.stderr, text),
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    execPath: Deno.execPath(),
+    mainModule: Deno.mainModule,
+  };
+}
+
+async function readStdin(limitBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = Deno.stdin.readable.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > limitBytes) {
+        throw new InputError(
+          `Cannot parse hook input: stdin exceeds ${
+            limitBytes / 1024 / 1024
+          } MiB`,
+        );
+      }
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+function writeAll(stream: typeof Deno.stdout, text: string): void {
+  const bytes = encoder.encode(text);
+  let written = 0;
+  try {
+    while (written < bytes.length) {
+      written += stream.writeSync(bytes.subarray(written));
+    }
+  } catch {
+    // A closed pipe must not turn a decision into a crash.
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Finds turn boundaries: where the current turn starts when reading newest
+ * first (the hook), and where each turn ends when streaming forward (audit).
+ *
+ * A turn is what follows a human prompt. A `compact_boundary` ends all older
+ * history. When Claude Code stamps entries with `promptId` and the hook
+ * payload names the turn's `prompt_id`, entries of that turn belong to it
+ * whatever their text looks like, and an older promptId ends it.
+ *
+ * @module
+ */
+
+import type { Entry } from "./entry.ts";
+
+/** How to delimit turns. */
+export interface TurnOptions {
+  /** The payload's `prompt_id`, when Claude Code sent one. */
+  promptId: string | null;
+  /**
+   * Keep `isSidechain` entries. True for a subagent's own transcript, where
+   * every entry is a sidechain; false for a main transcript.
+   */
+  includeSidechains: boolean;
+}
+
+/**
+ * Collects the current turn from entries offered newest first.
+ *
+ * Offer entries until {@link BackwardTurnCollector.offer} returns true; then
+ * {@link BackwardTurnCollector.entries} holds the turn in file order.
+ */
+export class BackwardTurnCollector {
+  #options: TurnOptions;
+  #newestFirst: Entry[] = [];
+  #foundPromptId = false;
+  #complete = false;
+
+  /** @param options How turns are delimited. */
+  constructor(options: TurnOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Offers the next older entry.
+   *
+   * @returns True once the start of the turn has been reached; further
+   * offers are ignored.
+   */
+  offer(entry: Entry): boolean {
+    if (this.#complete) return true;
+    if (entry.sidechain && !this.#options.includeSidechains) return false;
+    if (entry.kind === "boundary") return this.#finish();
+    const wanted = this.#options.promptId;
+    if (wanted !== null && entry.promptId !== null) {
+      if (entry.promptId === wanted) {
+        this.#foundPromptId = true;
+        if (entry.kind === "prompt") return this.#finish();
+        this.#newestFirst.push(entry);
+        return false;
+      }
+      // An older turn's entry, once ours has been seen, ends our turn.
+      if (this.#foundPromptId) return this.#finish();
+    }
+    if (entry.kind === "prompt") return this.#finish();
+    this.#newestFirst.push(entry);
+    return false;
+  }
+
+  /** Whether the start of the turn was reached. */
+  get complete(): boolean {
+    return this.#complete;
+  }
+
+  /** The turn's entries collected so far, in file order. */
+  entries(): Entry[] {
+    return this.#newestFirst.toReversed();
+  }
+
+  #finish(): boolean {
+    this.#complete = true;
+    return true;
+  }
+}
+
+/**
+ * Splits entries streamed in file order into turns, for the audit.
+ *
+ * Push entries one by one; a push that starts a new turn returns the turn it
+ * closed. Call {@link ForwardTurnSplitter.finish} at the end of the file for
+ * the last turn.
+ */
+export class ForwardTurnSplitter {
+  #includeSidechains: boolean;
+  #current: Entry[] = [];
+  #currentPromptId: string | null = null;
+
+  /** @param options Whether sidechain entries belong to the turns. */
+  constructor(options: Pick<TurnOptions, "includeSidechains">) {
+    this.#includeSidechains = options.includeSidechains;
+  }
+
+  /**
+   * Adds the next entry.
+   *
+   * @returns The entries of the turn this entry closed, or `null`.
+   */
+  push(entry: Entry): Entry[] | null {
+    if (entry.sidechain && !this.#includeSidechains) return null;
+    const promptChanged = entry.promptId !== null &&
+      this.#currentPromptId !== null &&
+      entry.promptId !== this.#currentPromptId;
+    if (
+      entry.kind === "boundary" || entry.kind === "prompt" || promptChanged
+    ) {
+      const closed = this.#take();
+      this.#currentPromptId = entry.promptId;
+      if (entry.kind !== "boundary" && entry.kind !== "prompt") {
+        this.#current.push(entry);
+      }
+      return closed;
+    }
+    this.#currentPromptId ??= entry.promptId;
+    this.#current.push(entry);
+    return null;
+  }
+
+  /** Closes the last turn; returns its entries or `null` when empty. */
+  finish(): Entry[] | null {
+    return this.#take();
+  }
+
+  #take(): Entry[] | null {
+    const turn = this.#current;
+    this.#current = [];
+    return turn.length > 0 ? turn : null;
+  }
+}
