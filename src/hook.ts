@@ -1,17 +1,25 @@
 /**
  * The Stop hook contract: payload text in, exit code and output out.
  *
- * Allow = exit 0 with nothing on stdout. Block = exit 2 with the report and
- * recovery prompt on stderr, or, with `STALL_WATCH_OUTPUT=json`, exit 0 with
- * `{"decision":"block","reason":...}` on stdout.
+ * Allow = exit 0 with nothing on stdout (or only a `systemMessage` telling
+ * the user about a broken config, once per session). Block = exit 2 with the
+ * report and recovery prompt on stderr, or, with `STALL_WATCH_OUTPUT=json`,
+ * exit 0 with `{"decision":"block","reason":...}` on stdout.
  *
  * @module
  */
 
+import { resolve } from "node:path";
+import type { CliIO } from "./cli_io.ts";
 import { detectStalls } from "./detect.ts";
-import { ExitCode } from "./errors.ts";
+import { dispatchStall, problemsFingerprint } from "./dispatch.ts";
+import { describe, ExitCode } from "./errors.ts";
+import { appendEvents, type EventRecord } from "./event_log.ts";
+import { type KillSwitchStatus, killSwitchStatus } from "./guardrails.ts";
 import { parseHookInput } from "./hook_input.ts";
-import { buildBlockMessage } from "./recovery.ts";
+import { formatProblems, loadSettings } from "./load_settings.ts";
+import type { SettingProblem, Settings } from "./settings.ts";
+import { StateStore } from "./state.ts";
 
 /** What the process should do: its exit code and output. */
 export interface HookOutcome {
@@ -20,53 +28,182 @@ export interface HookOutcome {
   stderr: string;
 }
 
-/** The environment of one hook run; every side input is a parameter. */
-export interface HookContext {
-  env: Readonly<Record<string, string>>;
-  /** Sleeps; lets tests skip real waiting. */
-  sleep: (ms: number) => Promise<void>;
-}
-
-/** Default wait for a lagging transcript, when the payload cannot prove a follow-up. */
-export const DEFAULT_LAG_WAIT_MS = 300;
+/** The parts of the process boundary a hook run uses. */
+export type HookIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
 
 /**
- * Runs the hook on one payload.
+ * Runs the Stop / SubagentStop hook on one payload.
  *
- * Requires `--allow-read`.
+ * Requires `--allow-read`, `--allow-env`, and write access to `.claude` for
+ * state and the optional event log.
  *
  * @throws {InputError} For unusable payloads and unreadable transcripts.
  */
 export async function runHook(
   payloadText: string,
-  context: HookContext,
+  io: HookIO,
 ): Promise<HookOutcome> {
   const input = parseHookInput(payloadText);
-  if (input.stopHookActive) return allow();
-  const detection = await detectStalls(input, {
-    lagWaitMs: lagWaitMs(context.env),
-    sleep: context.sleep,
-  });
-  if (detection.signatures.length === 0) return allow();
-  const message = buildBlockMessage(
-    detection.signatures,
-    detection.path ?? input.transcriptPath,
-  );
-  if (context.env.STALL_WATCH_OUTPUT === "json") {
-    const json = JSON.stringify({ decision: "block", reason: message });
-    return { exitCode: ExitCode.ok, stdout: json + "\n", stderr: "" };
+  const { settings, problems } = await loadSettings(io.env, io.cwd);
+  if (input.stopHookActive && settings.stopHookActive === "allow") {
+    return { exitCode: ExitCode.ok, stdout: "", stderr: "" };
   }
-  return { exitCode: ExitCode.block, stdout: "", stderr: message };
+  const detection = await detectStalls(input, {
+    lagWaitMs: settings.lagWaitMs,
+    sleep: io.sleep,
+  });
+  const nowSeconds = io.now() / 1000;
+  const store = new StateStore({
+    cwd: io.cwd,
+    stateDir: settings.stateDir,
+    sleep: io.sleep,
+  });
+  const notices = new Notices(store, input.sessionId, problems);
+  const transcript = detection.path ?? input.transcriptPath;
+
+  if (detection.signatures.length === 0) {
+    const logError = await logEvents(io, settings, [{
+      event: "healthy_stop",
+      sessionId: input.sessionId,
+      ts: nowSeconds,
+      data: {
+        hook_event: input.hookEventName,
+        transcript,
+        reason: detection.reason,
+      },
+    }]);
+    return await allow(notices, logError);
+  }
+
+  const result = await dispatchStall({
+    sessionId: input.sessionId,
+    hookEvent: input.hookEventName,
+    transcriptPath: transcript,
+    signatures: detection.signatures,
+    reason: detection.reason,
+    details: { waited_ms: detection.waitedMs },
+  }, {
+    settings,
+    killSwitch: await killSwitchOf(settings, io),
+    store,
+    nowSeconds,
+    stateDirPath: resolve(io.cwd, settings.stateDir),
+  });
+  const logError = await logEvents(io, settings, result.events);
+  if (result.action === "suppress") {
+    return await allow(notices, logError, result.line);
+  }
+  if (settings.output === "json") {
+    const notice = await notices.claim();
+    const json: Record<string, string> = {
+      decision: "block",
+      reason: result.message,
+    };
+    if (notice) json.systemMessage = notice;
+    return {
+      exitCode: ExitCode.ok,
+      stdout: JSON.stringify(json) + "\n",
+      stderr: logError,
+    };
+  }
+  // Exit 2 must not be combined with JSON on stdout: a config notice waits
+  // for the next allowed stop.
+  return {
+    exitCode: ExitCode.block,
+    stdout: "",
+    stderr: result.message + logError,
+  };
 }
 
-function allow(): HookOutcome {
-  return { exitCode: ExitCode.ok, stdout: "", stderr: "" };
+/** Tells the user about config problems once per session, via `systemMessage`. */
+class Notices {
+  #store: StateStore;
+  #sessionId: string;
+  #problems: readonly SettingProblem[];
+
+  constructor(
+    store: StateStore,
+    sessionId: string,
+    problems: readonly SettingProblem[],
+  ) {
+    this.#store = store;
+    this.#sessionId = sessionId;
+    this.#problems = problems;
+  }
+
+  /** The notice to show now, or `null` when there is none or it was shown. */
+  async claim(): Promise<string | null> {
+    if (this.#problems.length === 0) return null;
+    const fingerprint = problemsFingerprint(this.#problems);
+    const text = "stall-watch config problem (defaults used instead): " +
+      formatProblems(this.#problems).join("; ");
+    try {
+      const fresh = await this.#store.update(
+        this.#sessionId,
+        ({ state }) =>
+          state.configNotice === fingerprint
+            ? { state: null, result: false }
+            : { state: { ...state, configNotice: fingerprint }, result: true },
+      );
+      return fresh ? text : null;
+    } catch {
+      return text; // cannot remember it was shown: better shown twice than never
+    }
+  }
 }
 
-function lagWaitMs(env: Readonly<Record<string, string>>): number {
-  const raw = env.STALL_WATCH_LAG_WAIT_MS;
-  const value = raw === undefined ? NaN : Number(raw);
-  return Number.isFinite(value) && value >= 0 && value <= 5000
-    ? value
-    : DEFAULT_LAG_WAIT_MS;
+async function allow(
+  notices: Notices,
+  ...lines: string[]
+): Promise<HookOutcome> {
+  const notice = await notices.claim();
+  const stderr = lines.filter((l) => l !== "").map((l) =>
+    l.endsWith("\n") ? l : l + "\n"
+  );
+  return {
+    exitCode: ExitCode.ok,
+    stdout: notice ? JSON.stringify({ systemMessage: notice }) + "\n" : "",
+    stderr: stderr.join(""),
+  };
+}
+
+async function killSwitchOf(
+  settings: Settings,
+  io: HookIO,
+): Promise<KillSwitchStatus> {
+  const file = settings.killSwitchFile;
+  let fileExists = false;
+  if (file !== null) {
+    fileExists = await Deno.stat(resolve(io.cwd, file)).then(
+      () => true,
+      () => false,
+    );
+  }
+  return killSwitchStatus({
+    env: io.env,
+    envName: settings.killSwitchEnv,
+    file,
+    fileExists,
+    configured: settings.killSwitch,
+  });
+}
+
+/** Appends events when the log is on; returns a stderr line on failure. */
+async function logEvents(
+  io: HookIO,
+  settings: Settings,
+  events: readonly EventRecord[],
+): Promise<string> {
+  if (!settings.eventLogEnabled) return "";
+  try {
+    await appendEvents(events, {
+      cwd: io.cwd,
+      path: settings.eventLogPath,
+      maxBytes: settings.eventLogMaxBytes,
+      sleep: io.sleep,
+    });
+    return "";
+  } catch (error) {
+    return `stall_watch: event log not written (${describe(error)})\n`;
+  }
 }

@@ -1,0 +1,42 @@
+/**
+ * Atomic file replacement: write a temporary file in the same folder, then
+ * rename it over the target, so readers see the old or the new content and
+ * never a torn one, even if the writer is killed halfway.
+ *
+ * @module
+ */
+
+import { basename, dirname, join } from "node:path";
+
+/**
+ * Replaces `path` with `text` atomically. Requires write access to the
+ * folder. The temporary file is created exclusively (never through a
+ * symlink someone placed there).
+ */
+export async function writeFileAtomic(
+  path: string,
+  text: string,
+): Promise<void> {
+  const random = crypto.getRandomValues(new Uint32Array(1))[0]?.toString(36);
+  const temp = join(
+    dirname(path),
+    `.${basename(path)}.${Deno.pid}.${random}.tmp`,
+  );
+  const file = await Deno.open(temp, { write: true, createNew: true });
+  try {
+    try {
+      const bytes = new TextEncoder().encode(text);
+      let written = 0;
+      while (written < bytes.length) {
+        written += await file.write(bytes.subarray(written));
+      }
+      await file.syncData();
+    } finally {
+      file.close();
+    }
+    await Deno.rename(temp, path);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Confinement: every path stall-watch writes must resolve inside the
+ * `.claude` folder of the directory the process started in.
+ *
+ * The compiled binary's `--allow-write=.claude` already rejects other paths,
+ * but Deno checks where a path *is*, not where a symlink inside `.claude`
+ * *points*; this module closes that gap and turns a bad path from env or
+ * config into one clear line instead of a permission error.
+ *
+ * @module
+ */
+
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { StallWatchError } from "./errors.ts";
+import { ExitCode } from "./errors.ts";
+
+/** The name of the only folder stall-watch writes to. */
+export const CLAUDE_DIR = ".claude";
+
+/** A path that would write outside `.claude` (exit 1 from commands). */
+export class ConfinementError extends StallWatchError {
+  /** @param message One line naming the path and why it was refused. */
+  constructor(message: string) {
+    super(message, ExitCode.inputError);
+    this.name = "ConfinementError";
+  }
+}
+
+/** The absolute `.claude` folder for a start directory. */
+export function claudeRoot(cwd: string): string {
+  return resolve(cwd, CLAUDE_DIR);
+}
+
+/**
+ * Resolves `path` against `cwd` and checks, without touching the disk, that
+ * it lies inside `<cwd>/.claude`.
+ *
+ * @throws {ConfinementError} For paths elsewhere, including `..` escapes.
+ */
+export function confinedPath(cwd: string, path: string, what: string): string {
+  const root = claudeRoot(cwd);
+  const absolute = resolve(cwd, path);
+  if (!isInside(root, absolute)) {
+    throw new ConfinementError(
+      `Refusing ${what} "${path}": stall-watch only writes inside ${root}`,
+    );
+  }
+  return absolute;
+}
+
+/**
+ * Creates `dir` (and its parents) inside `.claude`, refusing any symlink on
+ * the way that leads outside. Requires `--allow-read` and write access to
+ * `.claude`.
+ *
+ * @returns The absolute directory.
+ * @throws {ConfinementError} When the path or a symlink escapes `.claude`.
+ */
+export async function ensureConfinedDir(
+  cwd: string,
+  dir: string,
+  what: string,
+): Promise<string> {
+  const target = confinedPath(cwd, dir, what);
+  const root = claudeRoot(cwd);
+  const steps = relative(root, target).split(/[\\/]+/).filter((s) => s !== "");
+  let current = root;
+  for (const step of [null, ...steps]) {
+    if (step !== null) current = join(current, step);
+    await ensureDirectoryStep(current, root, what, dir);
+  }
+  return target;
+}
+
+/**
+ * Checks that an existing file inside `.claude` is not a symlink leading
+ * outside it. A missing file passes.
+ *
+ * @throws {ConfinementError} When the file escapes `.claude`.
+ */
+export async function assertFileConfined(
+  cwd: string,
+  file: string,
+  what: string,
+): Promise<void> {
+  const root = claudeRoot(cwd);
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw error;
+  }
+  if (
+    info.isSymlink && !isInside(await realRoot(root), await Deno.realPath(file))
+  ) {
+    throw new ConfinementError(
+      `Refusing ${what} "${file}": it is a symlink to outside ${root}`,
+    );
+  }
+}
+
+async function ensureDirectoryStep(
+  current: string,
+  root: string,
+  what: string,
+  requested: string,
+): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(current);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    try {
+      await Deno.mkdir(current);
+    } catch (mkdirError) {
+      // Another hook of the same session may have created it meanwhile.
+      if (!(mkdirError instanceof Deno.errors.AlreadyExists)) throw mkdirError;
+    }
+    info = await Deno.lstat(current);
+  }
+  // `.claude` itself may be a symlink (the user's choice); below it, a
+  // symlink must stay inside the real `.claude`.
+  if (info.isSymlink && current !== root) {
+    const real = await Deno.realPath(current);
+    if (!isInside(await realRoot(root), real)) {
+      throw new ConfinementError(
+        `Refusing ${what} "${requested}": ${current} is a symlink to ${real}, outside ${root}`,
+      );
+    }
+    info = await Deno.stat(current);
+  } else if (info.isSymlink) {
+    info = await Deno.stat(current);
+  }
+  if (!info.isDirectory) {
+    throw new ConfinementError(
+      `Cannot use ${what} "${requested}": ${current} is not a directory`,
+    );
+  }
+}
+
+async function realRoot(root: string): Promise<string> {
+  try {
+    return await Deno.realPath(root);
+  } catch {
+    return root;
+  }
+}
+
+/** True when `path` is `root` or below it (both absolute). */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}

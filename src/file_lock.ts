@@ -1,0 +1,58 @@
+/**
+ * A cross-process lock on a file inside `.claude`, built on `flock`
+ * (`LockFileEx` on Windows) through `Deno.FsFile.tryLock`.
+ *
+ * The kernel releases the lock when a process dies, so a hook killed while
+ * holding it never wedges the session.
+ *
+ * @module
+ */
+
+/** The lock could not be taken in time. */
+export class LockTimeoutError extends Error {
+  /** @param path The lock file. */
+  constructor(path: string, waitedMs: number) {
+    super(`Timed out after ${waitedMs} ms waiting for the lock "${path}"`);
+    this.name = "LockTimeoutError";
+  }
+}
+
+/** Options for {@link withFileLock}. */
+export interface LockOptions {
+  /** Give up after this long. */
+  timeoutMs: number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/**
+ * Runs `action` while holding an exclusive lock on `path` (created if
+ * missing; its content is never used). Requires write access to `path`.
+ *
+ * @throws {LockTimeoutError} When another process holds the lock too long.
+ */
+export async function withFileLock<T>(
+  path: string,
+  options: LockOptions,
+  action: () => Promise<T>,
+): Promise<T> {
+  const file = await Deno.open(path, { create: true, write: true });
+  try {
+    let waited = 0;
+    let pause = 1;
+    while (!(await file.tryLock(true))) {
+      if (waited >= options.timeoutMs) {
+        throw new LockTimeoutError(path, waited);
+      }
+      await options.sleep(pause);
+      waited += pause;
+      pause = Math.min(pause * 2, 16);
+    }
+    try {
+      return await action();
+    } finally {
+      await file.unlock();
+    }
+  } finally {
+    file.close();
+  }
+}

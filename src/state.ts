@@ -1,0 +1,226 @@
+/**
+ * Per-session guardrail state: retries per tool_use_id, the time of the last
+ * recovery, and which config problems the user was already told about.
+ *
+ * One JSON file per session under the state folder, changed only while
+ * holding the session's lock and replaced atomically, so concurrent hooks of
+ * one session (parallel subagents share a session id) never lose a count.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { writeFileAtomic } from "./atomic_write.ts";
+import { assertFileConfined, ensureConfinedDir } from "./confine.ts";
+import { withFileLock } from "./file_lock.ts";
+import { isPlainObject } from "./json_line.ts";
+
+/** What one session remembers between hook runs. */
+export interface SessionState {
+  /** Recoveries dispatched per tool_use_id. */
+  retries: Record<string, number>;
+  /** Seconds since the epoch of the last recovery; 0 = never. */
+  lastRecoveryAt: number;
+  /** Fingerprint of the config problems already shown to the user. */
+  configNotice: string | null;
+}
+
+/** A fresh state. */
+export function emptyState(): SessionState {
+  return { retries: {}, lastRecoveryAt: 0, configNotice: null };
+}
+
+/** A parsed state file, or an empty state plus a note on why. */
+export interface LoadedState {
+  state: SessionState;
+  /** Why the file was not used, e.g. corrupt JSON; `null` when fine or absent. */
+  note: string | null;
+}
+
+/**
+ * Parses a state file's text. A corrupt or wrongly shaped file yields an
+ * empty state and a note, never an error; unusable counters are dropped.
+ */
+export function parseState(text: string): LoadedState {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { state: emptyState(), note: "state file is not valid JSON" };
+  }
+  if (!isPlainObject(data)) {
+    return { state: emptyState(), note: "state file is not a JSON object" };
+  }
+  const state = emptyState();
+  let dropped = 0;
+  if (isPlainObject(data.retries)) {
+    for (const [id, count] of Object.entries(data.retries)) {
+      if (typeof count === "number" && Number.isInteger(count) && count >= 0) {
+        state.retries[id] = count;
+      } else dropped++;
+    }
+  } else if (data.retries !== undefined) dropped++;
+  const last = data.last_recovery_at;
+  if (typeof last === "number" && Number.isFinite(last) && last >= 0) {
+    state.lastRecoveryAt = last;
+  } else if (last !== undefined) dropped++;
+  if (typeof data.config_notice === "string") {
+    state.configNotice = data.config_notice;
+  }
+  const note = dropped > 0
+    ? `state file had ${dropped} unusable field(s)`
+    : null;
+  return { state, note };
+}
+
+/** The state file's text (stable key order). */
+export function serializeState(state: SessionState): string {
+  return JSON.stringify(
+    {
+      config_notice: state.configNotice,
+      last_recovery_at: state.lastRecoveryAt,
+      retries: state.retries,
+    },
+    null,
+    2,
+  ) + "\n";
+}
+
+/**
+ * A session id fit for a file name: characters outside `[A-Za-z0-9._-]`
+ * become `_`, so `../../etc` cannot leave the state folder.
+ */
+export function safeSessionId(sessionId: string): string {
+  const safe = sessionId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 128);
+  if (safe === "" || /^\.+$/.test(safe)) return `session${safe.length}`;
+  return safe;
+}
+
+/** Where and how a {@link StateStore} keeps its files. */
+export interface StateStoreOptions {
+  /** The directory the process started in. */
+  cwd: string;
+  /** The state folder, relative to `cwd` (must be inside `.claude`). */
+  stateDir: string;
+  sleep: (ms: number) => Promise<void>;
+  /** How long to wait for another hook of the session. */
+  lockTimeoutMs?: number;
+}
+
+/** A change computed from the current state: the new state (or `null` to keep it) and a result. */
+export interface StateChange<T> {
+  state: SessionState | null;
+  result: T;
+}
+
+const DEFAULT_LOCK_TIMEOUT_MS = 3000;
+
+/** Reads and changes session state files. */
+export class StateStore {
+  #options: StateStoreOptions;
+
+  /** @param options The state folder and clock. */
+  constructor(options: StateStoreOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Reads a session's state without locking (for display). Requires
+   * `--allow-read`.
+   */
+  async read(sessionId: string): Promise<LoadedState> {
+    const path = join(
+      this.#options.cwd,
+      this.#options.stateDir,
+      `${safeSessionId(sessionId)}.json`,
+    );
+    return await readState(path);
+  }
+
+  /**
+   * Runs `change` on the session's current state under the session lock and
+   * saves the state it returns, atomically. Requires write access to the
+   * state folder.
+   *
+   * @throws {ConfinementError} When the state folder escapes `.claude`.
+   * @throws {LockTimeoutError} When another hook holds the lock too long.
+   */
+  async update<T>(
+    sessionId: string,
+    change: (loaded: LoadedState) => StateChange<T>,
+  ): Promise<T> {
+    const { cwd, stateDir, sleep } = this.#options;
+    const dir = await ensureConfinedDir(cwd, stateDir, "state folder");
+    const safe = safeSessionId(sessionId);
+    const statePath = join(dir, `${safe}.json`);
+    const lockPath = join(dir, `${safe}.lock`);
+    await assertFileConfined(cwd, lockPath, "lock file");
+    await assertFileConfined(cwd, statePath, "state file");
+    const timeoutMs = this.#options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+    return await withFileLock(lockPath, { timeoutMs, sleep }, async () => {
+      const { state, result } = change(await readState(statePath));
+      if (state !== null) {
+        await writeFileAtomic(statePath, serializeState(state));
+      }
+      return result;
+    });
+  }
+}
+
+async function readState(path: string): Promise<LoadedState> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      return { state: emptyState(), note: null };
+    }
+    const reason = error instanceof Error
+      ? error.message.split("\n")[0]
+      : String(error);
+    return { state: emptyState(), note: `state file unreadable: ${reason}` };
+  }
+  return parseState(text);
+}
+
+/** State, lock and temp files untouched this long are removed. */
+export const STALE_STATE_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Removes state and lock files older than `maxAgeMs`, and temp files left
+ * by killed writers. Best effort: failures are ignored. Requires write
+ * access to the folder.
+ *
+ * @returns The names removed.
+ */
+export async function pruneStaleState(
+  dir: string,
+  nowMs: number,
+  maxAgeMs: number = STALE_STATE_MS,
+): Promise<string[]> {
+  const removed: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.isFile) continue;
+      const isTemp = entry.name.endsWith(".tmp");
+      if (!isTemp && !/\.(json|lock)$/.test(entry.name)) continue;
+      if (entry.name.startsWith("events.")) continue;
+      const path = join(dir, entry.name);
+      // A lock's age is its state file's age: the lock file itself is never
+      // rewritten, and removing a held lock would let two writers in.
+      const aged = entry.name.endsWith(".lock")
+        ? path.replace(/\.lock$/, ".json")
+        : path;
+      const info = await Deno.lstat(aged).catch(() =>
+        Deno.lstat(path).catch(() => null)
+      );
+      const age = nowMs - (info?.mtime?.getTime() ?? nowMs);
+      if (age > (isTemp ? 60 * 60 * 1000 : maxAgeMs)) {
+        await Deno.remove(path).then(() => removed.push(entry.name), () => {});
+      }
+    }
+  } catch {
+    // The folder may not exist yet; nothing to prune.
+  }
+  return removed;
+}
