@@ -1,0 +1,87 @@
+/**
+ * Runs stall-watch as a separate process, exactly as Claude Code would.
+ *
+ * The command comes from `STALL_WATCH_HOOK_CMD` (a JSON array, e.g. the
+ * compiled binary in CI) and defaults to `deno run` with the permission
+ * flags the compile step bakes in, so the suites test what ships.
+ *
+ * @module
+ */
+
+import { fileURLToPath } from "node:url";
+import { HOOK_PERMISSION_FLAGS } from "../../src/permissions.ts";
+
+/** Absolute path of `main.ts`. */
+export const MAIN_TS: string = fileURLToPath(new URL("../../main.ts", import.meta.url));
+
+/** The argv that starts stall-watch. */
+export function hookCommand(): string[] {
+  const override = Deno.env.get("STALL_WATCH_HOOK_CMD");
+  if (override) {
+    const argv = JSON.parse(override);
+    if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === "string")) {
+      throw new TypeError("STALL_WATCH_HOOK_CMD must be a JSON array of strings");
+    }
+    return argv;
+  }
+  return [Deno.execPath(), "run", ...HOOK_PERMISSION_FLAGS, MAIN_TS];
+}
+
+/** What a run printed and returned. */
+export interface ProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options for {@link runStallWatch}. */
+export interface RunOptions {
+  /** Directory to start in (its `.claude` is the only writable place). */
+  cwd: string;
+  /** Text for stdin; a payload object is JSON-encoded. */
+  stdin?: string | Record<string, unknown>;
+  /** Arguments after the command (none = the hook). */
+  args?: string[];
+  /** Extra environment; the rest is a clean minimal environment. */
+  env?: Record<string, string>;
+}
+
+/** Environment variables every run inherits from the test process. */
+const INHERITED = ["PATH", "HOME", "DENO_DIR", "TMPDIR", "SYSTEMROOT", "USERPROFILE", "LOCALAPPDATA"];
+
+/** Runs stall-watch once and collects its output. */
+export async function runStallWatch(options: RunOptions): Promise<ProcessResult> {
+  const [program, ...baseArgs] = hookCommand();
+  const env: Record<string, string> = { STALL_WATCH_LAG_WAIT_MS: "0", NO_COLOR: "1" };
+  for (const name of INHERITED) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  Object.assign(env, options.env ?? {});
+  const child = new Deno.Command(program as string, {
+    args: [...baseArgs, ...(options.args ?? [])],
+    cwd: options.cwd,
+    env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const stdin = typeof options.stdin === "object" ? JSON.stringify(options.stdin) : options.stdin ?? "";
+  await writer.write(new TextEncoder().encode(stdin)).catch(() => {});
+  await writer.close().catch(() => {});
+  const output = await child.output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+/** A fresh temporary project directory; removed by the returned cleanup. */
+export async function tempProject(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "stall-watch-test-" }));
+  return { dir, cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}) };
+}
