@@ -49,7 +49,7 @@ async function dispatch(args: readonly string[], io: CliIO): Promise<number> {
     io.writeStdout(overview());
     return ExitCode.ok;
   }
-  if (first === "help") return help(rest, io);
+  if (first === "help") return await help(rest, io);
   const command = COMMANDS.find((c) => c.name === first);
   if (!command) {
     const kind = first.startsWith("-") ? "option" : "command";
@@ -57,11 +57,12 @@ async function dispatch(args: readonly string[], io: CliIO): Promise<number> {
       `Unknown ${kind} "${first}": run "stall-watch --help" for the list`,
     );
   }
+  const module = await command.load();
   if (rest.includes("--help") || rest.includes("-h")) {
-    io.writeStdout(command.help);
+    io.writeStdout(module.help);
     return ExitCode.ok;
   }
-  return await command.run(rest, io);
+  return await module.run(rest, io);
 }
 
 async function hookCommand(io: CliIO): Promise<number> {
@@ -77,7 +78,7 @@ async function hookCommand(io: CliIO): Promise<number> {
   return outcome.exitCode;
 }
 
-function help(args: readonly string[], io: CliIO): number {
+async function help(args: readonly string[], io: CliIO): Promise<number> {
   const [name, ...extra] = args;
   if (name === undefined) {
     io.writeStdout(overview());
@@ -92,7 +93,7 @@ function help(args: readonly string[], io: CliIO): number {
       `Unknown command "${name}": run "stall-watch --help" for the list`,
     );
   }
-  io.writeStdout(command.help);
+  io.writeStdout((await command.load()).help);
   return ExitCode.ok;
 }
 

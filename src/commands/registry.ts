@@ -1,11 +1,25 @@
 /**
  * The list of subcommands. Each command lives in its own module under
- * `src/commands/` and is registered here once.
+ * `src/commands/` and is loaded only when it runs, so the hook (no
+ * subcommand) never pays for parsing the others.
  *
  * @module
  */
 
 import type { CliIO } from "../cli_io.ts";
+
+/** What a command module exports. */
+export interface CommandModule {
+  /** The full `help <command>` text, ending in a newline. */
+  help: string;
+  /**
+   * Runs the command.
+   *
+   * @param args The arguments after the command name.
+   * @returns The exit code (never 2, except the watchdog's wake-up).
+   */
+  run(args: readonly string[], io: CliIO): Promise<number>;
+}
 
 /** One subcommand of the CLI. */
 export interface Command {
@@ -13,15 +27,8 @@ export interface Command {
   name: string;
   /** One line for the command list. */
   summary: string;
-  /** The full `help <command>` text, ending in a newline. */
-  help: string;
-  /**
-   * Runs the command.
-   *
-   * @param args The arguments after the command name.
-   * @returns The exit code (never 2).
-   */
-  run(args: readonly string[], io: CliIO): Promise<number>;
+  /** Loads the command's module (a literal `import()` so `deno compile` bundles it). */
+  load(): Promise<CommandModule>;
 }
 
 /** Every subcommand, in the order `--help` lists them. */
