@@ -13,12 +13,24 @@ const noSleep = () => Promise.resolve();
 
 for (const fixtureCase of loadCases()) {
   Deno.test(`detectStalls() on ${caseName(fixtureCase)}`, async () => {
-    const input = parseHookInput(JSON.stringify(payloadFor(fixtureCase, "fixture", "/tmp")));
+    const input = parseHookInput(
+      JSON.stringify(payloadFor(fixtureCase, "fixture", "/tmp")),
+    );
     if (input.stopHookActive) return; // the hook short-circuits; see hook tests
-    const detection = await detectStalls(input, { lagWaitMs: 0, sleep: noSleep });
+    const detection = await detectStalls(input, {
+      lagWaitMs: 0,
+      sleep: noSleep,
+    });
     const verdict = detection.signatures.length > 0 ? "block" : "allow";
-    assert.equal(verdict, fixtureCase.expect.verdict, `${fixtureCase.shows}\nreason: ${detection.reason}`);
-    assert.deepEqual(detection.signatures.map(signatureData), fixtureCase.expect.signatures);
+    assert.equal(
+      verdict,
+      fixtureCase.expect.verdict,
+      `${fixtureCase.shows}\nreason: ${detection.reason}`,
+    );
+    assert.deepEqual(
+      detection.signatures.map(signatureData),
+      fixtureCase.expect.signatures,
+    );
   });
 }
 

@@ -29,7 +29,9 @@ async function forward(
   maxRead = Infinity,
 ): Promise<(RawLine & { line: number })[]> {
   const lines: (RawLine & { line: number })[] = [];
-  for await (const line of readLinesForward(memoryFile(utf8(text), maxRead), options)) {
+  for await (
+    const line of readLinesForward(memoryFile(utf8(text), maxRead), options)
+  ) {
     lines.push({ ...line, head: line.head.slice(), tail: line.tail.slice() });
   }
   return lines;
@@ -37,7 +39,12 @@ async function forward(
 
 Deno.test("readLinesBackward() yields complete lines newest first with offsets", async () => {
   const lines = await backward("one\ntwo\n\nfour\n");
-  assert.deepEqual(lines.map((l) => decoder.decode(l.head)), ["four", "", "two", "one"]);
+  assert.deepEqual(lines.map((l) => decoder.decode(l.head)), [
+    "four",
+    "",
+    "two",
+    "one",
+  ]);
   assert.deepEqual(lines.map((l) => l.offset), [9, 8, 4, 0]);
 });
 
@@ -91,9 +98,12 @@ Deno.test("readLinesForward() numbers lines and clips overlong ones", async () =
 Deno.test("line readers agree with a plain split for any content and chunk size", async () => {
   await fc.assert(
     fc.asyncProperty(
-      fc.array(fc.string({ unit: fc.constantFrom("a", "é", "\n", "\r", "\0", "{") }), {
-        maxLength: 40,
-      }),
+      fc.array(
+        fc.string({ unit: fc.constantFrom("a", "é", "\n", "\r", "\0", "{") }),
+        {
+          maxLength: 40,
+        },
+      ),
       fc.integer({ min: 1, max: 33 }),
       fc.integer({ min: 1, max: 9 }),
       async (parts, chunkBytes, maxRead) => {
@@ -102,9 +112,15 @@ Deno.test("line readers agree with a plain split for any content and chunk size"
         const options = { chunkBytes, maxLineBytes: 1 << 20 };
         const back = await backward(text, options);
         const fwd = await forward(text, options, maxRead);
-        assert.deepEqual(back.map((l) => decoder.decode(l.head)).reverse(), expected);
+        assert.deepEqual(
+          back.map((l) => decoder.decode(l.head)).reverse(),
+          expected,
+        );
         assert.deepEqual(fwd.map((l) => decoder.decode(l.head)), expected);
-        assert.deepEqual(back.map((l) => l.offset).reverse(), fwd.map((l) => l.offset));
+        assert.deepEqual(
+          back.map((l) => l.offset).reverse(),
+          fwd.map((l) => l.offset),
+        );
       },
     ),
     { numRuns: 300 },
@@ -114,13 +130,20 @@ Deno.test("line readers agree with a plain split for any content and chunk size"
 Deno.test("line readers clip every overlong line to its exact head and tail", async () => {
   await fc.assert(
     fc.asyncProperty(
-      fc.array(fc.string({ unit: fc.constantFrom("a", "b", "\n") }), { maxLength: 30 }),
+      fc.array(fc.string({ unit: fc.constantFrom("a", "b", "\n") }), {
+        maxLength: 30,
+      }),
       fc.integer({ min: 1, max: 17 }),
       async (parts, chunkBytes) => {
         const text = parts.join("");
         const options = { chunkBytes, maxLineBytes: 10, keepBytes: 4 };
         const expected = text.split("\n").slice(0, -1);
-        for (const lines of [(await backward(text, options)).reverse(), await forward(text, options)]) {
+        for (
+          const lines of [
+            (await backward(text, options)).reverse(),
+            await forward(text, options),
+          ]
+        ) {
           assert.equal(lines.length, expected.length);
           lines.forEach((line, i) => {
             const want = expected[i] as string;

@@ -12,15 +12,22 @@ import { fileURLToPath } from "node:url";
 import { HOOK_PERMISSION_FLAGS } from "../../src/permissions.ts";
 
 /** Absolute path of `main.ts`. */
-export const MAIN_TS: string = fileURLToPath(new URL("../../main.ts", import.meta.url));
+export const MAIN_TS: string = fileURLToPath(
+  new URL("../../main.ts", import.meta.url),
+);
 
 /** The argv that starts stall-watch. */
 export function hookCommand(): string[] {
   const override = Deno.env.get("STALL_WATCH_HOOK_CMD");
   if (override) {
     const argv = JSON.parse(override);
-    if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === "string")) {
-      throw new TypeError("STALL_WATCH_HOOK_CMD must be a JSON array of strings");
+    if (
+      !Array.isArray(argv) || argv.length === 0 ||
+      !argv.every((a) => typeof a === "string")
+    ) {
+      throw new TypeError(
+        "STALL_WATCH_HOOK_CMD must be a JSON array of strings",
+      );
     }
     return argv;
   }
@@ -47,12 +54,25 @@ export interface RunOptions {
 }
 
 /** Environment variables every run inherits from the test process. */
-const INHERITED = ["PATH", "HOME", "DENO_DIR", "TMPDIR", "SYSTEMROOT", "USERPROFILE", "LOCALAPPDATA"];
+const INHERITED = [
+  "PATH",
+  "HOME",
+  "DENO_DIR",
+  "TMPDIR",
+  "SYSTEMROOT",
+  "USERPROFILE",
+  "LOCALAPPDATA",
+];
 
 /** Runs stall-watch once and collects its output. */
-export async function runStallWatch(options: RunOptions): Promise<ProcessResult> {
+export async function runStallWatch(
+  options: RunOptions,
+): Promise<ProcessResult> {
   const [program, ...baseArgs] = hookCommand();
-  const env: Record<string, string> = { STALL_WATCH_LAG_WAIT_MS: "0", NO_COLOR: "1" };
+  const env: Record<string, string> = {
+    STALL_WATCH_LAG_WAIT_MS: "0",
+    NO_COLOR: "1",
+  };
   for (const name of INHERITED) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
@@ -68,7 +88,9 @@ export async function runStallWatch(options: RunOptions): Promise<ProcessResult>
     stderr: "piped",
   }).spawn();
   const writer = child.stdin.getWriter();
-  const stdin = typeof options.stdin === "object" ? JSON.stringify(options.stdin) : options.stdin ?? "";
+  const stdin = typeof options.stdin === "object"
+    ? JSON.stringify(options.stdin)
+    : options.stdin ?? "";
   await writer.write(new TextEncoder().encode(stdin)).catch(() => {});
   await writer.close().catch(() => {});
   const output = await child.output();
@@ -81,7 +103,14 @@ export async function runStallWatch(options: RunOptions): Promise<ProcessResult>
 }
 
 /** A fresh temporary project directory; removed by the returned cleanup. */
-export async function tempProject(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "stall-watch-test-" }));
-  return { dir, cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}) };
+export async function tempProject(): Promise<
+  { dir: string; cleanup: () => Promise<void> }
+> {
+  const dir = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "stall-watch-test-" }),
+  );
+  return {
+    dir,
+    cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
+  };
 }
