@@ -123,7 +123,6 @@ export function writeTranscriptSync(
         tail: options.tail,
         allowAgents: options.agentId === undefined,
         legacyFraction: options.agentId === undefined ? 0.1 : 0,
-        startMs,
       },
     }).run();
     out.flush();

@@ -27,8 +27,6 @@ export interface SessionSpec {
   readonly allowAgents: boolean;
   /** Fraction of the file (from the start) written as an older version. */
   readonly legacyFraction: number;
-  /** Epoch milliseconds of the first entry. */
-  readonly startMs: number;
 }
 
 /** What was generated. */
@@ -43,7 +41,12 @@ export interface SessionResult {
 
 type StepEnd = "answered" | "interrupted" | "killed";
 
-const FINAL_OVERHEAD = 14_000;
+/** Bytes of the final turn besides its read, used to plan the history. */
+const FINAL_OVERHEAD = 16_000;
+/** Bytes of the final turn written after its read is sized. */
+const FINAL_TAIL_BYTES = 6_500;
+/** Largest read of the final turn, so it stays small whatever the history. */
+const MAX_FINAL_READ = 120_000;
 const MB = 1 << 20;
 const REJECTED =
   "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
@@ -77,11 +80,11 @@ export class SessionGenerator {
   run(): SessionResult {
     const rng = this.#rng;
     const size = this.#spec.size;
-    const finalRead = Math.max(
+    const plannedRead = Math.max(
       600,
       Math.min(rng.int(2_000, 60_000), Math.floor(size / 16)),
     );
-    this.#historyEnd = size - 2 * finalRead - FINAL_OVERHEAD;
+    this.#historyEnd = size - 2 * plannedRead - FINAL_OVERHEAD;
     this.#scheduleCompaction();
     this.#w.meta("permission-mode", {
       permissionMode: "default",
@@ -89,7 +92,7 @@ export class SessionGenerator {
     });
     while (this.#bytes() < this.#historyEnd) this.#historyTurn();
     const before = this.#bytes();
-    const pendingToolUseId = this.#finalTurn(finalRead);
+    const pendingToolUseId = this.#finalTurn();
     const result = {
       agentIds: this.#agentIds,
       finalTurnBytes: this.#bytes() - before,
@@ -399,15 +402,14 @@ export class SessionGenerator {
   }
 
   /** The small last turn; returns the pending Read's id for a stalled tail. */
-  #finalTurn(readBytes: number): string | undefined {
+  #finalTurn(): string | undefined {
     const rng = this.#rng;
     const w = this.#w;
     w.legacy = false;
     w.tick(30_000, 600_000);
     this.#prompt();
-    const cap = 2 * readBytes + 1;
-    this.#toolStepExact(["read", "grep"], readBytes, cap);
     this.#toolStep(4_000, ["bash"]);
+    this.#toolStepExact(["read", "grep"], this.#fillBytes());
     if (this.#spec.tail === "healthy") {
       this.#answer();
       if (rng.chance(0.5)) this.#trailingMeta();
@@ -421,14 +423,22 @@ export class SessionGenerator {
     return call.id;
   }
 
-  #toolStepExact(kinds: ToolKind[], readBytes: number, maxBlob: number): void {
-    // The final turn's read is sized by plan, so the file lands near the target.
+  /**
+   * Sizes the final read so the file ends near the requested size. A read
+   * is written twice: numbered, and raw (about 10% shorter).
+   */
+  #fillBytes(): number {
+    const left = this.#spec.size - this.#bytes() - FINAL_TAIL_BYTES;
+    return Math.max(300, Math.min(MAX_FINAL_READ, Math.floor(left / 1.9)));
+  }
+
+  #toolStepExact(kinds: ToolKind[], readBytes: number): void {
     const calls = kinds.map((kind) =>
       makeToolCall(kind, {
         rng: this.#rng,
         pools: this.#pools,
         cwd: this.#cwd,
-        maxBlob,
+        maxBlob: 2 * readBytes + 1,
         exactSize: readBytes,
         blob: (bytes) => this.#w.blob(bytes),
       })

@@ -1,0 +1,346 @@
+/**
+ * `deno task bench`: the cost of one Stop-hook decision against transcripts
+ * of 1 MB, 10 MB and 100 MB (1 GB with `--gb`), healthy and stalled tails,
+ * compared with the runtime floor (`deno run` of an empty script with the
+ * same flags), measured alternately in the same run.
+ *
+ * Per row it prints medians over `--rounds` runs: wall time and peak RSS of
+ * the hook and of the floor, their ratio / difference, and PASS or MISS
+ * against the targets (wall within 1.3x of the floor, peak RSS within
+ * 16 MiB of it). Then it times `main.ts audit DIR --json` on a generated
+ * corpus, when that command exists.
+ *
+ * ```sh
+ * deno run --allow-read --allow-write --allow-run --allow-env tests/bench/hook_bench.ts [--rounds 7] [--gb]
+ * ```
+ *
+ * Environment:
+ * - `STALL_WATCH_HOOK_CMD`: JSON array, the hook's argv (e.g. a compiled
+ *   binary); default `deno run <HOOK_PERMISSION_FLAGS> main.ts`.
+ * - `STALL_WATCH_FLOOR_CMD`: JSON array, the floor's argv; default
+ *   `deno run <HOOK_PERMISSION_FLAGS> bench-data/empty.ts`.
+ *
+ * Generated inputs are cached in `bench-data/` (git-ignored).
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { HOOK_PERMISSION_FLAGS } from "../../src/permissions.ts";
+import { ensureCorpus, ensureTranscript } from "./bench_data.ts";
+import { formatSize, parseSize } from "./gen_transcript.ts";
+import type { Tail } from "./gen_transcript.ts";
+import { detectMethod, measure } from "./measure.ts";
+import type { Measurement, Method } from "./measure.ts";
+import { fixed, median, renderTable } from "./table.ts";
+
+/** Wall time may be at most this multiple of the floor's. */
+export const WALL_RATIO_TARGET = 1.3;
+/** Peak RSS may exceed the floor's by at most this many MiB. */
+export const RSS_DELTA_TARGET_MIB = 16;
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const TAILS: readonly Tail[] = ["healthy", "stalled"];
+const EXPECTED_EXIT: Readonly<Record<Tail, number>> = {
+  healthy: 0,
+  stalled: 2,
+};
+/** The hook must not wait for transcript growth on the block path. */
+const HOOK_ENV = { STALL_WATCH_LAG_WAIT_MS: "0" };
+const MIB = 1024 * 1024;
+
+/** Parsed command-line options. */
+interface Options {
+  rounds: number;
+  sizes: number[];
+  seed: number;
+  dataDir: string;
+  auditSize: number | null;
+}
+
+/** What the benchmark runs. */
+interface Setup {
+  method: Method;
+  hook: readonly string[];
+  floor: readonly string[];
+  rounds: number;
+}
+
+/** Medians for one (size, tail) case. */
+interface Row {
+  size: number;
+  tail: Tail;
+  code: number;
+  wallMs: number;
+  floorMs: number;
+  rssMiB: number | null;
+  floorRssMiB: number | null;
+  firstStderrLine: string;
+}
+
+const USAGE =
+  `Usage: hook_bench.ts [--rounds N] [--gb] [--sizes 1MB,10MB] [--seed N]
+                     [--data DIR] [--audit-size SIZE] [--no-audit]`;
+
+function parseOptions(args: string[]): Options | null {
+  const { values } = parseArgs({
+    args,
+    options: {
+      rounds: { type: "string", default: "7" },
+      gb: { type: "boolean", default: false },
+      sizes: { type: "string", default: "1MB,10MB,100MB" },
+      seed: { type: "string", default: "42" },
+      data: { type: "string", default: `${REPO}bench-data` },
+      "audit-size": { type: "string" },
+      "no-audit": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) return null;
+  const sizes = values.sizes.split(",").map(parseSize);
+  if (values.gb) sizes.push(parseSize("1GB"));
+  const auditSize = values["audit-size"] ?? (values.gb ? "1GB" : "200MB");
+  const rounds = Number(values.rounds);
+  if (!Number.isSafeInteger(rounds) || rounds < 1) {
+    throw new RangeError(`Cannot parse --rounds: "${values.rounds}"`);
+  }
+  return {
+    rounds,
+    sizes,
+    seed: Number(values.seed),
+    dataDir: values.data,
+    auditSize: values["no-audit"] ? null : parseSize(auditSize),
+  };
+}
+
+function argvFromEnv(name: string): string[] | null {
+  const raw = Deno.env.get(name);
+  if (raw === undefined || raw === "") return null;
+  const argv = JSON.parse(raw) as unknown;
+  if (
+    !Array.isArray(argv) || argv.length === 0 ||
+    !argv.every((a) => typeof a === "string")
+  ) {
+    throw new TypeError(`Cannot use ${name}: expected a JSON array of strings`);
+  }
+  return argv;
+}
+
+async function buildSetup(options: Options): Promise<Setup> {
+  const deno = Deno.execPath();
+  const hook = argvFromEnv("STALL_WATCH_HOOK_CMD") ??
+    [deno, "run", ...HOOK_PERMISSION_FLAGS, `${REPO}main.ts`];
+  let floor = argvFromEnv("STALL_WATCH_FLOOR_CMD");
+  if (!floor) {
+    await Deno.mkdir(options.dataDir, { recursive: true });
+    const empty = `${options.dataDir}/empty.ts`;
+    await Deno.writeTextFile(empty, "");
+    floor = [deno, "run", ...HOOK_PERMISSION_FLAGS, empty];
+  }
+  return { method: await detectMethod(), hook, floor, rounds: options.rounds };
+}
+
+function payload(transcriptPath: string, cwd: string): string {
+  return JSON.stringify({
+    session_id: "bench",
+    transcript_path: transcriptPath,
+    cwd,
+    hook_event_name: "Stop",
+    stop_hook_active: false,
+  });
+}
+
+/** Runs `argv` once in a fresh temporary directory (fresh `.claude` state). */
+async function runOnce(
+  argv: readonly string[],
+  transcriptPath: string,
+  method: Method,
+): Promise<Measurement> {
+  const cwd = await Deno.makeTempDir({ prefix: "stall_watch_bench_" });
+  try {
+    const stdin = payload(transcriptPath, cwd);
+    return await measure({ argv, cwd, env: HOOK_ENV, stdin }, method);
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+}
+
+async function benchCase(
+  setup: Setup,
+  spec: { size: number; tail: Tail; path: string },
+): Promise<Row> {
+  const { method, hook, floor } = setup;
+  await runOnce(floor, spec.path, method); // warm-up: caches, page cache
+  await runOnce(hook, spec.path, method);
+  const hooks: Measurement[] = [];
+  const floors: Measurement[] = [];
+  for (let r = 0; r < setup.rounds; r++) {
+    // Alternate which goes first, so drift hits both alike.
+    if (r % 2 === 0) floors.push(await runOnce(floor, spec.path, method));
+    hooks.push(await runOnce(hook, spec.path, method));
+    if (r % 2 === 1) floors.push(await runOnce(floor, spec.path, method));
+  }
+  return summarize(spec, hooks, floors);
+}
+
+function summarize(
+  spec: { size: number; tail: Tail },
+  hooks: Measurement[],
+  floors: Measurement[],
+): Row {
+  const rss = (ms: Measurement[]) => {
+    const v = ms.map((m) => m.peakRssKiB).filter((x): x is number =>
+      x !== null
+    );
+    const m = median(v);
+    return m === null ? null : m / 1024;
+  };
+  const codes = hooks.map((m) => m.code);
+  const last = hooks[hooks.length - 1];
+  return {
+    size: spec.size,
+    tail: spec.tail,
+    code: codes.every((c) => c === codes[0]) ? codes[0] ?? -1 : -1,
+    wallMs: median(hooks.map((m) => m.wallMs)) ?? NaN,
+    floorMs: median(floors.map((m) => m.wallMs)) ?? NaN,
+    rssMiB: rss(hooks),
+    floorRssMiB: rss(floors),
+    firstStderrLine: (last?.stderr ?? "").split("\n")[0] ?? "",
+  };
+}
+
+function verdict(ok: boolean | null): string {
+  return ok === null ? "n/a" : ok ? "PASS" : "MISS";
+}
+
+function rowCells(row: Row): string[] {
+  const ratio = row.wallMs / row.floorMs;
+  const delta = row.rssMiB === null || row.floorRssMiB === null
+    ? null
+    : row.rssMiB - row.floorRssMiB;
+  const unexpected = row.code !== EXPECTED_EXIT[row.tail];
+  return [
+    formatSize(row.size),
+    row.tail,
+    `${row.code === -1 ? "mixed" : row.code}${unexpected ? "!" : ""}`,
+    fixed(row.wallMs, 1),
+    fixed(row.floorMs, 1),
+    fixed(ratio, 2),
+    fixed(row.rssMiB, 1),
+    fixed(row.floorRssMiB, 1),
+    fixed(delta, 1),
+    verdict(ratio <= WALL_RATIO_TARGET),
+    verdict(delta === null ? null : delta <= RSS_DELTA_TARGET_MIB),
+  ];
+}
+
+const HEADER = [
+  "size",
+  "tail",
+  "exit",
+  "wall ms",
+  "floor ms",
+  "ratio",
+  "RSS MiB",
+  "floor MiB",
+  "delta",
+  "time",
+  "memory",
+];
+
+function printTable(rows: readonly Row[]): void {
+  console.log(renderTable([HEADER, ...rows.map(rowCells)]));
+  for (const row of rows) {
+    if (row.code !== EXPECTED_EXIT[row.tail]) {
+      console.log(
+        `! ${formatSize(row.size)} ${row.tail}: expected exit ${
+          EXPECTED_EXIT[row.tail]
+        }, stderr: ${row.firstStderrLine}`,
+      );
+    }
+  }
+  const misses = rows.flatMap(rowCells).filter((c) => c === "MISS").length;
+  console.log(
+    `targets: wall <= ${WALL_RATIO_TARGET}x floor, peak RSS <= floor + ${RSS_DELTA_TARGET_MIB} MiB; ${misses} MISS`,
+  );
+}
+
+async function auditAvailable(setup: Setup): Promise<boolean> {
+  const probe = await runOnce(
+    [...setup.hook, "audit", "--help"],
+    "",
+    "wall-only",
+  );
+  return probe.code === 0;
+}
+
+async function benchAudit(setup: Setup, options: Options): Promise<void> {
+  if (options.auditSize === null) return;
+  if (!(await auditAvailable(setup))) {
+    console.log("audit: not available yet");
+    return;
+  }
+  console.error(
+    `generating audit corpus of ${formatSize(options.auditSize)} ...`,
+  );
+  const corpus = await ensureCorpus(options.dataDir, {
+    size: options.auditSize,
+    seed: options.seed,
+  });
+  const argv = [...setup.hook, "audit", corpus.dir, "--json"];
+  const runs: Measurement[] = [];
+  const count = Math.min(setup.rounds, 3);
+  for (let i = 0; i < count; i++) {
+    runs.push(await runOnce(argv, "", setup.method));
+  }
+  const wallMs = median(runs.map((m) => m.wallMs)) ?? NaN;
+  const rss = median(
+    runs.flatMap((m) => (m.peakRssKiB === null ? [] : [m.peakRssKiB])),
+  );
+  const mbPerS = corpus.bytes / MIB / (wallMs / 1000);
+  console.log(
+    `audit: ${corpus.files} files, ${formatSize(corpus.bytes)} in ${
+      fixed(wallMs, 0)
+    } ms = ${fixed(mbPerS, 1)} MiB/s, peak RSS ${
+      fixed(rss === null ? null : rss / 1024, 1)
+    } MiB, exit ${runs[0]?.code} (median of ${count})`,
+  );
+}
+
+async function main(args: string[]): Promise<void> {
+  const options = parseOptions(args);
+  if (!options) {
+    console.log(USAGE);
+    return;
+  }
+  const setup = await buildSetup(options);
+  console.log(
+    `method: ${setup.method}; rounds: ${setup.rounds}; deno ${Deno.version.deno}`,
+  );
+  console.log(`hook:  ${setup.hook.join(" ")}`);
+  console.log(`floor: ${setup.floor.join(" ")}`);
+  const rows: Row[] = [];
+  for (const size of options.sizes) {
+    for (const tail of TAILS) {
+      console.error(`preparing ${formatSize(size)} ${tail} ...`);
+      const path = await ensureTranscript(options.dataDir, {
+        size,
+        seed: options.seed,
+        tail,
+      });
+      rows.push(await benchCase(setup, { size, tail, path }));
+    }
+  }
+  printTable(rows);
+  await benchAudit(setup, options);
+}
+
+if (import.meta.main) {
+  try {
+    await main(Deno.args);
+  } catch (e) {
+    console.error(`hook_bench: ${e instanceof Error ? e.message : e}`);
+    Deno.exit(1);
+  }
+}
