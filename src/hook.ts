@@ -91,7 +91,7 @@ export async function runHook(
   });
   const logError = await logEvents(io, settings, result.events);
   if (result.action === "suppress") {
-    return await allow(notices, logError, result.line);
+    return await allow(notices, result.line, logError);
   }
   if (settings.output === "json") {
     const notice = await notices.claim();
