@@ -15,6 +15,8 @@ export const GENERATOR_REVISION = 2;
 
 /** Mean size of one session in a generated audit corpus. */
 const CORPUS_SESSION_BYTES = 4 << 20;
+/** Subagent transcripts add about this share to a corpus of such sessions. */
+const SUBAGENT_SHARE = 1.2;
 
 /** A cached corpus and its total size. */
 export interface CorpusInfo {
@@ -63,7 +65,10 @@ export async function ensureCorpus(
   }
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   const summary = writeCorpusSync(dir, {
-    sessions: Math.max(1, Math.round(spec.size / CORPUS_SESSION_BYTES)),
+    sessions: Math.max(
+      1,
+      Math.round(spec.size / (CORPUS_SESSION_BYTES * SUBAGENT_SHARE)),
+    ),
     sizePerSession: CORPUS_SESSION_BYTES,
     seed: spec.seed,
   });
