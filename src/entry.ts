@@ -77,14 +77,23 @@ export interface NoteEntry extends EntryBase {
   kind: "note";
 }
 
-/** Every entry kind the turn finder and the classifier look at. */
+/**
+ * A `system` `turn_duration` line: Claude Code finished the turn (it writes
+ * one after the last entry of every completed turn, Stop hooks included).
+ */
+export interface TurnEndEntry extends EntryBase {
+  kind: "turn_end";
+}
+
+/** Every entry kind the turn finder, the classifier and the watchdog look at. */
 export type Entry =
   | BoundaryEntry
   | PromptEntry
   | AssistantEntry
   | ResultsEntry
   | InterruptEntry
-  | NoteEntry;
+  | NoteEntry
+  | TurnEndEntry;
 
 /** Where a line sits in its file. */
 export interface LinePosition {
@@ -146,8 +155,11 @@ export function toEntry(
     case "user":
       return userEntry(raw, base);
     case "system":
-      return raw.subtype === "compact_boundary"
-        ? { kind: "boundary", ...base }
+      if (raw.subtype === "compact_boundary") {
+        return { kind: "boundary", ...base };
+      }
+      return raw.subtype === "turn_duration"
+        ? { kind: "turn_end", ...base }
         : null;
     default:
       return null;
