@@ -77,23 +77,14 @@ export interface NoteEntry extends EntryBase {
   kind: "note";
 }
 
-/**
- * A `system` `turn_duration` line: Claude Code finished the turn (it writes
- * one after the last entry of every completed turn, Stop hooks included).
- */
-export interface TurnEndEntry extends EntryBase {
-  kind: "turn_end";
-}
-
-/** Every entry kind the turn finder, the classifier and the watchdog look at. */
+/** Every entry kind the turn finder and the classifier look at. */
 export type Entry =
   | BoundaryEntry
   | PromptEntry
   | AssistantEntry
   | ResultsEntry
   | InterruptEntry
-  | NoteEntry
-  | TurnEndEntry;
+  | NoteEntry;
 
 /** Where a line sits in its file. */
 export interface LinePosition {
@@ -155,11 +146,8 @@ export function toEntry(
     case "user":
       return userEntry(raw, base);
     case "system":
-      if (raw.subtype === "compact_boundary") {
-        return { kind: "boundary", ...base };
-      }
-      return raw.subtype === "turn_duration"
-        ? { kind: "turn_end", ...base }
+      return raw.subtype === "compact_boundary"
+        ? { kind: "boundary", ...base }
         : null;
     default:
       return null;
