@@ -51,16 +51,15 @@ export class BackwardTurnCollector {
     if (entry.sidechain && !this.#options.includeSidechains) return false;
     if (entry.kind === "boundary") return this.#finish();
     const wanted = this.#options.promptId;
-    if (wanted !== null && entry.promptId !== null) {
-      if (entry.promptId === wanted) {
-        this.#foundPromptId = true;
-        if (entry.kind === "prompt") return this.#finish();
-        this.#newestFirst.push(entry);
-        return false;
-      }
-      // An older turn's entry, once ours has been seen, ends our turn.
-      if (this.#foundPromptId) return this.#finish();
+    if (wanted !== null && entry.promptId === wanted) {
+      // Ours, whatever it looks like: the turn starts at its earliest entry,
+      // which the next older entry (another turn's) will reveal.
+      this.#foundPromptId = true;
+      this.#newestFirst.push(entry);
+      return false;
     }
+    // Once our turn has been seen, anything from another turn ends it.
+    if (this.#foundPromptId && entry.promptId !== null) return this.#finish();
     if (entry.kind === "prompt") return this.#finish();
     this.#newestFirst.push(entry);
     return false;
