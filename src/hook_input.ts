@@ -45,24 +45,7 @@ const MAX_ECHO_CHARS = 80;
  * missing or non-string `transcript_path`.
  */
 export function parseHookInput(text: string): HookInput {
-  if (text.trim() === "") {
-    throw new InputError("Cannot parse hook input: stdin is empty");
-  }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(text);
-  } catch (error) {
-    const detail = (error instanceof Error ? error.message : String(error))
-      .replace(/\s+/g, " ");
-    throw new InputError(
-      `Cannot parse hook input: not valid JSON (${clip(detail)})`,
-    );
-  }
-  if (!isPlainObject(payload)) {
-    throw new InputError(
-      `Cannot parse hook input: expected a JSON object, got ${kindOf(payload)}`,
-    );
-  }
+  const payload = parsePayloadObject(text);
   const transcriptPath = requiredPath(payload, "transcript_path");
   const hookEventName = stringField(payload, "hook_event_name") ?? "Stop";
   const isSubagent = hookEventName === "SubagentStop";
@@ -84,7 +67,44 @@ export function parseHookInput(text: string): HookInput {
   };
 }
 
-function requiredPath(payload: Record<string, unknown>, name: string): string {
+/**
+ * Parses any hook payload's text into its top-level object (shared by the
+ * Stop hook and the watchdog, so both reject bad input with the same words).
+ *
+ * @throws {InputError} On empty input, invalid JSON or a non-object.
+ */
+export function parsePayloadObject(text: string): Record<string, unknown> {
+  if (text.trim() === "") {
+    throw new InputError("Cannot parse hook input: stdin is empty");
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch (error) {
+    const detail = (error instanceof Error ? error.message : String(error))
+      .replace(/\s+/g, " ");
+    throw new InputError(
+      `Cannot parse hook input: not valid JSON (${clip(detail)})`,
+    );
+  }
+  if (!isPlainObject(payload)) {
+    throw new InputError(
+      `Cannot parse hook input: expected a JSON object, got ${kindOf(payload)}`,
+    );
+  }
+  return payload;
+}
+
+/**
+ * A required non-empty string field (a path or an id) of a payload object.
+ *
+ * @throws {InputError} When the field is missing, not a string, blank or
+ * holds a NUL byte.
+ */
+export function requiredPath(
+  payload: Record<string, unknown>,
+  name: string,
+): string {
   const value = payload[name];
   if (value === undefined || value === null) {
     throw new InputError(`Cannot parse hook input: "${name}" is missing`);
@@ -104,7 +124,8 @@ function requiredPath(payload: Record<string, unknown>, name: string): string {
   return value;
 }
 
-function stringField(
+/** An optional string field of a payload object; `null` when absent or empty. */
+export function stringField(
   payload: Record<string, unknown>,
   name: string,
 ): string | null {
