@@ -110,8 +110,14 @@ export async function detectStalls(
   };
 }
 
-/** Fills in 1-based line numbers (one pass over the file up to the last). */
-async function withLineNumbers(
+/**
+ * Fills in 1-based line numbers (one pass over the file up to the last
+ * signature). Requires `--allow-read`.
+ *
+ * @param path The transcript the signatures' offsets refer to.
+ * @param signatures Signatures whose `offset` is known.
+ */
+export async function withLineNumbers(
   path: string,
   signatures: StallSignature[],
 ): Promise<StallSignature[]> {
