@@ -13,12 +13,11 @@ import { resolve } from "node:path";
 import type { CliIO } from "./cli_io.ts";
 import { detectStalls } from "./detect.ts";
 import { dispatchStall, problemsFingerprint } from "./dispatch.ts";
-import { describe, ExitCode } from "./errors.ts";
-import { appendEvents, type EventRecord } from "./event_log.ts";
-import { type KillSwitchStatus, killSwitchStatus } from "./guardrails.ts";
+import { killSwitchOf, logEvents } from "./dispatch_io.ts";
+import { ExitCode } from "./errors.ts";
 import { parseHookInput } from "./hook_input.ts";
 import { formatProblems, loadSettings } from "./load_settings.ts";
-import type { SettingProblem, Settings } from "./settings.ts";
+import type { SettingProblem } from "./settings.ts";
 import { StateStore } from "./state.ts";
 
 /** What the process should do: its exit code and output. */
@@ -165,45 +164,4 @@ async function allow(
     stdout: notice ? JSON.stringify({ systemMessage: notice }) + "\n" : "",
     stderr: stderr.join(""),
   };
-}
-
-async function killSwitchOf(
-  settings: Settings,
-  io: HookIO,
-): Promise<KillSwitchStatus> {
-  const file = settings.killSwitchFile;
-  let fileExists = false;
-  if (file !== null) {
-    fileExists = await Deno.stat(resolve(io.cwd, file)).then(
-      () => true,
-      () => false,
-    );
-  }
-  return killSwitchStatus({
-    env: io.env,
-    envName: settings.killSwitchEnv,
-    file,
-    fileExists,
-    configured: settings.killSwitch,
-  });
-}
-
-/** Appends events when the log is on; returns a stderr line on failure. */
-async function logEvents(
-  io: HookIO,
-  settings: Settings,
-  events: readonly EventRecord[],
-): Promise<string> {
-  if (!settings.eventLogEnabled) return "";
-  try {
-    await appendEvents(events, {
-      cwd: io.cwd,
-      path: settings.eventLogPath,
-      maxBytes: settings.eventLogMaxBytes,
-      sleep: io.sleep,
-    });
-    return "";
-  } catch (error) {
-    return `stall_watch: event log not written (${describe(error)})\n`;
-  }
 }

@@ -1,0 +1,69 @@
+/**
+ * The I/O edges around `dispatchStall` that the Stop hook and the watchdog
+ * share: finding out whether the kill switch's marker file exists, and
+ * writing the decision events to the log.
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import type { CliIO } from "./cli_io.ts";
+import { describe } from "./errors.ts";
+import { appendEvents, type EventRecord } from "./event_log.ts";
+import { type KillSwitchStatus, killSwitchStatus } from "./guardrails.ts";
+import type { Settings } from "./settings.ts";
+
+/** The parts of the process boundary these edges use. */
+export type DispatchIO = Pick<CliIO, "env" | "cwd" | "sleep">;
+
+/**
+ * The kill switch as it stands now: the variable, the marker file (checked
+ * on disk, relative to the start directory) and the config file. Requires
+ * `--allow-read`.
+ */
+export async function killSwitchOf(
+  settings: Settings,
+  io: DispatchIO,
+): Promise<KillSwitchStatus> {
+  const file = settings.killSwitchFile;
+  let fileExists = false;
+  if (file !== null) {
+    fileExists = await Deno.stat(resolve(io.cwd, file)).then(
+      () => true,
+      () => false,
+    );
+  }
+  return killSwitchStatus({
+    env: io.env,
+    envName: settings.killSwitchEnv,
+    file,
+    fileExists,
+    configured: settings.killSwitch,
+  });
+}
+
+/**
+ * Appends events when the log is on. Requires write access to the log's
+ * folder inside `.claude`.
+ *
+ * @returns `""`, or one stderr line saying why the log was not written (a
+ * broken log must never change a decision).
+ */
+export async function logEvents(
+  io: DispatchIO,
+  settings: Settings,
+  events: readonly EventRecord[],
+): Promise<string> {
+  if (!settings.eventLogEnabled) return "";
+  try {
+    await appendEvents(events, {
+      cwd: io.cwd,
+      path: settings.eventLogPath,
+      maxBytes: settings.eventLogMaxBytes,
+      sleep: io.sleep,
+    });
+    return "";
+  } catch (error) {
+    return `stall_watch: event log not written (${describe(error)})\n`;
+  }
+}
