@@ -8,6 +8,7 @@
  * @module
  */
 
+import { resolve } from "node:path";
 import type { ParseError } from "jsonc-parser";
 import {
   CONFIG_KEYS,
@@ -47,13 +48,21 @@ interface JsonNode {
 /**
  * Reads and checks the config file. Requires `--allow-read`.
  *
- * @param path The config path (`STALL_WATCH_CONFIG` or the default).
+ * @param path The config path (`STALL_WATCH_CONFIG` or the default), as
+ * problems name it.
+ * @param cwd The directory a relative `path` is resolved against (default:
+ * the process's working directory).
  * @returns Empty values when the file does not exist.
  */
-export async function loadConfigFile(path: string): Promise<ConfigFile> {
+export async function loadConfigFile(
+  path: string,
+  cwd?: string,
+): Promise<ConfigFile> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = await Deno.readTextFile(
+      cwd === undefined ? path : resolve(cwd, path),
+    );
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       return { path: null, values: new Map(), problems: [] };

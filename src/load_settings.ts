@@ -36,7 +36,7 @@ export async function loadSettings(
   cwd: string,
 ): Promise<LoadedSettings> {
   const configPath = env.STALL_WATCH_CONFIG || DEFAULT_CONFIG_PATH;
-  const config = await loadConfigFile(configPath);
+  const config = await loadConfigFile(configPath, cwd);
   const { settings, problems } = resolveSettings(env, config.values);
   problems.unshift(...config.problems);
   settings.stateDir = confinedOrDefault(
