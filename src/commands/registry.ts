@@ -32,4 +32,20 @@ export interface Command {
 }
 
 /** Every subcommand, in the order `--help` lists them. */
-export const COMMANDS: readonly Command[] = [];
+export const COMMANDS: readonly Command[] = [
+  {
+    name: "install",
+    summary: "register stall-watch in a Claude Code settings file",
+    load: () => import("./install.ts"),
+  },
+  {
+    name: "uninstall",
+    summary: "remove stall-watch's handlers from a settings file",
+    load: () => import("./uninstall.ts"),
+  },
+  {
+    name: "watch",
+    summary: "wake a session that never answered a tool result (PostToolUse)",
+    load: () => import("./watch.ts"),
+  },
+];

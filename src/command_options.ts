@@ -1,0 +1,80 @@
+/**
+ * A small option parser for subcommands: `--name value`, `--name=value`
+ * and boolean `--flag`. Anything it does not know is a usage error (exit
+ * 64), never silently ignored.
+ *
+ * @module
+ */
+
+import { UsageError } from "./errors.ts";
+
+/** What each option takes: nothing (`flag`) or one value (`value`). */
+export type OptionSpec = Readonly<Record<string, "flag" | "value">>;
+
+/** Parsed options: `true` for flags that were given, the text for values. */
+export type ParsedOptions = Record<string, string | true | undefined>;
+
+/**
+ * Parses `args` against `spec` (keys without the leading `--`).
+ *
+ * @param command The command name, for error messages.
+ * @throws {UsageError} For unknown options, missing values, values given to
+ * flags, and positional arguments.
+ */
+export function parseOptions(
+  command: string,
+  args: readonly string[],
+  spec: OptionSpec,
+): ParsedOptions {
+  const parsed: ParsedOptions = {};
+  const hint = `run "stall-watch help ${command}"`;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (!arg.startsWith("--") || arg === "--") {
+      throw new UsageError(
+        `Unexpected argument "${arg}" for "${command}": ${hint}`,
+      );
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    const kind = Object.hasOwn(spec, name) ? spec[name] : undefined;
+    if (kind === undefined) {
+      throw new UsageError(
+        `Unknown option "--${name}" for "${command}": ${hint}`,
+      );
+    }
+    if (kind === "flag") {
+      if (eq !== -1) {
+        throw new UsageError(`Option "--${name}" takes no value: ${hint}`);
+      }
+      parsed[name] = true;
+      continue;
+    }
+    const value = eq !== -1 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined || value === "") {
+      throw new UsageError(`Option "--${name}" needs a value: ${hint}`);
+    }
+    parsed[name] = value;
+  }
+  return parsed;
+}
+
+/**
+ * Reads a whole number of seconds from an option value.
+ *
+ * @throws {UsageError} When it is not an integer in `[min, max]`.
+ */
+export function parseSeconds(
+  name: string,
+  value: string,
+  min: number,
+  max: number,
+): number {
+  const seconds = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(seconds) || seconds < min || seconds > max) {
+    throw new UsageError(
+      `Bad value for "--${name}": "${value}" is not a whole number of seconds from ${min} to ${max}`,
+    );
+  }
+  return seconds;
+}

@@ -1,0 +1,131 @@
+/**
+ * `stall-watch install`: registers this stall-watch as a Claude Code hook
+ * in one settings file, idempotently and without disturbing the file.
+ *
+ * @module
+ */
+
+import type { CliIO } from "../cli_io.ts";
+import { parseOptions, parseSeconds } from "../command_options.ts";
+import {
+  DEFAULT_HOOK_TIMEOUT,
+  type HookEvent,
+  knownPathsOf,
+  platformOf,
+  selfInvocation,
+  WATCH_TIMEOUT_MARGIN,
+} from "../hook_command.ts";
+import { planInstall } from "../hook_registration.ts";
+import { loadSettings } from "../load_settings.ts";
+import { parseScope, type Scope, settingsPath } from "../settings_scope.ts";
+import { updateSettings } from "../settings_update.ts";
+
+/** The scope used without `--scope`: the command holds a path on this machine. */
+export const DEFAULT_SCOPE: Scope = "local";
+
+/** The largest `--timeout` accepted, in seconds. */
+export const MAX_TIMEOUT_SECONDS = 3600;
+
+/** The `help install` text. */
+export const help: string =
+  `stall-watch install: register stall-watch as a Claude Code hook
+
+Usage:
+  stall-watch install [--scope local|project|user] [--subagents] [--watch]
+                      [--timeout S] [--dry-run]
+
+Adds a Stop handler that starts this stall-watch by its absolute path
+(from source: "deno run" with the release permissions and main.ts), with
+an explicit timeout, to one settings file:
+  --scope local    .claude/settings.local.json (default: this machine only,
+                   git-ignored, because the command holds a local path)
+  --scope project  .claude/settings.json (shared with the repo)
+  --scope user     ~/.claude/settings.json ($CLAUDE_CONFIG_DIR when set)
+
+Options:
+  --subagents  also register SubagentStop (judges each subagent's transcript)
+  --watch      also register the watchdog: an async PostToolUse handler
+               running "stall-watch watch" that may wake an idle session;
+               its timeout is the watchdog's deadline (watchMaxSeconds,
+               default 600) plus ${WATCH_TIMEOUT_MARGIN} s
+  --timeout S  seconds Claude Code gives the Stop handler (default
+               ${DEFAULT_HOOK_TIMEOUT}, or the timeout already registered)
+  --dry-run    print the change as a diff and write nothing
+
+Run it in the project root. On macOS and Linux the handler is
+  cd "$CLAUDE_PROJECT_DIR" && /abs/path/stall-watch
+so state always lands in the project's .claude; on Windows it is exec form
+("command" + "args", forward slashes), which needs neither Git Bash nor
+PowerShell.
+
+Safe to repeat: an existing stall-watch handler is updated in place, never
+duplicated, and a second run changes nothing. Other keys and the file's
+formatting are kept, the old file is backed up to
+.claude/stall_watch/backups/ first, and a file that is not strict JSON is
+refused and left untouched.
+
+stall-watch may only write inside ./.claude, so for --scope user run it
+from your home folder (where ./.claude is ~/.claude):
+  cd ~ && /abs/path/stall-watch install --scope user
+
+Exit codes: 0 done (or nothing to change), 1 file refused or not writable
+from here, 64 usage error. Then check with: stall-watch doctor
+`;
+
+/**
+ * Runs `install`. Requires `--allow-read`, `--allow-env`, and write access
+ * to `.claude` (none with `--dry-run`).
+ */
+export async function run(
+  args: readonly string[],
+  io: CliIO,
+): Promise<number> {
+  const options = parseOptions("install", args, {
+    scope: "value",
+    subagents: "flag",
+    watch: "flag",
+    timeout: "value",
+    "dry-run": "flag",
+  });
+  const scope = typeof options.scope === "string"
+    ? parseScope(options.scope)
+    : DEFAULT_SCOPE;
+  const timeout = typeof options.timeout === "string"
+    ? parseSeconds("timeout", options.timeout, 1, MAX_TIMEOUT_SECONDS)
+    : null;
+  const events: HookEvent[] = ["Stop"];
+  if (options.subagents) events.push("SubagentStop");
+  if (options.watch) events.push("PostToolUse");
+  const platform = platformOf(Deno.build.os);
+  const invocation = selfInvocation(io.execPath, io.mainModule, platform);
+  const { settings } = await loadSettings(io.env, io.cwd);
+  const path = settingsPath(scope, io.env, io.cwd);
+  noteProjectDir(io, scope);
+  const result = await updateSettings(io, {
+    command: "install",
+    scope,
+    path,
+    dryRun: options["dry-run"] === true,
+  }, (text, name) =>
+    planInstall(text, name, {
+      invocation,
+      platform,
+      knownPaths: knownPathsOf(invocation),
+      events,
+      timeout,
+      watchTimeout: settings.watchMaxSeconds + WATCH_TIMEOUT_MARGIN,
+    }));
+  if (result.changes.length > 0 && options["dry-run"] !== true) {
+    io.writeStdout("Check the set-up with: stall-watch doctor\n");
+  }
+  return result.exitCode;
+}
+
+/** Warns when run inside a Claude Code session from below its project root. */
+function noteProjectDir(io: CliIO, scope: Scope): void {
+  const projectDir = io.env.CLAUDE_PROJECT_DIR;
+  if (scope === "user" || !projectDir || projectDir === io.cwd) return;
+  io.writeStderr(
+    `stall-watch: note: installing into ${io.cwd}, but CLAUDE_PROJECT_DIR is ${projectDir}\n`,
+  );
+}

@@ -1,0 +1,95 @@
+/**
+ * `stall-watch uninstall`: removes stall-watch's handlers from one
+ * settings file and nothing else.
+ *
+ * @module
+ */
+
+import type { CliIO } from "../cli_io.ts";
+import { parseOptions } from "../command_options.ts";
+import { knownPathsOf, platformOf, selfInvocation } from "../hook_command.ts";
+import { findOwnHandlers, planUninstall } from "../hook_registration.ts";
+import { readSettingsFile } from "../settings_file.ts";
+import { parseSettingsText } from "../settings_json.ts";
+import {
+  applicableSettingsFiles,
+  parseScope,
+  settingsPath,
+} from "../settings_scope.ts";
+import { displayPath, updateSettings } from "../settings_update.ts";
+import { DEFAULT_SCOPE } from "./install.ts";
+
+/** The `help uninstall` text. */
+export const help: string =
+  `stall-watch uninstall: remove stall-watch's hook handlers
+
+Usage:
+  stall-watch uninstall [--scope local|project|user] [--dry-run]
+
+Removes every stall-watch handler (Stop, SubagentStop, and the PostToolUse
+"watch" handler) from one settings file, plus the matcher groups and event
+lists this leaves empty. Every other key, handler and the file's formatting
+stay; the old file is backed up to .claude/stall_watch/backups/ first.
+  --scope local    .claude/settings.local.json (default)
+  --scope project  .claude/settings.json
+  --scope user     ~/.claude/settings.json (run from your home folder)
+  --dry-run        print the change as a diff and write nothing
+
+Afterwards it lists the other settings files that still register
+stall-watch. Exit codes: 0 done (or nothing to remove), 1 file refused or
+not writable from here, 64 usage error.
+`;
+
+/**
+ * Runs `uninstall`. Requires `--allow-read`, `--allow-env`, and write access
+ * to `.claude` (none with `--dry-run`).
+ */
+export async function run(
+  args: readonly string[],
+  io: CliIO,
+): Promise<number> {
+  const options = parseOptions("uninstall", args, {
+    scope: "value",
+    "dry-run": "flag",
+  });
+  const scope = typeof options.scope === "string"
+    ? parseScope(options.scope)
+    : DEFAULT_SCOPE;
+  const invocation = selfInvocation(
+    io.execPath,
+    io.mainModule,
+    platformOf(Deno.build.os),
+  );
+  const knownPaths = knownPathsOf(invocation);
+  const path = settingsPath(scope, io.env, io.cwd);
+  const result = await updateSettings(io, {
+    command: "uninstall",
+    scope,
+    path,
+    dryRun: options["dry-run"] === true,
+  }, (text, name) => planUninstall(text, name, knownPaths));
+  for (const other of applicableSettingsFiles(io.env, io.cwd)) {
+    if (other.path === path) continue;
+    if (await registersStallWatch(other.path, knownPaths)) {
+      io.writeStdout(
+        `stall-watch is still registered in ${
+          displayPath(io.cwd, other.path)
+        } (remove with --scope ${other.scope})\n`,
+      );
+    }
+  }
+  return result.exitCode;
+}
+
+async function registersStallWatch(
+  path: string,
+  knownPaths: readonly string[],
+): Promise<boolean> {
+  try {
+    const { text } = await readSettingsFile(path);
+    return findOwnHandlers(parseSettingsText(text, path), knownPaths).length >
+      0;
+  } catch {
+    return false; // unreadable or broken: doctor reports that
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * A unified diff of two texts (what `install --dry-run` prints), from a
+ * longest-common-subsequence line match. Settings files are small, so the
+ * quadratic table is cheap.
+ *
+ * Pure.
+ *
+ * @module
+ */
+
+/** Lines of context around each change. */
+const CONTEXT = 3;
+
+/** Largest line-count product diffed exactly (beyond it: one replace hunk). */
+const MAX_CELLS = 16_000_000;
+
+type Op = { kind: " " | "-" | "+"; line: string };
+
+/**
+ * The unified diff from `before` to `after`, or `""` when they are equal.
+ *
+ * @param fromName Shown on the `---` line.
+ * @param toName Shown on the `+++` line.
+ */
+export function unifiedDiff(
+  before: string,
+  after: string,
+  fromName: string,
+  toName: string,
+): string {
+  if (before === after) return "";
+  const a = splitLines(before);
+  const b = splitLines(after);
+  const ops = diffLines(a, b);
+  const out = [`--- ${fromName}`, `+++ ${toName}`];
+  for (const hunk of hunks(ops)) out.push(...hunk);
+  return out.join("\n") + "\n";
+}
+
+/** Marks a last line without `\n`, so it differs from the same text with one. */
+const NO_EOL = "\u0000";
+
+/** Lines without their `\n`. */
+function splitLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  else lines[lines.length - 1] += NO_EOL;
+  return lines;
+}
+
+function diffLines(a: readonly string[], b: readonly string[]): Op[] {
+  const n = a.length;
+  const m = b.length;
+  if (n * m > MAX_CELLS) {
+    return [
+      ...a.map((line) => ({ kind: "-" as const, line })),
+      ...b.map((line) => ({ kind: "+" as const, line })),
+    ];
+  }
+  // lcs[i][j] = length of the LCS of a[i..] and b[j..], row-major.
+  const width = m + 1;
+  const lcs = new Uint32Array((n + 1) * width);
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i * width + j] = a[i] === b[j]
+        ? (lcs[(i + 1) * width + j + 1] ?? 0) + 1
+        : Math.max(lcs[(i + 1) * width + j] ?? 0, lcs[i * width + j + 1] ?? 0);
+    }
+  }
+  const ops: Op[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) {
+      ops.push({ kind: " ", line: a[i++] as string });
+      j++;
+    } else if (
+      j < m &&
+      (i >= n ||
+        (lcs[i * width + j + 1] ?? 0) >= (lcs[(i + 1) * width + j] ?? 0))
+    ) {
+      ops.push({ kind: "+", line: b[j++] as string });
+    } else {
+      ops.push({ kind: "-", line: a[i++] as string });
+    }
+  }
+  // Deletions before insertions inside each changed run, as diff prints them.
+  return reorderRuns(ops);
+}
+
+function reorderRuns(ops: Op[]): Op[] {
+  const out: Op[] = [];
+  let run: Op[] = [];
+  const flush = () => {
+    out.push(...run.filter((o) => o.kind === "-"));
+    out.push(...run.filter((o) => o.kind === "+"));
+    run = [];
+  };
+  for (const op of ops) {
+    if (op.kind === " ") {
+      flush();
+      out.push(op);
+    } else {
+      run.push(op);
+    }
+  }
+  flush();
+  return out;
+}
+
+function hunks(ops: readonly Op[]): string[][] {
+  const changed = ops.flatMap((op, index) => op.kind === " " ? [] : [index]);
+  const result: string[][] = [];
+  let k = 0;
+  while (k < changed.length) {
+    const start = Math.max(0, (changed[k] as number) - CONTEXT);
+    let end = (changed[k] as number) + CONTEXT + 1;
+    while (
+      k + 1 < changed.length && (changed[k + 1] as number) - CONTEXT <= end
+    ) {
+      k++;
+      end = (changed[k] as number) + CONTEXT + 1;
+    }
+    end = Math.min(end, ops.length);
+    k++;
+    result.push(formatHunk(ops, start, end));
+  }
+  return result;
+}
+
+function formatHunk(ops: readonly Op[], start: number, end: number): string[] {
+  let oldLine = 1;
+  let newLine = 1;
+  for (let i = 0; i < start; i++) {
+    const kind = (ops[i] as Op).kind;
+    if (kind !== "+") oldLine++;
+    if (kind !== "-") newLine++;
+  }
+  const body = ops.slice(start, end);
+  const oldCount = body.filter((o) => o.kind !== "+").length;
+  const newCount = body.filter((o) => o.kind !== "-").length;
+  const range = (line: number, count: number) =>
+    count === 0
+      ? `${line - 1},0`
+      : count === 1
+      ? `${line}`
+      : `${line},${count}`;
+  return [
+    `@@ -${range(oldLine, oldCount)} +${range(newLine, newCount)} @@`,
+    ...body.flatMap((o) =>
+      o.line.endsWith(NO_EOL)
+        ? [o.kind + o.line.slice(0, -1), "\\ No newline at end of file"]
+        : [o.kind + o.line]
+    ),
+  ];
+}
