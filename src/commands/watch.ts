@@ -1,0 +1,74 @@
+/**
+ * `stall-watch watch`: the PostToolUse `asyncRewake` watchdog. Reads the
+ * PostToolUse payload on stdin and waits in the background for the model to
+ * answer the tool's result; exit 2 wakes an idle session with the recovery
+ * prompt on stderr.
+ *
+ * @module
+ */
+
+import type { CliIO } from "../cli_io.ts";
+import { UsageError } from "../errors.ts";
+import { runWatch } from "../watchdog.ts";
+
+/**
+ * Largest payload read from stdin. PostToolUse carries the tool's whole
+ * input and response; Claude Code caps tool output far below this.
+ */
+export const MAX_WATCH_PAYLOAD_BYTES = 32 * 1024 * 1024;
+
+/** The `help watch` text. */
+export const help =
+  `stall-watch watch: wait for the model to answer a tool result, and wake it
+if it does not (Claude Code PostToolUse hook, run with "async": true and
+"asyncRewake": true).
+
+Usage:
+  stall-watch watch < post_tool_use_payload.json
+
+Reads the PostToolUse payload (session_id, transcript_path, tool_use_id, ...)
+and watches the transcript, checking its size about ten times per idle window
+(at most once a second) and reading its tail only when it changed:
+
+  - the model wrote text or a new call after the result, a newer tool call of
+    the session started its own watcher, the user interrupted or typed a new
+    prompt, or the deadline passed: exit 0, silently;
+  - the turn ended (Claude Code's turn_duration line) or the transcript stayed
+    quiet for the idle window with no follow-up, no call still running and no
+    background work launched: exit 2 with the recovery prompt on stderr,
+    after the kill switch, cooldown and per-tool_use_id retry cap shared with
+    the Stop hook (a held-back nudge is exit 0 with one line saying why).
+
+Settings: STALL_WATCH_IDLE_SECONDS (watch.idle_seconds, default 90),
+STALL_WATCH_WATCH_MAX_SECONDS (watch.max_seconds, default 600), and the
+Stop hook's guardrail and event-log settings.
+
+Register it with a timeout above the deadline:
+  stall-watch install --watch
+
+Exit codes: 0 nothing to do / held back, 1 bad payload or transcript,
+2 wake Claude (recovery prompt on stderr), 3 internal error, 64 usage error.
+`;
+
+/** Runs the watchdog on the payload from stdin. */
+export async function run(
+  args: readonly string[],
+  io: CliIO,
+): Promise<number> {
+  if (args.length > 0) {
+    throw new UsageError(
+      `Unexpected argument "${
+        args[0]
+      }" for "watch": it takes none, run "stall-watch help watch"`,
+    );
+  }
+  if (io.stdinIsTerminal) {
+    throw new UsageError(
+      'Cannot watch: "watch" reads a PostToolUse payload on stdin (it runs as a hook, see "stall-watch help watch")',
+    );
+  }
+  const payload = await io.readStdin(MAX_WATCH_PAYLOAD_BYTES);
+  const result = await runWatch(payload, io);
+  if (result.stderr) io.writeStderr(result.stderr);
+  return result.exitCode;
+}
