@@ -68,6 +68,22 @@ const INHERITED = [
 export async function runStallWatch(
   options: RunOptions,
 ): Promise<ProcessResult> {
+  return await (await spawnStallWatch(options)).finished;
+}
+
+/** A started stall-watch process (e.g. a watcher the test feeds meanwhile). */
+export interface RunningStallWatch {
+  pid: number;
+  /** Resolves with the output once the process exits. */
+  finished: Promise<ProcessResult>;
+  /** Ends the process early (test clean-up only). */
+  kill(): void;
+}
+
+/** Starts stall-watch, writes and closes its stdin, and does not wait for it. */
+export async function spawnStallWatch(
+  options: RunOptions,
+): Promise<RunningStallWatch> {
   const [program, ...baseArgs] = hookCommand();
   const env: Record<string, string> = {
     STALL_WATCH_LAG_WAIT_MS: "0",
@@ -93,13 +109,20 @@ export async function runStallWatch(
     : options.stdin ?? "";
   await writer.write(new TextEncoder().encode(stdin)).catch(() => {});
   await writer.close().catch(() => {});
-  const output = await child.output();
   const decoder = new TextDecoder();
-  return {
+  const finished = child.output().then((output) => ({
     code: output.code,
     stdout: decoder.decode(output.stdout),
     stderr: decoder.decode(output.stderr),
+  }));
+  const kill = () => {
+    try {
+      child.kill();
+    } catch {
+      // already exited
+    }
   };
+  return { pid: child.pid, finished, kill };
 }
 
 /** A fresh temporary project directory; removed by the returned cleanup. */
