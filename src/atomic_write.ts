@@ -6,7 +6,7 @@
  * @module
  */
 
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, joinPath, NATIVE } from "./paths.ts";
 
 /**
  * Replaces `path` with `text` atomically. Requires write access to the
@@ -18,7 +18,8 @@ export async function writeFileAtomic(
   text: string,
 ): Promise<void> {
   const random = crypto.getRandomValues(new Uint32Array(1))[0]?.toString(36);
-  const temp = join(
+  const temp = joinPath(
+    NATIVE,
     dirname(path),
     `.${basename(path)}.${Deno.pid}.${random}.tmp`,
   );

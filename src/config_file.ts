@@ -8,7 +8,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { resolvePath } from "./paths.ts";
 import type { ParseError } from "jsonc-parser";
 import {
   CONFIG_KEYS,
@@ -61,7 +61,7 @@ export async function loadConfigFile(
   let text: string;
   try {
     text = await Deno.readTextFile(
-      cwd === undefined ? path : resolve(cwd, path),
+      cwd === undefined ? path : resolvePath(cwd, path),
     );
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {

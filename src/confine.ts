@@ -10,7 +10,15 @@
  * @module
  */
 
-import { isAbsolute, join, relative, resolve } from "node:path";
+import {
+  isInside,
+  joinPath,
+  NATIVE,
+  resolvePath,
+  stepsBelow,
+} from "./paths.ts";
+
+export { isInside };
 import { StallWatchError } from "./errors.ts";
 import { ExitCode } from "./errors.ts";
 
@@ -28,7 +36,7 @@ export class ConfinementError extends StallWatchError {
 
 /** The absolute `.claude` folder for a start directory. */
 export function claudeRoot(cwd: string): string {
-  return resolve(cwd, CLAUDE_DIR);
+  return resolvePath(cwd, CLAUDE_DIR);
 }
 
 /**
@@ -39,7 +47,7 @@ export function claudeRoot(cwd: string): string {
  */
 export function confinedPath(cwd: string, path: string, what: string): string {
   const root = claudeRoot(cwd);
-  const absolute = resolve(cwd, path);
+  const absolute = resolvePath(cwd, path);
   if (!isInside(root, absolute)) {
     throw new ConfinementError(
       `Refusing ${what} "${path}": stall-watch only writes inside ${root}`,
@@ -63,10 +71,10 @@ export async function ensureConfinedDir(
 ): Promise<string> {
   const target = confinedPath(cwd, dir, what);
   const root = claudeRoot(cwd);
-  const steps = relative(root, target).split(/[\\/]+/).filter((s) => s !== "");
+  const steps = stepsBelow(root, target) ?? [];
   let current = root;
   for (const step of [null, ...steps]) {
-    if (step !== null) current = join(current, step);
+    if (step !== null) current = joinPath(NATIVE, current, step);
     await ensureDirectoryStep(current, root, what, dir);
   }
   return target;
@@ -145,10 +153,4 @@ async function realRoot(root: string): Promise<string> {
   } catch {
     return root;
   }
-}
-
-/** True when `path` is `root` or below it (both absolute). */
-export function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { resolvePath } from "./paths.ts";
 import type { CliIO } from "./cli_io.ts";
 import { describe } from "./errors.ts";
 import { appendEvents, type EventRecord } from "./event_log.ts";
@@ -28,7 +28,7 @@ export async function killSwitchOf(
   const file = settings.killSwitchFile;
   let fileExists = false;
   if (file !== null) {
-    fileExists = await Deno.stat(resolve(io.cwd, file)).then(
+    fileExists = await Deno.stat(resolvePath(io.cwd, file)).then(
       () => true,
       () => false,
     );

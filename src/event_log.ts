@@ -9,7 +9,7 @@
  * @module
  */
 
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, joinPath, NATIVE } from "./paths.ts";
 import { assertFileConfined, ensureConfinedDir } from "./confine.ts";
 import { withFileLock } from "./file_lock.ts";
 
@@ -85,7 +85,7 @@ export async function appendEvents(
     dirname(options.path),
     "event log folder",
   );
-  const path = join(dir, basename(options.path));
+  const path = joinPath(NATIVE, dir, basename(options.path));
   await assertFileConfined(options.cwd, path, "event log");
   for (const record of records) {
     const bytes = encoder.encode(formatEvent(record));

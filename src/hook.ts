@@ -9,7 +9,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { resolvePath } from "./paths.ts";
 import type { CliIO } from "./cli_io.ts";
 import { detectStalls } from "./detect.ts";
 import { dispatchStall, problemsFingerprint } from "./dispatch.ts";
@@ -86,7 +86,7 @@ export async function runHook(
     killSwitch: await killSwitchOf(settings, io),
     store,
     nowSeconds,
-    stateDirPath: resolve(io.cwd, settings.stateDir),
+    stateDirPath: resolvePath(io.cwd, settings.stateDir),
   });
   const logError = await logEvents(io, settings, result.events);
   if (result.action === "suppress") {

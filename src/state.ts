@@ -9,7 +9,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { joinPath, NATIVE } from "./paths.ts";
 import { writeFileAtomic } from "./atomic_write.ts";
 import { assertFileConfined, ensureConfinedDir } from "./confine.ts";
 import { withFileLock } from "./file_lock.ts";
@@ -129,7 +129,8 @@ export class StateStore {
    * `--allow-read`.
    */
   async read(sessionId: string): Promise<LoadedState> {
-    const path = join(
+    const path = joinPath(
+      NATIVE,
       this.#options.cwd,
       this.#options.stateDir,
       `${safeSessionId(sessionId)}.json`,
@@ -152,8 +153,8 @@ export class StateStore {
     const { cwd, stateDir, sleep } = this.#options;
     const dir = await ensureConfinedDir(cwd, stateDir, "state folder");
     const safe = safeSessionId(sessionId);
-    const statePath = join(dir, `${safe}.json`);
-    const lockPath = join(dir, `${safe}.lock`);
+    const statePath = joinPath(NATIVE, dir, `${safe}.json`);
+    const lockPath = joinPath(NATIVE, dir, `${safe}.lock`);
     await assertFileConfined(cwd, lockPath, "lock file");
     await assertFileConfined(cwd, statePath, "state file");
     const timeoutMs = this.#options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
@@ -205,7 +206,7 @@ export async function pruneStaleState(
       const isTemp = entry.name.endsWith(".tmp");
       if (!isTemp && !/\.(json|lock)$/.test(entry.name)) continue;
       if (entry.name.startsWith("events.")) continue;
-      const path = join(dir, entry.name);
+      const path = joinPath(NATIVE, dir, entry.name);
       // A lock's age is its state file's age: the lock file itself is never
       // rewritten, and removing a held lock would let two writers in.
       const aged = entry.name.endsWith(".lock")
