@@ -11,7 +11,7 @@
  * corpus, when that command exists.
  *
  * ```sh
- * deno run --allow-read --allow-write --allow-run --allow-env tests/bench/hook_bench.ts [--rounds 7] [--gb]
+ * deno run --allow-read --allow-write --allow-run --allow-env --allow-sys=loadavg tests/bench/hook_bench.ts [--rounds 7] [--gb]
  * ```
  *
  * Environment:
@@ -308,6 +308,20 @@ async function benchAudit(setup: Setup, options: Options): Promise<void> {
   );
 }
 
+/** Describes the machine's load, with a warning when wall times will be noisy. */
+function loadNote(): string {
+  const cpus = navigator.hardwareConcurrency;
+  try {
+    const [load = 0] = Deno.loadavg(); // needs --allow-sys=loadavg
+    const busy = load > cpus * 0.5;
+    return `load average ${load.toFixed(2)} on ${cpus} CPUs${
+      busy ? " (busy: wall times are unreliable, RSS is not affected)" : ""
+    }`;
+  } catch {
+    return `${cpus} CPUs, load average unknown`;
+  }
+}
+
 async function main(args: string[]): Promise<void> {
   const options = parseOptions(args);
   if (!options) {
@@ -318,6 +332,7 @@ async function main(args: string[]): Promise<void> {
   console.log(
     `method: ${setup.method}; rounds: ${setup.rounds}; deno ${Deno.version.deno}`,
   );
+  console.log(`before: ${loadNote()}`);
   console.log(`hook:  ${setup.hook.join(" ")}`);
   console.log(`floor: ${setup.floor.join(" ")}`);
   const rows: Row[] = [];
@@ -333,6 +348,7 @@ async function main(args: string[]): Promise<void> {
     }
   }
   printTable(rows);
+  console.log(`after: ${loadNote()}`);
   await benchAudit(setup, options);
 }
 
