@@ -2,10 +2,10 @@
  * Reading and editing Claude Code's `settings.json` without disturbing it.
  *
  * The file must be strict JSON (comments or trailing commas make Claude
- * Code ignore the whole file), so anything else is refused. Edits go
- * through `jsonc-parser`'s `modify` + `applyEdits`: only the changed region
- * is rewritten, in the file's own indentation and line endings, and every
- * other byte stays as it was.
+ * Code ignore the whole file), so anything else is refused. Edits are
+ * located with `jsonc-parser`'s syntax tree and applied with its
+ * `applyEdits`: only the changed region is rewritten, in the file's own
+ * indentation and line endings, and every other byte stays as it was.
  *
  * Pure: text in, text out.
  *
@@ -15,9 +15,7 @@
 import {
   applyEdits,
   findNodeAtLocation,
-  type FormattingOptions,
   type JSONPath,
-  modify,
   type Node,
   type ParseError,
   parseTree,
@@ -85,13 +83,17 @@ export function parseSettingsText(
 export interface JsonStyle {
   /** Everything on one line: edits stay on one line too. */
   compact: boolean;
-  formatting: FormattingOptions;
+  /** One level of indentation: a tab or some spaces. */
+  indent: string;
+  eol: "\n" | "\r\n";
 }
 
 /** Detects indentation (tabs or N spaces), line endings and compactness. */
 export function detectStyle(text: string): JsonStyle {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
-  const compact = text.trim() !== "" && !text.trim().includes("\n");
+  const body = text.trim();
+  // `{}` shows no style; anything else on one line is a compact file.
+  const compact = !/^(\{\s*\})?$/.test(body) && !body.includes("\n");
   let tabs = 0;
   let spaces = 0;
   let unit = Infinity;
@@ -104,16 +106,13 @@ export function detectStyle(text: string): JsonStyle {
       unit = Math.min(unit, indent.length);
     }
   }
-  const insertSpaces = spaces >= tabs;
-  const tabSize = insertSpaces && unit !== Infinity
-    ? unit
-    : insertSpaces
-    ? 2
-    : 1;
-  return { compact, formatting: { insertSpaces, tabSize, eol } };
+  const indent = tabs > spaces
+    ? "\t"
+    : " ".repeat(unit === Infinity ? 2 : unit);
+  return { compact, indent, eol };
 }
 
-/** One edit step on settings text. */
+/** Edits on settings text, each applied at once. */
 export interface JsonEditor {
   /** The current text. */
   readonly text: string;
@@ -126,80 +125,145 @@ export interface JsonEditor {
 }
 
 /**
- * An editor that applies each change to the text at once, keeping the
- * file's style: new text is formatted like its surroundings, compact files
- * stay compact.
+ * An editor that changes only the bytes it must. New members follow their
+ * siblings' indentation and the file's line endings; compact files and
+ * one-line containers stay on one line. (`jsonc-parser`'s own `modify`
+ * re-formats every line an insertion touches, which would rewrite a
+ * neighbour hook written on the same line, and it mangles the removal of the
+ * last element of a one-line array; so only its parser is used here.)
  */
 export function jsonEditor(original: string): JsonEditor {
   const style = detectStyle(original);
-  let text = original.trim() === "" ? "{}" : original;
   const fresh = original.trim() === "";
-  const options = () =>
-    style.compact ? {} : { formattingOptions: style.formatting };
+  let text = fresh ? "{}" : original;
+  const nodeAt = (path: JSONPath) =>
+    findNodeAtLocation(parseTree(text) as Node, path);
+  const splice = (start: number, end: number, content: string) => {
+    text = applyEdits(text, [{ offset: start, length: end - start, content }]);
+  };
+  const render = (value: unknown, base: string, inline: boolean) =>
+    inline
+      ? JSON.stringify(value)
+      : (JSON.stringify(value, null, style.indent) as string).replaceAll(
+        "\n",
+        style.eol + base,
+      );
+  const member = (
+    key: string | null,
+    value: unknown,
+    base: string,
+    inline: boolean,
+  ) =>
+    (key === null ? "" : JSON.stringify(key) + (style.compact ? ":" : ": ")) +
+    render(value, base, inline);
+
+  const insert = (container: Node, key: string | null, value: unknown) => {
+    const children = container.children ?? [];
+    const last = children[children.length - 1];
+    const first = children[0];
+    if (!last || !first) {
+      const open = container.offset + 1;
+      const close = container.offset + container.length - 1;
+      if (style.compact) {
+        return splice(open, close, member(key, value, "", true));
+      }
+      const outer = lineIndent(text, container.offset);
+      const inner = outer + style.indent;
+      return splice(
+        open,
+        close,
+        style.eol + inner + member(key, value, inner, false) + style.eol +
+          outer,
+      );
+    }
+    const end = last.offset + last.length;
+    const multiline = /\n/.test(text.slice(container.offset, first.offset));
+    if (multiline && !style.compact) {
+      const indent = lineIndent(text, last.offset);
+      return splice(
+        end,
+        end,
+        "," + style.eol + indent + member(key, value, indent, false),
+      );
+    }
+    splice(
+      end,
+      end,
+      (style.compact ? "," : ", ") + member(key, value, "", true),
+    );
+  };
+
   return {
     get text() {
-      // A new file gets the platform-neutral newline at the end.
-      return fresh && !text.endsWith("\n") ? text + "\n" : text;
+      // A new file gets a final newline.
+      return fresh ? text + style.eol : text;
     },
     set(path, value) {
-      const edits = modify(text, path, value, options());
-      if (style.compact) {
-        // jsonc-parser writes `"key": value`; a compact file has no space.
-        for (const edit of edits) {
-          edit.content = edit.content.replace(
-            /^(,?"(?:[^"\\]|\\.)*"): /,
-            "$1:",
-          );
-        }
+      const existing = nodeAt(path);
+      if (existing) {
+        const base = lineIndent(text, existing.offset);
+        return splice(
+          existing.offset,
+          existing.offset + existing.length,
+          render(value, base, style.compact),
+        );
       }
-      text = applyEdits(text, edits);
+      // Wrap the value in the parents that are missing, then insert it.
+      let parentPath = path.slice(0, -1);
+      let key = path[path.length - 1];
+      let wrapped = value;
+      while (!nodeAt(parentPath) && parentPath.length > 0) {
+        wrapped = typeof key === "number"
+          ? [wrapped]
+          : { [String(key)]: wrapped };
+        key = parentPath[parentPath.length - 1];
+        parentPath = parentPath.slice(0, -1);
+      }
+      const parent = nodeAt(parentPath);
+      if (!parent || parent.type !== "object" || typeof key !== "string") {
+        throw new TypeError(`Cannot set ${JSON.stringify(path)}`);
+      }
+      insert(parent, key, wrapped);
     },
     append(path, value) {
-      text = applyEdits(
-        text,
-        modify(text, [...path, -1], value, {
-          ...options(),
-          isArrayInsertion: true,
-        }),
-      );
+      const array = nodeAt(path);
+      if (!array || array.type !== "array") {
+        throw new TypeError(`Cannot append to ${JSON.stringify(path)}`);
+      }
+      insert(array, null, value);
     },
     remove(path) {
-      const last = path[path.length - 1];
-      const parent = findNodeAtLocation(
-        parseTree(text) as Node,
-        path.slice(0, -1),
-      );
-      if (parent?.children?.length === 1) {
+      const target = nodeAt(path);
+      // An object's members are property nodes; the path names the value.
+      const node = target?.parent?.type === "property" ? target.parent : target;
+      const container = node?.parent;
+      const children = container?.children ?? [];
+      const index = node ? children.indexOf(node) : -1;
+      if (!container || !node || index === -1) return;
+      if (children.length === 1) {
         // The only member: leave `{}` / `[]`, not a brace on its own line.
-        text = text.slice(0, parent.offset + 1) +
-          text.slice(parent.offset + parent.length - 1);
-      } else if (typeof last === "number") {
-        text = removeArrayElement(text, path.slice(0, -1), last);
-      } else {
-        text = applyEdits(text, modify(text, path, undefined, options()));
+        return splice(
+          container.offset + 1,
+          container.offset + container.length - 1,
+          "",
+        );
+      }
+      const next = children[index + 1];
+      const previous = children[index - 1];
+      if (next) return splice(node.offset, next.offset, "");
+      if (previous) {
+        splice(
+          previous.offset + previous.length,
+          node.offset + node.length,
+          "",
+        );
       }
     },
   };
 }
 
-/**
- * Removes one array element (not the only one) and the separator before or
- * after it. (`jsonc-parser` mangles the last element of a one-line array.)
- */
-function removeArrayElement(
-  text: string,
-  arrayPath: JSONPath,
-  index: number,
-): string {
-  const array = findNodeAtLocation(parseTree(text) as Node, arrayPath);
-  const children = array?.children ?? [];
-  const target = children[index];
-  if (!target) return text;
-  const next = children[index + 1];
-  const previous = children[index - 1];
-  const [start, end] = next ? [target.offset, next.offset] : [
-    (previous ?? target).offset + (previous ?? target).length,
-    target.offset + target.length,
-  ];
-  return text.slice(0, start) + text.slice(end);
+/** The whitespace that starts the line holding `offset`. */
+function lineIndent(text: string, offset: number): string {
+  const start = text.lastIndexOf("\n", offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(start))?.[0] ?? "";
 }
