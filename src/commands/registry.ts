@@ -44,6 +44,11 @@ export const COMMANDS: readonly Command[] = [
     load: () => import("./uninstall.ts"),
   },
   {
+    name: "doctor",
+    summary: "check the set-up, with a fix for each problem",
+    load: () => import("./doctor.ts"),
+  },
+  {
     name: "watch",
     summary: "wake a session that never answered a tool result (PostToolUse)",
     load: () => import("./watch.ts"),

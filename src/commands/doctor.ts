@@ -1,0 +1,167 @@
+/**
+ * `stall-watch doctor`: checks the set-up and says how to fix what is
+ * wrong. Gathers the facts here; the checks themselves are pure
+ * (`src/doctor_checks.ts`).
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { CliIO } from "../cli_io.ts";
+import { parseOptions } from "../command_options.ts";
+import { claudeRoot, ensureConfinedDir } from "../confine.ts";
+import { killSwitchOf } from "../dispatch_io.ts";
+import {
+  doctorChecks,
+  type DoctorFacts,
+  handlerPaths,
+  type PathFacts,
+  renderDoctorReport,
+  type SettingsFileFacts,
+  useColor,
+} from "../doctor_checks.ts";
+import { describe, ExitCode } from "../errors.ts";
+import {
+  knownPathsOf,
+  type Platform,
+  platformOf,
+  selfInvocation,
+} from "../hook_command.ts";
+import { findOwnHandlers } from "../hook_registration.ts";
+import { formatProblems, loadSettings } from "../load_settings.ts";
+import { readSettingsFile } from "../settings_file.ts";
+import { parseSettingsText } from "../settings_json.ts";
+import { applicableSettingsFiles } from "../settings_scope.ts";
+import { displayPath } from "../settings_update.ts";
+import { VERSION } from "../version.ts";
+
+/** The `help doctor` text. */
+export const help: string = `stall-watch doctor: check the set-up
+
+Usage:
+  stall-watch doctor
+
+Run it in the project root. Checks, with a fix for each failure:
+  - which settings files register stall-watch (Stop, SubagentStop, watch),
+    and that each of them is strict JSON
+  - each handler's program: absolute path, present, executable; forward
+    slashes; a timeout; no "if" on a Stop handler; the watch handler async
+    with a timeout above the watchdog's deadline
+  - no duplicate registrations with different commands (each would run)
+  - .claude is writable
+  - the config file and STALL_WATCH_* variables are valid
+  - the kill switch (a warning when on)
+  - the version
+
+Reads .claude/settings.json, .claude/settings.local.json and the user's
+settings (~/.claude or $CLAUDE_CONFIG_DIR). Writes nothing but a probe file
+in .claude, removed at once. Colour only on a terminal without NO_COLOR.
+
+Exit codes: 0 healthy (warnings allowed), 1 a check failed, 64 usage error.
+`;
+
+/**
+ * Runs `doctor`. Requires `--allow-read`, `--allow-env`, and write access
+ * to `.claude` (for the writability probe).
+ */
+export async function run(
+  args: readonly string[],
+  io: CliIO,
+): Promise<number> {
+  parseOptions("doctor", args, {});
+  const platform = platformOf(Deno.build.os);
+  const facts = await gatherFacts(io, platform);
+  const results = doctorChecks(facts);
+  io.writeStdout(
+    renderDoctorReport(results, useColor(io.stdoutIsTerminal, io.env)),
+  );
+  return results.some((r) => r.status === "fail")
+    ? ExitCode.inputError
+    : ExitCode.ok;
+}
+
+async function gatherFacts(
+  io: CliIO,
+  platform: Platform,
+): Promise<DoctorFacts> {
+  const self = selfInvocation(io.execPath, io.mainModule, platform);
+  const knownPaths = knownPathsOf(self);
+  const files: SettingsFileFacts[] = [];
+  const paths = new Map<string, PathFacts>();
+  for (const { scope, path } of applicableSettingsFiles(io.env, io.cwd)) {
+    const display = displayPath(io.cwd, path);
+    const facts: SettingsFileFacts = {
+      scope,
+      display,
+      exists: false,
+      error: null,
+      handlers: [],
+    };
+    files.push(facts);
+    try {
+      const file = await readSettingsFile(path);
+      facts.exists = file.exists;
+      if (!file.exists) continue;
+      const settings = parseSettingsText(file.text, display);
+      facts.handlers = findOwnHandlers(settings, knownPaths);
+    } catch (error) {
+      facts.error = describe(error);
+      continue;
+    }
+    for (const own of facts.handlers) {
+      for (const resolved of handlerPaths(own.handler, io.cwd).resolved) {
+        if (!paths.has(resolved)) {
+          paths.set(resolved, await pathFacts(resolved, platform));
+        }
+      }
+    }
+  }
+  const loaded = await loadSettings(io.env, io.cwd);
+  return {
+    version: VERSION,
+    self,
+    platform,
+    projectDir: io.cwd,
+    files,
+    paths,
+    claudeDirError: await probeClaudeDir(io.cwd),
+    configPath: loaded.configPath,
+    problems: formatProblems(loaded.problems),
+    killSwitch: await killSwitchOf(loaded.settings, io),
+    watchMaxSeconds: loaded.settings.watchMaxSeconds,
+  };
+}
+
+async function pathFacts(path: string, platform: Platform): Promise<PathFacts> {
+  try {
+    const info = await Deno.stat(path);
+    const executable = platform === "windows"
+      ? /\.(exe|cmd|bat)$/i.test(path)
+      : ((info.mode ?? 0) & 0o111) !== 0;
+    return { exists: true, isFile: info.isFile, executable };
+  } catch {
+    return { exists: false, isFile: false, executable: false };
+  }
+}
+
+/**
+ * Creates and removes a probe file in `.claude` (creating `.claude` for the
+ * probe when it does not exist yet, and removing it again).
+ *
+ * @returns `null` when writable, else why not.
+ */
+async function probeClaudeDir(cwd: string): Promise<string | null> {
+  const root = claudeRoot(cwd);
+  const existed = await Deno.lstat(root).then(() => true, () => false);
+  try {
+    await ensureConfinedDir(cwd, ".claude", ".claude folder");
+    const probe = join(root, `.stall-watch-doctor-${Deno.pid}.tmp`);
+    await Deno.writeTextFile(probe, "", { createNew: true });
+    await Deno.remove(probe);
+    return null;
+  } catch (error) {
+    return describe(error);
+  } finally {
+    if (!existed) await Deno.remove(root).catch(() => {});
+  }
+}
