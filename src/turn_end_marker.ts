@@ -18,19 +18,22 @@ export function isTurnEndMarker(object: Record<string, unknown>): boolean {
 }
 
 /**
- * Whether a turn-end marker follows the line that starts at `offset`.
- * Reads forward from that line only (the few lines after a tool result);
- * overlong lines are never markers and are not parsed. Requires
- * `--allow-read`.
+ * Whether a turn-end marker follows the line that starts at `offset`, among
+ * the lines that end before `end`. Reads forward from that line only (the
+ * few lines after a tool result); overlong lines are never markers and are
+ * not parsed. Requires `--allow-read`.
  *
  * @param path The transcript.
  * @param offset Byte offset of a line start (the watched result's line).
+ * @param end The file size the caller's tail scan saw: lines written since
+ * belong to the next look, so the answer matches that scan.
  * @returns False also when the file is gone.
  * @throws {TranscriptError} When the path is not a regular file.
  */
 export async function turnEndAfter(
   path: string,
   offset: number,
+  end: number,
 ): Promise<boolean> {
   const file = await openRegularFile(path);
   if (!file) return false;
@@ -38,6 +41,8 @@ export async function turnEndAfter(
     await file.seek(offset, Deno.SeekMode.Start);
     let first = true;
     for await (const raw of readLinesForward(file)) {
+      // The reader counts offsets from where it started.
+      if (offset + raw.offset + raw.length >= end) break;
       if (first) {
         first = false; // the line at `offset` itself
         continue;

@@ -31,6 +31,8 @@ export interface WatchLoopOptions {
   sleep(ms: number): Promise<void>;
   /** Whether a newer watcher of the session took over. */
   superseded(): Promise<boolean>;
+  /** Called once, after the first look at the transcript. */
+  started?(state: CallState | null): Promise<void>;
 }
 
 /** How the loop ended. */
@@ -68,21 +70,23 @@ export async function watchTranscript(
   let state: CallState | null = null;
   let turnEnded = false;
   let seen = false;
-  for (;;) {
+  for (let tick = 0;; tick++) {
     const current = await sizeOf(path);
     if (current !== size) {
-      size = current;
       lastChange = options.now();
       const scan = current === null ? null : await scanCurrentTurn(path, {
         promptId: options.promptId,
         includeSidechains: false,
       });
+      // Everything below describes the file as this scan saw it.
+      size = scan?.fileSize ?? null;
       turn = scan?.entries ?? [];
       state = scan ? callState(turn, options.toolUseId) : null;
-      turnEnded = state?.kind === "answered" &&
-        await turnEndAfter(path, state.resultOffset);
+      turnEnded = state?.kind === "answered" && scan !== null &&
+        await turnEndAfter(path, state.resultOffset, scan.fileSize);
       if (state !== null && state.kind !== "absent") seen = true;
     }
+    if (tick === 0) await options.started?.(state);
     const now = options.now();
     const step = nextWatchStep({
       state,

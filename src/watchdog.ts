@@ -86,21 +86,22 @@ export async function runWatch(
       }); watch skipped`,
     );
   }
-  const limits = watchLimits(settings);
-  await log.add("watch_started", {
-    tool_name: input.toolName,
-    transcript: input.transcriptPath,
-    idle_seconds: settings.idleSeconds,
-    max_seconds: settings.watchMaxSeconds,
-  });
   const watched = await watchTranscript({
     transcriptPath: input.transcriptPath,
     toolUseId: input.toolUseId,
     promptId: input.promptId,
-    limits,
+    limits: watchLimits(settings),
     now: io.now,
     sleep: io.sleep,
     superseded: () => isSuperseded(claim),
+    started: (state) =>
+      log.add("watch_started", {
+        tool_name: input.toolName,
+        transcript: input.transcriptPath,
+        idle_seconds: settings.idleSeconds,
+        max_seconds: settings.watchMaxSeconds,
+        call_state: state?.kind ?? "no_transcript",
+      }),
   });
   if (watched.action === "finish") {
     return await log.finish(watched.outcome, watched.reason, "", {
