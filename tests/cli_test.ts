@@ -44,9 +44,12 @@ Deno.test("--help and help list every command with its summary and the exit code
   }
   const text = overview();
   for (const command of COMMANDS) {
-    assert.match(
-      text,
-      new RegExp(`\\n  ${command.name} +${command.summary}\\n`),
+    assert.ok(
+      text.split("\n").some((line) =>
+        line.startsWith(`  ${command.name} `) &&
+        line.endsWith(`  ${command.summary}`)
+      ),
+      command.name,
     );
   }
   assert.match(
