@@ -244,20 +244,34 @@ function toolResult(
  * content, so a new format cannot mass-flag healthy sessions.
  */
 export function isEmptyContent(content: unknown): boolean {
+  return isEmptyAt(content, 0);
+}
+
+/**
+ * Real results nest blocks a level or two deep. Anything deeper is no known
+ * shape, so it counts as content instead of recursing until the stack
+ * overflows on a hostile line.
+ */
+const MAX_CONTENT_DEPTH = 32;
+
+function isEmptyAt(content: unknown, depth: number): boolean {
   if (content === null || content === undefined) return true;
   if (typeof content === "string") return content.trim() === "";
-  if (Array.isArray(content)) return content.every(isEmptyBlock);
+  if (Array.isArray(content)) {
+    if (depth >= MAX_CONTENT_DEPTH) return false;
+    return content.every((block) => isEmptyBlock(block, depth + 1));
+  }
   return false;
 }
 
-function isEmptyBlock(block: unknown): boolean {
+function isEmptyBlock(block: unknown, depth: number): boolean {
   if (typeof block === "string") return block.trim() === "";
   if (block === null || block === undefined) return true;
   if (!isPlainObject(block)) return false;
   if (block.type === "text") return !isNonBlank(block.text);
   if (block.type !== undefined) return false; // image, document, resource...
   if ("text" in block) return !isNonBlank(block.text);
-  if ("content" in block) return isEmptyContent(block.content);
+  if ("content" in block) return isEmptyAt(block.content, depth);
   return true;
 }
 
