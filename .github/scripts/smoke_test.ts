@@ -1,0 +1,170 @@
+/**
+ * Smoke-tests a stall-watch executable the way a user first meets it:
+ * `--version`, the hook on a stalled and a healthy bundled transcript in a
+ * fresh project folder (exit 2, then exit 0, state only in `.claude`), and
+ * a usage error (exit 64).
+ *
+ *   deno run --allow-read --allow-write --allow-run --allow-env \
+ *     .github/scripts/smoke_test.ts [--expect-version X.Y.Z] <program> [args...]
+ *
+ * `<program> [args...]` starts stall-watch (the compiled binary, or
+ * `deno run <flags> main.ts`). The version defaults to `deno.json`'s.
+ * Exit 0 when every check passes, 1 otherwise (each failure on stderr).
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { REPO_ROOT } from "./compile.ts";
+
+/** What a run printed and returned. */
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function runIn(
+  argv: readonly string[],
+  cwd: string,
+  args: string[],
+  stdin = "",
+): Promise<Run> {
+  const [program, ...base] = argv;
+  const env: Record<string, string> = { STALL_WATCH_LAG_WAIT_MS: "0" };
+  for (
+    const name of ["PATH", "HOME", "DENO_DIR", "SYSTEMROOT", "USERPROFILE"]
+  ) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  const child = new Deno.Command(program as string, {
+    args: [...base, ...args],
+    cwd,
+    env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(stdin)).catch(() => {});
+  await writer.close().catch(() => {});
+  const output = await child.output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return {
+    code: output.code,
+    stdout: decode(output.stdout),
+    stderr: decode(output.stderr),
+  };
+}
+
+/**
+ * Runs the smoke checks. Requires `--allow-run`, `--allow-read`,
+ * `--allow-write` (a temporary project) and `--allow-env`.
+ *
+ * @param argv How to start stall-watch.
+ * @param expectVersion The version `--version` must print.
+ * @returns One line per failed check; empty when all passed.
+ */
+export async function smokeTest(
+  argv: readonly string[],
+  expectVersion: string,
+): Promise<string[]> {
+  const failures: string[] = [];
+  const check = (ok: boolean, what: string, run?: Run) => {
+    if (!ok) {
+      failures.push(
+        run ? `${what} (exit ${run.code}, stderr: ${run.stderr.trim()})` : what,
+      );
+    }
+  };
+  const project = await Deno.makeTempDir({ prefix: "stall-watch-smoke-" });
+  try {
+    const version = await runIn(argv, project, ["--version"]);
+    check(
+      version.code === 0 && version.stdout === `stall-watch ${expectVersion}\n`,
+      `--version printed ${
+        JSON.stringify(version.stdout)
+      }, expected "stall-watch ${expectVersion}"`,
+      version,
+    );
+    const payload = (fixture: string, session: string) =>
+      JSON.stringify({
+        session_id: session,
+        transcript_path: join(REPO_ROOT, "fixtures", fixture),
+        cwd: project,
+        hook_event_name: "Stop",
+        stop_hook_active: false,
+      });
+    const stalled = await runIn(
+      argv,
+      project,
+      [],
+      payload("pending_tool_use_split_lines.jsonl", "smoke"),
+    );
+    check(
+      stalled.code === 2 &&
+        stalled.stderr.includes("stall_watch: 1 pending tool_use in "),
+      "the hook did not block a stalled transcript with exit 2",
+      stalled,
+    );
+    const state = join(project, ".claude", "stall_watch", "smoke.json");
+    check(
+      await Deno.stat(state).then(() => true, () => false),
+      `no session state at ${state}`,
+    );
+    const entries = [];
+    for await (const entry of Deno.readDir(project)) entries.push(entry.name);
+    check(
+      entries.join() === ".claude",
+      `the hook wrote outside .claude: ${entries.join(", ")}`,
+    );
+    const healthy = await runIn(
+      argv,
+      project,
+      [],
+      payload("healthy_text_after_results.jsonl", "smoke-healthy"),
+    );
+    check(
+      healthy.code === 0 && healthy.stdout === "",
+      "the hook did not allow a healthy transcript with exit 0",
+      healthy,
+    );
+    const usage = await runIn(argv, project, ["--no-such-option"]);
+    check(
+      usage.code === 64 && usage.stderr.trim().split("\n").length === 1,
+      "an unknown option did not give one line and exit 64",
+      usage,
+    );
+  } finally {
+    await Deno.remove(project, { recursive: true }).catch(() => {});
+  }
+  return failures;
+}
+
+if (import.meta.main) {
+  const args = [...Deno.args];
+  let expected: string | undefined;
+  if (args[0] === "--expect-version") {
+    expected = args[1];
+    args.splice(0, 2);
+  }
+  if (args.length === 0 || expected === "") {
+    console.error(
+      "usage: smoke_test.ts [--expect-version X.Y.Z] <program> [args...]",
+    );
+    Deno.exit(64);
+  }
+  expected ??= JSON.parse(
+    await Deno.readTextFile(join(REPO_ROOT, "deno.json")),
+  ).version as string;
+  const failures = await smokeTest(args, expected);
+  for (const failure of failures) console.error(`smoke: FAIL ${failure}`);
+  console.log(
+    failures.length === 0
+      ? `smoke: ${args[0]} passed (stall-watch ${expected})`
+      : `smoke: ${failures.length} check(s) failed`,
+  );
+  Deno.exit(failures.length === 0 ? 0 : 1);
+}
