@@ -1,0 +1,96 @@
+/**
+ * Measures what an idle watchdog costs: one `stall-watch watch` process (under
+ * the release permission flags) waits on an answered tool result that nobody
+ * follows up, with an idle window longer than the measurement, and its CPU
+ * time (user + system, all threads, from /proc/<pid>/stat) is sampled after
+ * its first look at the transcript and again at the end of the window.
+ *
+ * Linux only (reads /proc). Usage:
+ *   deno run -A tests/bench/watch_idle_cpu.ts [window_seconds=30] [idle_seconds=90]
+ *
+ * `idle_seconds` sets the tick (a tenth of it, at most one second); the
+ * window must be shorter than it so the watcher stays idle throughout.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { spawnStallWatch, tempProject } from "../support/hook_process.ts";
+import {
+  newId,
+  postToolUsePayload,
+  SessionTranscript,
+  waitUntil,
+} from "../support/watch_session.ts";
+
+/** Clock ticks per second of /proc/<pid>/stat (`getconf CLK_TCK`, 100 on Linux). */
+const CLK_TCK = 100;
+
+/** User + system CPU seconds of a process, all its threads. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  // Fields after the ")" that closes the command name: utime is 14th, stime 15th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+const windowSeconds = Number(Deno.args[0] ?? 30);
+const idleSeconds = Number(Deno.args[1] ?? 90);
+if (!(windowSeconds > 0 && idleSeconds > windowSeconds)) {
+  console.error(
+    "usage: watch_idle_cpu.ts [window_seconds] [idle_seconds > window]",
+  );
+  Deno.exit(64);
+}
+
+const project = await tempProject();
+try {
+  const t = new SessionTranscript(project.dir);
+  const id = newId("toolu_");
+  await t.append(
+    t.prompt("Run the tests."),
+    t.toolUse(id, "Bash", { command: "npm test" }),
+    t.result(id, "Tests  48 passed (48)"),
+  );
+  const log = ".claude/stall_watch/events.jsonl";
+  const watcher = await spawnStallWatch({
+    cwd: project.dir,
+    args: ["watch"],
+    stdin: postToolUsePayload(t, id, "Bash"),
+    env: {
+      STALL_WATCH_IDLE_SECONDS: String(idleSeconds),
+      STALL_WATCH_WATCH_MAX_SECONDS: String(windowSeconds + 60),
+      STALL_WATCH_LOG_FILE: log,
+    },
+  });
+  await waitUntil(async () => {
+    try {
+      return (await Deno.readTextFile(join(project.dir, log))).includes(
+        '"watch_started"',
+      );
+    } catch {
+      return false;
+    }
+  }, "the watcher to start");
+  const startup = await cpuSeconds(watcher.pid);
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, windowSeconds * 1000));
+  const idle = (await cpuSeconds(watcher.pid)) - startup;
+  const wall = (performance.now() - started) / 1000;
+  watcher.kill();
+  await watcher.finished;
+  const tick = Math.min(1, Math.max(0.02, idleSeconds / 10));
+  console.log(
+    [
+      `idle watcher, tick ${tick}s, ${wall.toFixed(1)} s window:`,
+      `  start-up (process start to first look): ${
+        (startup * 1000).toFixed(0)
+      } ms CPU`,
+      `  idle: ${(idle * 1000).toFixed(0)} ms CPU = ${
+        (100 * idle / wall).toFixed(3)
+      }% of one core (resolution ${1000 / CLK_TCK} ms)`,
+    ].join("\n"),
+  );
+} finally {
+  await project.cleanup();
+}
