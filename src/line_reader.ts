@@ -34,6 +34,15 @@ export interface LineReaderOptions {
   keepBytes?: number;
 }
 
+/** Options of {@link readLinesForward}. */
+export interface ForwardReaderOptions extends LineReaderOptions {
+  /**
+   * A read buffer to reuse (its length is the chunk size), so scanning
+   * thousands of files does not allocate a fresh chunk for each.
+   */
+  buffer?: Uint8Array;
+}
+
 /** The reader defaults: 64 KiB reads, lines over 1 MiB clipped to 64 KiB ends. */
 export const DEFAULT_LINE_READER_OPTIONS: Readonly<
   Required<LineReaderOptions>
@@ -143,13 +152,13 @@ export async function* readLinesBackward(
  */
 export async function* readLinesForward(
   file: ReadableAt,
-  options: LineReaderOptions = {},
+  options: ForwardReaderOptions = {},
 ): AsyncGenerator<RawLine & { line: number }> {
   const { chunkBytes, maxLineBytes, keepBytes } = {
     ...DEFAULT_LINE_READER_OPTIONS,
     ...options,
   };
-  const buffer = new Uint8Array(chunkBytes);
+  const buffer = options.buffer ?? new Uint8Array(chunkBytes);
   let carry: Uint8Array[] = []; // pieces of a line that spans chunks
   let carryBytes = 0;
   let overflowed = false; // the carried line is longer than maxLineBytes
@@ -171,25 +180,30 @@ export async function* readLinesForward(
       const length = consumed + newline - lineStart;
       let line: RawLine;
       if (overflowed) {
-        const tail = lastBytes(concat([recent, piece]), keepBytes);
-        line = clippedLine(
-          lineStart,
+        line = {
+          offset: lineStart,
           length,
-          carry[0] ?? EMPTY,
-          tail,
-          keepBytes,
-        );
+          head: carry[0] ?? EMPTY,
+          tail: lastOf([recent, piece], keepBytes),
+          clipped: true,
+        };
+      } else if (length > maxLineBytes) {
+        const pieces = [...carry, piece];
+        line = {
+          offset: lineStart,
+          length,
+          head: firstOf(pieces, keepBytes),
+          tail: lastOf(pieces, keepBytes),
+          clipped: true,
+        };
       } else {
-        const bytes = carryBytes === 0 ? piece : concat([...carry, piece]);
-        line = length > maxLineBytes
-          ? clippedLine(lineStart, length, bytes, bytes, keepBytes)
-          : {
-            offset: lineStart,
-            length,
-            head: bytes,
-            tail: EMPTY,
-            clipped: false,
-          };
+        line = {
+          offset: lineStart,
+          length,
+          head: carryBytes === 0 ? piece : concat([...carry, piece]),
+          tail: EMPTY,
+          clipped: false,
+        };
       }
       yield { ...line, line: lineNumber };
       carry = [];
@@ -199,23 +213,25 @@ export async function* readLinesForward(
       start = newline + 1;
       lineStart = consumed + start;
     }
-    if (start < read) appendCarry(chunk.slice(start));
+    if (start < read) appendCarry(chunk.subarray(start));
     consumed += read;
   }
 
+  /** Keeps what a line spanning chunks needs; `bytes` views the buffer. */
   function appendCarry(bytes: Uint8Array): void {
     if (overflowed) {
-      recent = lastBytes(concat([recent, bytes]), keepBytes).slice();
-      return;
+      recent = lastOf([recent, bytes], keepBytes).slice();
+    } else if (carryBytes + bytes.length <= maxLineBytes) {
+      carry.push(bytes.slice());
+      carryBytes += bytes.length;
+    } else {
+      // Overlong: copy only its head and its most recent bytes, never the
+      // middle, so a multi-megabyte line costs no more than a scan for `\n`.
+      const pieces = [...carry, bytes];
+      recent = lastOf(pieces, keepBytes).slice();
+      carry = [firstOf(pieces, keepBytes).slice()];
+      overflowed = true;
     }
-    carry.push(bytes);
-    carryBytes += bytes.length;
-    if (carryBytes <= maxLineBytes) return;
-    // Keep only the head and the most recent bytes of an overlong line.
-    const joined = concat(carry);
-    carry = [joined.slice(0, keepBytes)];
-    recent = lastBytes(joined, keepBytes).slice();
-    overflowed = true;
   }
 }
 
@@ -239,6 +255,42 @@ function clippedLine(
 
 function lastBytes(bytes: Uint8Array, count: number): Uint8Array {
   return bytes.length <= count ? bytes : bytes.subarray(bytes.length - count);
+}
+
+/** The first `count` bytes of pieces in file order, copying only those. */
+function firstOf(pieces: Uint8Array[], count: number): Uint8Array {
+  const first = pieces[0] ?? EMPTY;
+  if (first.length >= count || pieces.length === 1) {
+    return first.subarray(0, count);
+  }
+  const total = pieces.reduce((n, p) => n + p.length, 0);
+  const out = new Uint8Array(Math.min(count, total));
+  let at = 0;
+  for (const piece of pieces) {
+    if (at >= out.length) break;
+    const take = piece.subarray(0, out.length - at);
+    out.set(take, at);
+    at += take.length;
+  }
+  return out;
+}
+
+/** The last `count` bytes of pieces in file order, copying only those. */
+function lastOf(pieces: Uint8Array[], count: number): Uint8Array {
+  const last = pieces.at(-1) ?? EMPTY;
+  if (last.length >= count || pieces.length === 1) {
+    return lastBytes(last, count);
+  }
+  const total = pieces.reduce((n, p) => n + p.length, 0);
+  const out = new Uint8Array(Math.min(count, total));
+  let at = out.length;
+  for (let i = pieces.length - 1; i >= 0 && at > 0; i--) {
+    const piece = pieces[i] as Uint8Array;
+    const take = piece.subarray(Math.max(0, piece.length - at));
+    at -= take.length;
+    out.set(take, at);
+  }
+  return out;
 }
 
 /** Joins pieces collected newest-first (rightmost first) into file order. */

@@ -162,3 +162,61 @@ Deno.test("line readers clip every overlong line to its exact head and tail", as
     { numRuns: 300 },
   );
 });
+
+Deno.test("readLinesForward() clips exactly for any limits, chunk size and short reads, reusing a buffer", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.string({ unit: fc.constantFrom("a", "b", "é", "\n") }), {
+        maxLength: 40,
+      }),
+      fc.integer({ min: 1, max: 40 }),
+      fc.integer({ min: 1, max: 9 }),
+      fc.integer({ min: 1, max: 30 }),
+      fc.integer({ min: 1, max: 30 }),
+      async (parts, chunkBytes, maxRead, maxLineBytes, keepWanted) => {
+        const bytes = utf8(parts.join(""));
+        const keepBytes = Math.min(keepWanted, maxLineBytes);
+        const buffer = new Uint8Array(chunkBytes);
+        const expected: Uint8Array[] = [];
+        for (
+          let start = 0, nl;
+          (nl = bytes.indexOf(10, start)) >= 0;
+          start = nl + 1
+        ) {
+          expected.push(bytes.subarray(start, nl));
+        }
+        // Twice with the same buffer: a reused buffer must not leak state.
+        for (let round = 0; round < 2; round++) {
+          const lines = [];
+          for await (
+            const line of readLinesForward(memoryFile(bytes, maxRead), {
+              maxLineBytes,
+              keepBytes,
+              buffer,
+            })
+          ) {
+            lines.push({
+              ...line,
+              head: line.head.slice(),
+              tail: line.tail.slice(),
+            });
+          }
+          assert.equal(lines.length, expected.length);
+          lines.forEach((line, i) => {
+            const want = expected[i] as Uint8Array;
+            assert.equal(line.line, i + 1);
+            assert.equal(line.length, want.length);
+            assert.equal(line.clipped, want.length > maxLineBytes);
+            if (line.clipped) {
+              assert.deepEqual(line.head, want.slice(0, keepBytes));
+              assert.deepEqual(line.tail, want.slice(want.length - keepBytes));
+            } else {
+              assert.deepEqual(line.head, want.slice());
+            }
+          });
+        }
+      },
+    ),
+    { numRuns: 500 },
+  );
+});
