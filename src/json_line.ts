@@ -10,10 +10,7 @@
 
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
 
-/** Characters trimmed from both ends of a line before parsing. */
 // deno-lint-ignore no-control-regex -- NUL runs are what lost writes leave
-const EDGE_JUNK = /^[\s\u0000\ufeff]+|[\s\u0000]+$/g;
-// deno-lint-ignore no-control-regex -- see above
 const NUL_RUN = /\u0000+/;
 
 /** Decodes bytes as UTF-8, replacing invalid sequences instead of failing. */
@@ -31,9 +28,11 @@ export function decodeUtf8(bytes: Uint8Array): string {
  * @returns The plain objects found; arrays, strings and numbers are dropped.
  */
 export function parseJsonObjects(text: string): Record<string, unknown>[] {
-  const trimmed = text.replace(EDGE_JUNK, "");
+  const trimmed = trimEdges(text);
   if (trimmed === "") return [];
-  const pieces = NUL_RUN.test(trimmed) ? trimmed.split(NUL_RUN) : [trimmed];
+  const pieces = trimmed.includes("\u0000")
+    ? trimmed.split(NUL_RUN)
+    : [trimmed];
   const objects: Record<string, unknown>[] = [];
   for (const piece of pieces) {
     const value = parseOrUndefined(piece.trim());
@@ -47,6 +46,28 @@ export function isPlainObject(
   value: unknown,
 ): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Trims whitespace, NUL and BOM characters from both ends. A loop over the
+ * ends only: an anchored-at-end regex would scan the whole line.
+ */
+function trimEdges(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isEdgeJunk(text.charCodeAt(start))) start++;
+  while (end > start && isEdgeJunk(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+const WHITESPACE = /\s/;
+
+function isEdgeJunk(code: number): boolean {
+  if (code === 0x20 || code === 0x00 || (code >= 0x09 && code <= 0x0d)) {
+    return true;
+  }
+  // `\s` also covers NBSP, BOM and the Unicode spaces.
+  return code >= 0x80 && WHITESPACE.test(String.fromCharCode(code));
 }
 
 function parseOrUndefined(text: string): unknown {
