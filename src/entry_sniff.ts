@@ -93,13 +93,23 @@ export function sniffEntry(
     : { kind: "prompt", ...base };
 }
 
+const STRING_FIELDS = new Map<string, RegExp>();
+const TRUE_FIELDS = new Map<string, RegExp>();
+
 function stringField(text: string, name: string): string | null {
-  const match = new RegExp(`(?<!\\\\)"${name}"\\s*:\\s*"([^"\\\\]+)"`).exec(
-    text,
-  );
-  return match?.[1] ?? null;
+  let pattern = STRING_FIELDS.get(name);
+  if (!pattern) {
+    pattern = new RegExp(`(?<!\\\\)"${name}"\\s*:\\s*"([^"\\\\]+)"`);
+    STRING_FIELDS.set(name, pattern);
+  }
+  return pattern.exec(text)?.[1] ?? null;
 }
 
 function hasTrue(text: string, name: string): boolean {
-  return new RegExp(`(?<!\\\\)"${name}"\\s*:\\s*true`).test(text);
+  let pattern = TRUE_FIELDS.get(name);
+  if (!pattern) {
+    pattern = new RegExp(`(?<!\\\\)"${name}"\\s*:\\s*true`);
+    TRUE_FIELDS.set(name, pattern);
+  }
+  return pattern.test(text);
 }
