@@ -86,12 +86,15 @@ export class BackwardTurnCollector {
  *
  * Push entries one by one; a push that starts a new turn returns the turn it
  * closed. Call {@link ForwardTurnSplitter.finish} at the end of the file for
- * the last turn.
+ * the last turn. As in {@link BackwardTurnCollector}, an entry stamped with
+ * the current turn's promptId belongs to it whatever it looks like.
  */
 export class ForwardTurnSplitter {
   #includeSidechains: boolean;
   #current: Entry[] = [];
   #currentPromptId: string | null = null;
+  #openedAtLine = 0; // the prompt or boundary that opened #current, 0 = none
+  #closedStartLine = 0;
 
   /** @param options Whether sidechain entries belong to the turns. */
   constructor(options: Pick<TurnOptions, "includeSidechains">) {
@@ -105,17 +108,17 @@ export class ForwardTurnSplitter {
    */
   push(entry: Entry): Entry[] | null {
     if (entry.sidechain && !this.#includeSidechains) return null;
+    const ownTurn = entry.promptId !== null &&
+      entry.promptId === this.#currentPromptId;
     const promptChanged = entry.promptId !== null &&
-      this.#currentPromptId !== null &&
-      entry.promptId !== this.#currentPromptId;
-    if (
-      entry.kind === "boundary" || entry.kind === "prompt" || promptChanged
-    ) {
+      this.#currentPromptId !== null && !ownTurn;
+    const opens = entry.kind === "boundary" ||
+      (entry.kind === "prompt" && !ownTurn);
+    if (opens || promptChanged) {
       const closed = this.#take();
       this.#currentPromptId = entry.promptId;
-      if (entry.kind !== "boundary" && entry.kind !== "prompt") {
-        this.#current.push(entry);
-      }
+      this.#openedAtLine = opens ? entry.line : 0;
+      if (!opens) this.#current.push(entry);
       return closed;
     }
     this.#currentPromptId ??= entry.promptId;
@@ -128,9 +131,19 @@ export class ForwardTurnSplitter {
     return this.#take();
   }
 
+  /**
+   * Where the turn last returned by {@link push} or {@link finish} starts:
+   * the 1-based line of the prompt or compaction boundary that opened it,
+   * else of its first entry (0 when the entries carry no line numbers).
+   */
+  get closedTurnStartLine(): number {
+    return this.#closedStartLine;
+  }
+
   #take(): Entry[] | null {
     const turn = this.#current;
     this.#current = [];
+    this.#closedStartLine = this.#openedAtLine || (turn[0]?.line ?? 0);
     return turn.length > 0 ? turn : null;
   }
 }
