@@ -44,6 +44,13 @@ export interface StallSignature {
 export interface ClassifyContext {
   /** Running background work from the Stop payload. */
   backgroundTasks: readonly BackgroundTask[];
+  /**
+   * History rule: a call left without a result is not a stall when the
+   * model acted again in a later message of the turn (it moved on, e.g.
+   * retried after a nudge), so only the turn's last model activity can
+   * stall. Off for the hook, which nudges every unanswered call.
+   */
+  ignoreSupersededCalls?: boolean;
 }
 
 /** The classifier's answer for one turn. */
@@ -57,6 +64,13 @@ interface Located<T> {
   value: T;
   entry: Entry;
   index: number;
+}
+
+/** Lines of one API message share its id; without one, a line is a message. */
+function messageKey(entry: Entry): string {
+  return entry.kind === "assistant" && entry.messageId !== null
+    ? entry.messageId
+    : `line:${entry.offset}`;
 }
 
 /**
@@ -113,9 +127,14 @@ export function classifyTurn(
     return healthy("the user declined or interrupted a tool call");
   }
 
+  const lastEntry = turn[lastActivity];
+  const lastMessage = lastEntry ? messageKey(lastEntry) : null;
+  const superseded = (use: Located<string>): boolean =>
+    context.ignoreSupersededCalls === true && use.index < lastActivity &&
+    messageKey(use.entry) !== lastMessage;
   const candidates: StallSignature[] = [];
   for (const [id, use] of uses) {
-    if (results.has(id)) continue;
+    if (results.has(id) || superseded(use)) continue;
     const hung = use.value.startsWith("mcp__");
     candidates.push({
       kind: hung ? "hung_mcp_call" : "pending_tool_use",
