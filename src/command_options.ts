@@ -26,11 +26,48 @@ export function parseOptions(
   args: readonly string[],
   spec: OptionSpec,
 ): ParsedOptions {
+  return parseCommandLine(command, args, spec, 0).options;
+}
+
+/** Options plus the positional arguments of a command line. */
+export interface CommandLine {
+  options: ParsedOptions;
+  positionals: string[];
+}
+
+/**
+ * Like {@link parseOptions}, for commands that also take up to
+ * `maxPositionals` positional arguments. A positional starting with `-`
+ * goes after `--`.
+ *
+ * @throws {UsageError} As {@link parseOptions}, and for surplus positional
+ * arguments.
+ */
+export function parseCommandLine(
+  command: string,
+  args: readonly string[],
+  spec: OptionSpec,
+  maxPositionals: number,
+): CommandLine {
   const parsed: ParsedOptions = {};
+  const positionals: string[] = [];
   const hint = `run "stall-watch help ${command}"`;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (!arg.startsWith("--") || arg === "--") {
+      if (maxPositionals > 0 && arg === "--") {
+        positionals.push(...args.slice(i + 1));
+        break;
+      }
+      if (maxPositionals > 0 && arg.startsWith("-") && arg !== "-") {
+        throw new UsageError(
+          `Unknown option "${arg}" for "${command}": ${hint}`,
+        );
+      }
+      if (positionals.length < maxPositionals) {
+        positionals.push(arg);
+        continue;
+      }
       throw new UsageError(
         `Unexpected argument "${arg}" for "${command}": ${hint}`,
       );
@@ -56,7 +93,14 @@ export function parseOptions(
     }
     parsed[name] = value;
   }
-  return parsed;
+  if (positionals.length > maxPositionals) {
+    throw new UsageError(
+      `Unexpected argument "${
+        positionals[maxPositionals]
+      }" for "${command}": ${hint}`,
+    );
+  }
+  return { options: parsed, positionals };
 }
 
 /**
