@@ -323,6 +323,25 @@ Deno.test("watch shares the per-tool_use_id budget with the Stop hook and exits 
   });
 });
 
+Deno.test("watch leaves a turn the Stop hook just blocked to the model: no double nudge", async () => {
+  await withSession(async (s) => {
+    await s.transcript.append(s.transcript.result(s.callId, "Tests  1 failed"));
+    const running = await watch(s, { STALL_WATCH_IDLE_SECONDS: "60" });
+    await watching(s);
+    // Stop fired and stall-watch's Stop hook blocked: the turn goes on.
+    const hook = "/home/dev/.local/bin/stall-watch";
+    await s.transcript.append(
+      s.transcript.stopHookSummary(hook),
+      s.transcript.stopHookFeedback(hook, "stall_watch: 1 missing follow-up"),
+    );
+    assert.equal(await exitWithin(running, 1_500), null, "still watching");
+    await s.transcript.append(s.transcript.text("The discount fix is in."));
+    const result = await finished(running, 10_000);
+    assert.deepEqual([result.code, result.stderr], [0, ""]);
+    assert.equal(await outcomeOf(s), "followed_up");
+  });
+});
+
 Deno.test("watch ends silently on a new human prompt, an interrupt, or the deadline", async (t) => {
   await t.step("new prompt", async () => {
     await withSession(async (s) => {

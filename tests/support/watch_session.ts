@@ -104,6 +104,32 @@ export class SessionTranscript {
     });
   }
 
+  /** The line Claude Code writes after running the Stop hooks. */
+  stopHookSummary(command: string): string {
+    return this.#entry("system", {
+      subtype: "stop_hook_summary",
+      hookCount: 1,
+      hookInfos: [{ command }],
+      hookErrors: [],
+      preventedContinuation: false,
+      stopReason: "",
+      hasOutput: true,
+      level: "suggestion",
+      isMeta: false,
+    });
+  }
+
+  /** A blocking Stop hook's text, fed back to the model (not a human prompt). */
+  stopHookFeedback(command: string, text: string): string {
+    return this.#entry("user", {
+      message: {
+        role: "user",
+        content: `Stop hook feedback:\n[${command}]: ${text}`,
+      },
+      isMeta: true,
+    });
+  }
+
   /** A metadata line (no uuid), as re-appended after turns. */
   snapshot(): string {
     const messageId = crypto.randomUUID();
