@@ -18,10 +18,15 @@ import { type FakeIO, fakeIO } from "./support/fake_io.ts";
 import { runStallWatch, tempProject } from "./support/hook_process.ts";
 
 const posix = Deno.build.os !== "windows";
+/** Settings file names as doctor prints them (native separators). */
+const PROJECT = join(".claude", "settings.json");
+const LOCAL = join(".claude", "settings.local.json");
 
 interface Setup {
   dir: string;
   bin: string;
+  /** `bin` as handlers hold it (forward slashes on Windows). */
+  shown: string;
   io(env?: Record<string, string>): FakeIO;
   doctor(env?: Record<string, string>): Promise<{ code: number; out: string }>;
   write(name: string, text: string): Promise<void>;
@@ -44,6 +49,7 @@ async function withSetup(fn: (setup: Setup) => Promise<void>) {
   const setup: Setup = {
     dir,
     bin,
+    shown: bin.replaceAll("\\", "/"),
     io,
     async doctor(env) {
       const fake = io(env);
@@ -76,13 +82,13 @@ Deno.test("doctor passes a fresh install and lists where stall-watch is register
     assert.match(out, /All checks passed\.\n$/);
     assert.ok(
       out.includes(
-        `  ok    Stop in .claude/settings.local.json: ${s.bin} (timeout 30 s)\n`,
+        `  ok    Stop in ${LOCAL}: ${s.shown} (timeout 30 s)\n`,
       ),
       out,
     );
     assert.ok(
       out.includes(
-        `PostToolUse in .claude/settings.local.json: ${s.bin} watch (timeout 660 s)`,
+        `PostToolUse in ${LOCAL}: ${s.shown} watch (timeout 660 s)`,
       ),
     );
     assert.ok(
@@ -117,7 +123,7 @@ Deno.test("doctor flags a missing or non-executable program with the fix", async
       const { code, out } = await s.doctor();
       assert.equal(code, 1);
       assert.deepEqual(lines(out, "FAIL"), [
-        `  FAIL  Stop in .claude/settings.local.json: ${s.bin} is not executable`,
+        `  FAIL  Stop in ${LOCAL}: ${s.shown} is not executable`,
       ]);
       assert.ok(out.includes(`        fix: chmod +x ${s.bin}\n`));
     }
@@ -125,7 +131,7 @@ Deno.test("doctor flags a missing or non-executable program with the fix", async
     const { code, out } = await s.doctor();
     assert.equal(code, 1);
     assert.deepEqual(lines(out, "FAIL"), [
-      `  FAIL  Stop in .claude/settings.local.json: ${s.bin} does not exist`,
+      `  FAIL  Stop in ${LOCAL}: ${s.shown} does not exist`,
     ]);
   });
 });
@@ -137,7 +143,7 @@ Deno.test("doctor flags a settings file that is not strict JSON", async () => {
     const { code, out } = await s.doctor();
     assert.equal(code, 1);
     assert.deepEqual(lines(out, "FAIL"), [
-      "  FAIL  .claude/settings.json is not strict JSON (1:20 PropertyNameExpected); " +
+      `  FAIL  ${PROJECT} is not strict JSON (1:20 PropertyNameExpected); ` +
       "Claude Code ignores such a file: fix it first",
     ]);
   });
@@ -150,7 +156,7 @@ Deno.test("doctor flags an if, a missing timeout, a relative path and duplicates
       JSON.stringify({
         hooks: {
           Stop: [{
-            hooks: [{ type: "command", command: s.bin, if: "Bash(*)" }],
+            hooks: [{ type: "command", command: s.shown, if: "Bash(*)" }],
           }],
           SubagentStop: [{
             hooks: [{
@@ -167,11 +173,11 @@ Deno.test("doctor flags an if, a missing timeout, a relative path and duplicates
     assert.equal(code, 1);
     const fails = lines(out, "FAIL").map((l) => l.slice(8));
     assert.deepEqual(fails, [
-      `Stop in .claude/settings.json: no "timeout" (Claude Code would wait up to 600 s)`,
-      `Stop in .claude/settings.json: has an "if", so it never runs`,
-      "SubagentStop in .claude/settings.json: bin/stall-watch is not an absolute path",
-      "Stop runs stall-watch 2 times (different commands in .claude/settings.json, " +
-      ".claude/settings.local.json), so each stall is nudged 2 times",
+      `Stop in ${PROJECT}: no "timeout" (Claude Code would wait up to 600 s)`,
+      `Stop in ${PROJECT}: has an "if", so it never runs`,
+      `SubagentStop in ${PROJECT}: bin/stall-watch is not an absolute path`,
+      `Stop runs stall-watch 2 times (different commands in ${PROJECT}, ` +
+      `${LOCAL}), so each stall is nudged 2 times`,
     ]);
     assert.ok(out.includes('        fix: remove the "if" field\n'));
     assert.ok(out.includes(
@@ -228,14 +234,16 @@ Deno.test("doctor warns about a shell command that does not start in the project
       "settings.local.json",
       JSON.stringify({
         hooks: {
-          Stop: [{ hooks: [{ type: "command", command: s.bin, timeout: 9 }] }],
+          Stop: [{
+            hooks: [{ type: "command", command: s.shown, timeout: 9 }],
+          }],
         },
       }),
     );
     const { code, out } = await s.doctor();
     assert.equal(code, 0, out);
     assert.deepEqual(lines(out, "warn").map((l) => l.slice(8)), [
-      "Stop in .claude/settings.local.json: starts in the session's current folder, not the project root",
+      `Stop in ${LOCAL}: starts in the session's current folder, not the project root`,
     ]);
   });
 });
@@ -249,14 +257,14 @@ Deno.test("doctor checks the watch handler's async flags and timeout", async () 
           Stop: [{
             hooks: [{
               type: "command",
-              command: `cd "$CLAUDE_PROJECT_DIR" && ${s.bin}`,
+              command: `cd "$CLAUDE_PROJECT_DIR" && ${s.shown}`,
               timeout: 30,
             }],
           }],
           PostToolUse: [{
             hooks: [{
               type: "command",
-              command: `${s.bin} watch`,
+              command: `${s.shown} watch`,
               timeout: 600,
             }],
           }],
@@ -266,8 +274,8 @@ Deno.test("doctor checks the watch handler's async flags and timeout", async () 
     const { code, out } = await s.doctor();
     assert.equal(code, 1);
     assert.deepEqual(lines(out, "FAIL").map((l) => l.slice(8)), [
-      'PostToolUse in .claude/settings.json: the watch handler needs "async": true and "asyncRewake": true',
-      "PostToolUse in .claude/settings.json: timeout 600 s is not above the watchdog's deadline (600 s)",
+      `PostToolUse in ${PROJECT}: the watch handler needs "async": true and "asyncRewake": true`,
+      `PostToolUse in ${PROJECT}: timeout 600 s is not above the watchdog's deadline (600 s)`,
     ]);
   });
 });

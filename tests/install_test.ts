@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { main } from "../src/cli.ts";
-import { shellQuote } from "../src/hook_command.ts";
+import { describeCommand, shellQuote } from "../src/hook_command.ts";
 import { BACKUP_DIR } from "../src/settings_file.ts";
 import { FIXTURES_DIR } from "./support/cases.ts";
 import { type FakeIO, fakeIO } from "./support/fake_io.ts";
@@ -19,8 +19,18 @@ import {
 } from "./support/hook_process.ts";
 
 const BIN = "/usr/local/bin/stall-watch";
-const HANDLER_COMMAND = `cd "$CLAUDE_PROJECT_DIR" && ${BIN}`;
-const posixOnly = Deno.build.os === "windows";
+const windows = Deno.build.os === "windows";
+/** What install registers for BIN on this platform (exec form on Windows). */
+const HANDLER: Record<string, unknown> = windows
+  ? { type: "command", command: BIN, args: [], timeout: 30 }
+  : {
+    type: "command",
+    command: `cd "$CLAUDE_PROJECT_DIR" && ${BIN}`,
+    timeout: 30,
+  };
+/** Settings file names as the commands print them (native separators). */
+const PROJECT = join(".claude", "settings.json");
+const LOCAL = join(".claude", "settings.local.json");
 
 function io(cwd: string, env: Record<string, string> = {}): FakeIO {
   return { ...fakeIO({ cwd, env }), execPath: BIN };
@@ -53,9 +63,9 @@ async function listTree(dir: string, prefix = ""): Promise<string[]> {
   return names.sort();
 }
 
-function stopCommands(text: string): unknown[] {
+function stopHandlers(text: string): unknown[] {
   return JSON.parse(text).hooks.Stop.flatMap((g: { hooks: unknown[] }) =>
-    g.hooks.map((h) => (h as { command: unknown }).command)
+    g.hooks
   );
 }
 
@@ -64,12 +74,10 @@ Deno.test("install writes .claude/settings.local.json by default and says what i
     const fake = io(dir);
     assert.equal(await main(["install"], fake), 0);
     const file = join(dir, ".claude", "settings.local.json");
-    assert.deepEqual(stopCommands(await Deno.readTextFile(file)), [
-      HANDLER_COMMAND,
-    ]);
+    assert.deepEqual(stopHandlers(await Deno.readTextFile(file)), [HANDLER]);
     assert.deepEqual(fake.stdout.join("").split("\n"), [
-      "Updated .claude/settings.local.json:",
-      `  Stop: added ${HANDLER_COMMAND}`,
+      `Updated ${LOCAL}:`,
+      `  Stop: added ${describeCommand(HANDLER)}`,
       "Check the set-up with: stall-watch doctor",
       "",
     ]);
@@ -89,7 +97,7 @@ Deno.test("install twice changes nothing the second time and writes no backup", 
     const again = io(dir);
     assert.equal(await main(["install", "--subagents"], again), 0);
     assert.deepEqual(again.stdout, [
-      ".claude/settings.local.json: nothing to change\n",
+      `${LOCAL}: nothing to change\n`,
     ]);
     assert.deepEqual(await Deno.readFile(file), before);
     assert.equal(await exists(join(dir, BACKUP_DIR)), false);
@@ -114,11 +122,14 @@ Deno.test("install updates an older entry in settings.json and backs up the old 
       0,
     );
     const text = await Deno.readTextFile(file);
+    // Only the changed values are rewritten; exec form adds "args" inline.
     assert.equal(
       text,
       old.replace(
         '"/old/stall-watch", "timeout": 20',
-        `${JSON.stringify(HANDLER_COMMAND)}, "timeout": 45`,
+        `${JSON.stringify(HANDLER.command)}, "timeout": 45${
+          windows ? ', "args": []' : ""
+        }`,
       ),
     );
     const [backup] = await Array.fromAsync(Deno.readDir(join(dir, BACKUP_DIR)));
@@ -127,9 +138,9 @@ Deno.test("install updates an older entry in settings.json and backs up the old 
       await Deno.readTextFile(join(dir, BACKUP_DIR, backup?.name ?? "")),
       old,
     );
-    assert.match(
-      fake.stdout[0] ?? "",
-      /^Updated \.claude\/settings\.json \(backup: \.claude\/stall_watch\/backups\/settings\.json\.\d{8}T\d{6}Z\.bak\):/,
+    assert.equal(
+      fake.stdout.join("").split("\n")[0],
+      `Updated ${PROJECT} (backup: ${join(BACKUP_DIR, backup?.name ?? "")}):`,
     );
   });
 });
@@ -143,7 +154,7 @@ Deno.test("install refuses a settings file with comments and leaves it untouched
     const fake = io(dir);
     assert.equal(await main(["install"], fake), 1);
     assert.deepEqual(errLines(fake), [
-      "stall-watch: Cannot install: .claude/settings.local.json is not strict JSON " +
+      `stall-watch: Cannot install: ${LOCAL} is not strict JSON ` +
       "(2:3 InvalidCommentToken); Claude Code ignores such a file: fix it first",
     ]);
     assert.equal(await Deno.readTextFile(file), text);
@@ -161,21 +172,17 @@ Deno.test("install --dry-run prints a diff and writes nothing", async () => {
       await main(["install", "--dry-run", "--scope", "project"], fake),
       0,
     );
-    const out = fake.stdout.join("");
-    assert.ok(
-      out.startsWith(
-        "--- .claude/settings.json\n+++ .claude/settings.json (after install)\n@@ -0,0 +1,15 @@\n+{\n",
-      ),
-      out,
-    );
-    assert.match(
-      out,
-      new RegExp(
-        `\\+ +"command": ${
-          JSON.stringify(JSON.stringify(HANDLER_COMMAND)).slice(1, -1)
-            .replaceAll("$", "\\$")
-        },\n`,
-      ),
+    const [from, to, hunk, ...added] = fake.stdout.join("").split("\n");
+    assert.deepEqual([from, to, hunk], [
+      `--- ${PROJECT}`,
+      `+++ ${PROJECT} (after install)`,
+      `@@ -0,0 +1,${windows ? 16 : 15} @@`,
+    ]);
+    assert.equal(added.pop(), "");
+    assert.ok(added.every((line) => line.startsWith("+")));
+    assert.deepEqual(
+      JSON.parse(added.map((line) => line.slice(1)).join("\n")),
+      { hooks: { Stop: [{ hooks: [HANDLER] }] } },
     );
     assert.deepEqual(await listTree(dir), []);
   });
@@ -201,10 +208,10 @@ Deno.test("install --scope user works from the home folder and explains itself e
       0,
     );
     assert.deepEqual(
-      stopCommands(
+      stopHandlers(
         await Deno.readTextFile(join(home, ".claude", "settings.json")),
       ),
-      [HANDLER_COMMAND],
+      [HANDLER],
     );
   });
 });
@@ -223,7 +230,7 @@ Deno.test("install --scope user follows CLAUDE_CONFIG_DIR", async () => {
       await main(["install", "--scope", "user", "--dry-run"], dry),
       0,
     );
-    assert.match(dry.stdout.join(""), /^--- .*cfg\/settings\.json\n/);
+    assert.match(dry.stdout.join(""), /^--- .*cfg[\\/]settings\.json\n/);
     assert.match(dry.stdout.join(""), /\nnote: Cannot install into /);
 
     const claudeDir = io(dir, { CLAUDE_CONFIG_DIR: join(dir, ".claude") });
@@ -235,7 +242,7 @@ Deno.test("install --scope user follows CLAUDE_CONFIG_DIR", async () => {
 Deno.test(
   "install refuses a settings file that is a symlink to outside .claude",
   {
-    ignore: posixOnly,
+    ignore: windows,
   },
   async () => {
     await withProject(async (dir) => {
@@ -313,11 +320,11 @@ Deno.test("uninstall removes only stall-watch and lists files that still registe
     assert.equal(await Deno.readTextFile(shared), other);
     assert.equal(
       fake.stdout.at(-1),
-      "stall-watch is still registered in .claude/settings.local.json (remove with --scope local)\n",
+      `stall-watch is still registered in ${LOCAL} (remove with --scope local)\n`,
     );
     const none = io(dir);
     assert.equal(await main(["uninstall", "--scope", "project"], none), 0);
-    assert.equal(none.stdout[0], ".claude/settings.json: nothing to change\n");
+    assert.equal(none.stdout[0], `${PROJECT}: nothing to change\n`);
   });
 });
 
@@ -420,7 +427,7 @@ Deno.test("install and uninstall as processes keep every write inside .claude", 
       args: ["install", "--scope", "user", "--watch"],
       env,
     });
-    assert.equal(again.stdout, ".claude/settings.json: nothing to change\n");
+    assert.equal(again.stdout, `${PROJECT}: nothing to change\n`);
     const removed = await runStallWatch({
       cwd: home,
       args: ["uninstall", "--scope", "user"],

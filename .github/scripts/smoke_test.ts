@@ -33,7 +33,17 @@ async function runIn(
   const [program, ...base] = argv;
   const env: Record<string, string> = { STALL_WATCH_LAG_WAIT_MS: "0" };
   for (
-    const name of ["PATH", "HOME", "DENO_DIR", "SYSTEMROOT", "USERPROFILE"]
+    const name of [
+      "PATH",
+      "HOME",
+      "DENO_DIR",
+      "TMPDIR",
+      "TEMP",
+      "TMP",
+      "SYSTEMROOT",
+      "USERPROFILE",
+      "LOCALAPPDATA",
+    ]
   ) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
