@@ -1,7 +1,7 @@
 /**
  * Makes a directory read-only for a test, in a way that also binds root
- * (which ignores permission bits): a read-only bind mount when running as
- * root, `chmod` otherwise.
+ * (which ignores permission bits): `chmod` first, and when a probe write
+ * still succeeds, a read-only bind mount.
  *
  * @module
  */
@@ -11,21 +11,26 @@ export async function makeReadOnly(
   dir: string,
 ): Promise<(() => Promise<void>) | null> {
   if (Deno.build.os === "windows") return null;
-  if (Deno.uid() !== 0) {
-    await Deno.chmod(dir, 0o555);
-    return () => Deno.chmod(dir, 0o755);
-  }
-  const mounted = await run("mount", ["--bind", "-o", "ro", dir, dir]);
-  if (!mounted) return null;
+  await Deno.chmod(dir, 0o555);
+  if (!(await canWrite(dir))) return () => Deno.chmod(dir, 0o755);
+  await Deno.chmod(dir, 0o755); // root ignores mode bits: try a mount
+  if (!(await run("mount", ["--bind", "-o", "ro", dir, dir]))) return null;
   // Some mount versions ignore "ro" on the first bind; make sure.
   await run("mount", ["-o", "remount,ro,bind", dir]);
+  if (await canWrite(dir)) {
+    await run("umount", [dir]);
+    return null;
+  }
+  return async () => void await run("umount", [dir]);
+}
+
+async function canWrite(dir: string): Promise<boolean> {
   try {
     await Deno.writeTextFile(`${dir}/.probe`, "x");
     await Deno.remove(`${dir}/.probe`);
-    await run("umount", [dir]);
-    return null;
+    return true;
   } catch {
-    return async () => void await run("umount", [dir]);
+    return false;
   }
 }
 
