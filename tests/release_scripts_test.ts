@@ -13,6 +13,7 @@ import {
   compileArgs,
   hookCmdJson,
   parseArgs,
+  REPO_ROOT,
   resolveTargets,
   TARGETS,
 } from "../.github/scripts/compile.ts";
@@ -23,7 +24,7 @@ import {
   packageRelease,
   sha256File,
 } from "../.github/scripts/package.ts";
-import { smokeTest } from "../.github/scripts/smoke_test.ts";
+import { parseSmokeArgs, smokeTest } from "../.github/scripts/smoke_test.ts";
 import { HOOK_PERMISSION_FLAGS } from "../src/permissions.ts";
 import { VERSION } from "../src/version.ts";
 import { hookCommand, tempProject } from "./support/hook_process.ts";
@@ -241,5 +242,33 @@ Deno.test("smokeTest() passes the build under test and catches a wrong version",
   assert.match(
     failures[0] ?? "",
     /^--version printed "stall-watch .*", expected "stall-watch 0\.0\.0-not-this"/,
+  );
+});
+
+Deno.test("parseSmokeArgs() finds a compiled target under dist/ or takes any argv", () => {
+  assert.deepEqual(
+    parseSmokeArgs(
+      ["--expect-version", "1.2.3", "--target", "host"],
+      "x86_64-pc-windows-msvc",
+    ),
+    {
+      expectVersion: "1.2.3",
+      argv: [
+        join(REPO_ROOT, "dist", "x86_64-pc-windows-msvc", "stall-watch.exe"),
+      ],
+    },
+  );
+  assert.deepEqual(parseSmokeArgs(["deno", "run", "main.ts"], "x"), {
+    expectVersion: null,
+    argv: ["deno", "run", "main.ts"],
+  });
+  assert.throws(() => parseSmokeArgs([], "x"), /no program to test/);
+  assert.throws(
+    () => parseSmokeArgs(["--expect-version"], "x"),
+    /needs a value/,
+  );
+  assert.throws(
+    () => parseSmokeArgs(["--target", "mips"], "x"),
+    /Unknown target "mips"/,
   );
 });

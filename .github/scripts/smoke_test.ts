@@ -5,9 +5,11 @@
  * a usage error (exit 64).
  *
  *   deno run --allow-read --allow-write --allow-run --allow-env \
- *     .github/scripts/smoke_test.ts [--expect-version X.Y.Z] <program> [args...]
+ *     .github/scripts/smoke_test.ts [--expect-version X.Y.Z] \
+ *     (--target <triple>|host | <program> [args...])
  *
- * `<program> [args...]` starts stall-watch (the compiled binary, or
+ * `--target` tests `dist/<triple>/stall-watch[.exe]` from the compile
+ * script; `<program> [args...]` starts any stall-watch (e.g.
  * `deno run <flags> main.ts`). The version defaults to `deno.json`'s.
  * Exit 0 when every check passes, 1 otherwise (each failure on stderr).
  *
@@ -15,7 +17,7 @@
  */
 
 import { join } from "node:path";
-import { REPO_ROOT } from "./compile.ts";
+import { binaryPath, REPO_ROOT, resolveTargets } from "./compile.ts";
 
 /** What a run printed and returned. */
 interface Run {
@@ -48,15 +50,12 @@ async function runIn(
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }
-  const child = new Deno.Command(program as string, {
-    args: [...base, ...args],
-    cwd,
-    env,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  let child: Deno.ChildProcess;
+  try {
+    child = spawn(program as string, [...base, ...args], cwd, env);
+  } catch (error) {
+    return { code: -1, stdout: "", stderr: `cannot start: ${error}` };
+  }
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode(stdin)).catch(() => {});
   await writer.close().catch(() => {});
@@ -67,6 +66,23 @@ async function runIn(
     stdout: decode(output.stdout),
     stderr: decode(output.stderr),
   };
+}
+
+function spawn(
+  program: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Deno.ChildProcess {
+  return new Deno.Command(program, {
+    args,
+    cwd,
+    env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
 }
 
 /**
@@ -128,7 +144,9 @@ export async function smokeTest(
     for await (const entry of Deno.readDir(project)) entries.push(entry.name);
     check(
       entries.join() === ".claude",
-      `the hook wrote outside .claude: ${entries.join(", ")}`,
+      `expected only .claude in the project, found: ${
+        entries.join(", ") || "nothing"
+      }`,
     );
     const healthy = await runIn(
       argv,
@@ -153,27 +171,65 @@ export async function smokeTest(
   return failures;
 }
 
-if (import.meta.main) {
-  const args = [...Deno.args];
-  let expected: string | undefined;
-  if (args[0] === "--expect-version") {
-    expected = args[1];
-    args.splice(0, 2);
+/** Parsed command line of the script. */
+export interface SmokeArgs {
+  /** The version `--version` must print; `null` for deno.json's. */
+  expectVersion: string | null;
+  /** How to start stall-watch. */
+  argv: string[];
+}
+
+/**
+ * Reads `[--expect-version X] (--target <triple>|host | <program> [args...])`.
+ * `--target` names a compiled binary under `dist/`, so no path has to pass
+ * through a shell (Windows paths would).
+ *
+ * @throws {RangeError} For a missing program or option value.
+ */
+export function parseSmokeArgs(
+  args: readonly string[],
+  hostTriple: string,
+): SmokeArgs {
+  const rest = [...args];
+  let expectVersion: string | null = null;
+  if (rest[0] === "--expect-version") {
+    expectVersion = rest[1] || null;
+    if (expectVersion === null) {
+      throw new RangeError("--expect-version needs a value");
+    }
+    rest.splice(0, 2);
   }
-  if (args.length === 0 || expected === "") {
+  if (rest[0] === "--target") {
+    const [target] = resolveTargets(rest[1] ?? "", hostTriple);
+    if (!target || rest.length !== 2) throw new RangeError("--target <triple>");
+    return {
+      expectVersion,
+      argv: [binaryPath(join(REPO_ROOT, "dist"), target)],
+    };
+  }
+  if (rest.length === 0) throw new RangeError("no program to test");
+  return { expectVersion, argv: rest };
+}
+
+if (import.meta.main) {
+  let parsed: SmokeArgs;
+  try {
+    parsed = parseSmokeArgs(Deno.args, Deno.build.target);
+  } catch (error) {
+    console.error(`smoke: ${(error as Error).message}`);
     console.error(
-      "usage: smoke_test.ts [--expect-version X.Y.Z] <program> [args...]",
+      "usage: smoke_test.ts [--expect-version X.Y.Z] (--target <triple>|host | <program> [args...])",
     );
     Deno.exit(64);
   }
-  expected ??= JSON.parse(
+  const expected = parsed.expectVersion ?? JSON.parse(
     await Deno.readTextFile(join(REPO_ROOT, "deno.json")),
   ).version as string;
-  const failures = await smokeTest(args, expected);
+  const failures = await smokeTest(parsed.argv, expected);
   for (const failure of failures) console.error(`smoke: FAIL ${failure}`);
   console.log(
     failures.length === 0
-      ? `smoke: ${args[0]} passed (stall-watch ${expected})`
+      ? `smoke: ${parsed.argv[0]} passed (stall-watch ${expected})`
       : `smoke: ${failures.length} check(s) failed`,
   );
   Deno.exit(failures.length === 0 ? 0 : 1);
