@@ -165,6 +165,36 @@ Deno.test("install refuses a settings file with comments and leaves it untouched
   });
 });
 
+Deno.test("install fills an existing empty settings file and backs up the empty one", async () => {
+  await withProject(async (dir) => {
+    await Deno.mkdir(join(dir, ".claude"));
+    const file = join(dir, ".claude", "settings.json");
+    await Deno.writeTextFile(file, "");
+    assert.equal(await main(["install", "--scope", "project"], io(dir)), 0);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(file)), {
+      hooks: { Stop: [{ hooks: [HANDLER] }] },
+    });
+    const backups = await Array.fromAsync(Deno.readDir(join(dir, BACKUP_DIR)));
+    assert.equal(backups.length, 1);
+  });
+});
+
+Deno.test("install reports a settings path that is a folder in one line", async () => {
+  await withProject(async (dir) => {
+    await Deno.mkdir(join(dir, ".claude", "settings.local.json"), {
+      recursive: true,
+    });
+    const fake = io(dir);
+    assert.equal(await main(["install"], fake), 1);
+    const lines = errLines(fake);
+    assert.equal(lines.length, 1);
+    assert.match(
+      lines[0] ?? "",
+      /^stall-watch: Cannot read .*settings\.local\.json: /,
+    );
+  });
+});
+
 Deno.test("install --dry-run prints a diff and writes nothing", async () => {
   await withProject(async (dir) => {
     const fake = io(dir);
