@@ -64,7 +64,11 @@ export async function loadConfigFile(
       cwd === undefined ? path : resolvePath(cwd, path),
     );
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
+    // A `.claude` that is a file (NotADirectory) holds no config file either.
+    if (
+      error instanceof Deno.errors.NotFound ||
+      error instanceof Deno.errors.NotADirectory
+    ) {
       return { path: null, values: new Map(), problems: [] };
     }
     const reason = error instanceof Error
