@@ -45,6 +45,9 @@ interface JsonNode {
   children?: JsonNode[];
 }
 
+/** Largest config file read; a real one is well under a kilobyte. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /**
  * Reads and checks the config file. Requires `--allow-read`.
  *
@@ -58,11 +61,17 @@ export async function loadConfigFile(
   path: string,
   cwd?: string,
 ): Promise<ConfigFile> {
+  const file = cwd === undefined ? path : resolvePath(cwd, path);
   let text: string;
   try {
-    text = await Deno.readTextFile(
-      cwd === undefined ? path : resolvePath(cwd, path),
-    );
+    // Look before reading: a FIFO would block the hook forever, and a device
+    // such as /dev/zero (a symlink in a cloned repo will do) never ends.
+    const info = await Deno.stat(file);
+    if (!info.isFile) throw new Error("it is not a regular file");
+    if (info.size > MAX_CONFIG_BYTES) {
+      throw new Error(`it is larger than ${MAX_CONFIG_BYTES} bytes`);
+    }
+    text = await Deno.readTextFile(file);
   } catch (error) {
     // A `.claude` that is a file (NotADirectory) holds no config file either.
     if (
