@@ -108,10 +108,22 @@ export async function parseConfigText(
 ): Promise<ConfigFile> {
   const { parseTree, printParseErrorCode } = await import("jsonc-parser");
   const errors: ParseError[] = [];
-  const root = parseTree(text, errors, {
-    allowTrailingComma: true,
-    disallowComments: false,
-  }) as JsonNode | undefined;
+  let root: JsonNode | undefined;
+  try {
+    root = parseTree(text, errors, {
+      allowTrailingComma: true,
+      disallowComments: false,
+    }) as JsonNode | undefined;
+  } catch (error) {
+    // The parser recurses once per nesting level; thousands of levels
+    // overflow the stack. No real config nests more than two.
+    if (!(error instanceof RangeError)) throw error;
+    return {
+      path: name,
+      values: new Map(),
+      problems: [{ source: name, message: "syntax error: nested too deeply" }],
+    };
+  }
   const where = (offset: number) => `${name}:${lineColumn(text, offset)}`;
   const problems: SettingProblem[] = errors.map((e) => ({
     source: where(e.offset),
