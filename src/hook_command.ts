@@ -233,8 +233,8 @@ function shellSteps(command: string): string[][] | null {
  * `["watch"]` for the watchdog), or `null` when the handler does not run
  * stall-watch. Recognised: a program named `stall-watch` (any suffix such
  * as a target triple, with or without `.exe`), one of `knownPaths` (this
- * executable or `main.ts`), and `deno run ... main.ts` from a folder named
- * `stall-watch`.
+ * executable or `main.ts`), and `deno run` of a `main.ts` from a folder
+ * named `stall-watch` or with exactly the release permission flags.
  *
  * @param knownPaths Paths of this stall-watch, e.g. from {@link selfInvocation}.
  */
@@ -252,7 +252,14 @@ export function stallWatchArgs(
     known.has(normalise(word)) ||
     (baseName(word) === "main.ts" && STALL_WATCH_NAME.test(parentName(word)))
   );
-  return main === -1 ? null : rest.slice(main + 1);
+  if (main !== -1) return rest.slice(main + 1);
+  // `deno run <exactly the release flags> <any>/main.ts`: what install writes
+  // from a checkout, recognised even from the compiled binary.
+  const flags = rest.slice(1, 1 + HOOK_PERMISSION_FLAGS.length);
+  const entry = rest[1 + HOOK_PERMISSION_FLAGS.length] ?? "";
+  const registered = rest[0] === "run" && baseName(entry) === "main.ts" &&
+    flags.join(" ") === HOOK_PERMISSION_FLAGS.join(" ");
+  return registered ? rest.slice(2 + HOOK_PERMISSION_FLAGS.length) : null;
 }
 
 const STALL_WATCH_NAME = /^stall[-_]watch(?:[-_.][A-Za-z0-9_.-]*)?$/i;

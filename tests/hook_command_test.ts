@@ -174,10 +174,15 @@ Deno.test("stallWatchArgs() recognises deno run of this main.ts or of a stall-wa
     argsOf({ command: `deno run ${flags} /src/stall-watch/main.ts` }),
     [],
   );
+  assert.deepEqual(
+    argsOf({ command: `/opt/deno run ${flags} /work/main/main.ts watch` }),
+    ["watch"],
+    "what install writes from any checkout, seen from the compiled binary",
+  );
   assert.equal(
-    argsOf({ command: `deno run ${flags} /work/main/main.ts` }),
+    argsOf({ command: "deno run -A /work/main/main.ts" }),
     null,
-    "an unknown main.ts is not ours",
+    "another program's main.ts is not ours",
   );
 });
 

@@ -13,6 +13,7 @@ import {
   planUninstall,
 } from "../src/hook_registration.ts";
 import { type HookEvent, selfInvocation } from "../src/hook_command.ts";
+import { HOOK_PERMISSION_FLAGS } from "../src/permissions.ts";
 import { SettingsFileError } from "../src/settings_json.ts";
 
 const BIN = "/opt/tools/stall-watch";
@@ -174,6 +175,20 @@ Deno.test("planInstall() updates an older stall-watch entry in place instead of 
     `Stop: updated command of /old/place/stall-watch -> cd "$CLAUDE_PROJECT_DIR" && ${BIN}`,
   ]);
   assert.match(install(old, ["Stop"], 40).text, /"timeout": 40 \}/);
+});
+
+Deno.test("planInstall() from the binary replaces an entry installed from a source checkout", () => {
+  const flags = HOOK_PERMISSION_FLAGS.join(" ");
+  const fromSource =
+    `cd \\"$CLAUDE_PROJECT_DIR\\" && /home/me/.deno/bin/deno run ${flags} /home/me/src/sw/main.ts`;
+  const text =
+    `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"${fromSource}","timeout":30}]}]}}`;
+  const plan = install(text);
+  assert.equal(
+    plan.text,
+    `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"${COMMAND}","timeout":30}]}]}}`,
+  );
+  assert.equal(plan.changes.length, 1);
 });
 
 Deno.test("planInstall() removes an if from a Stop handler and drops duplicate registrations", () => {
