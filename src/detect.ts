@@ -93,7 +93,9 @@ export async function detectStalls(
     await options.sleep(step);
     waitedMs += step;
     const size = await sizeOf(path);
-    if (size === null || size === scan.fileSize) continue;
+    // Gone while we waited: no evidence left (and no lines to point at).
+    if (size === null) return noEvidence(path, "the transcript disappeared");
+    if (size === scan.fileSize) continue;
     scan = await scanCurrentTurn(path, scanOptions);
     if (scan === null) return noEvidence(path, "the transcript disappeared");
     verdict = classifyTurn(scan.entries, context);
