@@ -195,6 +195,21 @@ Deno.test("install reports a settings path that is a folder in one line", async 
   });
 });
 
+Deno.test("install notes when CLAUDE_PROJECT_DIR names another folder than the one it writes to", async () => {
+  await withProject(async (dir) => {
+    const elsewhere = io(dir, { CLAUDE_PROJECT_DIR: join(dir, "..") });
+    assert.equal(await main(["install"], elsewhere), 0);
+    assert.deepEqual(errLines(elsewhere), [
+      `stall-watch: note: installing into ${dir}, but CLAUDE_PROJECT_DIR is ${
+        join(dir, "..")
+      }`,
+    ]);
+    const same = io(dir, { CLAUDE_PROJECT_DIR: dir });
+    assert.equal(await main(["install"], same), 0);
+    assert.deepEqual(same.stderr, []);
+  });
+});
+
 Deno.test("install --dry-run prints a diff and writes nothing", async () => {
   await withProject(async (dir) => {
     const fake = io(dir);

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { resolve } from "node:path";
 import type { CliIO } from "../cli_io.ts";
 import { parseOptions, parseSeconds } from "../command_options.ts";
 import {
@@ -124,7 +125,8 @@ export async function run(
 /** Warns when run inside a Claude Code session from below its project root. */
 function noteProjectDir(io: CliIO, scope: Scope): void {
   const projectDir = io.env.CLAUDE_PROJECT_DIR;
-  if (scope === "user" || !projectDir || projectDir === io.cwd) return;
+  if (scope === "user" || !projectDir) return;
+  if (resolve(io.cwd, projectDir) === resolve(io.cwd)) return;
   io.writeStderr(
     `stall-watch: note: installing into ${io.cwd}, but CLAUDE_PROJECT_DIR is ${projectDir}\n`,
   );
