@@ -11,7 +11,11 @@
 
 import { joinPath, NATIVE } from "./paths.ts";
 import { writeFileAtomic } from "./atomic_write.ts";
-import { assertFileConfined, ensureConfinedDir } from "./confine.ts";
+import {
+  assertFileConfined,
+  confinedPath,
+  ensureConfinedDir,
+} from "./confine.ts";
 import { withFileLock } from "./file_lock.ts";
 import { isPlainObject } from "./json_line.ts";
 
@@ -107,6 +111,13 @@ export interface StateStoreOptions {
   lockTimeoutMs?: number;
 }
 
+/** What {@link StateStore.remove} did. */
+export type RemovedState =
+  | { status: "removed"; state: SessionState }
+  | { status: "absent" }
+  /** The file is not stall-watch state (another tool's JSON, corrupt). */
+  | { status: "kept"; reason: string };
+
 /** A change computed from the current state: the new state (or `null` to keep it) and a result. */
 export interface StateChange<T> {
   state: SessionState | null;
@@ -165,6 +176,96 @@ export class StateStore {
       }
       return result;
     });
+  }
+
+  /**
+   * Removes a session's state file under the session lock, never creating
+   * the state folder. Only a file that holds stall-watch state is removed,
+   * so a state folder shared with other files loses nothing else. The lock
+   * file stays: removing it while another hook waits on it could let two
+   * writers in. Requires write access to the state folder.
+   *
+   * @throws {ConfinementError} When the state folder or file escapes `.claude`.
+   * @throws {LockTimeoutError} When another hook holds the lock too long.
+   */
+  async remove(sessionId: string): Promise<RemovedState> {
+    const { cwd, stateDir, sleep } = this.#options;
+    const safe = safeSessionId(sessionId);
+    const wanted = joinPath(
+      NATIVE,
+      confinedPath(cwd, stateDir, "state folder"),
+      `${safe}.json`,
+    );
+    // Look before locking, so no lock file appears beside a foreign file.
+    const before = await readTextOrNull(wanted);
+    if (before === null) return { status: "absent" };
+    if (!isStateText(before)) {
+      return { status: "kept", reason: "not a stall-watch state file" };
+    }
+    const dir = await ensureConfinedDir(cwd, stateDir, "state folder");
+    const statePath = joinPath(NATIVE, dir, `${safe}.json`);
+    const lockPath = joinPath(NATIVE, dir, `${safe}.lock`);
+    await assertFileConfined(cwd, lockPath, "lock file");
+    await assertFileConfined(cwd, statePath, "state file");
+    const timeoutMs = this.#options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+    return await withFileLock(lockPath, { timeoutMs, sleep }, async () => {
+      const text = await readTextOrNull(statePath);
+      if (text === null) return { status: "absent" };
+      if (!isStateText(text)) {
+        return { status: "kept", reason: "not a stall-watch state file" };
+      }
+      await Deno.remove(statePath);
+      return { status: "removed", state: parseState(text).state };
+    });
+  }
+
+  /**
+   * The sessions with a state file, by their file names (already safe ids),
+   * sorted. Empty when the folder does not exist. Requires `--allow-read`.
+   *
+   * @throws {ConfinementError} When the state folder escapes `.claude`.
+   */
+  async sessionIds(): Promise<string[]> {
+    const { cwd, stateDir } = this.#options;
+    const dir = confinedPath(cwd, stateDir, "state folder");
+    const ids: string[] = [];
+    try {
+      for await (const entry of Deno.readDir(dir)) {
+        const id = entry.name.slice(0, -".json".length);
+        if (
+          entry.isFile && entry.name.endsWith(".json") &&
+          safeSessionId(id) === id
+        ) {
+          ids.push(id);
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    return ids.sort();
+  }
+}
+
+/** Whether a file's text is a state file this module wrote. */
+function isStateText(text: string): boolean {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (!isPlainObject(data)) return false;
+  const keys = Object.keys(data);
+  const known = ["config_notice", "last_recovery_at", "retries"];
+  return keys.length > 0 && keys.every((key) => known.includes(key));
+}
+
+async function readTextOrNull(path: string): Promise<string | null> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
   }
 }
 
