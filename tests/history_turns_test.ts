@@ -10,7 +10,6 @@ import { classifyTurn, type TurnVerdict } from "../src/classify.ts";
 import { signatureData } from "../src/dispatch.ts";
 import type { Entry } from "../src/entry.ts";
 import {
-  HISTORY_CONTEXT,
   type HistoryVerdict,
   readHistoryVerdicts,
 } from "../src/history_turns.ts";
@@ -21,6 +20,7 @@ import { ForwardTurnSplitter } from "../src/turn.ts";
 import { writeTranscriptSync } from "./bench/gen_transcript.ts";
 import { FIXTURES_DIR } from "./support/cases.ts";
 import { tempProject } from "./support/hook_process.ts";
+import { referenceVerdicts } from "./support/reference_scan.ts";
 import { TranscriptBuilder } from "./support/transcript_builder.ts";
 
 const encoder = new TextEncoder();
@@ -50,34 +50,6 @@ async function verdictsAt(
     for await (const v of readHistoryVerdicts(file, { subagent })) {
       verdicts.push(v);
     }
-    return verdicts;
-  } finally {
-    file.close();
-  }
-}
-
-/** The reference: every line parsed whole, no pre-filter, no sniffing. */
-async function referenceVerdicts(
-  path: string,
-  subagent: boolean,
-): Promise<HistoryVerdict[]> {
-  const file = await Deno.open(path);
-  const splitter = new ForwardTurnSplitter({ includeSidechains: subagent });
-  const verdicts: HistoryVerdict[] = [];
-  const add = (turn: Entry[] | null) => {
-    if (turn) {
-      verdicts.push({
-        startLine: splitter.closedTurnStartLine,
-        verdict: classifyTurn(turn, HISTORY_CONTEXT),
-      });
-    }
-  };
-  try {
-    const options = { maxLineBytes: 2 ** 30 };
-    for await (const raw of readLinesForward(file, options)) {
-      for (const entry of lineEntries(raw, raw.line)) add(splitter.push(entry));
-    }
-    add(splitter.finish());
     return verdicts;
   } finally {
     file.close();

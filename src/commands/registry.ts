@@ -53,4 +53,24 @@ export const COMMANDS: readonly Command[] = [
     summary: "wake a session that never answered a tool result (PostToolUse)",
     load: () => import("./watch.ts"),
   },
+  {
+    name: "scan",
+    summary: "show what the hook would decide for a transcript (or every turn)",
+    load: () => import("./scan.ts"),
+  },
+  {
+    name: "audit",
+    summary: "count the stalls in every past session, by kind, tool and server",
+    load: () => import("./audit.ts"),
+  },
+  {
+    name: "log",
+    summary: "summarise the event log: decisions, stalls, recoveries, cap hits",
+    load: () => import("./log.ts"),
+  },
+  {
+    name: "reset",
+    summary: "clear the retry and cooldown state of one session or all",
+    load: () => import("./reset.ts"),
+  },
 ];

@@ -1,0 +1,250 @@
+/**
+ * `stall-watch log`: summarises the event log (and its rotated `.1` file):
+ * events by type, stalls by kind, what the hook did per session, and the
+ * last decisions.
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import { STALL_KINDS } from "../classify.ts";
+import type { CliIO } from "../cli_io.ts";
+import { parseCommandLine } from "../command_options.ts";
+import { describe, ExitCode, InputError, UsageError } from "../errors.ts";
+import {
+  describeDecision,
+  EventLogSummarizer,
+  type EventLogSummary,
+} from "../event_log_summary.ts";
+import { decodeUtf8 } from "../json_line.ts";
+import { readLinesForward } from "../line_reader.ts";
+import { formatProblems, loadSettings } from "../load_settings.ts";
+import { formatCount } from "../number_format.ts";
+import { type Style, styleFor } from "../term_style.ts";
+import { renderTable } from "../text_table.ts";
+
+/** The `help log` text. */
+export const help: string = `stall-watch log: summarise the event log
+
+Usage:
+  stall-watch log [--file PATH] [--session ID] [--last N] [--json]
+
+Reads the event log (.claude/stall_watch/events.jsonl unless
+STALL_WATCH_LOG_FILE or "event_log.path" says otherwise; --file names
+another) and the rotated PATH.1 before it, and prints: events by type,
+stalled calls by kind, per session the stalls seen, recoveries sent, retry
+cap hits and cooldown skips, and the last N decisions (default 10).
+
+  --session ID  only that session's events
+  --last N      how many decisions to list (1-10000)
+  --json        one object on stdout:
+                {"files", "events", "malformed", "by_event",
+                 "stalls_by_kind", "sessions", "last"} ("last" holds the
+                 decision events as logged)
+
+Lines that are not a JSON event are counted as malformed, never fatal. The
+log is written only when turned on ("event_log": {"enabled": true} in
+.claude/stall-watch.jsonc, or STALL_WATCH_LOG_FILE).
+
+Exit codes: 0 done (also when the default log does not exist yet), 1 the
+file named by --file is missing or a log cannot be read, 64 usage error.
+`;
+
+const DEFAULT_LAST = 10;
+const MAX_LAST = 10_000;
+
+/** Runs `log`. Requires `--allow-read`. */
+export async function run(args: readonly string[], io: CliIO): Promise<number> {
+  const { options } = parseCommandLine("log", args, {
+    file: "value",
+    session: "value",
+    last: "value",
+    json: "flag",
+  }, 0);
+  const last = typeof options.last === "string"
+    ? parseLast(options.last)
+    : DEFAULT_LAST;
+  let path: string;
+  if (typeof options.file === "string") {
+    path = resolve(io.cwd, options.file);
+  } else {
+    const { settings, problems } = await loadSettings(io.env, io.cwd);
+    for (const line of formatProblems(problems)) {
+      io.writeStderr(`stall-watch: config: ${line}\n`);
+    }
+    path = resolve(io.cwd, settings.eventLogPath);
+  }
+  const summarizer = new EventLogSummarizer({
+    sessionId: typeof options.session === "string" ? options.session : null,
+    last,
+  });
+  const files: string[] = [];
+  for (const candidate of [`${path}.1`, path]) {
+    if (await readLog(candidate, summarizer)) files.push(candidate);
+  }
+  if (files.length === 0 && typeof options.file === "string") {
+    throw new InputError(
+      `Cannot read event log "${options.file}": it does not exist`,
+    );
+  }
+  const summary = summarizer.summary();
+  if (options.json === true) {
+    io.writeStdout(JSON.stringify(logJson(files, summary), null, 2) + "\n");
+  } else if (files.length === 0) {
+    io.writeStdout(
+      `No event log yet at ${path}.\nTurn it on with "event_log": {"enabled": true} in .claude/stall-watch.jsonc, or set STALL_WATCH_LOG_FILE.\n`,
+    );
+  } else {
+    io.writeStdout(renderLog(files, summary, styleFor(io, "stdout")));
+  }
+  return ExitCode.ok;
+}
+
+function parseLast(value: string): number {
+  const count = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_LAST) {
+    throw new UsageError(
+      `Bad value for "--last": "${value}" is not a whole number from 1 to ${MAX_LAST}`,
+    );
+  }
+  return count;
+}
+
+/**
+ * Feeds one log file to the summarizer, line by line (the log may be
+ * large). A last line without a newline is a write in progress and is
+ * skipped. Requires `--allow-read`.
+ *
+ * @returns False when the file does not exist.
+ * @throws {InputError} When it exists but cannot be read.
+ */
+async function readLog(
+  path: string,
+  summarizer: EventLogSummarizer,
+): Promise<boolean> {
+  let file: Deno.FsFile;
+  try {
+    if (!(await Deno.stat(path)).isFile) {
+      throw new Error("it is not a regular file");
+    }
+    file = await Deno.open(path, { read: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw new InputError(`Cannot read event log "${path}": ${describe(error)}`);
+  }
+  try {
+    for await (const raw of readLinesForward(file)) {
+      // An overlong line is no event stall-watch wrote.
+      summarizer.addLine(raw.clipped ? "\u0000" : decodeUtf8(raw.head));
+    }
+    return true;
+  } catch (error) {
+    throw new InputError(`Cannot read event log "${path}": ${describe(error)}`);
+  } finally {
+    file.close();
+  }
+}
+
+/** The `log --json` object. */
+export function logJson(
+  files: readonly string[],
+  summary: EventLogSummary,
+): Record<string, unknown> {
+  return {
+    files,
+    events: summary.events,
+    malformed: summary.malformed,
+    by_event: Object.fromEntries(summary.byEvent),
+    stalls_by_kind: summary.stallsByKind,
+    sessions: summary.sessions.map((s) => ({
+      session_id: s.sessionId,
+      stalls: s.stalls,
+      recoveries: s.recoveries,
+      cap_hits: s.capHits,
+      cooldown_skips: s.cooldownSkips,
+      kill_switch: s.killSwitch,
+      healthy_stops: s.healthyStops,
+      last_ts: s.lastTs,
+    })),
+    last: summary.lastDecisions,
+  };
+}
+
+function renderLog(
+  files: readonly string[],
+  summary: EventLogSummary,
+  style: Style,
+): string {
+  const out: string[] = [
+    `Event log: ${files.join(" + ")}\n`,
+    `  events: ${formatCount(summary.events)}   malformed lines: ${
+      formatCount(summary.malformed)
+    }\n`,
+  ];
+  const options = { indent: "  ", paintHeader: style.dim };
+  const section = (title: string, body: string) => {
+    if (body !== "") out.push(`\n${style.bold(title)}\n${body}`);
+  };
+  section(
+    "Events by type",
+    renderTable(
+      ["event", "count"],
+      summary.byEvent.map(([event, n]) => [event, formatCount(n)]),
+      { ...options, rightAligned: [1] },
+    ),
+  );
+  section(
+    "Stalled calls by kind",
+    renderTable(
+      ["kind", "calls"],
+      STALL_KINDS.filter((k) => summary.stallsByKind[k] > 0).map((k) => [
+        { text: k, paint: style.yellow },
+        formatCount(summary.stallsByKind[k]),
+      ]),
+      { ...options, rightAligned: [1] },
+    ),
+  );
+  section(
+    "Sessions",
+    renderTable(
+      ["session", "stalls", "recoveries", "cap hits", "cooldown", "last event"],
+      summary.sessions.map((s) => [
+        s.sessionId || "(none)",
+        formatCount(s.stalls),
+        formatCount(s.recoveries),
+        s.capHits > 0
+          ? { text: formatCount(s.capHits), paint: style.red }
+          : "0",
+        formatCount(s.cooldownSkips),
+        timeOf(s.lastTs),
+      ]),
+      { ...options, rightAligned: [1, 2, 3, 4] },
+    ),
+  );
+  section(
+    `Last ${formatCount(summary.lastDecisions.length)} decisions`,
+    renderTable(
+      ["time", "session", "event", "what"],
+      summary.lastDecisions.map((record) => [
+        timeOf(typeof record.ts === "number" ? record.ts : 0),
+        typeof record.session_id === "string" ? record.session_id : "",
+        {
+          text: String(record.event),
+          paint: record.event === "recovery_dispatched"
+            ? style.yellow
+            : record.event === "retry_cap_hit"
+            ? style.red
+            : (t: string) => t,
+        },
+        describeDecision(record),
+      ]),
+      options,
+    ),
+  );
+  return out.join("");
+}
+
+function timeOf(seconds: number): string {
+  if (!(seconds > 0)) return "-";
+  return new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+}

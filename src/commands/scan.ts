@@ -1,0 +1,283 @@
+/**
+ * `stall-watch scan`: what the hook would decide for a transcript's current
+ * turn (the same reader, classifier and line numbers, without waiting for
+ * transcript lag), or the verdict of every turn with `--all-turns` (the
+ * audit's forward reader).
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import type { StallSignature } from "../classify.ts";
+import type { CliIO } from "../cli_io.ts";
+import { parseCommandLine } from "../command_options.ts";
+import { detectStalls } from "../detect.ts";
+import { signatureData } from "../dispatch.ts";
+import { ExitCode, InputError, UsageError } from "../errors.ts";
+import { type HistoryVerdict, readHistoryVerdicts } from "../history_turns.ts";
+import type { HookInput } from "../hook_input.ts";
+import { formatCount } from "../number_format.ts";
+import { openRegularFile } from "../tail_scan.ts";
+import { type Style, styleFor } from "../term_style.ts";
+import { type Cell, renderTable } from "../text_table.ts";
+import { isSubagentTranscript } from "../transcript_files.ts";
+
+/** The `help scan` text. */
+export const help: string =
+  `stall-watch scan: show what the hook would decide for a transcript
+
+Usage:
+  stall-watch scan <transcript.jsonl> [--json] [--prompt-id ID] [--subagent]
+  stall-watch scan <transcript.jsonl> --all-turns [--json] [--subagent]
+
+Judges the current turn (what follows the last human prompt, or the entries
+of --prompt-id) exactly as the Stop hook would, without the lag wait, and
+prints the verdict, why, and each stalled call: kind, tool, tool_use_id and
+1-based line. With --all-turns, judges every turn of the file by the history
+rules the audit uses (a call the model moved on from is not a stall), each
+with the line where it starts.
+
+A file named agent-*.jsonl is read as a subagent transcript; --subagent
+forces it (its sidechain entries then count).
+
+--json prints one object:
+  {"path", "subagent", "prompt_id", "verdict": "allow"|"block", "reason",
+   "signatures": [{"kind", "tool_name", "tool_use_id", "line"}]}
+With --all-turns: {"path", "subagent", "turns": [{"start_line", "verdict",
+  "reason", "signatures"}], "stalled_turns"}.
+
+Exit codes: 0 the scan ran (whatever the verdict: read it from the output),
+1 the transcript is missing or unreadable, 64 usage error. Never 2.
+`;
+
+/** Runs `scan`. Requires `--allow-read`. */
+export async function run(args: readonly string[], io: CliIO): Promise<number> {
+  const { options, positionals } = parseCommandLine("scan", args, {
+    "all-turns": "flag",
+    json: "flag",
+    subagent: "flag",
+    "prompt-id": "value",
+  }, 1);
+  const path = positionals[0];
+  if (path === undefined) {
+    throw new UsageError(
+      `"scan" needs a transcript path: run "stall-watch help scan"`,
+    );
+  }
+  const promptId = typeof options["prompt-id"] === "string"
+    ? options["prompt-id"]
+    : null;
+  if (options["all-turns"] && promptId !== null) {
+    throw new UsageError(
+      `"--prompt-id" picks the current turn; it cannot be combined with "--all-turns"`,
+    );
+  }
+  const absolute = resolve(io.cwd, path);
+  const subagent = options.subagent === true || isSubagentTranscript(absolute);
+  const json = options.json === true;
+  const style = styleFor(io, "stdout");
+  if (options["all-turns"]) {
+    const turns = await allTurns(path, absolute, subagent);
+    io.writeStdout(
+      json
+        ? formatJson(allTurnsJson(path, subagent, turns))
+        : renderAllTurns(path, turns, style),
+    );
+    return ExitCode.ok;
+  }
+  const detection = await detectStalls(
+    currentTurnInput(absolute, subagent, promptId, io.cwd),
+    { lagWaitMs: 0, sleep: io.sleep },
+  );
+  if (detection.scan === null) throw missing(path);
+  const result = {
+    path,
+    subagent,
+    promptId,
+    signatures: detection.signatures,
+    reason: detection.reason,
+  };
+  io.writeStdout(
+    json
+      ? formatJson(currentTurnJson(result))
+      : renderCurrentTurn(result, style),
+  );
+  return ExitCode.ok;
+}
+
+/** A Stop (or SubagentStop) payload for one file, as the hook would parse it. */
+function currentTurnInput(
+  path: string,
+  subagent: boolean,
+  promptId: string | null,
+  cwd: string,
+): HookInput {
+  return {
+    sessionId: "",
+    hookEventName: subagent ? "SubagentStop" : "Stop",
+    transcriptPath: path,
+    scanPath: path,
+    isSubagent: subagent,
+    stopHookActive: false,
+    promptId,
+    lastAssistantMessage: null,
+    backgroundTasks: [],
+    cwd,
+  };
+}
+
+async function allTurns(
+  path: string,
+  absolute: string,
+  subagent: boolean,
+): Promise<HistoryVerdict[]> {
+  const file = await openRegularFile(absolute);
+  if (!file) throw missing(path);
+  try {
+    const turns: HistoryVerdict[] = [];
+    for await (const turn of readHistoryVerdicts(file, { subagent })) {
+      turns.push(turn);
+    }
+    return turns;
+  } catch (error) {
+    throw new InputError(
+      `Cannot read transcript "${path}": ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
+  } finally {
+    file.close();
+  }
+}
+
+function missing(path: string): InputError {
+  return new InputError(`Cannot read transcript "${path}": it does not exist`);
+}
+
+interface CurrentTurn {
+  path: string;
+  subagent: boolean;
+  promptId: string | null;
+  signatures: StallSignature[];
+  reason: string;
+}
+
+/** The `scan --json` object for the current turn. */
+export function currentTurnJson(turn: CurrentTurn): Record<string, unknown> {
+  return {
+    path: turn.path,
+    subagent: turn.subagent,
+    prompt_id: turn.promptId,
+    verdict: turn.signatures.length > 0 ? "block" : "allow",
+    reason: turn.reason,
+    signatures: turn.signatures.map(signatureData),
+  };
+}
+
+/** The `scan --all-turns --json` object. */
+export function allTurnsJson(
+  path: string,
+  subagent: boolean,
+  turns: readonly HistoryVerdict[],
+): Record<string, unknown> {
+  return {
+    path,
+    subagent,
+    turns: turns.map((t) => ({
+      start_line: t.startLine,
+      verdict: t.verdict.signatures.length > 0 ? "block" : "allow",
+      reason: t.verdict.reason,
+      signatures: t.verdict.signatures.map(signatureData),
+    })),
+    stalled_turns: turns.filter((t) => t.verdict.signatures.length > 0).length,
+  };
+}
+
+function formatJson(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
+}
+
+function verdictCell(blocked: boolean, style: Style): Cell {
+  return blocked
+    ? { text: "block", paint: style.red }
+    : { text: "allow", paint: style.green };
+}
+
+/** Signature rows: line, kind, tool, id, rule. */
+function signatureCells(s: StallSignature, style: Style): Cell[] {
+  return [
+    String(s.line),
+    { text: s.kind, paint: style.yellow },
+    s.toolName || "(unknown tool)",
+    s.toolUseId || "<unknown>",
+    s.rule,
+  ];
+}
+
+function renderCurrentTurn(turn: CurrentTurn, style: Style): string {
+  const blocked = turn.signatures.length > 0;
+  const lines = [
+    `${turn.path}: current turn${
+      turn.promptId ? ` (prompt_id ${turn.promptId})` : ""
+    }${turn.subagent ? ", subagent transcript" : ""}\n`,
+    `  verdict: ${
+      blocked
+        ? style.red(
+          `block (${turn.signatures.length} stalled call${
+            turn.signatures.length === 1 ? "" : "s"
+          })`,
+        )
+        : style.green("allow")
+    }\n`,
+    `  why: ${turn.reason}\n`,
+  ];
+  if (blocked) {
+    lines.push(
+      "\n",
+      renderTable(
+        ["line", "kind", "tool", "tool_use_id", "rule"],
+        turn.signatures.map((s) => signatureCells(s, style)),
+        { indent: "  ", rightAligned: [0], paintHeader: style.dim },
+      ),
+    );
+  }
+  return lines.join("");
+}
+
+function renderAllTurns(
+  path: string,
+  turns: readonly HistoryVerdict[],
+  style: Style,
+): string {
+  const stalled = turns.filter((t) => t.verdict.signatures.length > 0).length;
+  const rows: Cell[][] = [];
+  turns.forEach((turn, i) => {
+    const { signatures, reason } = turn.verdict;
+    const head: Cell[] = [
+      String(i + 1),
+      String(turn.startLine),
+      verdictCell(signatures.length > 0, style),
+    ];
+    if (signatures.length === 0) {
+      rows.push([...head, "", "", "", "", { text: reason, paint: style.dim }]);
+    }
+    signatures.forEach((s, j) => {
+      rows.push([
+        ...(j === 0 ? head : ["", "", ""]),
+        ...signatureCells(s, style),
+      ]);
+    });
+  });
+  const summary = `${path}: ${formatCount(turns.length)} turn${
+    turns.length === 1 ? "" : "s"
+  }, ${
+    stalled > 0
+      ? style.red(`${formatCount(stalled)} stalled`)
+      : style.green("none stalled")
+  }\n`;
+  return summary + (rows.length > 0 ? "\n" : "") + renderTable(
+    ["turn", "line", "verdict", "at", "kind", "tool", "tool_use_id", "why"],
+    rows,
+    { indent: "  ", rightAligned: [0, 1, 3], paintHeader: style.dim },
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * A one-line progress bar on stderr for long commands. It appears only when
+ * stderr is a terminal and the work has lasted more than a moment, redraws
+ * at most ten times a second, and erases itself when done, so piped or
+ * quick runs print nothing.
+ *
+ * @module
+ */
+
+import type { CliIO } from "./cli_io.ts";
+
+/** Silent for this long; most runs finish before anyone would look. */
+const SHOW_AFTER_MS = 500;
+const REDRAW_MS = 100;
+const BAR_CELLS = 24;
+
+/** A progress bar over a known total of units (bytes). */
+export class ProgressBar {
+  #io: Pick<CliIO, "writeStderr" | "stderrIsTerminal" | "now">;
+  #total: number;
+  #startedAt: number;
+  #drawnAt = -Infinity;
+  #visible = false;
+
+  /**
+   * @param io Where to draw, and the clock.
+   * @param total The amount of work, e.g. bytes to read.
+   */
+  constructor(
+    io: Pick<CliIO, "writeStderr" | "stderrIsTerminal" | "now">,
+    total: number,
+  ) {
+    this.#io = io;
+    this.#total = total;
+    this.#startedAt = io.now();
+  }
+
+  /**
+   * Reports progress; draws when due.
+   *
+   * @param done Units finished so far.
+   * @param label A short note, e.g. the file being read.
+   */
+  update(done: number, label: string): void {
+    if (!this.#io.stderrIsTerminal) return;
+    const now = this.#io.now();
+    if (now - this.#startedAt < SHOW_AFTER_MS) return;
+    if (now - this.#drawnAt < REDRAW_MS) return;
+    this.#drawnAt = now;
+    this.#visible = true;
+    this.#io.writeStderr(`\r\x1b[2K${progressLine(done, this.#total, label)}`);
+  }
+
+  /** Erases the bar if it was drawn. */
+  clear(): void {
+    if (this.#visible) this.#io.writeStderr("\r\x1b[2K");
+    this.#visible = false;
+  }
+}
+
+/**
+ * The bar's text: `[#####-----]  42%  label`, the label cut to fit a line.
+ *
+ * @param done Units finished.
+ * @param total All units (0 counts as finished).
+ */
+export function progressLine(
+  done: number,
+  total: number,
+  label: string,
+): string {
+  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 1;
+  const filled = Math.round(ratio * BAR_CELLS);
+  const bar = "#".repeat(filled) + "-".repeat(BAR_CELLS - filled);
+  const percent = `${Math.floor(ratio * 100)}%`.padStart(4);
+  const room = 40;
+  const shown = label.length > room ? `…${label.slice(-(room - 1))}` : label;
+  return `[${bar}] ${percent}  ${shown}`;
+}

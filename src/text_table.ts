@@ -1,0 +1,66 @@
+/**
+ * Aligned plain-text tables for command output. Widths come from the
+ * visible text and padding stays outside the paint, so colour never breaks
+ * alignment.
+ *
+ * @module
+ */
+
+/** A cell: its text, and optionally how to paint it once padded. */
+export type Cell = string | { text: string; paint: (text: string) => string };
+
+/** Options for {@link renderTable}. */
+export interface TableOptions {
+  /** Columns aligned right (numbers); the others align left. */
+  rightAligned?: readonly number[];
+  /** Prefix of every line. */
+  indent?: string;
+  /** Painter for the header row. */
+  paintHeader?: (text: string) => string;
+}
+
+/**
+ * Renders rows under a header, columns two spaces apart, each line ending in
+ * a newline. Trailing spaces are trimmed. An empty `rows` renders nothing.
+ *
+ * @param header Column titles.
+ * @param rows Cells per row; missing cells are blank.
+ */
+export function renderTable(
+  header: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  options: TableOptions = {},
+): string {
+  if (rows.length === 0) return "";
+  const right = new Set(options.rightAligned ?? []);
+  const indent = options.indent ?? "";
+  const paintHeader = options.paintHeader ?? ((text: string) => text);
+  const all: Cell[][] = [header.map((text) => ({ text, paint: paintHeader }))];
+  for (const row of rows) all.push([...row]);
+  const columns = Math.max(...all.map((row) => row.length));
+  const widths = Array.from(
+    { length: columns },
+    (_, c) => Math.max(...all.map((row) => width(textOf(row[c] ?? "")))),
+  );
+  return all.map((row) => {
+    const cells = widths.map((w, c) => {
+      const cell = row[c] ?? "";
+      const text = textOf(cell);
+      const gap = " ".repeat(w - width(text));
+      const painted = typeof cell === "string" ? text : cell.paint(text);
+      return right.has(c) ? gap + painted : painted + gap;
+    });
+    return (indent + cells.join("  ")).trimEnd() + "\n";
+  }).join("");
+}
+
+function textOf(cell: Cell): string {
+  return typeof cell === "string" ? cell : cell.text;
+}
+
+/** Display width, counting code points (wide characters count one). */
+function width(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}

@@ -1,0 +1,31 @@
+/**
+ * Tool names as Claude Code writes them: MCP tools are
+ * `mcp__<server>__<tool>`, and plugin servers are
+ * `mcp__plugin_<plugin>_<server>__<tool>`. Server names may contain `-` and
+ * `_`, so names are split on `__` only.
+ *
+ * @module
+ */
+
+/** An MCP tool name taken apart. */
+export interface McpToolName {
+  /** The server segment as written, e.g. `github` or `plugin_acme_db-tools`. */
+  server: string;
+  tool: string;
+  /** For plugin servers, the plugin (the segment up to its first `_`). */
+  plugin: string | null;
+}
+
+/**
+ * Splits an MCP tool name; `null` for any other tool.
+ *
+ * @param name A `tool_use` block's `name`.
+ */
+export function parseMcpToolName(name: string): McpToolName | null {
+  const parts = name.split("__");
+  if (parts[0] !== "mcp" || parts.length < 3) return null;
+  const server = parts[1] as string;
+  if (server === "") return null;
+  const plugin = /^plugin_([^_]+)_./.exec(server)?.[1] ?? null;
+  return { server, tool: parts.slice(2).join("__"), plugin };
+}
