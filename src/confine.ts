@@ -11,6 +11,8 @@
  */
 
 import {
+  basename,
+  dirname,
   isInside,
   joinPath,
   NATIVE,
@@ -100,12 +102,38 @@ export async function assertFileConfined(
     throw error;
   }
   if (
-    info.isSymlink && !isInside(await realRoot(root), await Deno.realPath(file))
+    info.isSymlink && !isInside(await realRoot(root), await linkTarget(file))
   ) {
     throw new ConfinementError(
       `Refusing ${what} "${file}": it is a symlink to outside ${root}`,
     );
   }
+}
+
+/**
+ * Where the symlink `link` leads. A dangling one is judged by the place a
+ * write through it would create, not failed with a bare realpath error.
+ */
+async function linkTarget(link: string): Promise<string> {
+  try {
+    return await Deno.realPath(link);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  let current = link;
+  for (let hops = 0; hops < 40; hops++) {
+    const target = resolvePath(dirname(current), await Deno.readLink(current));
+    const info = await Deno.lstat(target).catch(() => null);
+    if (info?.isSymlink) {
+      current = target;
+      continue;
+    }
+    const folder = await Deno.realPath(dirname(target)).catch(() =>
+      dirname(target)
+    );
+    return joinPath(NATIVE, folder, basename(target));
+  }
+  throw new Error(`Too many levels of symbolic links: "${link}"`);
 }
 
 async function ensureDirectoryStep(
