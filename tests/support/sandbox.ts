@@ -1,0 +1,95 @@
+/**
+ * A project next to an "outside" folder, for end-to-end fault tests that
+ * must show a hook run changed nothing but `project/.claude`, and a bounded
+ * run that turns a hang into a test failure instead of a stuck suite.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import {
+  type ProcessResult,
+  type RunOptions,
+  spawnStallWatch,
+  tempProject,
+} from "./hook_process.ts";
+import { snapshotTree, type TreeSnapshot } from "./tree_snapshot.ts";
+
+/** The folders of one fault test. */
+export interface Sandbox {
+  /** Holds `project` and `outside`. */
+  root: string;
+  /** The directory the hook starts in. */
+  project: string;
+  /** A sibling folder the hook must never write to (symlink targets). */
+  outside: string;
+  /** `project/session.jsonl`. */
+  transcript: string;
+  /** Everything below `root` except `project/.claude`. */
+  snapshotOutsideClaude(): Promise<TreeSnapshot>;
+}
+
+/** Runs `fn` in a fresh sandbox and removes it afterwards. */
+export async function withSandbox(
+  fn: (sandbox: Sandbox) => Promise<void>,
+): Promise<void> {
+  const temp = await tempProject();
+  const project = join(temp.dir, "project");
+  const outside = join(temp.dir, "outside");
+  await Deno.mkdir(project);
+  await Deno.mkdir(outside);
+  await Deno.writeTextFile(join(outside, "keep.txt"), "outside data\n");
+  try {
+    await fn({
+      root: temp.dir,
+      project,
+      outside,
+      transcript: join(project, "session.jsonl"),
+      snapshotOutsideClaude: () =>
+        snapshotTree(
+          temp.dir,
+          (rel) =>
+            rel === "project/.claude" || rel.startsWith("project/.claude/"),
+        ),
+    });
+  } finally {
+    await temp.cleanup();
+  }
+}
+
+/** A run's output, plus how long it took. */
+export interface BoundedResult extends ProcessResult {
+  elapsedMs: number;
+}
+
+/**
+ * Runs stall-watch and fails if it has not exited within `timeoutMs` (it is
+ * killed first, so a hang cannot stall the suite).
+ */
+export async function runBounded(
+  options: RunOptions,
+  timeoutMs = 15_000,
+): Promise<BoundedResult> {
+  const started = performance.now();
+  const running = await spawnStallWatch(options);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+  });
+  try {
+    const outcome = await Promise.race([running.finished, timedOut]);
+    if (outcome === "timeout") {
+      running.kill();
+      await running.finished;
+      throw new Error(`stall-watch still running after ${timeoutMs} ms`);
+    }
+    return { ...outcome, elapsedMs: performance.now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The non-empty lines of a stream. */
+export function linesOf(text: string): string[] {
+  return text.split("\n").filter((line) => line !== "");
+}
