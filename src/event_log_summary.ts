@@ -202,7 +202,9 @@ export function describeDecision(record: Record<string, unknown>): string {
         listOf(record.capped).map(callText).join("; ") || "(no calls listed)"
       }`;
     case "cooldown_skipped":
-      return `cooldown: ${record.remaining_seconds}s of ${record.cooldown_seconds}s left`;
+      return `cooldown: ${seconds(record.remaining_seconds)} of ${
+        seconds(record.cooldown_seconds)
+      } left`;
     case "kill_switch_active":
       return `kill switch on (${text(record.source) || "unknown source"})`;
     case "watch_finished":
@@ -211,6 +213,10 @@ export function describeDecision(record: Record<string, unknown>): string {
     default:
       return "";
   }
+}
+
+function seconds(value: unknown): string {
+  return typeof value === "number" ? `${Math.ceil(value)}s` : "?s";
 }
 
 function listOf(value: unknown): Record<string, unknown>[] {
