@@ -60,21 +60,26 @@ export async function auditFiles(
         options.onProgress?.(before + done, file.path);
       }
       : undefined;
-    audits.push(await auditFile(file, buffer, onRead));
+    audits.push(
+      await auditFile(file, { buffer, ...(onRead ? { onRead } : {}) }),
+    );
     before += file.size;
   }
   return audits;
 }
 
-/**
- * Audits one file. Requires `--allow-read`.
- *
- * @param buffer A read buffer to reuse (see `HistoryOptions.buffer`).
- */
+/** Reuse and progress hooks for {@link auditFile}. */
+export interface FileAuditOptions {
+  /** A read buffer to reuse (see `HistoryOptions.buffer`). */
+  buffer?: Uint8Array;
+  /** Called with the bytes of each read. */
+  onRead?: (bytes: number) => void;
+}
+
+/** Audits one file. Requires `--allow-read`. */
 export async function auditFile(
   file: TranscriptFile,
-  buffer?: Uint8Array,
-  onRead?: (bytes: number) => void,
+  options: FileAuditOptions = {},
 ): Promise<FileAudit> {
   const audit: FileAudit = {
     path: file.path,
@@ -91,13 +96,9 @@ export async function auditFile(
     return { ...audit, error: describe(error) };
   }
   try {
-    const options = {
-      subagent: file.subagent,
-      ...(buffer ? { buffer } : {}),
-      ...(onRead ? { onRead } : {}),
-    };
+    const history = { ...options, subagent: file.subagent };
     for await (
-      const { startLine, verdict } of readHistoryVerdicts(handle, options)
+      const { startLine, verdict } of readHistoryVerdicts(handle, history)
     ) {
       audit.turns++;
       if (verdict.signatures.length > 0) {

@@ -40,13 +40,14 @@ function post(message: AuditWorkerMessage): void {
 self.onmessage = async (event: MessageEvent<AuditRequest>) => {
   const { index, file } = event.data;
   let unreported = 0;
-  const audit = await auditFile(file, buffer, (bytes) => {
+  const onRead = (bytes: number) => {
     unreported += bytes;
     if (unreported >= PROGRESS_STEP_BYTES) {
       post({ type: "progress", bytes: unreported });
       unreported = 0;
     }
-  });
+  };
+  const audit = await auditFile(file, { buffer, onRead });
   post({ type: "done", index, audit, bytes: unreported });
 };
 

@@ -13,7 +13,7 @@ import type { CliIO } from "../cli_io.ts";
 import { parseCommandLine } from "../command_options.ts";
 import { detectStalls } from "../detect.ts";
 import { signatureData } from "../dispatch.ts";
-import { ExitCode, InputError, UsageError } from "../errors.ts";
+import { describe, ExitCode, InputError, UsageError } from "../errors.ts";
 import { type HistoryVerdict, readHistoryVerdicts } from "../history_turns.ts";
 import type { HookInput } from "../hook_input.ts";
 import { formatCount } from "../number_format.ts";
@@ -141,9 +141,7 @@ async function allTurns(
     return turns;
   } catch (error) {
     throw new InputError(
-      `Cannot read transcript "${path}": ${
-        error instanceof Error ? error.message : String(error)
-      }`,
+      `Cannot read transcript "${path}": ${describe(error)}`,
     );
   } finally {
     file.close();
