@@ -11,7 +11,7 @@ import type { AuditSummary } from "./audit_summary.ts";
 import { formatBytes, formatCount } from "./number_format.ts";
 import type { Style } from "./term_style.ts";
 import { renderTable } from "./text_table.ts";
-import { parseMcpToolName } from "./tool_name.ts";
+import { pluginOf } from "./tool_name.ts";
 
 /** Rows shown per ranking before "... and N more". */
 export const TOP_ROWS = 10;
@@ -84,7 +84,7 @@ export function renderAuditReport(
   section(
     "MCP servers that stall most",
     ranking(["server", "calls"], summary.byMcpServer, (server) => {
-      const plugin = parseMcpToolName(`mcp__${server}__x`)?.plugin;
+      const plugin = pluginOf(server);
       return plugin ? `${server} (plugin ${plugin})` : server;
     }, tableOptions),
   );

@@ -12,7 +12,7 @@ export interface McpToolName {
   /** The server segment as written, e.g. `github` or `plugin_acme_db-tools`. */
   server: string;
   tool: string;
-  /** For plugin servers, the plugin (the segment up to its first `_`). */
+  /** For plugin servers, the plugin (see {@link pluginOf}). */
   plugin: string | null;
 }
 
@@ -26,6 +26,14 @@ export function parseMcpToolName(name: string): McpToolName | null {
   if (parts[0] !== "mcp" || parts.length < 3) return null;
   const server = parts[1] as string;
   if (server === "") return null;
-  const plugin = /^plugin_([^_]+)_./.exec(server)?.[1] ?? null;
-  return { server, tool: parts.slice(2).join("__"), plugin };
+  return { server, tool: parts.slice(2).join("__"), plugin: pluginOf(server) };
+}
+
+/**
+ * The plugin of a plugin MCP server segment (`plugin_acme_db-tools` ->
+ * `acme`), or `null`. Plugin names are kebab-case, so the first `_` after
+ * `plugin_` ends the plugin's name.
+ */
+export function pluginOf(server: string): string | null {
+  return /^plugin_([^_]+)_./.exec(server)?.[1] ?? null;
 }
