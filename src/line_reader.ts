@@ -178,9 +178,11 @@ export async function* readLinesForward(
       lineNumber++;
       const piece = chunk.subarray(start, newline);
       const length = consumed + newline - lineStart;
-      let line: RawLine;
+      // Built whole, with its number, so each line costs one object.
+      let line: RawLine & { line: number };
       if (overflowed) {
         line = {
+          line: lineNumber,
           offset: lineStart,
           length,
           head: carry[0] ?? EMPTY,
@@ -190,6 +192,7 @@ export async function* readLinesForward(
       } else if (length > maxLineBytes) {
         const pieces = [...carry, piece];
         line = {
+          line: lineNumber,
           offset: lineStart,
           length,
           head: firstOf(pieces, keepBytes),
@@ -198,6 +201,7 @@ export async function* readLinesForward(
         };
       } else {
         line = {
+          line: lineNumber,
           offset: lineStart,
           length,
           head: carryBytes === 0 ? piece : concat([...carry, piece]),
@@ -205,7 +209,7 @@ export async function* readLinesForward(
           clipped: false,
         };
       }
-      yield { ...line, line: lineNumber };
+      yield line;
       carry = [];
       carryBytes = 0;
       overflowed = false;
