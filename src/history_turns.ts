@@ -171,6 +171,7 @@ export function historyLineEntries(
 class SyncSource implements ReadableAt, LineRereader {
   #file: SyncFile;
   #position = 0;
+  #moved = true; // the file's position may differ from #position
   #onRead: ((bytes: number) => void) | undefined;
 
   constructor(file: SyncFile, onRead?: (bytes: number) => void) {
@@ -179,7 +180,8 @@ class SyncSource implements ReadableAt, LineRereader {
   }
 
   read(buffer: Uint8Array): Promise<number | null> {
-    this.#file.seekSync(this.#position, Deno.SeekMode.Start);
+    if (this.#moved) this.#file.seekSync(this.#position, Deno.SeekMode.Start);
+    this.#moved = false;
     const read = this.#file.readSync(buffer);
     if (read !== null) {
       this.#position += read;
@@ -190,10 +192,12 @@ class SyncSource implements ReadableAt, LineRereader {
 
   seek(offset: number): Promise<number> {
     this.#position = offset;
+    this.#moved = true;
     return Promise.resolve(offset);
   }
 
   reread(offset: number, length: number): Uint8Array {
+    this.#moved = true;
     const bytes = new Uint8Array(length);
     this.#file.seekSync(offset, Deno.SeekMode.Start);
     let filled = 0;
