@@ -290,7 +290,9 @@ export const STALE_STATE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
  * Removes state and lock files older than `maxAgeMs`, and temp files left
- * by killed writers. Best effort: failures are ignored. Requires write
+ * by killed writers. Only files stall-watch wrote are touched: the folder
+ * may be shared (`STALL_WATCH_STATE_DIR=.claude` also holds Claude Code's
+ * own `settings.json`). Best effort: failures are ignored. Requires write
  * access to the folder.
  *
  * @returns The names removed.
@@ -300,11 +302,11 @@ export async function pruneStaleState(
   nowMs: number,
   maxAgeMs: number = STALE_STATE_MS,
 ): Promise<string[]> {
-  const removed: string[] = [];
+  const stale: string[] = [];
   try {
     for await (const entry of Deno.readDir(dir)) {
       if (!entry.isFile) continue;
-      const isTemp = entry.name.endsWith(".tmp");
+      const isTemp = OWN_TEMP_FILE.test(entry.name);
       if (!isTemp && !/\.(json|lock)$/.test(entry.name)) continue;
       if (entry.name.startsWith("events.")) continue;
       const path = joinPath(NATIVE, dir, entry.name);
@@ -317,12 +319,52 @@ export async function pruneStaleState(
         Deno.lstat(path).catch(() => null)
       );
       const age = nowMs - (info?.mtime?.getTime() ?? nowMs);
-      if (age > (isTemp ? 60 * 60 * 1000 : maxAgeMs)) {
-        await Deno.remove(path).then(() => removed.push(entry.name), () => {});
-      }
+      if (age <= (isTemp ? 60 * 60 * 1000 : maxAgeMs)) continue;
+      if (isTemp || await isOwnFile(path)) stale.push(entry.name);
     }
   } catch {
     // The folder may not exist yet; nothing to prune.
   }
+  // Decide first, remove after: a lock is judged by its state file.
+  const removed: string[] = [];
+  for (const name of stale) {
+    await Deno.remove(joinPath(NATIVE, dir, name)).then(
+      () => removed.push(name),
+      () => {},
+    );
+  }
   return removed;
+}
+
+/** `writeFileAtomic`'s temp files: `.<name>.<pid>.<random>.tmp`. */
+const OWN_TEMP_FILE = /^\..+\.\d+\.[0-9a-z]+\.tmp$/;
+
+/** Top-level keys of a watcher's marker (watch_marker.ts). */
+const MARKER_KEYS = ["tool_use_id", "token", "started_at"];
+
+/**
+ * Whether a `.json` or `.lock` file is stall-watch's: a session state or a
+ * watcher's marker; a lock beside one, or an empty lock on its own.
+ */
+async function isOwnFile(path: string): Promise<boolean> {
+  if (path.endsWith(".lock")) {
+    const state = path.replace(/\.lock$/, ".json");
+    if (await Deno.lstat(state).then(() => true, () => false)) {
+      return await isOwnFile(state);
+    }
+    return (await Deno.lstat(path).catch(() => null))?.size === 0;
+  }
+  const info = await Deno.lstat(path).catch(() => null);
+  if (!info?.isFile || info.size > 64 * 1024 * 1024) return false;
+  const text = await readTextOrNull(path).catch(() => null);
+  if (text === null) return false;
+  if (isStateText(text)) return true;
+  try {
+    const data = JSON.parse(text);
+    if (!isPlainObject(data)) return false;
+    const keys = Object.keys(data);
+    return keys.length > 0 && keys.every((key) => MARKER_KEYS.includes(key));
+  } catch {
+    return false;
+  }
 }

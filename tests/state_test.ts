@@ -135,7 +135,8 @@ Deno.test("pruneStaleState() removes old state, locks and temp files only", asyn
         "notes.txt",
       ]
     ) {
-      await Deno.writeTextFile(join(dir, name), "{}");
+      const text = name.endsWith(".json") ? serializeState(emptyState()) : "{}";
+      await Deno.writeTextFile(join(dir, name), text);
     }
     const day = 24 * 60 * 60 * 1000;
     const now = Date.now();
