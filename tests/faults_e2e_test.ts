@@ -405,3 +405,43 @@ Deno.test(
     });
   },
 );
+
+Deno.test("a state folder shared with Claude Code's own files never loses them to pruning", async () => {
+  await withSandbox(async (s) => {
+    await Deno.writeTextFile(s.transcript, pendingTranscript(TOOL_ID));
+    const claude = join(s.project, ".claude");
+    await Deno.mkdir(claude);
+    const foreign: Record<string, string> = {
+      "settings.json": '{"hooks": {}}\n',
+      "settings.local.json": '{"permissions": {"deny": ["Bash(rm:*)"]}}\n',
+      "notes.tmp": "draft\n",
+      "tool.lock": "pid 42\n",
+    };
+    for (const [name, text] of Object.entries(foreign)) {
+      await Deno.writeTextFile(join(claude, name), text);
+    }
+    // A session idle for 60 days: stall-watch's own, due for pruning.
+    await Deno.writeTextFile(
+      join(claude, "idle.json"),
+      '{"config_notice": null, "last_recovery_at": 1, "retries": {}}\n',
+    );
+    await Deno.writeTextFile(join(claude, "idle.lock"), "");
+    const old = new Date(Date.now() - 60 * 24 * 60 * 60 * 1000);
+    for (const name of [...Object.keys(foreign), "idle.json", "idle.lock"]) {
+      await Deno.utime(join(claude, name), old, old);
+    }
+
+    const result = await hook(s, { STALL_WATCH_STATE_DIR: ".claude" });
+    assert.equal(result.code, 2, "a recovery, which prunes stale state");
+    for (const [name, text] of Object.entries(foreign)) {
+      assert.equal(await Deno.readTextFile(join(claude, name)), text, name);
+    }
+    for (const name of ["idle.json", "idle.lock"]) {
+      assert.equal(
+        await Deno.lstat(join(claude, name)).then(() => true, () => false),
+        false,
+        `${name} pruned`,
+      );
+    }
+  });
+});
