@@ -191,6 +191,11 @@ Deno.test("scan rejects bad input with one line and a documented exit code, neve
         /it does not exist/,
       ],
       [["scan", dir], 1, /it is a directory/],
+      [
+        ["scan", "--", "-odd.jsonl"],
+        1,
+        /^stall-watch: Cannot read transcript "-odd\.jsonl": it does not exist/,
+      ],
       [["scan", dir, "--all-turns"], 1, /it is a directory/],
     ];
     for (const [args, want, message] of cases) {
