@@ -67,8 +67,23 @@ export class UsageError extends StallWatchError {
   }
 }
 
-/** A one-line description of an unknown thrown value. */
+/** Longest line {@link describe} returns. */
+const MAX_LINE_CHARS = 1000;
+
+/**
+ * A one-line description of an unknown thrown value, at most 1000
+ * characters: a path from a hostile payload must not flood the one line
+ * Claude Code shows the user.
+ */
 export function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return (message.split("\n")[0] ?? "").trim() || "unknown error";
+  const line = (message.split("\n")[0] ?? "").trim() || "unknown error";
+  return clipMiddle(line, MAX_LINE_CHARS);
+}
+
+/** `text`, or its start and end joined by `…` when it is longer than `max`. */
+export function clipMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const keep = Math.floor((max - 1) / 2);
+  return `${text.slice(0, keep)}…${text.slice(text.length - keep)}`;
 }

@@ -7,7 +7,7 @@
  */
 
 import type { Entry } from "./entry.ts";
-import { describe, TranscriptError } from "./errors.ts";
+import { clipMiddle, describe, TranscriptError } from "./errors.ts";
 import { lineEntries } from "./line_entries.ts";
 import { type LineReaderOptions, readLinesBackward } from "./line_reader.ts";
 import { BackwardTurnCollector, type TurnOptions } from "./turn.ts";
@@ -29,6 +29,9 @@ export interface ScanOptions extends TurnOptions, LineReaderOptions {
   /** Stop reading this many bytes before the end, even mid-turn. */
   budgetBytes?: number;
 }
+
+/** Longest transcript path echoed in an error line. */
+const MAX_PATH_CHARS = 200;
 
 /**
  * Default scan budget. A turn longer than this is judged on its newest
@@ -73,7 +76,9 @@ export async function scanCurrentTurn(
     };
   } catch (error) {
     throw new TranscriptError(
-      `Cannot read transcript "${path}": ${describe(error)}`,
+      `Cannot read transcript "${clipMiddle(path, MAX_PATH_CHARS)}": ${
+        describe(error)
+      }`,
     );
   } finally {
     file.close();
@@ -97,13 +102,17 @@ export async function openRegularFile(
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw new TranscriptError(
-      `Cannot read transcript "${path}": ${describe(error)}`,
+      `Cannot read transcript "${clipMiddle(path, MAX_PATH_CHARS)}": ${
+        describe(error)
+      }`,
     );
   }
   if (!info.isFile) {
     const what = info.isDirectory ? "a directory" : "not a regular file";
     throw new TranscriptError(
-      `Cannot read transcript "${path}": it is ${what}`,
+      `Cannot read transcript "${
+        clipMiddle(path, MAX_PATH_CHARS)
+      }": it is ${what}`,
     );
   }
   try {
@@ -111,7 +120,9 @@ export async function openRegularFile(
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw new TranscriptError(
-      `Cannot read transcript "${path}": ${describe(error)}`,
+      `Cannot read transcript "${clipMiddle(path, MAX_PATH_CHARS)}": ${
+        describe(error)
+      }`,
     );
   }
 }
