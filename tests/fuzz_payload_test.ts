@@ -17,8 +17,10 @@ import { loadCases, payloadFor } from "./support/cases.ts";
 import { fakeIO } from "./support/fake_io.ts";
 import {
   applyMutations,
+  type FixtureTranscript,
   fixtureTranscripts,
   fuzzParameters,
+  type Mutation,
   mutations,
 } from "./support/fuzz.ts";
 import { tempProject } from "./support/hook_process.ts";
@@ -149,11 +151,41 @@ Deno.test("parseHookInput() returns a well-typed input or throws a one-line Inpu
   );
 });
 
+interface PayloadFields {
+  base: Record<string, unknown>;
+  set: Record<string, unknown>;
+  /** Where transcript_path points: the transcript, or somewhere hostile. */
+  path: string;
+}
+
 interface Run {
-  transcript: Uint8Array | null;
-  payload: (transcriptPath: string, root: string) => string;
+  /** A damaged fixture, or no transcript file at all. */
+  transcript: { fixture: FixtureTranscript; mutations: Mutation[] } | null;
+  fields: PayloadFields;
   env: Record<string, string>;
   config: string | null;
+}
+
+/** The stdin text of a run, once the temp paths are known. */
+function payloadOf(
+  fields: PayloadFields,
+  transcriptPath: string,
+  root: string,
+): string {
+  const path = fields.path === "transcript"
+    ? transcriptPath
+    : fields.path.replace("@ROOT", root)
+      .replace("@OUTSIDE", join(root, "outside"))
+      .replace("@LONG", join(root, "x/".repeat(50_000)));
+  const payload: Record<string, unknown> = {
+    ...fields.base,
+    transcript_path: path,
+    ...fields.set,
+  };
+  if (payload.agent_transcript_path !== undefined) {
+    payload.agent_transcript_path = transcriptPath;
+  }
+  return toText(payload);
 }
 
 const envValues: Record<string, fc.Arbitrary<string>> = {
@@ -234,8 +266,10 @@ const configText: fc.Arbitrary<string | null> = fc.option(
 
 const hostileRun: fc.Arbitrary<Run> = fc.record({
   transcript: fc.option(
-    fc.tuple(fc.constantFrom(...fixtureTranscripts(100_000)), mutations)
-      .map(([fx, list]) => applyMutations(fx.bytes, list)),
+    fc.record({
+      fixture: fc.constantFrom(...fixtureTranscripts(100_000)),
+      mutations,
+    }),
     { nil: null },
   ),
   fields: fc.record({
@@ -250,32 +284,12 @@ const hostileRun: fc.Arbitrary<Run> = fc.record({
       "@ROOT",
       "/dev/zero",
       "@OUTSIDE/missing.jsonl",
+      "@LONG", // far beyond PATH_MAX
     ),
   }),
   env: hostileEnv,
   config: configText,
-}).map(({ transcript, fields, env, config }) => ({
-  transcript,
-  env,
-  config,
-  payload: (transcriptPath: string, root: string) => {
-    const path = fields.path === "transcript"
-      ? transcriptPath
-      : fields.path.replace("@ROOT", root).replace(
-        "@OUTSIDE",
-        join(root, "outside"),
-      );
-    const payload: Record<string, unknown> = {
-      ...fields.base,
-      transcript_path: path,
-      ...fields.set,
-    };
-    if (payload.agent_transcript_path !== undefined) {
-      payload.agent_transcript_path = transcriptPath;
-    }
-    return toText(payload);
-  },
-}));
+});
 
 Deno.test("the hook answers allow, block or one line of bad input for any payload, env, config and transcript, and writes only inside .claude", async () => {
   const temp = await tempProject();
@@ -294,7 +308,11 @@ Deno.test("the hook answers allow, block or one line of bad input for any payloa
       fc.asyncProperty(hostileRun, async (run) => {
         await Deno.remove(transcriptPath).catch(() => {});
         if (run.transcript) {
-          await Deno.writeFile(transcriptPath, run.transcript);
+          const { fixture, mutations } = run.transcript;
+          await Deno.writeFile(
+            transcriptPath,
+            applyMutations(fixture.bytes, mutations),
+          );
         }
         await Deno.remove(configPath).catch(() => {});
         if (run.config !== null) {
@@ -310,7 +328,7 @@ Deno.test("the hook answers allow, block or one line of bad input for any payloa
         const io = fakeIO({
           cwd: project,
           env,
-          stdin: run.payload(transcriptPath, root),
+          stdin: payloadOf(run.fields, transcriptPath, root),
         });
         const started = performance.now();
         const code = await main([], io);
@@ -327,6 +345,7 @@ Deno.test("the hook answers allow, block or one line of bad input for any payloa
         if (code === 1) {
           assert.equal(stdout, "", context);
           assert.match(stderr, /^stall-watch: [^\n]+\n$/, context);
+          assert.ok(stderr.length < 1100, "a line a person can read");
         } else if (code === 2) {
           assert.equal(stdout, "", context);
           assert.match(stderr, /^stall_watch: /, context);
