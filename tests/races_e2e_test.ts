@@ -1,10 +1,11 @@
 /**
  * Races through real processes under the release permission flags: hooks
- * killed at random moments while they save state, and many processes
+ * killed at random moments while they save state, a lock held by a stuck
+ * hook, and many processes
  * appending to one event log across rotations. (16 concurrent hooks on one
  * session are in guardrails_e2e_test.ts.)
  *
- * `STALL_WATCH_RACE_ROUNDS=<n>` kills n hooks instead of the default 16.
+ * `STALL_WATCH_RACE_ROUNDS=<n>` kills n hooks instead of the default 12.
  */
 
 import assert from "node:assert/strict";
@@ -46,7 +47,7 @@ Deno.test(
       const dir = join(s.project, ".claude/stall_watch");
       await Deno.mkdir(dir, { recursive: true });
       const retries: Record<string, number> = {};
-      for (let i = 0; i < 40_000; i++) retries[`toolu_seed_${i}`] = 1;
+      for (let i = 0; i < 20_000; i++) retries[`toolu_seed_${i}`] = 1;
       const statePath = join(dir, "killed.json");
       await Deno.writeTextFile(
         statePath,
@@ -71,7 +72,7 @@ Deno.test(
         parseState(await Deno.readTextFile(statePath)).state.retries;
       let killed = 0;
       let midWrite = 0;
-      const total = rounds(16);
+      const total = rounds(12);
       for (let i = 1; i <= total; i++) {
         const running = await spawnStallWatch({
           cwd: s.project,
@@ -109,7 +110,7 @@ Deno.test(
       assert.equal(final[`toolu_kill_${total + 1}`], 1);
       assert.equal(
         Object.keys(final).filter((k) => k.startsWith("toolu_seed_")).length,
-        40_000,
+        20_000,
       );
     });
   },
@@ -265,5 +266,39 @@ Deno.test("8 processes appending across many rotations: every line whole, no dup
       const { size } = await Deno.stat(join(dir, name));
       assert.ok(size <= maxBytes + 8 * longest, `${name} is ${size} bytes`);
     }
+  });
+});
+
+Deno.test("a session lock held by a stuck hook makes the next one allow the stop after its 3 s wait, with one line", async () => {
+  await withSandbox(async (s) => {
+    await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_stuck"));
+    const dir = join(s.project, ".claude/stall_watch");
+    await Deno.mkdir(dir, { recursive: true });
+    const stdin = stopPayload("stuck", s.transcript, s.project);
+    const lock = await Deno.open(join(dir, "stuck.lock"), {
+      create: true,
+      write: true,
+    });
+    try {
+      await lock.lock(true);
+      const blocked = await runBounded({ cwd: s.project, stdin });
+      assert.equal(blocked.code, 0);
+      assert.equal(blocked.stdout, "");
+      assert.match(
+        blocked.stderr,
+        /^stall_watch: cannot use session state \(Timed out after \d+ ms waiting for the lock ".*stuck\.lock"\); allowing the stop rather than nudging without a retry budget\n$/,
+      );
+      assert.ok(blocked.elapsedMs >= 3000, "it waited for the holder");
+      assert.equal(
+        await Deno.lstat(join(dir, "stuck.json")).then(() => true, () => false),
+        false,
+        "nothing was counted",
+      );
+    } finally {
+      await lock.unlock();
+      lock.close();
+    }
+    const freed = await runBounded({ cwd: s.project, stdin });
+    assert.equal(freed.code, 2, "once released, the next hook nudges");
   });
 });
