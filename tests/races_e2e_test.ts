@@ -1,9 +1,8 @@
 /**
  * Races through real processes under the release permission flags: hooks
  * killed at random moments while they save state, a lock held by a stuck
- * hook, and many processes
- * appending to one event log across rotations. (16 concurrent hooks on one
- * session are in guardrails_e2e_test.ts.)
+ * hook, and many processes appending to one event log across rotations.
+ * (16 concurrent hooks on one session are in guardrails_e2e_test.ts.)
  *
  * `STALL_WATCH_RACE_ROUNDS=<n>` kills n hooks instead of the default 12.
  */
