@@ -16,10 +16,8 @@ import { spawnStallWatch } from "./support/hook_process.ts";
 import { runBounded, withSandbox } from "./support/sandbox.ts";
 import { pendingTranscript, stopPayload } from "./support/transcripts.ts";
 
-const POSIX_ONLY = {
-  ignore: Deno.build.os === "windows",
-  reason: "SIGKILL is POSIX",
-};
+/** SIGKILL is POSIX: skipped on Windows. */
+const POSIX_ONLY = { ignore: Deno.build.os === "windows" };
 
 function rounds(fallback: number): number {
   const n = Number(Deno.env.get("STALL_WATCH_RACE_ROUNDS") ?? "");
