@@ -27,7 +27,7 @@ import {
   stopPayload,
 } from "./support/transcripts.ts";
 
-/** FIFOs, and symlinks made without admin rights, are POSIX: skipped on Windows. */
+/** FIFOs (and symlinks, without admin rights) need POSIX: skipped on Windows. */
 const POSIX_ONLY = { ignore: Deno.build.os === "windows" };
 const TOOL_ID = "toolu_01StuckRead";
 const STATE = ".claude/stall_watch/s1.json";
