@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { HOOK_PERMISSION_FLAGS } from "../src/permissions.ts";
 import {
   type ProcessResult,
@@ -407,7 +408,9 @@ Deno.test("under the release permissions a write outside .claude is impossible, 
   const project = await tempProject();
   try {
     await Deno.mkdir(join(project.dir, ".claude"));
-    const script = new URL("./support/try_write.ts", import.meta.url).pathname;
+    const script = fileURLToPath(
+      new URL("./support/try_write.ts", import.meta.url),
+    );
     const output = await new Deno.Command(Deno.execPath(), {
       args: [
         "run",
