@@ -13,31 +13,35 @@ import { basename, dirname, joinPath, NATIVE } from "./paths.ts";
  * folder. The temporary file is created exclusively (never through a
  * symlink someone placed there).
  */
-export async function writeFileAtomic(
+export function writeFileAtomic(
   path: string,
   text: string,
-): Promise<void> {
+): void {
   const random = crypto.getRandomValues(new Uint32Array(1))[0]?.toString(36);
   const temp = joinPath(
     NATIVE,
     dirname(path),
     `.${basename(path)}.${Deno.pid}.${random}.tmp`,
   );
-  const file = await Deno.open(temp, { write: true, createNew: true });
+  const file = Deno.openSync(temp, { write: true, createNew: true });
   try {
     try {
       const bytes = new TextEncoder().encode(text);
       let written = 0;
       while (written < bytes.length) {
-        written += await file.write(bytes.subarray(written));
+        written += file.writeSync(bytes.subarray(written));
       }
-      await file.syncData();
+      file.syncDataSync();
     } finally {
       file.close();
     }
-    await Deno.rename(temp, path);
+    Deno.renameSync(temp, path);
   } catch (error) {
-    await Deno.remove(temp).catch(() => {});
+    try {
+      Deno.removeSync(temp);
+    } catch {
+      // Already gone.
+    }
     throw error;
   }
 }

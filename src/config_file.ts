@@ -66,12 +66,12 @@ export async function loadConfigFile(
   try {
     // Look before reading: a FIFO would block the hook forever, and a device
     // such as /dev/zero (a symlink in a cloned repo will do) never ends.
-    const info = await Deno.stat(file);
+    const info = Deno.statSync(file);
     if (!info.isFile) throw new Error("it is not a regular file");
     if (info.size > MAX_CONFIG_BYTES) {
       throw new Error(`it is larger than ${MAX_CONFIG_BYTES} bytes`);
     }
-    text = await Deno.readTextFile(file);
+    text = Deno.readTextFileSync(file);
   } catch (error) {
     // A `.claude` that is a file (NotADirectory) holds no config file either.
     if (

@@ -66,18 +66,18 @@ export function confinedPath(cwd: string, path: string, what: string): string {
  * @returns The absolute directory.
  * @throws {ConfinementError} When the path or a symlink escapes `.claude`.
  */
-export async function ensureConfinedDir(
+export function ensureConfinedDir(
   cwd: string,
   dir: string,
   what: string,
-): Promise<string> {
+): string {
   const target = confinedPath(cwd, dir, what);
   const root = claudeRoot(cwd);
   const steps = stepsBelow(root, target) ?? [];
   let current = root;
   for (const step of [null, ...steps]) {
     if (step !== null) current = joinPath(NATIVE, current, step);
-    await ensureDirectoryStep(current, root, what, dir);
+    ensureDirectoryStep(current, root, what, dir);
   }
   return target;
 }
@@ -88,21 +88,21 @@ export async function ensureConfinedDir(
  *
  * @throws {ConfinementError} When the file escapes `.claude`.
  */
-export async function assertFileConfined(
+export function assertFileConfined(
   cwd: string,
   file: string,
   what: string,
-): Promise<void> {
+): void {
   const root = claudeRoot(cwd);
   let info: Deno.FileInfo;
   try {
-    info = await Deno.lstat(file);
+    info = Deno.lstatSync(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return;
     throw error;
   }
   if (
-    info.isSymlink && !isInside(await realRoot(root), await linkTarget(file))
+    info.isSymlink && !isInside(realRoot(root), linkTarget(file))
   ) {
     throw new ConfinementError(
       `Refusing ${what} "${file}": it is a symlink to outside ${root}`,
@@ -114,59 +114,62 @@ export async function assertFileConfined(
  * Where the symlink `link` leads. A dangling one is judged by the place a
  * write through it would create, not failed with a bare realpath error.
  */
-async function linkTarget(link: string): Promise<string> {
+function linkTarget(link: string): string {
   try {
-    return await Deno.realPath(link);
+    return Deno.realPathSync(link);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
   let current = link;
   for (let hops = 0; hops < 40; hops++) {
-    const target = resolvePath(dirname(current), await Deno.readLink(current));
-    const info = await Deno.lstat(target).catch(() => null);
+    const target = resolvePath(dirname(current), Deno.readLinkSync(current));
+    const info = lstatOrNull(target);
     if (info?.isSymlink) {
       current = target;
       continue;
     }
-    const folder = await Deno.realPath(dirname(target)).catch(() =>
-      dirname(target)
-    );
+    let folder = dirname(target);
+    try {
+      folder = Deno.realPathSync(folder);
+    } catch {
+      // A missing folder is judged by its spelled-out path.
+    }
     return joinPath(NATIVE, folder, basename(target));
   }
   throw new Error(`Too many levels of symbolic links: "${link}"`);
 }
 
-async function ensureDirectoryStep(
+function ensureDirectoryStep(
   current: string,
   root: string,
   what: string,
   requested: string,
-): Promise<void> {
+): void {
   let info: Deno.FileInfo;
   try {
-    info = await Deno.lstat(current);
+    info = Deno.lstatSync(current);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
     try {
-      await Deno.mkdir(current);
+      Deno.mkdirSync(current);
     } catch (mkdirError) {
       // Another hook of the same session may have created it meanwhile.
       if (!(mkdirError instanceof Deno.errors.AlreadyExists)) throw mkdirError;
     }
-    info = await Deno.lstat(current);
+    info = Deno.lstatSync(current);
   }
   // `.claude` itself may be a symlink (the user's choice); below it, a
   // symlink must stay inside the real `.claude`.
   if (info.isSymlink && current !== root) {
-    const real = await Deno.realPath(current);
-    if (!isInside(await realRoot(root), real)) {
+    const real = Deno.realPathSync(current);
+    if (!isInside(realRoot(root), real)) {
       throw new ConfinementError(
         `Refusing ${what} "${requested}": ${current} is a symlink to ${real}, outside ${root}`,
       );
     }
-    info = await Deno.stat(current);
+    info = Deno.statSync(current);
   } else if (info.isSymlink) {
-    info = await Deno.stat(current);
+    info = Deno.statSync(current);
   }
   if (!info.isDirectory) {
     throw new ConfinementError(
@@ -175,10 +178,18 @@ async function ensureDirectoryStep(
   }
 }
 
-async function realRoot(root: string): Promise<string> {
+function realRoot(root: string): string {
   try {
-    return await Deno.realPath(root);
+    return Deno.realPathSync(root);
   } catch {
     return root;
+  }
+}
+
+function lstatOrNull(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return null;
   }
 }

@@ -9,6 +9,7 @@ import { classifyTurn, type StallSignature } from "./classify.ts";
 import { provesFollowUp } from "./follow_up_proof.ts";
 import type { HookInput } from "./hook_input.ts";
 import { lineNumbersAt } from "./line_count.ts";
+import { syncReader } from "./line_reader.ts";
 import {
   openRegularFile,
   scanCurrentTurn,
@@ -126,7 +127,10 @@ export async function withLineNumbers(
   const file = await openRegularFile(path);
   if (!file) return signatures;
   try {
-    const numbers = await lineNumbersAt(file, signatures.map((s) => s.offset));
+    const numbers = await lineNumbersAt(
+      syncReader(file),
+      signatures.map((s) => s.offset),
+    );
     return signatures.map((s) => ({
       ...s,
       line: numbers.get(s.offset) ?? s.line,

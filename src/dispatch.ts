@@ -18,7 +18,7 @@ import {
 } from "./guardrails.ts";
 import { buildBlockMessage } from "./recovery.ts";
 import type { SettingProblem, Settings } from "./settings.ts";
-import { pruneStaleState, type StateStore } from "./state.ts";
+import { pruneStaleStateDaily, type StateStore } from "./state.ts";
 
 /** A stall the caller detected and wants to act on. */
 export interface DispatchRequest {
@@ -148,7 +148,7 @@ export async function dispatchStall(
       events,
     };
   }
-  await pruneStaleState(context.stateDirPath, context.nowSeconds * 1000);
+  await pruneStaleStateDaily(context.stateDirPath, context.nowSeconds * 1000);
   events.push(event("recovery_dispatched", {
     max_retries: decision.maxRetries,
     retries: decision.retries,

@@ -21,17 +21,19 @@ export type DispatchIO = Pick<CliIO, "env" | "cwd" | "sleep">;
  * on disk, relative to the start directory) and the config file. Requires
  * `--allow-read`.
  */
-export async function killSwitchOf(
+export function killSwitchOf(
   settings: Settings,
   io: DispatchIO,
-): Promise<KillSwitchStatus> {
+): KillSwitchStatus {
   const file = settings.killSwitchFile;
   let fileExists = false;
   if (file !== null) {
-    fileExists = await Deno.stat(resolvePath(io.cwd, file)).then(
-      () => true,
-      () => false,
-    );
+    try {
+      Deno.statSync(resolvePath(io.cwd, file));
+      fileExists = true;
+    } catch {
+      fileExists = false;
+    }
   }
   return killSwitchStatus({
     env: io.env,

@@ -90,12 +90,12 @@ export async function appendEvents(
   for (const record of records) {
     const bytes = encoder.encode(formatEvent(record));
     await rotateIfFull(path, bytes.length, options);
-    const file = await Deno.open(path, { append: true, create: true });
+    const file = Deno.openSync(path, { append: true, create: true });
     try {
       // One write per line: O_APPEND keeps whole lines from interleaving.
-      let written = await file.write(bytes);
+      let written = file.writeSync(bytes);
       while (written < bytes.length) {
-        written += await file.write(bytes.subarray(written));
+        written += file.writeSync(bytes.subarray(written));
       }
     } finally {
       file.close();
@@ -124,9 +124,9 @@ async function rotateIfFull(
   );
 }
 
-async function fileSize(path: string): Promise<number> {
+function fileSize(path: string): number {
   try {
-    return (await Deno.stat(path)).size;
+    return Deno.statSync(path).size;
   } catch {
     return 0;
   }

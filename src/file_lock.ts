@@ -35,11 +35,11 @@ export async function withFileLock<T>(
   options: LockOptions,
   action: () => Promise<T>,
 ): Promise<T> {
-  const file = await Deno.open(path, { create: true, write: true });
+  const file = Deno.openSync(path, { create: true, write: true });
   try {
     let waited = 0;
     let pause = 1;
-    while (!(await file.tryLock(true))) {
+    while (!file.tryLockSync(true)) {
       if (waited >= options.timeoutMs) {
         throw new LockTimeoutError(path, waited);
       }
@@ -50,7 +50,7 @@ export async function withFileLock<T>(
     try {
       return await action();
     } finally {
-      await file.unlock();
+      file.unlockSync();
     }
   } finally {
     file.close();

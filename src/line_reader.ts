@@ -60,6 +60,20 @@ export interface ReadableAt {
   seek(offset: number, whence: Deno.SeekMode): Promise<number>;
 }
 
+/**
+ * Adapts an open file to {@link ReadableAt} with synchronous reads.
+ *
+ * Why: each asynchronous file op is a round trip through Deno's thread pool,
+ * about a millisecond apiece at start-up; the hook makes a handful of
+ * small reads and is better served by plain blocking ones.
+ */
+export function syncReader(file: Deno.FsFile): ReadableAt {
+  return {
+    read: (buffer) => Promise.resolve(file.readSync(buffer)),
+    seek: (offset, whence) => Promise.resolve(file.seekSync(offset, whence)),
+  };
+}
+
 const NEWLINE = 0x0a;
 
 /**

@@ -260,19 +260,19 @@ function isStateText(text: string): boolean {
   return keys.length > 0 && keys.every((key) => known.includes(key));
 }
 
-async function readTextOrNull(path: string): Promise<string | null> {
+function readTextOrNull(path: string): string | null {
   try {
-    return await Deno.readTextFile(path);
+    return Deno.readTextFileSync(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
 }
 
-async function readState(path: string): Promise<LoadedState> {
+function readState(path: string): LoadedState {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = Deno.readTextFileSync(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       return { state: emptyState(), note: null };
@@ -336,6 +336,33 @@ export async function pruneStaleState(
   return removed;
 }
 
+/** How often {@link pruneStaleStateDaily} looks at the folder. */
+const PRUNE_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * {@link pruneStaleState} at most once a day per folder (remembered by the
+ * mtime of a `.last-prune` file in it), so a recovery does not pay for
+ * listing hundreds of old sessions every time. Best effort.
+ */
+export async function pruneStaleStateDaily(
+  dir: string,
+  nowMs: number,
+): Promise<string[]> {
+  const marker = joinPath(NATIVE, dir, ".last-prune");
+  try {
+    const last = Deno.statSync(marker).mtime?.getTime() ?? 0;
+    if (nowMs - last < PRUNE_INTERVAL_MS && last <= nowMs) return [];
+  } catch {
+    // Never pruned here yet.
+  }
+  try {
+    Deno.writeTextFileSync(marker, "");
+  } catch {
+    return []; // cannot remember it: better not prune than prune every time
+  }
+  return await pruneStaleState(dir, nowMs);
+}
+
 /** `writeFileAtomic`'s temp files: `.<name>.<pid>.<random>.tmp`. */
 const OWN_TEMP_FILE = /^\..+\.\d+\.[0-9a-z]+\.tmp$/;
 
@@ -356,7 +383,12 @@ async function isOwnFile(path: string): Promise<boolean> {
   }
   const info = await Deno.lstat(path).catch(() => null);
   if (!info?.isFile || info.size > 64 * 1024 * 1024) return false;
-  const text = await readTextOrNull(path).catch(() => null);
+  let text: string | null;
+  try {
+    text = readTextOrNull(path);
+  } catch {
+    text = null;
+  }
   if (text === null) return false;
   if (isStateText(text)) return true;
   try {

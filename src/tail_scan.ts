@@ -9,7 +9,11 @@
 import type { Entry } from "./entry.ts";
 import { clipMiddle, describe, TranscriptError } from "./errors.ts";
 import { lineEntries } from "./line_entries.ts";
-import { type LineReaderOptions, readLinesBackward } from "./line_reader.ts";
+import {
+  type LineReaderOptions,
+  readLinesBackward,
+  syncReader,
+} from "./line_reader.ts";
 import { BackwardTurnCollector, type TurnOptions } from "./turn.ts";
 
 /** The current turn as read from the end of a transcript. */
@@ -55,11 +59,13 @@ export async function scanCurrentTurn(
   const file = await openRegularFile(path);
   if (!file) return null;
   try {
-    const fileSize = (await file.stat()).size;
+    const fileSize = file.statSync().size;
     const budget = options.budgetBytes ?? DEFAULT_SCAN_BUDGET_BYTES;
     const collector = new BackwardTurnCollector(options);
     let bytesScanned = 0;
-    for await (const raw of readLinesBackward(file, fileSize, options)) {
+    for await (
+      const raw of readLinesBackward(syncReader(file), fileSize, options)
+    ) {
       bytesScanned = fileSize - raw.offset;
       const entries = lineEntries(raw);
       let done = false;
@@ -93,12 +99,12 @@ export async function scanCurrentTurn(
  * @returns The open file, or `null` when it does not exist.
  * @throws {TranscriptError} For directories, FIFOs, devices and read errors.
  */
-export async function openRegularFile(
+export function openRegularFile(
   path: string,
-): Promise<Deno.FsFile | null> {
+): Deno.FsFile | null {
   let info: Deno.FileInfo;
   try {
-    info = await Deno.stat(path);
+    info = Deno.statSync(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw new TranscriptError(
@@ -116,7 +122,7 @@ export async function openRegularFile(
     );
   }
   try {
-    return await Deno.open(path, { read: true });
+    return Deno.openSync(path, { read: true });
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw new TranscriptError(
