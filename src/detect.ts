@@ -8,13 +8,13 @@
 import { classifyTurn, type StallSignature } from "./classify.ts";
 import { provesFollowUp } from "./follow_up_proof.ts";
 import type { HookInput } from "./hook_input.ts";
-import { lineNumbersAt } from "./line_count.ts";
 import { syncReader } from "./line_reader.ts";
 import {
   openRegularFile,
   scanCurrentTurn,
   type TurnScan,
 } from "./tail_scan.ts";
+import { importLazily } from "./lazy_import.ts";
 
 /** What detection found, with the facts behind it. */
 export interface Detection {
@@ -127,6 +127,12 @@ export async function withLineNumbers(
   const file = await openRegularFile(path);
   if (!file) return signatures;
   try {
+    const { lineNumbersAt } = await importLazily<
+      typeof import("./line_count.ts")
+    >(
+      "./line_count.ts",
+      import.meta.url,
+    );
     const numbers = await lineNumbersAt(
       syncReader(file),
       signatures.map((s) => s.offset),

@@ -9,9 +9,10 @@
 import { resolvePath } from "./paths.ts";
 import type { CliIO } from "./cli_io.ts";
 import { describe } from "./errors.ts";
-import { appendEvents, type EventRecord } from "./event_log.ts";
+import type { EventRecord } from "./event_log.ts";
 import { type KillSwitchStatus, killSwitchStatus } from "./guardrails.ts";
 import type { Settings } from "./settings.ts";
+import { importLazily } from "./lazy_import.ts";
 
 /** The parts of the process boundary these edges use. */
 export type DispatchIO = Pick<CliIO, "env" | "cwd" | "sleep">;
@@ -58,6 +59,13 @@ export async function logEvents(
 ): Promise<string> {
   if (!settings.eventLogEnabled) return "";
   try {
+    // Loaded only when logging is on: most stops never write a log line.
+    const { appendEvents } = await importLazily<
+      typeof import("./event_log.ts")
+    >(
+      "./event_log.ts",
+      import.meta.url,
+    );
     await appendEvents(events, {
       cwd: io.cwd,
       path: settings.eventLogPath,

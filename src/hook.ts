@@ -12,13 +12,13 @@
 import { resolvePath } from "./paths.ts";
 import type { CliIO } from "./cli_io.ts";
 import { detectStalls } from "./detect.ts";
-import { dispatchStall, problemsFingerprint } from "./dispatch.ts";
-import { killSwitchOf, logEvents } from "./dispatch_io.ts";
+import type { EventRecord } from "./event_log.ts";
 import { ExitCode } from "./errors.ts";
 import { parseHookInput } from "./hook_input.ts";
 import { formatProblems, loadSettings } from "./load_settings.ts";
-import type { SettingProblem } from "./settings.ts";
-import { StateStore } from "./state.ts";
+import type { SettingProblem, Settings } from "./settings.ts";
+import type { StateStore } from "./state.ts";
+import { importLazily } from "./lazy_import.ts";
 
 /** What the process should do: its exit code and output. */
 export interface HookOutcome {
@@ -52,16 +52,15 @@ export async function runHook(
     sleep: io.sleep,
   });
   const nowSeconds = io.now() / 1000;
-  const store = new StateStore({
-    cwd: io.cwd,
-    stateDir: settings.stateDir,
-    sleep: io.sleep,
-  });
-  const notices = new Notices(store, input.sessionId, problems);
+  const notices = new Notices(
+    () => openStateStore(io, settings),
+    input.sessionId,
+    problems,
+  );
   const transcript = detection.path ?? input.transcriptPath;
 
   if (detection.signatures.length === 0) {
-    const logError = await logEvents(io, settings, [{
+    const logError = await log(io, settings, [{
       event: "healthy_stop",
       sessionId: input.sessionId,
       ts: nowSeconds,
@@ -74,6 +73,17 @@ export async function runHook(
     return await allow(notices, logError);
   }
 
+  // The block path's modules load only when there is a stall to act on.
+  const { dispatchStall } = await importLazily<typeof import("./dispatch.ts")>(
+    "./dispatch.ts",
+    import.meta.url,
+  );
+  const { killSwitchOf } = await importLazily<
+    typeof import("./dispatch_io.ts")
+  >(
+    "./dispatch_io.ts",
+    import.meta.url,
+  );
   const result = await dispatchStall({
     sessionId: input.sessionId,
     hookEvent: input.hookEventName,
@@ -84,11 +94,11 @@ export async function runHook(
   }, {
     settings,
     killSwitch: await killSwitchOf(settings, io),
-    store,
+    store: await openStateStore(io, settings),
     nowSeconds,
     stateDirPath: resolvePath(io.cwd, settings.stateDir),
   });
-  const logError = await logEvents(io, settings, result.events);
+  const logError = await log(io, settings, result.events);
   if (result.action === "suppress") {
     return await allow(notices, result.line, logError);
   }
@@ -116,12 +126,12 @@ export async function runHook(
 
 /** Tells the user about config problems once per session, via `systemMessage`. */
 class Notices {
-  #store: StateStore;
+  #store: () => Promise<StateStore>;
   #sessionId: string;
   #problems: readonly SettingProblem[];
 
   constructor(
-    store: StateStore,
+    store: () => Promise<StateStore>,
     sessionId: string,
     problems: readonly SettingProblem[],
   ) {
@@ -133,11 +143,17 @@ class Notices {
   /** The notice to show now, or `null` when there is none or it was shown. */
   async claim(): Promise<string | null> {
     if (this.#problems.length === 0) return null;
+    const { problemsFingerprint } = await importLazily<
+      typeof import("./dispatch.ts")
+    >(
+      "./dispatch.ts",
+      import.meta.url,
+    );
     const fingerprint = problemsFingerprint(this.#problems);
     const text = "stall-watch config problem (defaults used instead): " +
       formatProblems(this.#problems).join("; ");
     try {
-      const fresh = await this.#store.update(
+      const fresh = await (await this.#store()).update(
         this.#sessionId,
         ({ state }) =>
           state.configNotice === fingerprint
@@ -164,4 +180,33 @@ async function allow(
     stdout: notice ? JSON.stringify({ systemMessage: notice }) + "\n" : "",
     stderr: stderr.join(""),
   };
+}
+
+async function openStateStore(
+  io: HookIO,
+  settings: Settings,
+): Promise<StateStore> {
+  const { StateStore } = await importLazily<typeof import("./state.ts")>(
+    "./state.ts",
+    import.meta.url,
+  );
+  return new StateStore({
+    cwd: io.cwd,
+    stateDir: settings.stateDir,
+    sleep: io.sleep,
+  });
+}
+
+/** Writes events when the log is on (its code loads only then). */
+async function log(
+  io: HookIO,
+  settings: Settings,
+  events: readonly EventRecord[],
+): Promise<string> {
+  if (!settings.eventLogEnabled) return "";
+  const { logEvents } = await importLazily<typeof import("./dispatch_io.ts")>(
+    "./dispatch_io.ts",
+    import.meta.url,
+  );
+  return await logEvents(io, settings, events);
 }

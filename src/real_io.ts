@@ -30,14 +30,23 @@ export function realIO(): CliIO {
   };
 }
 
-async function readStdin(limitBytes: number): Promise<string> {
-  // Plain reads, not `Deno.stdin.readable`: web streams cost the hook
-  // several milliseconds of start-up at every stop.
+function readStdin(limitBytes: number): Promise<string> {
+  try {
+    return Promise.resolve(readStdinSync(limitBytes));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function readStdinSync(limitBytes: number): string {
+  // Plain synchronous reads, not `Deno.stdin.readable` or async reads: web
+  // streams and thread-pool round trips cost the hook milliseconds of
+  // start-up at every stop.
   const chunks: Uint8Array[] = [];
   let total = 0;
   const buffer = new Uint8Array(64 * 1024);
   for (;;) {
-    const read = await Deno.stdin.read(buffer);
+    const read = Deno.stdin.readSync(buffer);
     if (read === null) break;
     total += read;
     if (total > limitBytes) {

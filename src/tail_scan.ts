@@ -45,6 +45,17 @@ const MAX_PATH_CHARS = 200;
 export const DEFAULT_SCAN_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /**
+ * How the hook reads lines: lines over 64 KiB (file reads, images, big
+ * tool inputs) are judged from their first and last 16 KiB by the sniffer.
+ * Decoding and parsing them whole is the largest cost of a decision, and
+ * stall detection needs only their envelope.
+ */
+export const SCAN_LINE_OPTIONS: Readonly<LineReaderOptions> = Object.freeze({
+  maxLineBytes: 64 * 1024,
+  keepBytes: 16 * 1024,
+});
+
+/**
  * Reads the current turn from the end of `path`.
  *
  * Requires `--allow-read`.
@@ -64,7 +75,10 @@ export async function scanCurrentTurn(
     const collector = new BackwardTurnCollector(options);
     let bytesScanned = 0;
     for await (
-      const raw of readLinesBackward(syncReader(file), fileSize, options)
+      const raw of readLinesBackward(syncReader(file), fileSize, {
+        ...SCAN_LINE_OPTIONS,
+        ...options,
+      })
     ) {
       bytesScanned = fileSize - raw.offset;
       const entries = lineEntries(raw);

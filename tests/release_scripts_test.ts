@@ -15,6 +15,7 @@ import {
   parseArgs,
   REPO_ROOT,
   resolveTargets,
+  sourceModules,
   TARGETS,
 } from "../.github/scripts/compile.ts";
 import {
@@ -82,6 +83,29 @@ Deno.test("compileArgs() bakes in exactly the release permission flags, relative
     assert.deepEqual(permissionFlags, [...HOOK_PERMISSION_FLAGS]);
   }
   assert.ok(BUILD_FLAGS.includes("--no-code-cache"));
+});
+
+Deno.test("the compile step embeds every src module, including the lazily imported ones", () => {
+  const modules = sourceModules();
+  for (
+    const lazy of [
+      "src/commands/install.ts",
+      "src/commands/watch.ts",
+      "src/dispatch.ts",
+      "src/state.ts",
+      "src/line_count.ts",
+      "src/event_log.ts",
+      "src/audit_worker.ts",
+    ]
+  ) {
+    assert.ok(modules.includes(lazy), lazy);
+  }
+  const args = compileArgs(TARGETS[0]!, "out", modules);
+  const included = args.flatMap((a, i) =>
+    args[i - 1] === "--include" ? [a] : []
+  );
+  assert.deepEqual(included, modules);
+  assert.equal(args.at(-1), "main.ts");
 });
 
 Deno.test("resolveTargets() takes a triple, host or all, and names the choices otherwise", () => {

@@ -12,6 +12,11 @@
  *
  * Output: `<out-dir>/<triple>/stall-watch` (`.exe` on Windows).
  *
+ * `--include src/...`: every module under `src/` is embedded explicitly,
+ * because the code the hook does not need at every stop (subcommands, the
+ * block path, the audit's worker) is imported with computed specifiers
+ * (`src/lazy_import.ts`) that `deno compile` cannot follow on its own.
+ *
  * `--no-code-cache`: otherwise the compiled runtime writes a V8 code cache
  * to the OS temp folder on first run, a write outside `./.claude` that the
  * permission flags cannot stop. `--exclude-unused-npm`: embed only the npm
@@ -92,22 +97,44 @@ export function binaryPath(outDir: string, target: Target): string {
   return join(outDir, target.triple, target.binary);
 }
 
-/** The `deno` arguments that compile `entry` for `target`. */
+/**
+ * The `deno` arguments that compile `entry` for `target`, embedding the
+ * modules in `includes` (relative paths, see {@link sourceModules}).
+ */
 export function compileArgs(
   target: Target,
   outDir: string,
+  includes: readonly string[] = [],
   entry = "main.ts",
 ): string[] {
   return [
     "compile",
     ...HOOK_PERMISSION_FLAGS,
     ...BUILD_FLAGS,
+    ...includes.flatMap((module) => ["--include", module]),
     "--target",
     target.triple,
     "--output",
     binaryPath(outDir, target),
     entry,
   ];
+}
+
+/**
+ * Every TypeScript module under `<root>/src`, as sorted `src/...` paths
+ * with forward slashes. Requires `--allow-read`.
+ */
+export function sourceModules(root: string = REPO_ROOT): string[] {
+  const found: string[] = [];
+  const walk = (relative: string) => {
+    for (const entry of Deno.readDirSync(join(root, relative))) {
+      const path = `${relative}/${entry.name}`;
+      if (entry.isDirectory) walk(path);
+      else if (entry.isFile && entry.name.endsWith(".ts")) found.push(path);
+    }
+  };
+  walk("src");
+  return found.sort();
 }
 
 /** `STALL_WATCH_HOOK_CMD` for the test harness: the binary as a JSON argv. */
@@ -164,11 +191,13 @@ async function main(args: readonly string[]): Promise<number> {
     else if (options.mode === "print-hook-cmd") {
       console.log(hookCmdJson(binary));
     } else if (options.mode === "dry-run") {
-      console.log(["deno", ...compileArgs(target, outDir)].join(" "));
+      console.log(
+        ["deno", ...compileArgs(target, outDir, sourceModules())].join(" "),
+      );
     } else {
       console.error(`compile: ${target.triple} -> ${binary}`);
       const { code } = await new Deno.Command(Deno.execPath(), {
-        args: compileArgs(target, outDir),
+        args: compileArgs(target, outDir, sourceModules()),
         cwd: REPO_ROOT,
         stdout: "inherit",
         stderr: "inherit",

@@ -7,6 +7,7 @@
  */
 
 import type { CliIO } from "../cli_io.ts";
+import { importLazily } from "../lazy_import.ts";
 
 /** What a command module exports. */
 export interface CommandModule {
@@ -27,7 +28,7 @@ export interface Command {
   name: string;
   /** One line for the command list. */
   summary: string;
-  /** Loads the command's module (a literal `import()` so `deno compile` bundles it). */
+  /** Loads the command's module (at run time only; see `lazy_import.ts`). */
   load(): Promise<CommandModule>;
 }
 
@@ -36,41 +37,45 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "install",
     summary: "register stall-watch in a Claude Code settings file",
-    load: () => import("./install.ts"),
+    load: () => loadCommand("install"),
   },
   {
     name: "uninstall",
     summary: "remove stall-watch's handlers from a settings file",
-    load: () => import("./uninstall.ts"),
+    load: () => loadCommand("uninstall"),
   },
   {
     name: "doctor",
     summary: "check the set-up, with a fix for each problem",
-    load: () => import("./doctor.ts"),
+    load: () => loadCommand("doctor"),
   },
   {
     name: "watch",
     summary: "wake a session that never answered a tool result (PostToolUse)",
-    load: () => import("./watch.ts"),
+    load: () => loadCommand("watch"),
   },
   {
     name: "scan",
     summary: "show what the hook would decide for a transcript (or every turn)",
-    load: () => import("./scan.ts"),
+    load: () => loadCommand("scan"),
   },
   {
     name: "audit",
     summary: "count the stalls in every past session, by kind, tool and server",
-    load: () => import("./audit.ts"),
+    load: () => loadCommand("audit"),
   },
   {
     name: "log",
     summary: "summarise the event log: decisions, stalls, recoveries, cap hits",
-    load: () => import("./log.ts"),
+    load: () => loadCommand("log"),
   },
   {
     name: "reset",
     summary: "clear the retry and cooldown state of one session or all",
-    load: () => import("./reset.ts"),
+    load: () => loadCommand("reset"),
   },
 ];
+
+function loadCommand(name: string): Promise<CommandModule> {
+  return importLazily<CommandModule>(`./${name}.ts`, import.meta.url);
+}
