@@ -31,7 +31,9 @@ export function writeFileAtomic(
       while (written < bytes.length) {
         written += file.writeSync(bytes.subarray(written));
       }
-      file.syncDataSync();
+      // No fsync: the rename alone keeps a killed writer from tearing the
+      // file, and after a power cut a torn state file is read as an empty
+      // state (one note, never a crash). Syncing cost ~2 ms on every block.
     } finally {
       file.close();
     }

@@ -10,7 +10,9 @@
 import type { ReadableAt } from "./line_reader.ts";
 
 const NEWLINE = 0x0a;
-const CHUNK_BYTES = 1024 * 1024;
+// 256 KiB: large enough to amortise read calls over a 1 GB file, small
+// enough that the first read of a small file does not fault in 1 MiB.
+const CHUNK_BYTES = 256 * 1024;
 
 /**
  * Maps each byte offset of a line start to its 1-based line number.
