@@ -53,6 +53,16 @@ export async function loadSettings(
     "event log",
     problems,
   );
+  // The log is appended to and rotated away: never let it name a file such
+  // as .claude/settings.json.
+  if (!/\.(jsonl|log)$/i.test(settings.eventLogPath)) {
+    problems.push({
+      source: "event log",
+      message: `Refusing event log "${settings.eventLogPath}": its name must ` +
+        `end in .jsonl or .log; using ${DEFAULT_SETTINGS.eventLogPath}`,
+    });
+    settings.eventLogPath = DEFAULT_SETTINGS.eventLogPath;
+  }
   return { settings, problems, configPath: config.path };
 }
 

@@ -160,3 +160,20 @@ Deno.test("loadSettings() refuses a state folder or log outside .claude and uses
     "using .claude/stall_watch/events.jsonl",
   ]);
 });
+
+Deno.test("loadSettings() refuses an event log path that could name another file", async () => {
+  const { settings, problems } = await loadSettings({
+    STALL_WATCH_LOG_FILE: ".claude/settings.local.json",
+    STALL_WATCH_CONFIG: "/nonexistent/stall-watch.jsonc",
+  }, "/work/project");
+  assert.equal(settings.eventLogPath, ".claude/stall_watch/events.jsonl");
+  assert.deepEqual(problems.map((p) => p.message), [
+    'Refusing event log ".claude/settings.local.json": its name must end in .jsonl or .log; ' +
+    "using .claude/stall_watch/events.jsonl",
+  ]);
+  const ok = await loadSettings({
+    STALL_WATCH_LOG_FILE: ".claude/stall_watch.log",
+    STALL_WATCH_CONFIG: "/nonexistent/stall-watch.jsonc",
+  }, "/work/project");
+  assert.equal(ok.settings.eventLogPath, ".claude/stall_watch.log");
+});
