@@ -115,7 +115,7 @@ export function overview(): string {
     "Commands:",
     ...rows,
     "",
-    "Exit codes: 0 allow / success, 1 bad input, 2 block (hook only),",
+    "Exit codes: 0 allow / success, 1 bad input, 2 block (hook) or wake (watch),",
     "3 internal error, 64 usage error.",
     "",
   ].join("\n");

@@ -54,7 +54,7 @@ Deno.test("--help and help list every command with its summary and the exit code
   }
   assert.match(
     text,
-    /Exit codes: 0 allow \/ success, 1 bad input, 2 block \(hook only\),\n3 internal error, 64 usage error\./,
+    /Exit codes: 0 allow \/ success, 1 bad input, 2 block \(hook\) or wake \(watch\),\n3 internal error, 64 usage error\./,
   );
   for (const name of ["install", "uninstall", "doctor"]) {
     assert.ok(COMMANDS.some((c) => c.name === name), name);
