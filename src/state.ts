@@ -16,7 +16,7 @@ import {
   confinedPath,
   ensureConfinedDir,
 } from "./confine.ts";
-import { withFileLock } from "./file_lock.ts";
+import { type LockOptions, withFileLock } from "./file_lock.ts";
 import { isPlainObject } from "./json_line.ts";
 
 /** What one session remembers between hook runs. */
@@ -136,6 +136,28 @@ export class StateStore {
   }
 
   /**
+   * The session's state and lock files, with the state folder created and
+   * every path checked to stay inside `.claude`.
+   */
+  #sessionFiles(sessionId: string): { statePath: string; lockPath: string } {
+    const { cwd, stateDir } = this.#options;
+    const dir = ensureConfinedDir(cwd, stateDir, "state folder");
+    const safe = safeSessionId(sessionId);
+    const statePath = joinPath(NATIVE, dir, `${safe}.json`);
+    const lockPath = joinPath(NATIVE, dir, `${safe}.lock`);
+    assertFileConfined(cwd, lockPath, "lock file");
+    assertFileConfined(cwd, statePath, "state file");
+    return { statePath, lockPath };
+  }
+
+  #lockOptions(): LockOptions {
+    return {
+      timeoutMs: this.#options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+      sleep: this.#options.sleep,
+    };
+  }
+
+  /**
    * Reads a session's state without locking (for display). Requires
    * `--allow-read`.
    */
@@ -161,15 +183,8 @@ export class StateStore {
     sessionId: string,
     change: (loaded: LoadedState) => StateChange<T>,
   ): Promise<T> {
-    const { cwd, stateDir, sleep } = this.#options;
-    const dir = await ensureConfinedDir(cwd, stateDir, "state folder");
-    const safe = safeSessionId(sessionId);
-    const statePath = joinPath(NATIVE, dir, `${safe}.json`);
-    const lockPath = joinPath(NATIVE, dir, `${safe}.lock`);
-    await assertFileConfined(cwd, lockPath, "lock file");
-    await assertFileConfined(cwd, statePath, "state file");
-    const timeoutMs = this.#options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-    return await withFileLock(lockPath, { timeoutMs, sleep }, async () => {
+    const { statePath, lockPath } = this.#sessionFiles(sessionId);
+    return await withFileLock(lockPath, this.#lockOptions(), async () => {
       const { state, result } = change(await readState(statePath));
       if (state !== null) {
         await writeFileAtomic(statePath, serializeState(state));
@@ -189,7 +204,7 @@ export class StateStore {
    * @throws {LockTimeoutError} When another hook holds the lock too long.
    */
   async remove(sessionId: string): Promise<RemovedState> {
-    const { cwd, stateDir, sleep } = this.#options;
+    const { cwd, stateDir } = this.#options;
     const safe = safeSessionId(sessionId);
     const wanted = joinPath(
       NATIVE,
@@ -202,13 +217,8 @@ export class StateStore {
     if (!isStateText(before)) {
       return { status: "kept", reason: "not a stall-watch state file" };
     }
-    const dir = await ensureConfinedDir(cwd, stateDir, "state folder");
-    const statePath = joinPath(NATIVE, dir, `${safe}.json`);
-    const lockPath = joinPath(NATIVE, dir, `${safe}.lock`);
-    await assertFileConfined(cwd, lockPath, "lock file");
-    await assertFileConfined(cwd, statePath, "state file");
-    const timeoutMs = this.#options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-    return await withFileLock(lockPath, { timeoutMs, sleep }, async () => {
+    const { statePath, lockPath } = this.#sessionFiles(sessionId);
+    return await withFileLock(lockPath, this.#lockOptions(), async () => {
       const text = await readTextOrNull(statePath);
       if (text === null) return { status: "absent" };
       if (!isStateText(text)) {
