@@ -14,6 +14,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseState } from "../src/state.ts";
+import { run as runQuietly } from "./support/read_only.ts";
 import {
   linesOf,
   runBounded,
@@ -150,18 +151,7 @@ async function mountTinyDisk(
   dir: string,
 ): Promise<(() => Promise<void>) | null> {
   if (Deno.build.os !== "linux") return null;
-  const run = async (args: string[]) => {
-    try {
-      const { success } = await new Deno.Command("mount", {
-        args,
-        stdout: "null",
-        stderr: "null",
-      }).output();
-      return success;
-    } catch {
-      return false;
-    }
-  };
+  const run = (args: string[]) => runQuietly("mount", args);
   if (!await run(["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir])) return null;
   return async () => {
     await new Deno.Command("umount", { args: [dir] }).output();

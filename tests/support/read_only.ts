@@ -34,7 +34,8 @@ async function canWrite(dir: string): Promise<boolean> {
   }
 }
 
-async function run(program: string, args: string[]): Promise<boolean> {
+/** Runs a program quietly; true when it exits 0, false when it fails or is missing. */
+export async function run(program: string, args: string[]): Promise<boolean> {
   try {
     const { success } = await new Deno.Command(program, {
       args,
