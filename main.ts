@@ -9,7 +9,7 @@
  */
 
 import { main } from "./src/cli.ts";
-import { realIO } from "./src/real_io.ts";
+import { realIO } from "./src/shared/real_io.ts";
 
 if (import.meta.main) {
   Deno.exit(await main(Deno.args, realIO()));

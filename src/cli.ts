@@ -7,11 +7,16 @@
  * @module
  */
 
-import type { CliIO } from "./cli_io.ts";
+import type { CliIO } from "./shared/cli_io.ts";
 import { type Command, COMMANDS } from "./commands/registry.ts";
-import { describe, ExitCode, StallWatchError, UsageError } from "./errors.ts";
-import { runHook } from "./hook.ts";
-import { VERSION } from "./version.ts";
+import {
+  describe,
+  ExitCode,
+  StallWatchError,
+  UsageError,
+} from "./shared/errors.ts";
+import { runHook } from "./hook/hook.ts";
+import { VERSION } from "./shared/version.ts";
 
 /** Largest hook payload read from stdin. */
 export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;

@@ -1,7 +1,7 @@
 /**
  * Compiles stall-watch into one self-contained executable per target with
  * `deno compile`, baking in exactly the release permission flags from
- * `src/permissions.ts` (the single source of truth), so deno.json tasks
+ * `src/shared/permissions.ts` (the single source of truth), so deno.json tasks
  * and workflows never spell them out.
  *
  *   deno run --allow-read --allow-write=dist --allow-run \
@@ -15,7 +15,7 @@
  * `--include src/...`: every module under `src/` is embedded explicitly,
  * because the code the hook does not need at every stop (subcommands, the
  * block path, the audit's worker) is imported with computed specifiers
- * (`src/lazy_import.ts`) that `deno compile` cannot follow on its own.
+ * (`src/shared/lazy_import.ts`) that `deno compile` cannot follow on its own.
  *
  * `--no-code-cache`: otherwise the compiled runtime writes a V8 code cache
  * to the OS temp folder on first run, a write outside `./.claude` that the
@@ -28,7 +28,7 @@
 
 import { fileURLToPath } from "node:url";
 import { join, resolve } from "node:path";
-import { HOOK_PERMISSION_FLAGS } from "../../src/permissions.ts";
+import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 
 /** A release target. */
 export interface Target {

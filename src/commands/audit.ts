@@ -6,15 +6,18 @@
  */
 
 import { basename, resolve } from "node:path";
-import { auditFilesInParallel } from "../audit_pool.ts";
-import { renderAuditReport } from "../audit_report.ts";
-import { auditJson, summarizeAudit } from "../audit_summary.ts";
-import type { CliIO } from "../cli_io.ts";
-import { parseCommandLine } from "../command_options.ts";
-import { ExitCode, UsageError } from "../errors.ts";
-import { ProgressBar } from "../progress_bar.ts";
-import { styleFor } from "../term_style.ts";
-import { defaultProjectsDir, findTranscripts } from "../transcript_files.ts";
+import { auditFilesInParallel } from "../audit/audit_pool.ts";
+import { renderAuditReport } from "../audit/audit_report.ts";
+import { auditJson, summarizeAudit } from "../audit/audit_summary.ts";
+import type { CliIO } from "../shared/cli_io.ts";
+import { parseCommandLine } from "../shared/command_options.ts";
+import { ExitCode, UsageError } from "../shared/errors.ts";
+import { ProgressBar } from "../shared/progress_bar.ts";
+import { styleFor } from "../shared/term_style.ts";
+import {
+  defaultProjectsDir,
+  findTranscripts,
+} from "../transcript/transcript_files.ts";
 
 /** The `help audit` text. */
 export const help: string =

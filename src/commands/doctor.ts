@@ -7,10 +7,10 @@
  */
 
 import { join } from "node:path";
-import type { CliIO } from "../cli_io.ts";
-import { parseOptions } from "../command_options.ts";
-import { claudeRoot, ensureConfinedDir } from "../confine.ts";
-import { killSwitchOf } from "../dispatch_io.ts";
+import type { CliIO } from "../shared/cli_io.ts";
+import { parseOptions } from "../shared/command_options.ts";
+import { claudeRoot, ensureConfinedDir } from "../confined/confine.ts";
+import { killSwitchOf } from "../hook/dispatch_io.ts";
 import {
   doctorChecks,
   type DoctorFacts,
@@ -19,21 +19,21 @@ import {
   renderDoctorReport,
   type SettingsFileFacts,
   useColor,
-} from "../doctor_checks.ts";
-import { describe, ExitCode } from "../errors.ts";
+} from "../install/doctor_checks.ts";
+import { describe, ExitCode } from "../shared/errors.ts";
 import {
   knownPathsOf,
   type Platform,
   platformOf,
   selfInvocation,
-} from "../hook_command.ts";
-import { findOwnHandlers } from "../hook_registration.ts";
-import { formatProblems, loadSettings } from "../load_settings.ts";
-import { readSettingsFile } from "../settings_file.ts";
-import { parseSettingsText } from "../settings_json.ts";
-import { applicableSettingsFiles } from "../settings_scope.ts";
-import { displayPath } from "../settings_update.ts";
-import { VERSION } from "../version.ts";
+} from "../install/hook_command.ts";
+import { findOwnHandlers } from "../install/hook_registration.ts";
+import { formatProblems, loadSettings } from "../settings/load_settings.ts";
+import { readSettingsFile } from "../install/settings_file.ts";
+import { parseSettingsText } from "../install/settings_json.ts";
+import { applicableSettingsFiles } from "../install/settings_scope.ts";
+import { displayPath } from "../install/settings_update.ts";
+import { VERSION } from "../shared/version.ts";
 
 /** The `help doctor` text. */
 export const help: string = `stall-watch doctor: check the set-up

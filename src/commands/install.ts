@@ -6,8 +6,8 @@
  */
 
 import { resolve } from "node:path";
-import type { CliIO } from "../cli_io.ts";
-import { parseOptions, parseSeconds } from "../command_options.ts";
+import type { CliIO } from "../shared/cli_io.ts";
+import { parseOptions, parseSeconds } from "../shared/command_options.ts";
 import {
   DEFAULT_HOOK_TIMEOUT,
   type HookEvent,
@@ -15,11 +15,15 @@ import {
   platformOf,
   selfInvocation,
   WATCH_TIMEOUT_MARGIN,
-} from "../hook_command.ts";
-import { planInstall } from "../hook_registration.ts";
-import { loadSettings } from "../load_settings.ts";
-import { parseScope, type Scope, settingsPath } from "../settings_scope.ts";
-import { updateSettings } from "../settings_update.ts";
+} from "../install/hook_command.ts";
+import { planInstall } from "../install/hook_registration.ts";
+import { loadSettings } from "../settings/load_settings.ts";
+import {
+  parseScope,
+  type Scope,
+  settingsPath,
+} from "../install/settings_scope.ts";
+import { updateSettings } from "../install/settings_update.ts";
 
 /** The scope used without `--scope`: the command holds a path on this machine. */
 export const DEFAULT_SCOPE: Scope = "local";

@@ -7,21 +7,26 @@
  */
 
 import { resolve } from "node:path";
-import { STALL_KINDS } from "../classify.ts";
-import type { CliIO } from "../cli_io.ts";
-import { parseCommandLine } from "../command_options.ts";
-import { describe, ExitCode, InputError, UsageError } from "../errors.ts";
+import { STALL_KINDS } from "../detection/classify.ts";
+import type { CliIO } from "../shared/cli_io.ts";
+import { parseCommandLine } from "../shared/command_options.ts";
+import {
+  describe,
+  ExitCode,
+  InputError,
+  UsageError,
+} from "../shared/errors.ts";
 import {
   describeDecision,
   EventLogSummarizer,
   type EventLogSummary,
-} from "../event_log_summary.ts";
-import { decodeUtf8 } from "../json_line.ts";
-import { readLinesForward } from "../line_reader.ts";
-import { formatProblems, loadSettings } from "../load_settings.ts";
-import { formatCount } from "../number_format.ts";
-import { type Style, styleFor } from "../term_style.ts";
-import { renderTable } from "../text_table.ts";
+} from "../events/event_log_summary.ts";
+import { decodeUtf8 } from "../transcript/json_line.ts";
+import { readLinesForward } from "../transcript/line_reader.ts";
+import { formatProblems, loadSettings } from "../settings/load_settings.ts";
+import { formatCount } from "../shared/number_format.ts";
+import { type Style, styleFor } from "../shared/term_style.ts";
+import { renderTable } from "../shared/text_table.ts";
 
 /** The `help log` text. */
 export const help: string = `stall-watch log: summarise the event log

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { CliIO } from "../cli_io.ts";
-import { importLazily } from "../lazy_import.ts";
+import type { CliIO } from "../shared/cli_io.ts";
+import { importLazily } from "../shared/lazy_import.ts";
 
 /** What a command module exports. */
 export interface CommandModule {

@@ -5,12 +5,21 @@
  * @module
  */
 
-import type { CliIO } from "../cli_io.ts";
-import { parseCommandLine } from "../command_options.ts";
-import { ConfinementError } from "../confine.ts";
-import { describe, ExitCode, InputError, UsageError } from "../errors.ts";
-import { formatProblems, loadSettings } from "../load_settings.ts";
-import { type RemovedState, type SessionState, StateStore } from "../state.ts";
+import type { CliIO } from "../shared/cli_io.ts";
+import { parseCommandLine } from "../shared/command_options.ts";
+import { ConfinementError } from "../confined/confine.ts";
+import {
+  describe,
+  ExitCode,
+  InputError,
+  UsageError,
+} from "../shared/errors.ts";
+import { formatProblems, loadSettings } from "../settings/load_settings.ts";
+import {
+  type RemovedState,
+  type SessionState,
+  StateStore,
+} from "../guardrails/state.ts";
 
 /** The `help reset` text. */
 export const help: string =

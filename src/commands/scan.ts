@@ -8,19 +8,27 @@
  */
 
 import { resolve } from "node:path";
-import type { StallSignature } from "../classify.ts";
-import type { CliIO } from "../cli_io.ts";
-import { parseCommandLine } from "../command_options.ts";
-import { detectStalls } from "../detect.ts";
-import { signatureData } from "../dispatch.ts";
-import { describe, ExitCode, InputError, UsageError } from "../errors.ts";
-import { type HistoryVerdict, readHistoryVerdicts } from "../history_turns.ts";
-import type { HookInput } from "../hook_input.ts";
-import { formatCount } from "../number_format.ts";
-import { openRegularFile } from "../tail_scan.ts";
-import { type Style, styleFor } from "../term_style.ts";
-import { type Cell, renderTable } from "../text_table.ts";
-import { isSubagentTranscript } from "../transcript_files.ts";
+import type { StallSignature } from "../detection/classify.ts";
+import type { CliIO } from "../shared/cli_io.ts";
+import { parseCommandLine } from "../shared/command_options.ts";
+import { detectStalls } from "../detection/detect.ts";
+import { signatureData } from "../hook/dispatch.ts";
+import {
+  describe,
+  ExitCode,
+  InputError,
+  UsageError,
+} from "../shared/errors.ts";
+import {
+  type HistoryVerdict,
+  readHistoryVerdicts,
+} from "../detection/history_turns.ts";
+import type { HookInput } from "../hook/hook_input.ts";
+import { formatCount } from "../shared/number_format.ts";
+import { openRegularFile } from "../transcript/tail_scan.ts";
+import { type Style, styleFor } from "../shared/term_style.ts";
+import { type Cell, renderTable } from "../shared/text_table.ts";
+import { isSubagentTranscript } from "../transcript/transcript_files.ts";
 
 /** The `help scan` text. */
 export const help: string =

@@ -5,18 +5,25 @@
  * @module
  */
 
-import type { CliIO } from "../cli_io.ts";
-import { parseOptions } from "../command_options.ts";
-import { knownPathsOf, platformOf, selfInvocation } from "../hook_command.ts";
-import { findOwnHandlers, planUninstall } from "../hook_registration.ts";
-import { readSettingsFile } from "../settings_file.ts";
-import { parseSettingsText } from "../settings_json.ts";
+import type { CliIO } from "../shared/cli_io.ts";
+import { parseOptions } from "../shared/command_options.ts";
+import {
+  knownPathsOf,
+  platformOf,
+  selfInvocation,
+} from "../install/hook_command.ts";
+import {
+  findOwnHandlers,
+  planUninstall,
+} from "../install/hook_registration.ts";
+import { readSettingsFile } from "../install/settings_file.ts";
+import { parseSettingsText } from "../install/settings_json.ts";
 import {
   applicableSettingsFiles,
   parseScope,
   settingsPath,
-} from "../settings_scope.ts";
-import { displayPath, updateSettings } from "../settings_update.ts";
+} from "../install/settings_scope.ts";
+import { displayPath, updateSettings } from "../install/settings_update.ts";
 import { DEFAULT_SCOPE } from "./install.ts";
 
 /** The `help uninstall` text. */

@@ -7,9 +7,9 @@
  * @module
  */
 
-import type { CliIO } from "../cli_io.ts";
-import { UsageError } from "../errors.ts";
-import { runWatch } from "../watchdog.ts";
+import type { CliIO } from "../shared/cli_io.ts";
+import { UsageError } from "../shared/errors.ts";
+import { runWatch } from "../watchdog/watchdog.ts";
 
 /**
  * Largest payload read from stdin. PostToolUse carries the tool's whole

@@ -27,7 +27,7 @@
 
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { HOOK_PERMISSION_FLAGS } from "../../src/permissions.ts";
+import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import { ensureCorpus, ensureTranscript } from "./bench_data.ts";
 import { formatSize, parseSize } from "./gen_transcript.ts";
 import type { Tail } from "./gen_transcript.ts";

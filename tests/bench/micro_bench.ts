@@ -14,12 +14,15 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { classifyTurn } from "../../src/classify.ts";
-import type { Entry } from "../../src/entry.ts";
-import { lineEntries } from "../../src/line_entries.ts";
-import { readLinesBackward, readLinesForward } from "../../src/line_reader.ts";
-import type { RawLine } from "../../src/line_reader.ts";
-import { BackwardTurnCollector } from "../../src/turn.ts";
+import { classifyTurn } from "../../src/detection/classify.ts";
+import type { Entry } from "../../src/transcript/entry.ts";
+import { lineEntries } from "../../src/transcript/line_entries.ts";
+import {
+  readLinesBackward,
+  readLinesForward,
+} from "../../src/transcript/line_reader.ts";
+import type { RawLine } from "../../src/transcript/line_reader.ts";
+import { BackwardTurnCollector } from "../../src/transcript/turn.ts";
 import { ensureTranscript } from "./bench_data.ts";
 import type { Tail } from "./gen_transcript.ts";
 

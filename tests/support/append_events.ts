@@ -8,7 +8,7 @@
  * @module
  */
 
-import { appendEvents } from "../../src/event_log.ts";
+import { appendEvents } from "../../src/events/event_log.ts";
 
 const [writer = "w", count = "100", maxBytes = "10485760"] = Deno.args;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { CliIO } from "../../src/cli_io.ts";
+import type { CliIO } from "../../src/shared/cli_io.ts";
 
 /** A fake io plus what was written to it. */
 export interface FakeIO extends CliIO {

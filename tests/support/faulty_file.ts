@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ReadableAt } from "../../src/line_reader.ts";
+import type { ReadableAt } from "../../src/transcript/line_reader.ts";
 
 /** What goes wrong, and after how many successful reads. */
 export type FileFault =

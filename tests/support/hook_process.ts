@@ -9,7 +9,7 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { HOOK_PERMISSION_FLAGS } from "../../src/permissions.ts";
+import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 
 /** Absolute path of `main.ts`. */
 export const MAIN_TS: string = fileURLToPath(

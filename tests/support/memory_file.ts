@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ReadableAt } from "../../src/line_reader.ts";
+import type { ReadableAt } from "../../src/transcript/line_reader.ts";
 
 /** A readable, seekable view of `bytes` that returns at most `maxRead` per call. */
 export function memoryFile(bytes: Uint8Array, maxRead = Infinity): ReadableAt {

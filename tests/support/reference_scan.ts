@@ -5,15 +5,15 @@
  * @module
  */
 
-import { classifyTurn } from "../../src/classify.ts";
-import type { Entry } from "../../src/entry.ts";
+import { classifyTurn } from "../../src/detection/classify.ts";
+import type { Entry } from "../../src/transcript/entry.ts";
 import {
   HISTORY_CONTEXT,
   type HistoryVerdict,
-} from "../../src/history_turns.ts";
-import { lineEntries } from "../../src/line_entries.ts";
-import { readLinesForward } from "../../src/line_reader.ts";
-import { ForwardTurnSplitter } from "../../src/turn.ts";
+} from "../../src/detection/history_turns.ts";
+import { lineEntries } from "../../src/transcript/line_entries.ts";
+import { readLinesForward } from "../../src/transcript/line_reader.ts";
+import { ForwardTurnSplitter } from "../../src/transcript/turn.ts";
 
 /** Every turn's verdict, from a plain parse of every line of `path`. */
 export async function referenceVerdicts(

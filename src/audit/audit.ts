@@ -1,0 +1,114 @@
+/**
+ * The audit's scanning stage: every turn of every transcript through the
+ * forward history reader and the shared classifier, reduced per file to
+ * the turn count and the stalled turns.
+ *
+ * @module
+ */
+
+import type { StallSignature } from "../detection/classify.ts";
+import { describe } from "../shared/errors.ts";
+import {
+  HISTORY_READER_OPTIONS,
+  readHistoryVerdicts,
+} from "../detection/history_turns.ts";
+import type { TranscriptFile } from "../transcript/transcript_files.ts";
+
+/** A turn that ended in a stall. */
+export interface StalledTurn {
+  /** 1-based line where the turn starts. */
+  startLine: number;
+  /** Its signatures, sorted by line. */
+  signatures: StallSignature[];
+}
+
+/** One transcript, audited. */
+export interface FileAudit {
+  path: string;
+  size: number;
+  subagent: boolean;
+  /** Turns scanned. */
+  turns: number;
+  stalledTurns: StalledTurn[];
+  /** Why the file could not be read; its counts are then zero. */
+  error: string | null;
+}
+
+/** Options for {@link auditFiles}. */
+export interface AuditOptions {
+  /** Called after every read with the bytes read so far over all files. */
+  onProgress?: (bytesDone: number, path: string) => void;
+}
+
+/**
+ * Audits files one after another, in the given order. A file that cannot
+ * be read is reported in its {@link FileAudit.error}, never thrown.
+ * Requires `--allow-read`.
+ */
+export async function auditFiles(
+  files: readonly TranscriptFile[],
+  options: AuditOptions = {},
+): Promise<FileAudit[]> {
+  const buffer = new Uint8Array(HISTORY_READER_OPTIONS.chunkBytes);
+  const audits: FileAudit[] = [];
+  let before = 0;
+  for (const file of files) {
+    let done = 0;
+    const onRead = options.onProgress
+      ? (bytes: number) => {
+        done += bytes;
+        options.onProgress?.(before + done, file.path);
+      }
+      : undefined;
+    audits.push(
+      await auditFile(file, { buffer, ...(onRead ? { onRead } : {}) }),
+    );
+    before += file.size;
+  }
+  return audits;
+}
+
+/** Reuse and progress hooks for {@link auditFile}. */
+export interface FileAuditOptions {
+  /** A read buffer to reuse (see `HistoryOptions.buffer`). */
+  buffer?: Uint8Array;
+  /** Called with the bytes of each read. */
+  onRead?: (bytes: number) => void;
+}
+
+/** Audits one file. Requires `--allow-read`. */
+export async function auditFile(
+  file: TranscriptFile,
+  options: FileAuditOptions = {},
+): Promise<FileAudit> {
+  const audit: FileAudit = {
+    path: file.path,
+    size: file.size,
+    subagent: file.subagent,
+    turns: 0,
+    stalledTurns: [],
+    error: null,
+  };
+  let handle: Deno.FsFile;
+  try {
+    handle = Deno.openSync(file.path, { read: true });
+  } catch (error) {
+    return { ...audit, error: describe(error) };
+  }
+  try {
+    const history = { ...options, subagent: file.subagent };
+    for await (
+      const { startLine, verdict } of readHistoryVerdicts(handle, history)
+    ) {
+      audit.turns++;
+      if (verdict.signatures.length > 0) {
+        audit.stalledTurns.push({ startLine, signatures: verdict.signatures });
+      }
+    }
+    return audit;
+  } catch (error) {
+    return { ...audit, turns: 0, stalledTurns: [], error: describe(error) };
+  } finally {
+    handle.close();
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The audit's human report: totals, stalled turns by kind, the tools and
+ * MCP servers that stall most, the worst sessions and what could not be
+ * read, as aligned tables.
+ *
+ * @module
+ */
+
+import { STALL_KINDS } from "../detection/classify.ts";
+import type { AuditSummary } from "./audit_summary.ts";
+import { formatBytes, formatCount } from "../shared/number_format.ts";
+import type { Style } from "../shared/term_style.ts";
+import { renderTable } from "../shared/text_table.ts";
+import { pluginOf } from "../transcript/tool_name.ts";
+
+/** Rows shown per ranking before "... and N more". */
+export const TOP_ROWS = 10;
+
+/** Facts about the run shown in the first line. */
+export interface RunFacts {
+  root: string;
+  elapsedMs: number;
+}
+
+/**
+ * Renders the report.
+ *
+ * @param summary The audit's numbers.
+ * @param run Where and how long.
+ * @param style Colours for stdout.
+ */
+export function renderAuditReport(
+  summary: AuditSummary,
+  run: RunFacts,
+  style: Style,
+): string {
+  const out: string[] = [];
+  const seconds = run.elapsedMs / 1000;
+  const rate = seconds > 0 ? summary.bytes / seconds : 0;
+  out.push(
+    `Audited ${formatCount(summary.files)} transcript${
+      summary.files === 1 ? "" : "s"
+    } (${formatBytes(summary.bytes)}) under ${run.root} in ${
+      seconds.toFixed(1)
+    } s (${formatBytes(rate)}/s)\n`,
+  );
+  const share = summary.turns > 0
+    ? ` (${(100 * summary.stalledTurns / summary.turns).toFixed(1)}%)`
+    : "";
+  const stalled = `${formatCount(summary.stalledTurns)}${share}`;
+  out.push(
+    `  turns: ${formatCount(summary.turns)}   stalled turns: ${
+      summary.stalledTurns > 0 ? style.red(stalled) : style.green(stalled)
+    }   stalled calls: ${formatCount(summary.stalledCalls)}\n`,
+  );
+  if (summary.skippedOlder > 0) {
+    out.push(
+      `  left out by --since: ${formatCount(summary.skippedOlder)}\n`,
+    );
+  }
+  const section = (title: string, body: string) => {
+    if (body !== "") out.push(`\n${style.bold(title)}\n${body}`);
+  };
+  const tableOptions = {
+    indent: "  ",
+    rightAligned: [1],
+    paintHeader: style.dim,
+  };
+  section(
+    "Stalled turns by kind",
+    renderTable(
+      ["kind", "turns"],
+      STALL_KINDS.filter((k) => summary.byKind[k] > 0).map((k) => [
+        { text: k, paint: style.yellow },
+        formatCount(summary.byKind[k]),
+      ]),
+      tableOptions,
+    ),
+  );
+  section(
+    "Tools that stall most",
+    ranking(["tool", "calls"], summary.byTool, (name) => name, tableOptions),
+  );
+  section(
+    "MCP servers that stall most",
+    ranking(["server", "calls"], summary.byMcpServer, (server) => {
+      const plugin = pluginOf(server);
+      return plugin ? `${server} (plugin ${plugin})` : server;
+    }, tableOptions),
+  );
+  const worst = summary.sessions.slice(0, TOP_ROWS);
+  section(
+    "Worst sessions",
+    renderTable(
+      ["stalled", "turns", "first stall", "path"],
+      worst.map((s) => [
+        formatCount(s.stalledTurns),
+        formatCount(s.turns),
+        `line ${s.stalls[0]?.data.line ?? "?"}`,
+        s.path,
+      ]),
+      { ...tableOptions, rightAligned: [0, 1] },
+    ) + more(summary.sessions.length - worst.length),
+  );
+  section(
+    `Unreadable (${formatCount(summary.unreadable.length)})`,
+    summary.unreadable.slice(0, TOP_ROWS).map((u) =>
+      `  ${u.path}: ${u.error}\n`
+    ).join("") + more(summary.unreadable.length - TOP_ROWS),
+  );
+  if (summary.stalledTurns === 0 && summary.files > 0) {
+    out.push(`\n${style.green("No stalled turns.")}\n`);
+  }
+  return out.join("");
+}
+
+function ranking(
+  header: string[],
+  counts: readonly [string, number][],
+  label: (name: string) => string,
+  options: Parameters<typeof renderTable>[2],
+): string {
+  const top = counts.slice(0, TOP_ROWS);
+  return renderTable(
+    header,
+    top.map(([name, count]) => [label(name), formatCount(count)]),
+    options,
+  ) + more(counts.length - top.length);
+}
+
+function more(hidden: number): string {
+  return hidden > 0 ? `  ... and ${formatCount(hidden)} more\n` : "";
+}

@@ -1,0 +1,187 @@
+/**
+ * The audit's numbers: per-file results folded into totals, stalls by kind,
+ * by tool and by MCP server, and the sessions that stall most. Pure.
+ *
+ * @module
+ */
+
+import { basename, dirname } from "node:path";
+import { STALL_KINDS, type StallKind } from "../detection/classify.ts";
+import type { FileAudit } from "./audit.ts";
+import { signatureData } from "../hook/dispatch.ts";
+import { parseMcpToolName } from "../transcript/tool_name.ts";
+import type { UnreadablePath } from "../transcript/transcript_files.ts";
+
+/** One transcript with at least one stalled turn. */
+export interface SessionStalls {
+  path: string;
+  /** From the file's location: the main file's name, or the folder of a subagent's. */
+  sessionId: string | null;
+  /** For a subagent transcript, the id in `agent-<id>.jsonl`. */
+  agentId: string | null;
+  turns: number;
+  stalledTurns: number;
+  /** Stalled turns per kind. */
+  byKind: Record<StallKind, number>;
+  /** Every stalled call: the turn's start line and the signature. */
+  stalls: { turnLine: number; data: Record<string, unknown> }[];
+}
+
+/** Everything the audit reports. */
+export interface AuditSummary {
+  files: number;
+  bytes: number;
+  turns: number;
+  stalledTurns: number;
+  /** Stalled calls (signatures); a turn may hold several. */
+  stalledCalls: number;
+  /** Stalled turns showing each kind (a turn counts once per kind). */
+  byKind: Record<StallKind, number>;
+  /** Stalled calls per tool name, most first. */
+  byTool: [string, number][];
+  /** Stalled calls per MCP server, most first. */
+  byMcpServer: [string, number][];
+  /** Transcripts with stalls, worst first. */
+  sessions: SessionStalls[];
+  unreadable: UnreadablePath[];
+  /** Transcripts left out by `--since`. */
+  skippedOlder: number;
+}
+
+/**
+ * Folds per-file results into the audit summary.
+ *
+ * @param audits One result per transcript, in path order.
+ * @param walkUnreadable Paths the folder walk could not read.
+ */
+export function summarizeAudit(
+  audits: readonly FileAudit[],
+  walkUnreadable: readonly UnreadablePath[] = [],
+  skippedOlder = 0,
+): AuditSummary {
+  const summary: AuditSummary = {
+    files: 0,
+    bytes: 0,
+    turns: 0,
+    stalledTurns: 0,
+    stalledCalls: 0,
+    byKind: zeroKinds(),
+    byTool: [],
+    byMcpServer: [],
+    sessions: [],
+    unreadable: [...walkUnreadable],
+    skippedOlder,
+  };
+  const byTool = new Map<string, number>();
+  const byServer = new Map<string, number>();
+  for (const audit of audits) {
+    if (audit.error !== null) {
+      summary.unreadable.push({ path: audit.path, error: audit.error });
+      continue;
+    }
+    summary.files++;
+    summary.bytes += audit.size;
+    summary.turns += audit.turns;
+    if (audit.stalledTurns.length === 0) continue;
+    const session: SessionStalls = {
+      path: audit.path,
+      ...sessionOf(audit.path, audit.subagent),
+      turns: audit.turns,
+      stalledTurns: audit.stalledTurns.length,
+      byKind: zeroKinds(),
+      stalls: [],
+    };
+    for (const turn of audit.stalledTurns) {
+      summary.stalledTurns++;
+      for (const kind of new Set(turn.signatures.map((s) => s.kind))) {
+        summary.byKind[kind]++;
+        session.byKind[kind]++;
+      }
+      for (const signature of turn.signatures) {
+        summary.stalledCalls++;
+        const tool = signature.toolName || "(unknown tool)";
+        byTool.set(tool, (byTool.get(tool) ?? 0) + 1);
+        const server = parseMcpToolName(signature.toolName)?.server;
+        if (server) byServer.set(server, (byServer.get(server) ?? 0) + 1);
+        session.stalls.push({
+          turnLine: turn.startLine,
+          data: signatureData(signature),
+        });
+      }
+    }
+    summary.sessions.push(session);
+  }
+  summary.byTool = ranked(byTool);
+  summary.byMcpServer = ranked(byServer);
+  summary.sessions.sort((a, b) =>
+    b.stalledTurns - a.stalledTurns || b.stalls.length - a.stalls.length ||
+    compare(a.path, b.path)
+  );
+  return summary;
+}
+
+/**
+ * The `audit --json` object: snake_case keys, counts as objects ordered
+ * most first.
+ */
+export function auditJson(
+  summary: AuditSummary,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    ...extra,
+    files: summary.files,
+    bytes: summary.bytes,
+    turns: summary.turns,
+    stalled_turns: summary.stalledTurns,
+    stalled_calls: summary.stalledCalls,
+    by_kind: summary.byKind,
+    by_tool: Object.fromEntries(summary.byTool),
+    by_mcp_server: Object.fromEntries(summary.byMcpServer),
+    sessions: summary.sessions.map((s) => ({
+      path: s.path,
+      session_id: s.sessionId,
+      agent_id: s.agentId,
+      turns: s.turns,
+      stalled_turns: s.stalledTurns,
+      by_kind: s.byKind,
+      stalls: s.stalls.map((stall) => ({
+        turn_line: stall.turnLine,
+        ...stall.data,
+      })),
+    })),
+    unreadable: summary.unreadable,
+    skipped_older: summary.skippedOlder,
+  };
+}
+
+function sessionOf(
+  path: string,
+  subagent: boolean,
+): { sessionId: string | null; agentId: string | null } {
+  const name = basename(path, ".jsonl");
+  if (!subagent) return { sessionId: name, agentId: null };
+  const agentId = name.slice("agent-".length);
+  const parent = dirname(path);
+  // <project>/<session>/subagents/agent-<id>.jsonl; older files sit next to
+  // the main transcript and do not name their session.
+  const sessionId = basename(parent) === "subagents"
+    ? basename(dirname(parent))
+    : null;
+  return { sessionId, agentId };
+}
+
+function zeroKinds(): Record<StallKind, number> {
+  return Object.fromEntries(STALL_KINDS.map((k) => [k, 0])) as Record<
+    StallKind,
+    number
+  >;
+}
+
+function ranked(counts: Map<string, number>): [string, number][] {
+  return [...counts].sort((a, b) => b[1] - a[1] || compare(a[0], b[0]));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,61 @@
+/**
+ * Background work a tool result says it started.
+ *
+ * The Stop payload lists running `background_tasks`; a PostToolUse payload
+ * does not. The watchdog reads the same fact from the results themselves:
+ * a background shell, a background subagent, or an MCP call Claude Code
+ * moved to the background. Claude Code wakes the model itself when such
+ * work finishes, so a turn that ends on one of these results is not stalled.
+ *
+ * @module
+ */
+
+import type { BackgroundTask } from "./background_tasks.ts";
+import type { Entry } from "../transcript/entry.ts";
+
+/** Result texts that start background work, with the task id they name. */
+const LAUNCHES: readonly { type: string; pattern: RegExp }[] = [
+  // Bash with run_in_background: "Command running in background with ID: b7e2k9."
+  {
+    type: "shell",
+    pattern: /running in (?:the )?background with ID:\s*([\w-]+)/i,
+  },
+  // MCP calls over 2 minutes (2.1.212+): "... moved to the background as task mcpt_4f9a2c."
+  { type: "mcp task", pattern: /moved to the background as task\s+([\w-]+)/i },
+  // Background subagents (2.1.198+): "Async agent launched successfully.\nagentId: a7f3c21"
+  {
+    type: "subagent",
+    pattern: /Async agent launched[\s\S]*?agentId:\s*([\w-]+)/i,
+  },
+];
+
+/**
+ * The background tasks the turn's tool results say they launched, as
+ * running tasks linked to their call, for `classifyTurn`'s context.
+ *
+ * @param turn The current turn's entries.
+ */
+export function launchedBackgroundTasks(
+  turn: readonly Entry[],
+): BackgroundTask[] {
+  const tasks: BackgroundTask[] = [];
+  for (const entry of turn) {
+    if (entry.kind !== "results") continue;
+    for (const result of entry.results) {
+      for (const { type, pattern } of LAUNCHES) {
+        const id = pattern.exec(result.snippet)?.[1];
+        if (id === undefined) continue;
+        tasks.push({
+          id,
+          type,
+          status: "running",
+          server: "",
+          tool: "",
+          toolUseId: result.toolUseId,
+        });
+        break;
+      }
+    }
+  }
+  return tasks;
+}

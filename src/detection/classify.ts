@@ -1,0 +1,225 @@
+/**
+ * The one definition of a silent tool stall: a turn's entries in, stall
+ * signatures out. Pure; the hook, `scan` and `audit` all call it.
+ *
+ * @module
+ */
+
+import {
+  type BackgroundTask,
+  findLinkedTask,
+  type TaskLinkQuery,
+} from "./background_tasks.ts";
+import type { Entry, ToolResult } from "../transcript/entry.ts";
+
+/** The four stall kinds; the identifiers are part of the public contract. */
+export type StallKind =
+  | "pending_tool_use"
+  | "hung_mcp_call"
+  | "empty_tool_result"
+  | "missing_followup";
+
+/** Every stall kind, in the order reports list them. */
+export const STALL_KINDS: readonly StallKind[] = [
+  "pending_tool_use",
+  "empty_tool_result",
+  "hung_mcp_call",
+  "missing_followup",
+];
+
+/** One detected stall. */
+export interface StallSignature {
+  kind: StallKind;
+  toolName: string;
+  toolUseId: string;
+  /** Byte offset of the line that shows the stall. */
+  offset: number;
+  /** 1-based line number, or 0 until resolved. */
+  line: number;
+  /** Which rule fired, in words. */
+  rule: string;
+}
+
+/** What the classifier knows besides the turn itself. */
+export interface ClassifyContext {
+  /** Running background work from the Stop payload. */
+  backgroundTasks: readonly BackgroundTask[];
+  /**
+   * History rule: a call left without a result is not a stall when the
+   * model acted again in a later message of the turn (it moved on, e.g.
+   * retried after a nudge), so only the turn's last model activity can
+   * stall. Off for the hook, which nudges every unanswered call.
+   */
+  ignoreSupersededCalls?: boolean;
+}
+
+/** The classifier's answer for one turn. */
+export interface TurnVerdict {
+  signatures: StallSignature[];
+  /** Why the turn is healthy, or which rule fired first. */
+  reason: string;
+}
+
+interface Located<T> {
+  value: T;
+  entry: Entry;
+  index: number;
+}
+
+/** Lines of one API message share its id; without one, a line is a message. */
+function messageKey(entry: Entry): string {
+  return entry.kind === "assistant" && entry.messageId !== null
+    ? entry.messageId
+    : `line:${entry.offset}`;
+}
+
+/**
+ * Classifies one turn.
+ *
+ * - `pending_tool_use` / `hung_mcp_call`: a call of this turn has no result.
+ * - `empty_tool_result`: after the model's last text or call, a result came
+ *   back empty and nothing answered it.
+ * - `missing_followup`: every call was answered, and nothing meaningful (text
+ *   or a new call) followed the last result.
+ *
+ * A turn the user interrupted, or whose trailing result is a user's refusal,
+ * is not a stall; neither is a call linked to running background work.
+ *
+ * @param turn The turn's entries in file order (no prompt, no boundary).
+ */
+export function classifyTurn(
+  turn: readonly Entry[],
+  context: ClassifyContext,
+): TurnVerdict {
+  const uses = new Map<string, Located<string>>();
+  const results = new Map<string, Located<ToolResult>>();
+  let lastActivity = -1;
+  let lastInterrupt = -1;
+  turn.forEach((entry, index) => {
+    if (entry.kind === "assistant") {
+      for (const use of entry.toolUses) {
+        if (!uses.has(use.id)) {
+          uses.set(use.id, { value: use.name, entry, index });
+        }
+      }
+      if (entry.texts.length > 0 || entry.toolUses.length > 0) {
+        lastActivity = index;
+      }
+    } else if (entry.kind === "results") {
+      for (const result of entry.results) {
+        if (!results.has(result.toolUseId)) {
+          results.set(result.toolUseId, { value: result, entry, index });
+        }
+      }
+    } else if (entry.kind === "interrupt") {
+      lastInterrupt = index;
+    }
+  });
+
+  if (uses.size === 0 && results.size === 0) {
+    return healthy(
+      lastActivity >= 0 ? "the turn has no tool calls" : "no model activity",
+    );
+  }
+  if (lastInterrupt > lastActivity) return healthy("the user interrupted");
+  const trailing = [...results.values()].filter((r) => r.index > lastActivity);
+  if (trailing.some((r) => r.value.userStopped)) {
+    return healthy("the user declined or interrupted a tool call");
+  }
+
+  const lastEntry = turn[lastActivity];
+  const lastMessage = lastEntry ? messageKey(lastEntry) : null;
+  const superseded = (use: Located<string>): boolean =>
+    context.ignoreSupersededCalls === true && use.index < lastActivity &&
+    messageKey(use.entry) !== lastMessage;
+  const candidates: StallSignature[] = [];
+  for (const [id, use] of uses) {
+    if (results.has(id) || superseded(use)) continue;
+    const hung = use.value.startsWith("mcp__");
+    candidates.push({
+      kind: hung ? "hung_mcp_call" : "pending_tool_use",
+      toolName: use.value,
+      toolUseId: id,
+      offset: use.entry.offset,
+      line: use.entry.line,
+      rule: hung
+        ? "MCP tool_use has no tool_result in this turn"
+        : "tool_use has no tool_result in this turn",
+    });
+  }
+  const anyPending = candidates.length > 0;
+  for (const result of trailing) {
+    if (!result.value.empty) continue;
+    candidates.push(resultSignature(
+      "empty_tool_result",
+      result,
+      uses,
+      "tool_result is empty and the model never answered it",
+    ));
+  }
+  const last = trailing.at(-1);
+  if (candidates.length === 0 && last) {
+    candidates.push(resultSignature(
+      "missing_followup",
+      last,
+      uses,
+      "no assistant text or tool call after the last tool_result",
+    ));
+  }
+
+  const signatures: StallSignature[] = [];
+  const covered: string[] = [];
+  for (const signature of candidates) {
+    const task = findLinkedTask(
+      linkQuery(signature, results),
+      context.backgroundTasks,
+    );
+    if (task) covered.push(task.id || task.type);
+    else signatures.push(signature);
+  }
+  signatures.sort((a, b) =>
+    a.offset - b.offset || a.kind.localeCompare(b.kind)
+  );
+  if (signatures.length > 0) {
+    return { signatures, reason: (signatures[0] as StallSignature).rule };
+  }
+  if (covered.length > 0) {
+    return healthy(`background work is still running (${covered.join(", ")})`);
+  }
+  return healthy(
+    anyPending
+      ? "pending calls belong to background work"
+      : "the model answered",
+  );
+}
+
+function resultSignature(
+  kind: StallKind,
+  result: Located<ToolResult>,
+  uses: Map<string, Located<string>>,
+  rule: string,
+): StallSignature {
+  return {
+    kind,
+    toolName: uses.get(result.value.toolUseId)?.value ?? "",
+    toolUseId: result.value.toolUseId,
+    offset: result.entry.offset,
+    line: result.entry.line,
+    rule,
+  };
+}
+
+function linkQuery(
+  signature: StallSignature,
+  results: Map<string, Located<ToolResult>>,
+): TaskLinkQuery {
+  return {
+    toolName: signature.toolName,
+    toolUseId: signature.toolUseId,
+    resultSnippet: results.get(signature.toolUseId)?.value.snippet ?? "",
+  };
+}
+
+function healthy(reason: string): TurnVerdict {
+  return { signatures: [], reason };
+}

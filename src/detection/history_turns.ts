@@ -1,0 +1,211 @@
+/**
+ * Every turn of a transcript, streamed forward from its first line: what the
+ * audit and `scan --all-turns` read. Gigabyte files pass through a fixed
+ * amount of memory, and most of their bytes are never decoded.
+ *
+ * Lines are read in 1 MiB chunks with synchronous reads (no thread hop per
+ * chunk). Complete lines of at most 4 KiB are parsed unless their top-level
+ * type marks them as metadata. Longer lines are clipped by the reader: a
+ * `user` line (a tool result, a pasted file) is judged from its first and
+ * last 2 KiB by the sniffer, which is where its ids and markers live; any
+ * other clipped line of at most 1 MiB is read again and parsed, so the calls
+ * and texts of an assistant message are never guessed. Beyond 1 MiB every
+ * line is sniffed, exactly as in the hook.
+ *
+ * @module
+ */
+
+import {
+  type ClassifyContext,
+  classifyTurn,
+  type TurnVerdict,
+} from "./classify.ts";
+import type { Entry } from "../transcript/entry.ts";
+import { lineEntries } from "../transcript/line_entries.ts";
+import { isSkippableLine, topLevelType } from "../transcript/line_prefilter.ts";
+import {
+  DEFAULT_LINE_READER_OPTIONS,
+  type RawLine,
+  type ReadableAt,
+  readLinesForward,
+} from "../transcript/line_reader.ts";
+import { ForwardTurnSplitter } from "../transcript/turn.ts";
+
+/** Reader tuning for history scans: big reads, small lines parsed whole. */
+export const HISTORY_READER_OPTIONS = Object.freeze({
+  chunkBytes: 1024 * 1024,
+  maxLineBytes: 4 * 1024,
+  keepBytes: 2 * 1024,
+});
+
+/** Clipped non-user lines up to this size are read again and parsed. */
+const REREAD_MAX_BYTES = DEFAULT_LINE_READER_OPTIONS.maxLineBytes;
+
+/** One turn of a transcript's history. */
+export interface HistoryTurn {
+  /** 1-based line of the prompt or boundary that opened it (else its first entry). */
+  startLine: number;
+  /** Its entries in file order, with 1-based line numbers. */
+  entries: Entry[];
+}
+
+/** Options for {@link readHistoryTurns}. */
+export interface HistoryOptions {
+  /** The file is a subagent transcript: its sidechain entries count. */
+  subagent: boolean;
+  /** Called with the number of bytes after each read, for progress. */
+  onRead?: (bytes: number) => void;
+  /**
+   * A read buffer of {@link HISTORY_READER_OPTIONS}' chunk size to reuse
+   * across files (one scan at a time).
+   */
+  buffer?: Uint8Array;
+}
+
+/** An open file read synchronously: `read`, `seek` and positioned re-reads. */
+export interface SyncFile {
+  readSync(buffer: Uint8Array): number | null;
+  seekSync(offset: number, whence: Deno.SeekMode): number;
+}
+
+/**
+ * Yields every turn of an open transcript in file order.
+ *
+ * Requires `--allow-read`. The file's position is moved.
+ *
+ * @param file An open file (a `Deno.FsFile`).
+ * @throws Whatever the file's reads throw (an I/O error).
+ */
+export async function* readHistoryTurns(
+  file: SyncFile,
+  options: HistoryOptions,
+): AsyncGenerator<HistoryTurn> {
+  const source = new SyncSource(file, options.onRead);
+  const splitter = new ForwardTurnSplitter({
+    includeSidechains: options.subagent,
+  });
+  const reader = readLinesForward(source, {
+    ...HISTORY_READER_OPTIONS,
+    ...(options.buffer ? { buffer: options.buffer } : {}),
+  });
+  for await (const raw of reader) {
+    for (const entry of historyLineEntries(raw, source)) {
+      const closed = splitter.push(entry);
+      if (closed) {
+        yield { startLine: splitter.closedTurnStartLine, entries: closed };
+      }
+    }
+  }
+  const last = splitter.finish();
+  if (last) yield { startLine: splitter.closedTurnStartLine, entries: last };
+}
+
+/**
+ * How history turns are classified: no background work is known, and a
+ * call the model moved on from is not a stall (see `ClassifyContext`).
+ */
+export const HISTORY_CONTEXT: ClassifyContext = Object.freeze({
+  backgroundTasks: [],
+  ignoreSupersededCalls: true,
+});
+
+/** One classified turn of a transcript's history. */
+export interface HistoryVerdict {
+  /** See {@link HistoryTurn.startLine}. */
+  startLine: number;
+  /** The classifier's verdict; signature lines are 1-based. */
+  verdict: TurnVerdict;
+}
+
+/**
+ * Yields the verdict of every turn of an open transcript, in file order:
+ * {@link readHistoryTurns} through the shared classifier. Requires
+ * `--allow-read`.
+ */
+export async function* readHistoryVerdicts(
+  file: SyncFile,
+  options: HistoryOptions,
+): AsyncGenerator<HistoryVerdict> {
+  for await (const turn of readHistoryTurns(file, options)) {
+    yield {
+      startLine: turn.startLine,
+      verdict: classifyTurn(turn.entries, HISTORY_CONTEXT),
+    };
+  }
+}
+
+/** Reads a byte range of a file again (for clipped lines worth parsing). */
+export interface LineRereader {
+  reread(offset: number, length: number): Uint8Array;
+}
+
+/**
+ * The entries on one line of a forward history scan (see the module notes).
+ *
+ * @param raw A line from {@link readLinesForward} with the history options.
+ * @param file Where to read a clipped line again.
+ */
+export function historyLineEntries(
+  raw: RawLine & { line: number },
+  file: LineRereader,
+): Entry[] {
+  if (isSkippableLine(raw.head, raw.clipped ? raw.tail : raw.head)) return [];
+  if (!raw.clipped) return lineEntries(raw, raw.line);
+  if (topLevelType(raw.head) === "user" || raw.length > REREAD_MAX_BYTES) {
+    return lineEntries(raw, raw.line);
+  }
+  const whole: RawLine = {
+    offset: raw.offset,
+    length: raw.length,
+    head: file.reread(raw.offset, raw.length),
+    tail: new Uint8Array(0),
+    clipped: false,
+  };
+  return lineEntries(whole, raw.line);
+}
+
+/**
+ * A {@link ReadableAt} over synchronous reads that can also re-read a range;
+ * it keeps its own position, so a re-read never disturbs the stream.
+ */
+class SyncSource implements ReadableAt, LineRereader {
+  #file: SyncFile;
+  #position = 0;
+  #moved = true; // the file's position may differ from #position
+  #onRead: ((bytes: number) => void) | undefined;
+
+  constructor(file: SyncFile, onRead?: (bytes: number) => void) {
+    this.#file = file;
+    this.#onRead = onRead;
+  }
+
+  read(buffer: Uint8Array): Promise<number | null> {
+    if (this.#moved) this.#file.seekSync(this.#position, Deno.SeekMode.Start);
+    this.#moved = false;
+    const read = this.#file.readSync(buffer);
+    if (read !== null) {
+      this.#position += read;
+      this.#onRead?.(read);
+    }
+    return Promise.resolve(read);
+  }
+
+  seek(offset: number): Promise<number> {
+    this.#position = offset;
+    this.#moved = true;
+    return Promise.resolve(offset);
+  }
+
+  reread(offset: number, length: number): Uint8Array {
+    this.#moved = true;
+    const bytes = new Uint8Array(length);
+    this.#file.seekSync(offset, Deno.SeekMode.Start);
+    let filled = 0;
+    while (filled < length) {
+      const read = this.#file.readSync(bytes.subarray(filled));
+      if (read === null || read === 0) break; // the file shrank: blank rest
+      filled += read;
+    }
+    return bytes.subarray(0, filled);
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The brakes between a detected stall and a recovery nudge, in the seed's
+ * order: kill switch -> cooldown -> per-tool_use_id retry cap -> recovery.
+ *
+ * Pure: the state, settings, clock and kill-switch facts are parameters.
+ *
+ * @module
+ */
+
+import type { StallSignature } from "../detection/classify.ts";
+import type { SessionState } from "./state.ts";
+
+/** Whether the kill switch is on, and what turned it on. */
+export interface KillSwitchStatus {
+  active: boolean;
+  /** E.g. `env STALL_WATCH_DISABLED=1`, `file .claude/stall-watch.off`. */
+  source: string;
+}
+
+/** Values that turn a kill-switch variable off; anything else non-empty turns it on. */
+const FALSY = new Set(["", "0", "false", "no", "off"]);
+
+/** The seed's truthiness for the kill-switch variable. */
+export function isTruthy(value: string): boolean {
+  return !FALSY.has(value.trim().toLowerCase());
+}
+
+/** The facts the kill switch depends on, gathered by the caller. */
+export interface KillSwitchFacts {
+  env: Readonly<Record<string, string>>;
+  envName: string;
+  /** The marker file's path, when one is configured. */
+  file: string | null;
+  fileExists: boolean;
+  /** `kill_switch: true` in the config file. */
+  configured: boolean;
+}
+
+/**
+ * Decides the kill switch. The variable, when set at all, wins over the
+ * marker file (so `STALL_WATCH_DISABLED=0` overrides a stale file); the file
+ * wins over the config file's `kill_switch`.
+ */
+export function killSwitchStatus(facts: KillSwitchFacts): KillSwitchStatus {
+  const value = facts.env[facts.envName];
+  if (value !== undefined) {
+    return { active: isTruthy(value), source: `env ${facts.envName}=${value}` };
+  }
+  if (facts.file !== null && facts.fileExists) {
+    return { active: true, source: `file ${facts.file}` };
+  }
+  return facts.configured
+    ? { active: true, source: "config kill_switch" }
+    : { active: false, source: "" };
+}
+
+/** A signature the retry cap holds back, with its count. */
+export interface CappedSignature {
+  signature: StallSignature;
+  retries: number;
+}
+
+/** The outcome of the gates. */
+export type GateDecision =
+  | {
+    gate: "cooldown";
+    cooldownSeconds: number;
+    remainingSeconds: number;
+    lastRecoveryAt: number;
+  }
+  | { gate: "retry_cap"; maxRetries: number; capped: CappedSignature[] }
+  | {
+    gate: "recover";
+    maxRetries: number;
+    /** Signatures to nudge now. */
+    allowed: StallSignature[];
+    /** Signatures held back by the cap, if some are. */
+    capped: CappedSignature[];
+    /** Retry counts after this recovery, per tool_use_id. */
+    retries: Record<string, number>;
+  };
+
+/** The limits the gates enforce. */
+export interface GateLimits {
+  maxRetries: number;
+  cooldownSeconds: number;
+}
+
+/**
+ * Runs the cooldown and retry-cap gates (the kill switch is decided first,
+ * before any state is read, by {@link killSwitchStatus}).
+ *
+ * @param signatures Non-empty, sorted by line.
+ * @param nowSeconds Seconds since the epoch.
+ */
+export function evaluateGates(
+  signatures: readonly StallSignature[],
+  state: SessionState,
+  limits: GateLimits,
+  nowSeconds: number,
+): GateDecision {
+  if (limits.cooldownSeconds > 0 && state.lastRecoveryAt > 0) {
+    const elapsed = nowSeconds - state.lastRecoveryAt;
+    if (elapsed >= 0 && elapsed < limits.cooldownSeconds) {
+      return {
+        gate: "cooldown",
+        cooldownSeconds: limits.cooldownSeconds,
+        remainingSeconds: round(limits.cooldownSeconds - elapsed),
+        lastRecoveryAt: state.lastRecoveryAt,
+      };
+    }
+  }
+  const allowed: StallSignature[] = [];
+  const capped: CappedSignature[] = [];
+  for (const signature of signatures) {
+    const retries = state.retries[signature.toolUseId] ?? 0;
+    if (retries >= limits.maxRetries) capped.push({ signature, retries });
+    else allowed.push(signature);
+  }
+  if (allowed.length === 0) {
+    return { gate: "retry_cap", maxRetries: limits.maxRetries, capped };
+  }
+  const retries: Record<string, number> = {};
+  for (const { toolUseId: id } of allowed) {
+    retries[id] ??= (state.retries[id] ?? 0) + 1; // once per id per recovery
+  }
+  return {
+    gate: "recover",
+    maxRetries: limits.maxRetries,
+    allowed,
+    capped,
+    retries,
+  };
+}
+
+/** The state after dispatching a recovery decided by {@link evaluateGates}. */
+export function recordRecovery(
+  state: SessionState,
+  retries: Readonly<Record<string, number>>,
+  nowSeconds: number,
+): SessionState {
+  return {
+    ...state,
+    retries: { ...state.retries, ...retries },
+    lastRecoveryAt: nowSeconds,
+  };
+}
+
+function round(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}

@@ -1,0 +1,206 @@
+/**
+ * From detected stalls to a decision: run the guardrails against the
+ * session's state and say whether to nudge, with the events that explain it.
+ * Shared by the Stop hook and the PostToolUse watchdog, so both draw on one
+ * retry budget per tool_use_id.
+ *
+ * @module
+ */
+
+import type { StallSignature } from "../detection/classify.ts";
+import { describe } from "../shared/errors.ts";
+import type { EventName, EventRecord } from "../events/event_log.ts";
+import {
+  evaluateGates,
+  type GateDecision,
+  type KillSwitchStatus,
+  recordRecovery,
+} from "../guardrails/guardrails.ts";
+import { buildBlockMessage } from "../recovery/recovery.ts";
+import type { SettingProblem, Settings } from "../settings/settings.ts";
+import { pruneStaleStateDaily, type StateStore } from "../guardrails/state.ts";
+
+/** A stall the caller detected and wants to act on. */
+export interface DispatchRequest {
+  sessionId: string;
+  /** `Stop`, `SubagentStop` or `PostToolUse`. */
+  hookEvent: string;
+  transcriptPath: string;
+  /** Non-empty, sorted by line. */
+  signatures: readonly StallSignature[];
+  /** Which rule fired. */
+  reason: string;
+  /** Extra facts for the `stall_detected` event. */
+  details?: Readonly<Record<string, unknown>>;
+}
+
+/** What dispatching needs besides the request. */
+export interface DispatchContext {
+  settings: Settings;
+  killSwitch: KillSwitchStatus;
+  store: StateStore;
+  /** Seconds since the epoch. */
+  nowSeconds: number;
+  /** Absolute state folder, for pruning after a write. */
+  stateDirPath: string;
+}
+
+/** The decision: nudge now, or hold back with one line saying which brake fired. */
+export type DispatchResult =
+  | {
+    action: "recover";
+    signatures: StallSignature[];
+    /** Report and recovery prompt. */
+    message: string;
+    events: EventRecord[];
+  }
+  | {
+    action: "suppress";
+    /** One stderr line naming the brake. */
+    line: string;
+    events: EventRecord[];
+  };
+
+/**
+ * Runs kill switch -> cooldown -> retry cap for a detected stall, updating
+ * the session's state when a recovery is dispatched. When state cannot be
+ * used, the stall is not nudged: a nudge without a budget could loop.
+ */
+export async function dispatchStall(
+  request: DispatchRequest,
+  context: DispatchContext,
+): Promise<DispatchResult> {
+  const event = (
+    name: EventName,
+    data: Record<string, unknown>,
+  ): EventRecord => ({
+    event: name,
+    sessionId: request.sessionId,
+    ts: context.nowSeconds,
+    data: { hook_event: request.hookEvent, ...data },
+  });
+  const events = [event("stall_detected", {
+    transcript: request.transcriptPath,
+    reason: request.reason,
+    signatures: request.signatures.map(signatureData),
+    ...request.details,
+  })];
+  if (context.killSwitch.active) {
+    events.push(
+      event("kill_switch_active", { source: context.killSwitch.source }),
+    );
+    return {
+      action: "suppress",
+      line:
+        `stall_watch: kill switch active (${context.killSwitch.source}); recovery skipped`,
+      events,
+    };
+  }
+
+  let decision: GateDecision;
+  try {
+    decision = await context.store.update(request.sessionId, ({ state }) => {
+      const gates = evaluateGates(
+        request.signatures,
+        state,
+        context.settings,
+        context.nowSeconds,
+      );
+      const next = gates.gate === "recover"
+        ? recordRecovery(state, gates.retries, context.nowSeconds)
+        : null;
+      return { state: next, result: gates };
+    });
+  } catch (error) {
+    return {
+      action: "suppress",
+      line: `stall_watch: cannot use session state (${describe(error)}); ` +
+        "allowing the stop rather than nudging without a retry budget",
+      events,
+    };
+  }
+
+  if (decision.gate === "cooldown") {
+    events.push(event("cooldown_skipped", {
+      cooldown_seconds: decision.cooldownSeconds,
+      remaining_seconds: decision.remainingSeconds,
+      last_recovery_at: decision.lastRecoveryAt,
+    }));
+    return {
+      action: "suppress",
+      line: `stall_watch: cooldown active (${decision.remainingSeconds}s of ` +
+        `${decision.cooldownSeconds}s left); recovery skipped`,
+      events,
+    };
+  }
+  if (decision.gate === "retry_cap") {
+    events.push(event("retry_cap_hit", cappedData(decision)));
+    return {
+      action: "suppress",
+      line:
+        `stall_watch: retry cap reached (${decision.maxRetries}/${decision.maxRetries}) ` +
+        `for ${
+          decision.capped.map((c) => c.signature.toolUseId || "<unknown>").join(
+            ", ",
+          )
+        }; ` +
+        "recovery skipped",
+      events,
+    };
+  }
+  await pruneStaleStateDaily(context.stateDirPath, context.nowSeconds * 1000);
+  events.push(event("recovery_dispatched", {
+    max_retries: decision.maxRetries,
+    retries: decision.retries,
+    signatures: decision.allowed.map(signatureData),
+    capped: decision.capped.map((c) => ({
+      ...signatureData(c.signature),
+      retries: c.retries,
+    })),
+  }));
+  return {
+    action: "recover",
+    signatures: decision.allowed,
+    message: buildBlockMessage(
+      decision.allowed,
+      request.transcriptPath,
+      context.settings.recovery,
+    ),
+    events,
+  };
+}
+
+/** A signature as logged and printed by `scan --json`. */
+export function signatureData(
+  signature: StallSignature,
+): Record<string, unknown> {
+  return {
+    kind: signature.kind,
+    tool_name: signature.toolName,
+    tool_use_id: signature.toolUseId,
+    line: signature.line,
+  };
+}
+
+function cappedData(decision: Extract<GateDecision, { gate: "retry_cap" }>) {
+  return {
+    max_retries: decision.maxRetries,
+    capped: decision.capped.map((c) => ({
+      ...signatureData(c.signature),
+      retries: c.retries,
+    })),
+  };
+}
+
+/** A stable fingerprint of a problem list, to tell the user about it once. */
+export function problemsFingerprint(
+  problems: readonly SettingProblem[],
+): string {
+  let hash = 0x811c9dc5; // FNV-1a, 32 bit: enough to notice a change
+  for (
+    const char of problems.map((p) => `${p.source}|${p.message}`).join("\n")
+  ) {
+    hash = Math.imul(hash ^ (char.codePointAt(0) ?? 0), 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}

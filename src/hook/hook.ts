@@ -1,0 +1,214 @@
+/**
+ * The Stop hook contract: payload text in, exit code and output out.
+ *
+ * Allow = exit 0 with nothing on stdout (or only a `systemMessage` telling
+ * the user about a broken config, once per session). Block = exit 2 with the
+ * report and recovery prompt on stderr, or, with `STALL_WATCH_OUTPUT=json`,
+ * exit 0 with `{"decision":"block","reason":...}` on stdout.
+ *
+ * @module
+ */
+
+import { resolvePath } from "../shared/paths.ts";
+import type { CliIO } from "../shared/cli_io.ts";
+import { detectStalls } from "../detection/detect.ts";
+import type { EventRecord } from "../events/event_log.ts";
+import { ExitCode } from "../shared/errors.ts";
+import { parseHookInput } from "./hook_input.ts";
+import { formatProblems, loadSettings } from "../settings/load_settings.ts";
+import type { SettingProblem, Settings } from "../settings/settings.ts";
+import type { StateStore } from "../guardrails/state.ts";
+import { importLazily } from "../shared/lazy_import.ts";
+
+/** What the process should do: its exit code and output. */
+export interface HookOutcome {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The parts of the process boundary a hook run uses. */
+export type HookIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
+
+/**
+ * Runs the Stop / SubagentStop hook on one payload.
+ *
+ * Requires `--allow-read`, `--allow-env`, and write access to `.claude` for
+ * state and the optional event log.
+ *
+ * @throws {InputError} For unusable payloads and unreadable transcripts.
+ */
+export async function runHook(
+  payloadText: string,
+  io: HookIO,
+): Promise<HookOutcome> {
+  const input = parseHookInput(payloadText);
+  const { settings, problems } = await loadSettings(io.env, io.cwd);
+  if (input.stopHookActive && settings.stopHookActive === "allow") {
+    return { exitCode: ExitCode.ok, stdout: "", stderr: "" };
+  }
+  const detection = await detectStalls(input, {
+    lagWaitMs: settings.lagWaitMs,
+    sleep: io.sleep,
+  });
+  const nowSeconds = io.now() / 1000;
+  const notices = new Notices(
+    () => openStateStore(io, settings),
+    input.sessionId,
+    problems,
+  );
+  const transcript = detection.path ?? input.transcriptPath;
+
+  if (detection.signatures.length === 0) {
+    const logError = await log(io, settings, [{
+      event: "healthy_stop",
+      sessionId: input.sessionId,
+      ts: nowSeconds,
+      data: {
+        hook_event: input.hookEventName,
+        transcript,
+        reason: detection.reason,
+      },
+    }]);
+    return await allow(notices, logError);
+  }
+
+  // The block path's modules load only when there is a stall to act on.
+  const { dispatchStall } = await importLazily<typeof import("./dispatch.ts")>(
+    "./dispatch.ts",
+    import.meta.url,
+  );
+  const { killSwitchOf } = await importLazily<
+    typeof import("./dispatch_io.ts")
+  >(
+    "./dispatch_io.ts",
+    import.meta.url,
+  );
+  const result = await dispatchStall({
+    sessionId: input.sessionId,
+    hookEvent: input.hookEventName,
+    transcriptPath: transcript,
+    signatures: detection.signatures,
+    reason: detection.reason,
+    details: { waited_ms: detection.waitedMs },
+  }, {
+    settings,
+    killSwitch: await killSwitchOf(settings, io),
+    store: await openStateStore(io, settings),
+    nowSeconds,
+    stateDirPath: resolvePath(io.cwd, settings.stateDir),
+  });
+  const logError = await log(io, settings, result.events);
+  if (result.action === "suppress") {
+    return await allow(notices, result.line, logError);
+  }
+  if (settings.output === "json") {
+    const notice = await notices.claim();
+    const json: Record<string, string> = {
+      decision: "block",
+      reason: result.message,
+    };
+    if (notice) json.systemMessage = notice;
+    return {
+      exitCode: ExitCode.ok,
+      stdout: JSON.stringify(json) + "\n",
+      stderr: logError,
+    };
+  }
+  // Exit 2 must not be combined with JSON on stdout: a config notice waits
+  // for the next allowed stop.
+  return {
+    exitCode: ExitCode.block,
+    stdout: "",
+    stderr: result.message + logError,
+  };
+}
+
+/** Tells the user about config problems once per session, via `systemMessage`. */
+class Notices {
+  #store: () => Promise<StateStore>;
+  #sessionId: string;
+  #problems: readonly SettingProblem[];
+
+  constructor(
+    store: () => Promise<StateStore>,
+    sessionId: string,
+    problems: readonly SettingProblem[],
+  ) {
+    this.#store = store;
+    this.#sessionId = sessionId;
+    this.#problems = problems;
+  }
+
+  /** The notice to show now, or `null` when there is none or it was shown. */
+  async claim(): Promise<string | null> {
+    if (this.#problems.length === 0) return null;
+    const { problemsFingerprint } = await importLazily<
+      typeof import("./dispatch.ts")
+    >(
+      "./dispatch.ts",
+      import.meta.url,
+    );
+    const fingerprint = problemsFingerprint(this.#problems);
+    const text = "stall-watch config problem (defaults used instead): " +
+      formatProblems(this.#problems).join("; ");
+    try {
+      const fresh = await (await this.#store()).update(
+        this.#sessionId,
+        ({ state }) =>
+          state.configNotice === fingerprint
+            ? { state: null, result: false }
+            : { state: { ...state, configNotice: fingerprint }, result: true },
+      );
+      return fresh ? text : null;
+    } catch {
+      return text; // cannot remember it was shown: better shown twice than never
+    }
+  }
+}
+
+async function allow(
+  notices: Notices,
+  ...lines: string[]
+): Promise<HookOutcome> {
+  const notice = await notices.claim();
+  const stderr = lines.filter((l) => l !== "").map((l) =>
+    l.endsWith("\n") ? l : l + "\n"
+  );
+  return {
+    exitCode: ExitCode.ok,
+    stdout: notice ? JSON.stringify({ systemMessage: notice }) + "\n" : "",
+    stderr: stderr.join(""),
+  };
+}
+
+async function openStateStore(
+  io: HookIO,
+  settings: Settings,
+): Promise<StateStore> {
+  const { StateStore } = await importLazily<
+    typeof import("../guardrails/state.ts")
+  >(
+    "../guardrails/state.ts",
+    import.meta.url,
+  );
+  return new StateStore({
+    cwd: io.cwd,
+    stateDir: settings.stateDir,
+    sleep: io.sleep,
+  });
+}
+
+/** Writes events when the log is on (its code loads only then). */
+async function log(
+  io: HookIO,
+  settings: Settings,
+  events: readonly EventRecord[],
+): Promise<string> {
+  if (!settings.eventLogEnabled) return "";
+  const { logEvents } = await importLazily<typeof import("./dispatch_io.ts")>(
+    "./dispatch_io.ts",
+    import.meta.url,
+  );
+  return await logEvents(io, settings, events);
+}

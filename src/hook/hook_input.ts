@@ -1,0 +1,150 @@
+/**
+ * Parses the Stop / SubagentStop payload Claude Code writes to stdin.
+ *
+ * Fields are read by name and unknown fields are ignored. Only a usable
+ * `transcript_path` is required; everything else has a safe default.
+ *
+ * @module
+ */
+
+import {
+  type BackgroundTask,
+  runningBackgroundTasks,
+} from "../detection/background_tasks.ts";
+import { InputError } from "../shared/errors.ts";
+import { isPlainObject } from "../transcript/json_line.ts";
+
+/** The hook payload, reduced to what stall-watch uses. */
+export interface HookInput {
+  sessionId: string;
+  hookEventName: string;
+  /** The parent transcript (`transcript_path`). */
+  transcriptPath: string;
+  /**
+   * The file whose current turn is judged: `transcript_path` for Stop, the
+   * subagent's own `agent_transcript_path` for SubagentStop (`null` when the
+   * payload has none: no evidence).
+   */
+  scanPath: string | null;
+  /** True for SubagentStop: the scanned file is a sidechain transcript. */
+  isSubagent: boolean;
+  stopHookActive: boolean;
+  promptId: string | null;
+  /** `null` when the payload has no such field (older Claude Code). */
+  lastAssistantMessage: string | null;
+  backgroundTasks: BackgroundTask[];
+  cwd: string;
+}
+
+const MAX_ECHO_CHARS = 80;
+
+/**
+ * Parses the payload text.
+ *
+ * @throws {InputError} On empty input, invalid JSON, a non-object, or a
+ * missing or non-string `transcript_path`.
+ */
+export function parseHookInput(text: string): HookInput {
+  const payload = parsePayloadObject(text);
+  const transcriptPath = requiredPath(payload, "transcript_path");
+  const hookEventName = stringField(payload, "hook_event_name") ?? "Stop";
+  const isSubagent = hookEventName === "SubagentStop";
+  return {
+    sessionId: stringField(payload, "session_id") ?? "",
+    hookEventName,
+    transcriptPath,
+    scanPath: isSubagent
+      ? stringField(payload, "agent_transcript_path")
+      : transcriptPath,
+    isSubagent,
+    stopHookActive: payload.stop_hook_active === true,
+    promptId: stringField(payload, "prompt_id"),
+    lastAssistantMessage: typeof payload.last_assistant_message === "string"
+      ? payload.last_assistant_message
+      : null,
+    backgroundTasks: runningBackgroundTasks(payload.background_tasks),
+    cwd: stringField(payload, "cwd") ?? "",
+  };
+}
+
+/**
+ * Parses any hook payload's text into its top-level object (shared by the
+ * Stop hook and the watchdog, so both reject bad input with the same words).
+ *
+ * @throws {InputError} On empty input, invalid JSON or a non-object.
+ */
+export function parsePayloadObject(text: string): Record<string, unknown> {
+  if (text.trim() === "") {
+    throw new InputError("Cannot parse hook input: stdin is empty");
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch (error) {
+    const detail = (error instanceof Error ? error.message : String(error))
+      .replace(/\s+/g, " ");
+    throw new InputError(
+      `Cannot parse hook input: not valid JSON (${clip(detail)})`,
+    );
+  }
+  if (!isPlainObject(payload)) {
+    throw new InputError(
+      `Cannot parse hook input: expected a JSON object, got ${kindOf(payload)}`,
+    );
+  }
+  return payload;
+}
+
+/**
+ * A required non-empty string field (a path or an id) of a payload object.
+ *
+ * @throws {InputError} When the field is missing, not a string, blank or
+ * holds a NUL byte.
+ */
+export function requiredPath(
+  payload: Record<string, unknown>,
+  name: string,
+): string {
+  const value = payload[name];
+  if (value === undefined || value === null) {
+    throw new InputError(`Cannot parse hook input: "${name}" is missing`);
+  }
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new InputError(
+      `Cannot parse hook input: "${name}" must be a non-empty string, got ${
+        kindOf(value)
+      }`,
+    );
+  }
+  if (value.includes("\0")) {
+    throw new InputError(
+      `Cannot parse hook input: "${name}" contains a NUL byte`,
+    );
+  }
+  return value;
+}
+
+/** An optional string field of a payload object; `null` when absent or empty. */
+export function stringField(
+  payload: Record<string, unknown>,
+  name: string,
+): string | null {
+  const value = payload[name];
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") {
+    return value === "" ? "an empty string" : "a string";
+  }
+  return `a ${typeof value}`;
+}
+
+function clip(text: string): string {
+  const line = text.split("\n")[0] ?? "";
+  return line.length > MAX_ECHO_CHARS
+    ? `${line.slice(0, MAX_ECHO_CHARS)}…`
+    : line;
+}

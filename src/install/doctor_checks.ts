@@ -1,0 +1,357 @@
+/**
+ * The `doctor` checklist: facts about the set-up in, one result per check
+ * (with a fix for each failure) out, and the report text.
+ *
+ * Pure: the command gathers the facts (files, stats, probes) first.
+ *
+ * @module
+ */
+
+import type { KillSwitchStatus } from "../guardrails/guardrails.ts";
+import {
+  handlerIdentity,
+  type Invocation,
+  isDenoProgram,
+  parseHandlerCommand,
+  type Platform,
+  shellQuote,
+} from "./hook_command.ts";
+import type { OwnHandler } from "./hook_registration.ts";
+import type { Scope } from "./settings_scope.ts";
+
+/** How a check came out. `fail` makes the set-up unhealthy; `warn` does not. */
+export type CheckStatus = "ok" | "warn" | "fail";
+
+/** One line of the checklist. */
+export interface CheckResult {
+  status: CheckStatus;
+  text: string;
+  /** What to do about a failure or warning. */
+  fix?: string;
+}
+
+/** What was found in one settings file. */
+export interface SettingsFileFacts {
+  scope: Scope;
+  /** As shown to the user. */
+  display: string;
+  exists: boolean;
+  /** Why the file cannot be used (one line naming it), or `null`. */
+  error: string | null;
+  handlers: OwnHandler[];
+}
+
+/** What the file system says about a path a handler runs. */
+export interface PathFacts {
+  exists: boolean;
+  isFile: boolean;
+  /** Has an execute bit (POSIX) or an `.exe` name (Windows). */
+  executable: boolean;
+}
+
+/** Everything the checks look at. */
+export interface DoctorFacts {
+  version: string;
+  self: Invocation;
+  platform: Platform;
+  /** The project root (the start directory). */
+  projectDir: string;
+  files: SettingsFileFacts[];
+  /** Facts per path from {@link handlerPaths}. */
+  paths: ReadonlyMap<string, PathFacts>;
+  /** `null` when `.claude` is writable, else why not. */
+  claudeDirError: string | null;
+  /** The config file in use, or `null` for none. */
+  configPath: string | null;
+  /** Config and environment problems, one line each. */
+  problems: readonly string[];
+  killSwitch: KillSwitchStatus;
+  watchMaxSeconds: number;
+}
+
+/** The files a handler runs: the program, and `main.ts` for `deno run`. */
+export interface HandlerPaths {
+  /** As written (after quotes are removed). */
+  written: string[];
+  /** With `$CLAUDE_PROJECT_DIR` expanded, for the file system. */
+  resolved: string[];
+}
+
+/** The paths a handler depends on, `$CLAUDE_PROJECT_DIR` expanded. */
+export function handlerPaths(
+  handler: Readonly<Record<string, unknown>>,
+  projectDir: string,
+): HandlerPaths {
+  const words = parseHandlerCommand(handler)?.words ?? [];
+  const [program, ...rest] = words;
+  if (program === undefined) return { written: [], resolved: [] };
+  const written = [program];
+  if (isDenoProgram(program)) {
+    const main = rest.find((w) => /\.[jt]s$/.test(w));
+    if (main) written.push(main);
+  }
+  const resolved = written.map((w) =>
+    w.replace(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR/g, projectDir)
+  );
+  return { written, resolved };
+}
+
+/** An absolute path on either platform (`/x`, `C:/x`, `C:\x`, `//server/x`). */
+export function isAbsolutePath(path: string): boolean {
+  return /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(path);
+}
+
+/** Runs every check, in report order. */
+export function doctorChecks(facts: DoctorFacts): CheckResult[] {
+  const results: CheckResult[] = [versionCheck(facts)];
+  for (const file of facts.files) {
+    if (file.error !== null) {
+      results.push({
+        status: "fail",
+        text: file.error,
+        fix:
+          "make it strict JSON (no comments, no trailing commas): Claude Code ignores the whole file until then",
+      });
+    }
+  }
+  results.push(...registrationChecks(facts));
+  for (const file of facts.files) {
+    for (const handler of file.handlers) {
+      results.push(...handlerChecks(facts, file, handler));
+    }
+  }
+  results.push(...duplicateChecks(facts));
+  results.push(
+    facts.claudeDirError === null
+      ? { status: "ok", text: ".claude is writable (state, log, backups)" }
+      : {
+        status: "fail",
+        text: `.claude is not writable: ${facts.claudeDirError}`,
+        fix:
+          "make the project's .claude a writable folder (no symlinks leading outside it)",
+      },
+  );
+  results.push(configCheck(facts), killSwitchCheck(facts));
+  return results;
+}
+
+function versionCheck(facts: DoctorFacts): CheckResult {
+  const how = facts.self.fromSource
+    ? `from source: ${facts.self.args.at(-1)} via ${facts.self.program}`
+    : `compiled: ${facts.self.program}`;
+  return { status: "ok", text: `stall-watch ${facts.version} (${how})` };
+}
+
+function registrationChecks(facts: DoctorFacts): CheckResult[] {
+  // Where each handler is registered shows on its own line below.
+  const stop = facts.files.some((f) =>
+    f.handlers.some((h) => h.event === "Stop")
+  );
+  return stop ? [] : [{
+    status: "fail",
+    text: "stall-watch is not registered for Stop in any settings file",
+    fix: 'run "stall-watch install" in the project root',
+  }];
+}
+
+function handlerChecks(
+  facts: DoctorFacts,
+  file: SettingsFileFacts,
+  own: OwnHandler,
+): CheckResult[] {
+  const { handler, event } = own;
+  const at = `${event} in ${file.display}`;
+  const reinstall = `run "stall-watch install --scope ${file.scope}${
+    event === "SubagentStop" ? " --subagents" : ""
+  }${event === "PostToolUse" ? " --watch" : ""}"`;
+  const problems: CheckResult[] = [];
+  const fail = (text: string, fix: string) =>
+    problems.push({ status: "fail", text: `${at}: ${text}`, fix });
+  const parsed = parseHandlerCommand(handler);
+  const paths = handlerPaths(handler, facts.projectDir);
+  const command = String(handler.command);
+  if (parsed?.form === "shell" && /[A-Za-z]:\\|\\[A-Za-z0-9_]/.test(command)) {
+    // Git Bash runs `C:\x\y.exe` as `C:xy.exe`: the path checks are moot.
+    fail(
+      `${command} has backslashes, which bash drops`,
+      "write the path with forward slashes (or " + reinstall + ")",
+    );
+    paths.written.length = 0;
+  }
+  paths.written.forEach((written, i) => {
+    const resolved = paths.resolved[i] as string;
+    const path = facts.paths.get(resolved);
+    if (!isAbsolutePath(resolved)) {
+      fail(`${written} is not an absolute path`, reinstall);
+    } else if (!path?.exists) {
+      fail(
+        `${written} does not exist`,
+        `${reinstall} with the stall-watch you want to keep`,
+      );
+    } else if (!path.isFile) {
+      fail(`${written} is not a file`, reinstall);
+    } else if (i === 0 && !path.executable) {
+      fail(
+        `${written} is not executable`,
+        facts.platform === "windows"
+          ? "use the .exe from the release archive"
+          : `chmod +x ${shellQuote(written)}`,
+      );
+    }
+  });
+  const timeout = handler.timeout;
+  if (typeof timeout !== "number" || !(timeout > 0)) {
+    fail(
+      'no "timeout" (Claude Code would wait up to 600 s)',
+      `add "timeout": 30, or ${reinstall}`,
+    );
+  }
+  if (event === "PostToolUse") {
+    if (handler.async !== true || handler.asyncRewake !== true) {
+      fail(
+        'the watch handler needs "async": true and "asyncRewake": true',
+        reinstall,
+      );
+    }
+    if (typeof timeout === "number" && timeout <= facts.watchMaxSeconds) {
+      fail(
+        `timeout ${timeout} s is not above the watchdog's deadline (${facts.watchMaxSeconds} s)`,
+        reinstall,
+      );
+    }
+  } else {
+    if ("if" in handler || own.groupKeys.includes("if")) {
+      fail(`has an "if", so it never runs`, 'remove the "if" field');
+    }
+    if (own.args.length > 0) {
+      fail(
+        `runs "stall-watch ${own.args.join(" ")}" instead of the hook`,
+        reinstall,
+      );
+    }
+  }
+  if (problems.length > 0) return problems;
+  const results: CheckResult[] = [{
+    status: "ok",
+    text: `${at}: ${
+      [...paths.written, ...own.args].join(" ")
+    } (timeout ${timeout} s)`,
+  }];
+  if (parsed?.form === "shell" && !parsed.startsInProjectDir) {
+    results.push({
+      status: "warn",
+      text:
+        `${at}: starts in the session's current folder, not the project root`,
+      fix:
+        `begin the command with cd "$CLAUDE_PROJECT_DIR" && (or ${reinstall})`,
+    });
+  }
+  return results;
+}
+
+function duplicateChecks(facts: DoctorFacts): CheckResult[] {
+  const results: CheckResult[] = [];
+  for (const event of ["Stop", "SubagentStop", "PostToolUse"] as const) {
+    const commands = new Map<string, string[]>();
+    for (const file of facts.files) {
+      for (const own of file.handlers.filter((h) => h.event === event)) {
+        const id = handlerIdentity(own.handler);
+        commands.set(id, [...commands.get(id) ?? [], file.display]);
+      }
+    }
+    if (commands.size > 1) {
+      const files = [...new Set([...commands.values()].flat())];
+      results.push({
+        status: "fail",
+        text:
+          `${event} runs stall-watch ${commands.size} times (different commands in ${
+            files.join(", ")
+          }), so each stall is nudged ${commands.size} times`,
+        fix: 'keep one: "stall-watch uninstall --scope <scope>" for the others',
+      });
+    }
+  }
+  if (results.length === 0) {
+    results.push({ status: "ok", text: "no duplicate registrations" });
+  }
+  return results;
+}
+
+function configCheck(facts: DoctorFacts): CheckResult {
+  const file = facts.configPath ?? "no config file";
+  if (facts.problems.length === 0) {
+    return {
+      status: "ok",
+      text: `config: ${file}${facts.configPath ? " is valid" : " (defaults)"}`,
+    };
+  }
+  const shown = facts.problems.slice(0, 3).join("; ");
+  const more = facts.problems.length > 3
+    ? ` (and ${facts.problems.length - 3} more)`
+    : "";
+  return {
+    status: "fail",
+    text: `config: ${shown}${more}`,
+    fix: "fix the values named (the hook uses defaults for them meanwhile)",
+  };
+}
+
+function killSwitchCheck(facts: DoctorFacts): CheckResult {
+  const { active, source } = facts.killSwitch;
+  if (!active) return { status: "ok", text: "kill switch is off" };
+  const [kind, rest = ""] = source.split(" ", 2);
+  const fix = kind === "env"
+    ? `unset ${rest.split("=")[0]}`
+    : kind === "file"
+    ? `remove ${source.slice(5)}`
+    : `set "kill_switch": false in ${facts.configPath ?? "the config file"}`;
+  return {
+    status: "warn",
+    text: `kill switch is on (${source}): every stop is allowed`,
+    fix,
+  };
+}
+
+const COLORS: Readonly<Record<CheckStatus, string>> = {
+  ok: "\x1b[32m",
+  warn: "\x1b[33m",
+  fail: "\x1b[31m",
+};
+
+/**
+ * The report: one line per check with its fix below, then a summary.
+ *
+ * @param color Colour the status words (only for a terminal, never with
+ * `NO_COLOR`).
+ */
+export function renderDoctorReport(
+  results: readonly CheckResult[],
+  color: boolean,
+): string {
+  const lines = ["stall-watch doctor"];
+  for (const result of results) {
+    const word = result.status === "fail" ? "FAIL" : result.status;
+    const padded = word.padEnd(4);
+    const status = color ? `${COLORS[result.status]}${padded}\x1b[0m` : padded;
+    lines.push(`  ${status}  ${result.text}`);
+    if (result.fix) lines.push(`        fix: ${result.fix}`);
+  }
+  const fails = results.filter((r) => r.status === "fail").length;
+  const warns = results.filter((r) => r.status === "warn").length;
+  const plural = (n: number, word: string) =>
+    `${n} ${word}${n === 1 ? "" : "s"}`;
+  lines.push(
+    fails === 0 && warns === 0
+      ? "All checks passed."
+      : `${plural(fails, "problem")}, ${plural(warns, "warning")}.`,
+  );
+  return lines.join("\n") + "\n";
+}
+
+/** Colour only on a terminal, never with `NO_COLOR` (set and not empty) or `TERM=dumb`. */
+export function useColor(
+  isTerminal: boolean,
+  env: Readonly<Record<string, string>>,
+): boolean {
+  return isTerminal && !env.NO_COLOR && env.TERM !== "dumb";
+}

@@ -1,0 +1,309 @@
+/**
+ * The hook handlers stall-watch registers in Claude Code's settings, and
+ * how it recognises its own handlers there again.
+ *
+ * On macOS and Linux a handler is a shell command,
+ * `cd "$CLAUDE_PROJECT_DIR" && /abs/stall-watch`: Claude Code runs it with
+ * `sh -c`, and starting in the project root puts state in the project's
+ * `.claude` even after the session has `cd`-ed elsewhere. On Windows the
+ * shell is Git Bash, or PowerShell when Git Bash is missing, and no one
+ * command line means the same in both, so the handler uses exec form
+ * (`command` + `args`, no shell) with forward-slash paths; it then starts in
+ * the session's current directory.
+ *
+ * Pure: paths and the platform are parameters.
+ *
+ * @module
+ */
+
+import { HOOK_PERMISSION_FLAGS } from "../shared/permissions.ts";
+
+/** The hook events stall-watch registers for. */
+export type HookEvent = "Stop" | "SubagentStop" | "PostToolUse";
+
+/** Every event stall-watch may own handlers in, in settings order. */
+export const HOOK_EVENTS: readonly HookEvent[] = Object.freeze([
+  "Stop",
+  "SubagentStop",
+  "PostToolUse",
+]);
+
+/** Platforms that differ in how a handler must be written. */
+export type Platform = "posix" | "windows";
+
+/** The platform of a `Deno.build.os` value. */
+export function platformOf(os: string): Platform {
+  return os === "windows" ? "windows" : "posix";
+}
+
+/** The argv that starts this stall-watch, without a subcommand. */
+export interface Invocation {
+  program: string;
+  args: string[];
+  /** `deno run ... main.ts` rather than a compiled binary. */
+  fromSource: boolean;
+}
+
+/** The shell prefix that starts a handler in the project root. */
+export const PROJECT_DIR_PREFIX = 'cd "$CLAUDE_PROJECT_DIR" && ';
+
+/** Default `timeout` (seconds) of the Stop and SubagentStop handlers. */
+export const DEFAULT_HOOK_TIMEOUT = 30;
+
+/** Seconds the watch handler's timeout exceeds the watchdog's deadline. */
+export const WATCH_TIMEOUT_MARGIN = 60;
+
+/**
+ * How to start the running stall-watch: its own executable when compiled;
+ * from source (the executable is `deno`), the equivalent `deno run` with
+ * the release permission flags and the absolute path of `main.ts`.
+ *
+ * @param execPath The running executable (`Deno.execPath()`).
+ * @param mainModule The entry module URL (`Deno.mainModule`).
+ */
+export function selfInvocation(
+  execPath: string,
+  mainModule: string,
+  platform: Platform,
+): Invocation {
+  const program = portablePath(execPath, platform);
+  const fromSource = isDenoProgram(execPath) && mainModule.startsWith("file:");
+  if (!fromSource) return { program, args: [], fromSource };
+  const main = portablePath(filePathOfUrl(mainModule, platform), platform);
+  return {
+    program,
+    args: ["run", ...HOOK_PERMISSION_FLAGS, main],
+    fromSource,
+  };
+}
+
+/**
+ * The paths that identify this stall-watch in registered handlers: the
+ * binary when compiled, `main.ts` from source.
+ */
+export function knownPathsOf(invocation: Invocation): string[] {
+  const path = invocation.fromSource
+    ? invocation.args[invocation.args.length - 1]
+    : invocation.program;
+  return path === undefined ? [] : [path];
+}
+
+/** A path as a handler must hold it: forward slashes on Windows. */
+export function portablePath(path: string, platform: Platform): string {
+  return platform === "windows" ? path.replaceAll("\\", "/") : path;
+}
+
+function filePathOfUrl(url: string, platform: Platform): string {
+  const parsed = new URL(url);
+  const path = decodeURIComponent(parsed.pathname);
+  if (platform === "posix") return path;
+  const local = path.replace(/^\/([A-Za-z]:)/, "$1");
+  return parsed.host ? `//${parsed.host}${local}` : local;
+}
+
+/** Options of {@link buildHandler}. */
+export interface HandlerOptions {
+  /** Seconds before Claude Code gives up on the handler. */
+  timeout: number;
+  platform: Platform;
+}
+
+/**
+ * The handler object for one event: the hook for Stop and SubagentStop,
+ * `watch` (async, may wake Claude with exit 2) for PostToolUse.
+ */
+export function buildHandler(
+  event: HookEvent,
+  invocation: Invocation,
+  options: HandlerOptions,
+): Record<string, unknown> {
+  const argv = [invocation.program, ...invocation.args];
+  if (event === "PostToolUse") argv.push("watch");
+  const handler: Record<string, unknown> = { type: "command" };
+  if (options.platform === "windows") {
+    handler.command = argv[0];
+    handler.args = argv.slice(1);
+  } else {
+    handler.command = PROJECT_DIR_PREFIX + argv.map(shellQuote).join(" ");
+  }
+  handler.timeout = options.timeout;
+  if (event === "PostToolUse") {
+    handler.async = true;
+    handler.asyncRewake = true;
+  }
+  return handler;
+}
+
+/** Quotes a word for `sh` only when it needs it. */
+export function shellQuote(word: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A handler's command split into words. */
+export interface ParsedCommand {
+  form: "shell" | "exec";
+  /** The program and its arguments, unquoted; variables kept as text. */
+  words: string[];
+  /** A shell command that changes to `$CLAUDE_PROJECT_DIR` first. */
+  startsInProjectDir: boolean;
+}
+
+/**
+ * Splits a handler's command into the program and its arguments. In shell
+ * form, leading `cd <dir> &&` steps are skipped (and recorded when the
+ * directory is `$CLAUDE_PROJECT_DIR`).
+ *
+ * @returns `null` for a handler without a command string, or with quotes
+ * that do not close.
+ */
+export function parseHandlerCommand(
+  handler: Readonly<Record<string, unknown>>,
+): ParsedCommand | null {
+  const command = handler.command;
+  if (typeof command !== "string") return null;
+  if (Array.isArray(handler.args)) {
+    const args = handler.args.filter((a): a is string => typeof a === "string");
+    return {
+      form: "exec",
+      words: [command, ...args],
+      startsInProjectDir: false,
+    };
+  }
+  const steps = shellSteps(command);
+  if (steps === null) return null;
+  let startsInProjectDir = false;
+  let index = 0;
+  while (index < steps.length - 1 && steps[index]?.[0] === "cd") {
+    const dir = steps[index]?.[1] ?? "";
+    startsInProjectDir = /^\$\{?CLAUDE_PROJECT_DIR\}?\/?$/.test(dir);
+    index++;
+  }
+  return {
+    form: "shell",
+    words: steps[index] ?? [],
+    startsInProjectDir,
+  };
+}
+
+/** Splits a shell command line into simple commands of unquoted words. */
+function shellSteps(command: string): string[][] | null {
+  const steps: string[][] = [[]];
+  let word: string | null = null;
+  const end = () => {
+    if (word !== null) steps[steps.length - 1]?.push(word);
+    word = null;
+  };
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i] as string;
+    if (/\s/.test(c)) {
+      end();
+    } else if (c === "&" || c === "|" || c === ";") {
+      end();
+      if (command[i + 1] === c) i++;
+      if ((steps[steps.length - 1]?.length ?? 0) > 0) steps.push([]);
+    } else if (c === "'") {
+      const close = command.indexOf("'", i + 1);
+      if (close === -1) return null;
+      word = (word ?? "") + command.slice(i + 1, close);
+      i = close;
+    } else if (c === '"') {
+      let text = "";
+      let j = i + 1;
+      for (; j < command.length && command[j] !== '"'; j++) {
+        if (command[j] === "\\" && /["\\$`]/.test(command[j + 1] ?? "")) j++;
+        text += command[j];
+      }
+      if (j >= command.length) return null;
+      word = (word ?? "") + text;
+      i = j;
+    } else if (c === "\\") {
+      word = (word ?? "") + (command[i + 1] ?? "");
+      i++;
+    } else {
+      word = (word ?? "") + c;
+    }
+  }
+  end();
+  return steps.filter((s) => s.length > 0);
+}
+
+/**
+ * The arguments a handler passes to stall-watch (`[]` for the hook,
+ * `["watch"]` for the watchdog), or `null` when the handler does not run
+ * stall-watch. Recognised: a program named `stall-watch` (any suffix such
+ * as a target triple, with or without `.exe`), one of `knownPaths` (this
+ * executable or `main.ts`), and `deno run` of a `main.ts` from a folder
+ * named `stall-watch` or with exactly the release permission flags.
+ *
+ * @param knownPaths Paths of this stall-watch, e.g. from {@link selfInvocation}.
+ */
+export function stallWatchArgs(
+  parsed: ParsedCommand,
+  knownPaths: readonly string[],
+): string[] | null {
+  const [program, ...rest] = parsed.words;
+  if (program === undefined) return null;
+  const known = new Set(knownPaths.map(normalise));
+  if (known.has(normalise(program)) && !isDenoProgram(program)) return rest;
+  if (isStallWatchProgram(program)) return rest;
+  if (!isDenoProgram(program) || !rest.includes("run")) return null;
+  const main = rest.findIndex((word) =>
+    known.has(normalise(word)) ||
+    (baseName(word) === "main.ts" && STALL_WATCH_NAME.test(parentName(word)))
+  );
+  if (main !== -1) return rest.slice(main + 1);
+  // `deno run <exactly the release flags> <any>/main.ts`: what install writes
+  // from a checkout, recognised even from the compiled binary.
+  const flags = rest.slice(1, 1 + HOOK_PERMISSION_FLAGS.length);
+  const entry = rest[1 + HOOK_PERMISSION_FLAGS.length] ?? "";
+  const registered = rest[0] === "run" && baseName(entry) === "main.ts" &&
+    flags.join(" ") === HOOK_PERMISSION_FLAGS.join(" ");
+  return registered ? rest.slice(2 + HOOK_PERMISSION_FLAGS.length) : null;
+}
+
+const STALL_WATCH_NAME = /^stall[-_]watch(?:[-_.][A-Za-z0-9_.-]*)?$/i;
+
+/** A program file named `stall-watch`, `stall_watch-<target>`, `stall-watch.exe`... */
+export function isStallWatchProgram(path: string): boolean {
+  const name = baseName(path).replace(/\.exe$/i, "");
+  return STALL_WATCH_NAME.test(name) && !/\.(json|jsonc|ts|js|md)$/i.test(name);
+}
+
+/** The `deno` executable itself (`deno`, `deno.exe`). */
+export function isDenoProgram(path: string): boolean {
+  return /^deno(\.exe)?$/i.test(baseName(path));
+}
+
+function baseName(path: string): string {
+  return path.split(/[\\/]/).pop() ?? "";
+}
+
+function parentName(path: string): string {
+  const parts = path.split(/[\\/]/);
+  return parts[parts.length - 2] ?? "";
+}
+
+function normalise(path: string): string {
+  const slashed = path.replaceAll("\\", "/");
+  // Windows paths compare case-insensitively.
+  return /^[A-Za-z]:\//.test(slashed) ? slashed.toLowerCase() : slashed;
+}
+
+/** The identity Claude Code deduplicates handlers by. */
+export function handlerIdentity(
+  handler: Readonly<Record<string, unknown>>,
+): string {
+  return JSON.stringify([handler.command ?? null, handler.args ?? null]);
+}
+
+/** A one-line display of a handler's command. */
+export function describeCommand(
+  handler: Readonly<Record<string, unknown>>,
+): string {
+  const command = typeof handler.command === "string" ? handler.command : "?";
+  if (!Array.isArray(handler.args)) return command;
+  return [command, ...handler.args.map((a) => shellQuote(String(a)))].join(
+    " ",
+  );
+}

@@ -1,0 +1,270 @@
+/**
+ * Plans the edits `install` and `uninstall` make to a settings file:
+ * which of stall-watch's handlers to add, update or remove, as new text
+ * plus one line per change.
+ *
+ * Install is idempotent: an existing stall-watch handler is updated in
+ * place (never duplicated), extra copies are removed, and a second run
+ * changes nothing. Uninstall removes only stall-watch's handlers, and the
+ * matcher groups and event arrays it empties; every other key stays.
+ *
+ * Pure: text in, text out.
+ *
+ * @module
+ */
+
+import {
+  buildHandler,
+  DEFAULT_HOOK_TIMEOUT,
+  describeCommand,
+  HOOK_EVENTS,
+  type HookEvent,
+  type Invocation,
+  parseHandlerCommand,
+  type Platform,
+  stallWatchArgs,
+} from "./hook_command.ts";
+import { isPlainObject } from "../transcript/json_line.ts";
+import {
+  type JsonEditor,
+  jsonEditor,
+  parseSettingsText,
+  SettingsFileError,
+} from "./settings_json.ts";
+
+/** One stall-watch handler found in a settings file. */
+export interface OwnHandler {
+  event: HookEvent;
+  /** Index of the matcher group in `hooks.<event>`. */
+  group: number;
+  /** Index of the handler in the group's `hooks`. */
+  index: number;
+  handler: Record<string, unknown>;
+  /** Whatever the group itself holds besides `hooks` (e.g. an `if`). */
+  groupKeys: string[];
+  /** What the handler passes to stall-watch (`[]` or `["watch"]`). */
+  args: string[];
+}
+
+/**
+ * Finds stall-watch's handlers: any in Stop and SubagentStop, and the
+ * `watch` ones in PostToolUse. Oddly shaped entries are skipped.
+ *
+ * @param knownPaths Paths that are this stall-watch (see `stallWatchArgs`).
+ */
+export function findOwnHandlers(
+  settings: Readonly<Record<string, unknown>>,
+  knownPaths: readonly string[],
+): OwnHandler[] {
+  const found: OwnHandler[] = [];
+  const hooks = settings.hooks;
+  if (!isPlainObject(hooks)) return found;
+  for (const event of HOOK_EVENTS) {
+    const groups = hooks[event];
+    if (!Array.isArray(groups)) continue;
+    groups.forEach((group: unknown, g) => {
+      if (!isPlainObject(group) || !Array.isArray(group.hooks)) return;
+      group.hooks.forEach((handler: unknown, index) => {
+        if (!isPlainObject(handler) || handler.type !== "command") return;
+        const parsed = parseHandlerCommand(handler);
+        const args = parsed && stallWatchArgs(parsed, knownPaths);
+        if (!args) return;
+        if (event === "PostToolUse" && args[0] !== "watch") return;
+        const groupKeys = Object.keys(group).filter((k) => k !== "hooks");
+        found.push({ event, group: g, index, handler, groupKeys, args });
+      });
+    });
+  }
+  return found;
+}
+
+/** New text for a settings file, and what changed (empty: nothing). */
+export interface RegistrationPlan {
+  text: string;
+  changes: string[];
+}
+
+/** What `install` should register. */
+export interface InstallRequest {
+  invocation: Invocation;
+  platform: Platform;
+  /** Paths that identify this stall-watch in existing handlers. */
+  knownPaths: readonly string[];
+  /** Events to register; existing stall-watch handlers are updated anyway. */
+  events: readonly HookEvent[];
+  /** `--timeout` for Stop/SubagentStop, or `null` to keep or default. */
+  timeout: number | null;
+  /** The smallest acceptable watch timeout (above the watchdog's deadline). */
+  watchTimeout: number;
+}
+
+/**
+ * Plans an install: adds a handler for each requested event that has none,
+ * updates stall-watch handlers that differ from what this run would write
+ * (command, form, timeout; an `if` is removed from Stop handlers), and
+ * removes duplicates. A valid existing timeout is kept unless `timeout`
+ * is given.
+ *
+ * @param name The file name used in messages.
+ * @throws {SettingsFileError} When the file is not strict JSON, or `hooks`
+ * or one of its event lists has the wrong type.
+ */
+export function planInstall(
+  text: string,
+  name: string,
+  request: InstallRequest,
+): RegistrationPlan {
+  const settings = parseSettingsText(text, name);
+  checkShape(settings, name);
+  const own = findOwnHandlers(settings, request.knownPaths);
+  const editor = jsonEditor(text);
+  const changes: string[] = [];
+  for (const event of HOOK_EVENTS) {
+    const mine = own.filter((h) => h.event === event);
+    if (mine.length === 0 && !request.events.includes(event)) continue;
+    const desired = buildHandler(event, request.invocation, {
+      timeout: timeoutFor(event, mine[0]?.handler, request),
+      platform: request.platform,
+    });
+    const [first, ...duplicates] = mine;
+    if (first === undefined) {
+      addHandler(editor, event, desired);
+      changes.push(`${event}: added ${describeCommand(desired)}`);
+      continue;
+    }
+    const updated = updateHandler(editor, first, desired);
+    if (updated.length > 0) {
+      changes.push(
+        `${event}: updated ${updated.join(", ")} of ${
+          describeCommand(first.handler)
+        } -> ${describeCommand(desired)}`,
+      );
+    }
+    for (const duplicate of duplicates.reverse()) {
+      removeHandler(editor, duplicate);
+      changes.push(
+        `${event}: removed duplicate ${describeCommand(duplicate.handler)}`,
+      );
+    }
+  }
+  return { text: changes.length > 0 ? editor.text : text, changes };
+}
+
+/**
+ * Plans an uninstall: removes every stall-watch handler in Stop,
+ * SubagentStop and PostToolUse (`watch`), then the groups and event lists
+ * that this leaves empty. Nothing else changes.
+ *
+ * @throws {SettingsFileError} When the file is not strict JSON.
+ */
+export function planUninstall(
+  text: string,
+  name: string,
+  knownPaths: readonly string[],
+): RegistrationPlan {
+  const settings = parseSettingsText(text, name);
+  const own = findOwnHandlers(settings, knownPaths);
+  const editor = jsonEditor(text);
+  const changes: string[] = [];
+  // Last first, so the indices of the ones still to remove stay valid.
+  for (const handler of [...own].reverse()) {
+    removeHandler(editor, handler);
+    changes.push(
+      `${handler.event}: removed ${describeCommand(handler.handler)}`,
+    );
+  }
+  changes.reverse();
+  return { text: changes.length > 0 ? editor.text : text, changes };
+}
+
+function checkShape(settings: Record<string, unknown>, name: string): void {
+  const hooks = settings.hooks;
+  if (hooks === undefined) return;
+  if (!isPlainObject(hooks)) {
+    throw new SettingsFileError(
+      `${name} has a "hooks" value that is not an object; fix it by hand first`,
+    );
+  }
+  for (const event of HOOK_EVENTS) {
+    if (hooks[event] !== undefined && !Array.isArray(hooks[event])) {
+      throw new SettingsFileError(
+        `${name} has a "hooks.${event}" value that is not an array; fix it by hand first`,
+      );
+    }
+  }
+}
+
+function timeoutFor(
+  event: HookEvent,
+  existing: Record<string, unknown> | undefined,
+  request: InstallRequest,
+): number {
+  const current = existing?.timeout;
+  const valid = typeof current === "number" && Number.isFinite(current) &&
+      current > 0
+    ? current
+    : null;
+  if (event === "PostToolUse") {
+    // The watcher must outlive its own deadline, or Claude Code kills it first.
+    return valid !== null && valid >= request.watchTimeout
+      ? valid
+      : request.watchTimeout;
+  }
+  return request.timeout ?? valid ?? DEFAULT_HOOK_TIMEOUT;
+}
+
+function addHandler(
+  editor: JsonEditor,
+  event: HookEvent,
+  handler: Record<string, unknown>,
+): void {
+  const group = event === "PostToolUse"
+    ? { matcher: "*", hooks: [handler] }
+    : { hooks: [handler] };
+  const settings = JSON.parse(editor.text) as Record<string, unknown>;
+  const hooks = settings.hooks as Record<string, unknown> | undefined;
+  if (hooks === undefined) editor.set(["hooks"], { [event]: [group] });
+  else if (hooks[event] === undefined) editor.set(["hooks", event], [group]);
+  else editor.append(["hooks", event], group);
+}
+
+/** Brings one handler in line with `desired`; returns the keys changed. */
+function updateHandler(
+  editor: JsonEditor,
+  own: OwnHandler,
+  desired: Record<string, unknown>,
+): string[] {
+  const path = ["hooks", own.event, own.group, "hooks", own.index];
+  const changed: string[] = [];
+  for (const [key, value] of Object.entries(desired)) {
+    if (JSON.stringify(own.handler[key]) !== JSON.stringify(value)) {
+      editor.set([...path, key], value);
+      changed.push(key);
+    }
+  }
+  const stale = ["args", "async", "asyncRewake"].filter((key) =>
+    !(key in desired) && key in own.handler
+  );
+  // An `if` on a Stop handler means it never runs.
+  if (own.event !== "PostToolUse" && "if" in own.handler) stale.push("if");
+  for (const key of stale) {
+    editor.remove([...path, key]);
+    changed.push(key);
+  }
+  return changed;
+}
+
+function removeHandler(editor: JsonEditor, own: OwnHandler): void {
+  const settings = JSON.parse(editor.text) as {
+    hooks: Record<string, { hooks: unknown[] }[]>;
+  };
+  const groups = settings.hooks[own.event] ?? [];
+  const group = groups[own.group];
+  if (group && group.hooks.length > 1) {
+    editor.remove(["hooks", own.event, own.group, "hooks", own.index]);
+  } else if (groups.length > 1) {
+    editor.remove(["hooks", own.event, own.group]);
+  } else {
+    editor.remove(["hooks", own.event]);
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * Reading and editing Claude Code's `settings.json` without disturbing it.
+ *
+ * The file must be strict JSON (comments or trailing commas make Claude
+ * Code ignore the whole file), so anything else is refused. Edits are
+ * located with `jsonc-parser`'s syntax tree and applied with its
+ * `applyEdits`: only the changed region is rewritten, in the file's own
+ * indentation and line endings, and every other byte stays as it was.
+ *
+ * Pure: text in, text out.
+ *
+ * @module
+ */
+
+import {
+  applyEdits,
+  findNodeAtLocation,
+  type JSONPath,
+  type Node,
+  type ParseError,
+  parseTree,
+  printParseErrorCode,
+} from "jsonc-parser";
+import { lineColumn } from "../settings/config_file.ts";
+import { InputError } from "../shared/errors.ts";
+import { isPlainObject } from "../transcript/json_line.ts";
+
+/** A settings file that is not strict JSON, or not shaped like settings. */
+export class SettingsFileError extends InputError {
+  /** @param message One line naming the file and the problem. */
+  constructor(message: string) {
+    super(message);
+    this.name = "SettingsFileError";
+  }
+}
+
+/**
+ * Parses settings text as strict JSON. Blank text is an empty object (a
+ * new or emptied file).
+ *
+ * @param name The file name used in messages.
+ * @throws {SettingsFileError} With line and column for syntax errors,
+ * comments and trailing commas; also when the top level is not an object.
+ */
+export function parseSettingsText(
+  text: string,
+  name: string,
+): Record<string, unknown> {
+  if (text.trim() === "") return {};
+  if (text.startsWith("\uFEFF")) {
+    throw new SettingsFileError(
+      `${name} is not strict JSON: it starts with a byte order mark, which makes Claude Code ignore it`,
+    );
+  }
+  const errors: ParseError[] = [];
+  parseTree(text, errors, {
+    disallowComments: true,
+    allowTrailingComma: false,
+    allowEmptyContent: false,
+  });
+  const first = errors[0];
+  let value: unknown;
+  try {
+    if (first !== undefined) throw new SyntaxError();
+    value = JSON.parse(text);
+  } catch {
+    const where = first
+      ? `${lineColumn(text, first.offset)} ${printParseErrorCode(first.error)}`
+      : "invalid JSON";
+    throw new SettingsFileError(
+      `${name} is not strict JSON (${where}); Claude Code ignores such a file: fix it first`,
+    );
+  }
+  if (!isPlainObject(value)) {
+    throw new SettingsFileError(
+      `${name} is not a settings file: its top level is not a JSON object`,
+    );
+  }
+  return value;
+}
+
+/** How a file is laid out, so inserted text matches it. */
+export interface JsonStyle {
+  /** Everything on one line: edits stay on one line too. */
+  compact: boolean;
+  /** One level of indentation: a tab or some spaces. */
+  indent: string;
+  eol: "\n" | "\r\n";
+}
+
+/** Detects indentation (tabs or N spaces), line endings and compactness. */
+export function detectStyle(text: string): JsonStyle {
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const body = text.trim();
+  // `{}` shows no style; anything else on one line is a compact file.
+  const compact = !/^(\{\s*\})?$/.test(body) && !body.includes("\n");
+  let tabs = 0;
+  let spaces = 0;
+  let unit = Infinity;
+  for (const line of text.split("\n")) {
+    const indent = /^[ \t]+(?=\S)/.exec(line)?.[0];
+    if (!indent) continue;
+    if (indent.startsWith("\t")) tabs++;
+    else {
+      spaces++;
+      unit = Math.min(unit, indent.length);
+    }
+  }
+  const indent = tabs > spaces
+    ? "\t"
+    : " ".repeat(unit === Infinity ? 2 : unit);
+  return { compact, indent, eol };
+}
+
+/** Edits on settings text, each applied at once. */
+export interface JsonEditor {
+  /** The current text. */
+  readonly text: string;
+  /** Sets (or adds) the value at `path`, creating missing parents. */
+  set(path: JSONPath, value: unknown): void;
+  /** Appends `value` to the array at `path`. */
+  append(path: JSONPath, value: unknown): void;
+  /** Removes an object property or an array element. */
+  remove(path: JSONPath): void;
+}
+
+/**
+ * An editor that changes only the bytes it must. New members follow their
+ * siblings' indentation and the file's line endings; compact files and
+ * one-line containers stay on one line. (`jsonc-parser`'s own `modify`
+ * re-formats every line an insertion touches, which would rewrite a
+ * neighbour hook written on the same line, and it mangles the removal of the
+ * last element of a one-line array; so only its parser is used here.)
+ */
+export function jsonEditor(original: string): JsonEditor {
+  const style = detectStyle(original);
+  const fresh = original.trim() === "";
+  let text = fresh ? "{}" : original;
+  const nodeAt = (path: JSONPath) =>
+    findNodeAtLocation(parseTree(text) as Node, path);
+  const splice = (start: number, end: number, content: string) => {
+    text = applyEdits(text, [{ offset: start, length: end - start, content }]);
+  };
+  const render = (value: unknown, base: string, inline: boolean) =>
+    inline
+      ? JSON.stringify(value)
+      : (JSON.stringify(value, null, style.indent) as string).replaceAll(
+        "\n",
+        style.eol + base,
+      );
+  const member = (
+    key: string | null,
+    value: unknown,
+    base: string,
+    inline: boolean,
+  ) =>
+    (key === null ? "" : JSON.stringify(key) + (style.compact ? ":" : ": ")) +
+    render(value, base, inline);
+
+  const insert = (container: Node, key: string | null, value: unknown) => {
+    const children = container.children ?? [];
+    const last = children[children.length - 1];
+    const first = children[0];
+    if (!last || !first) {
+      const open = container.offset + 1;
+      const close = container.offset + container.length - 1;
+      if (style.compact) {
+        return splice(open, close, member(key, value, "", true));
+      }
+      const outer = lineIndent(text, container.offset);
+      const inner = outer + style.indent;
+      return splice(
+        open,
+        close,
+        style.eol + inner + member(key, value, inner, false) + style.eol +
+          outer,
+      );
+    }
+    const end = last.offset + last.length;
+    const multiline = /\n/.test(text.slice(container.offset, first.offset));
+    if (multiline && !style.compact) {
+      const indent = lineIndent(text, last.offset);
+      return splice(
+        end,
+        end,
+        "," + style.eol + indent + member(key, value, indent, false),
+      );
+    }
+    splice(
+      end,
+      end,
+      (style.compact ? "," : ", ") + member(key, value, "", true),
+    );
+  };
+
+  return {
+    get text() {
+      // A new file gets a final newline.
+      return fresh ? text + style.eol : text;
+    },
+    set(path, value) {
+      const existing = nodeAt(path);
+      if (existing) {
+        const base = lineIndent(text, existing.offset);
+        return splice(
+          existing.offset,
+          existing.offset + existing.length,
+          render(value, base, style.compact),
+        );
+      }
+      // Wrap the value in the parents that are missing, then insert it.
+      let parentPath = path.slice(0, -1);
+      let key = path[path.length - 1];
+      let wrapped = value;
+      while (!nodeAt(parentPath) && parentPath.length > 0) {
+        wrapped = typeof key === "number"
+          ? [wrapped]
+          : { [String(key)]: wrapped };
+        key = parentPath[parentPath.length - 1];
+        parentPath = parentPath.slice(0, -1);
+      }
+      const parent = nodeAt(parentPath);
+      if (!parent || parent.type !== "object" || typeof key !== "string") {
+        throw new TypeError(`Cannot set ${JSON.stringify(path)}`);
+      }
+      insert(parent, key, wrapped);
+    },
+    append(path, value) {
+      const array = nodeAt(path);
+      if (!array || array.type !== "array") {
+        throw new TypeError(`Cannot append to ${JSON.stringify(path)}`);
+      }
+      insert(array, null, value);
+    },
+    remove(path) {
+      const target = nodeAt(path);
+      // An object's members are property nodes; the path names the value.
+      const node = target?.parent?.type === "property" ? target.parent : target;
+      const container = node?.parent;
+      const children = container?.children ?? [];
+      const index = node ? children.indexOf(node) : -1;
+      if (!container || !node || index === -1) return;
+      if (children.length === 1) {
+        // The only member: leave `{}` / `[]`, not a brace on its own line.
+        return splice(
+          container.offset + 1,
+          container.offset + container.length - 1,
+          "",
+        );
+      }
+      const next = children[index + 1];
+      const previous = children[index - 1];
+      if (next) return splice(node.offset, next.offset, "");
+      if (previous) {
+        splice(
+          previous.offset + previous.length,
+          node.offset + node.length,
+          "",
+        );
+      }
+    },
+  };
+}
+
+/** The whitespace that starts the line holding `offset`. */
+function lineIndent(text: string, offset: number): string {
+  const start = text.lastIndexOf("\n", offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(start))?.[0] ?? "";
+}

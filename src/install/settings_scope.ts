@@ -1,0 +1,103 @@
+/**
+ * Where Claude Code reads hook settings: the project's shared and local
+ * files under `.claude`, and the user's file in the Claude config folder.
+ *
+ * Pure: the environment and start directory are parameters.
+ *
+ * @module
+ */
+
+import { join, resolve } from "node:path";
+import { claudeRoot } from "../confined/confine.ts";
+import { InputError, UsageError } from "../shared/errors.ts";
+
+/** A settings file Claude Code reads hooks from. */
+export type Scope = "project" | "local" | "user";
+
+/** Every scope, in the order `doctor` lists them. */
+export const SCOPES: readonly Scope[] = Object.freeze([
+  "project",
+  "local",
+  "user",
+]);
+
+/** What each scope is, for help texts. */
+export const SCOPE_FILES: Readonly<Record<Scope, string>> = Object.freeze({
+  project: ".claude/settings.json (shared with the repo)",
+  local: ".claude/settings.local.json (this machine, git-ignored)",
+  user: "~/.claude/settings.json, or $CLAUDE_CONFIG_DIR/settings.json",
+});
+
+/**
+ * Checks a `--scope` value.
+ *
+ * @throws {UsageError} For anything but `project`, `local` or `user`.
+ */
+export function parseScope(value: string): Scope {
+  if ((SCOPES as readonly string[]).includes(value)) return value as Scope;
+  throw new UsageError(
+    `Bad value for "--scope": "${value}" (use project, local or user)`,
+  );
+}
+
+/**
+ * The user's Claude config folder: `CLAUDE_CONFIG_DIR` when set (Claude
+ * Code moves its whole root there), else `~/.claude`. `null` when neither
+ * the variable nor a home folder (`HOME`, `USERPROFILE`) is known.
+ */
+export function userConfigDir(
+  env: Readonly<Record<string, string>>,
+  cwd: string,
+): string | null {
+  if (env.CLAUDE_CONFIG_DIR) return resolve(cwd, env.CLAUDE_CONFIG_DIR);
+  const home = env.HOME || env.USERPROFILE;
+  return home ? join(resolve(cwd, home), ".claude") : null;
+}
+
+/**
+ * The settings file of a scope, as an absolute path.
+ *
+ * @throws {InputError} For `user` when no home folder is known.
+ */
+export function settingsPath(
+  scope: Scope,
+  env: Readonly<Record<string, string>>,
+  cwd: string,
+): string {
+  if (scope === "project") return join(claudeRoot(cwd), "settings.json");
+  if (scope === "local") return join(claudeRoot(cwd), "settings.local.json");
+  const dir = userConfigDir(env, cwd);
+  if (dir === null) {
+    throw new InputError(
+      "Cannot find the user settings: neither HOME, USERPROFILE nor CLAUDE_CONFIG_DIR is set",
+    );
+  }
+  return join(dir, "settings.json");
+}
+
+/** One settings file Claude Code would read in this project. */
+export interface ScopedFile {
+  scope: Scope;
+  path: string;
+}
+
+/**
+ * Every settings file that applies here, without duplicates (run from the
+ * home folder, the project and user files are the same file).
+ */
+export function applicableSettingsFiles(
+  env: Readonly<Record<string, string>>,
+  cwd: string,
+): ScopedFile[] {
+  const files: ScopedFile[] = [];
+  for (const scope of SCOPES) {
+    let path: string;
+    try {
+      path = settingsPath(scope, env, cwd);
+    } catch {
+      continue; // no home folder: there is no user file to read
+    }
+    if (!files.some((f) => f.path === path)) files.push({ scope, path });
+  }
+  return files;
+}

@@ -1,0 +1,111 @@
+/**
+ * The part `install` and `uninstall` share: read one settings file, plan
+ * the change, then print it as a diff (`--dry-run`) or back up and write
+ * it, and report what changed.
+ *
+ * @module
+ */
+
+import { basename, dirname, relative } from "node:path";
+import type { CliIO } from "../shared/cli_io.ts";
+import { claudeRoot, isInside } from "../confined/confine.ts";
+import { ExitCode, InputError } from "../shared/errors.ts";
+import type { RegistrationPlan } from "./hook_registration.ts";
+import {
+  isWritableHere,
+  readSettingsFile,
+  writeSettingsFile,
+} from "./settings_file.ts";
+import { SettingsFileError } from "./settings_json.ts";
+import type { Scope } from "./settings_scope.ts";
+import { unifiedDiff } from "./unified_diff.ts";
+
+/** Which file to change, and how. */
+export interface UpdateRequest {
+  /** `install` or `uninstall`, for messages. */
+  command: string;
+  scope: Scope;
+  /** The settings file's absolute path. */
+  path: string;
+  dryRun: boolean;
+}
+
+/** What {@link updateSettings} did. */
+export interface UpdateResult {
+  exitCode: number;
+  changes: string[];
+}
+
+/**
+ * Applies `plan` to one settings file. Requires `--allow-read`, and write
+ * access to `.claude` unless `dryRun`.
+ *
+ * @throws {InputError} When the file is outside `./.claude` (with how to
+ * run it instead), unreadable, or not strict JSON (left untouched).
+ */
+export async function updateSettings(
+  io: Pick<CliIO, "cwd" | "now" | "writeStdout">,
+  request: UpdateRequest,
+  plan: (text: string, name: string) => RegistrationPlan,
+): Promise<UpdateResult> {
+  const { command, path } = request;
+  const name = displayPath(io.cwd, path);
+  const writable = isWritableHere(io.cwd, path);
+  if (!request.dryRun && !writable) {
+    throw new InputError(outsideMessage(io.cwd, request));
+  }
+  const file = await readSettingsFile(path);
+  let result: RegistrationPlan;
+  try {
+    result = plan(file.text, name);
+  } catch (error) {
+    if (error instanceof SettingsFileError) {
+      throw new InputError(`Cannot ${command}: ${error.message}`);
+    }
+    throw error;
+  }
+  const changes = result.changes;
+  if (changes.length === 0) {
+    io.writeStdout(`${name}: nothing to change\n`);
+    return { exitCode: ExitCode.ok, changes };
+  }
+  if (request.dryRun) {
+    io.writeStdout(
+      unifiedDiff(file.text, result.text, name, `${name} (after ${command})`),
+    );
+    if (!writable) io.writeStdout(`note: ${outsideMessage(io.cwd, request)}\n`);
+    return { exitCode: ExitCode.ok, changes };
+  }
+  const backup = await writeSettingsFile(io.cwd, path, result.text, {
+    now: io.now(),
+    previous: file,
+  });
+  const saved = backup ? ` (backup: ${displayPath(io.cwd, backup)})` : "";
+  io.writeStdout(
+    `Updated ${name}${saved}:\n${changes.map((c) => `  ${c}\n`).join("")}`,
+  );
+  return { exitCode: ExitCode.ok, changes };
+}
+
+/** A path relative to the start directory when inside it, else absolute. */
+export function displayPath(cwd: string, path: string): string {
+  return isInside(cwd, path) ? relative(cwd, path) || "." : path;
+}
+
+/**
+ * Why a file outside `./.claude` cannot be written, and where to run
+ * instead: the folder holding the file's `.claude` folder, if it has one.
+ */
+function outsideMessage(cwd: string, request: UpdateRequest): string {
+  const dir = dirname(request.path);
+  const head = `Cannot ${request.command} into ${request.path}: ` +
+    `stall-watch may only write inside ${claudeRoot(cwd)}`;
+  const again = `stall-watch ${request.command} --scope ${request.scope}`;
+  if (basename(dir) === ".claude") {
+    return `${head}; run it from ${dirname(dir)}: cd "${
+      dirname(dir)
+    }" && ${again}`;
+  }
+  return `${head}, and that file is not in a .claude folder: ` +
+    `make the change by hand (${again} --dry-run shows it)`;
+}

@@ -1,0 +1,325 @@
+/**
+ * Effective settings: environment over config file over defaults.
+ *
+ * Pure: the environment and the parsed config file are parameters. Every
+ * value that cannot be used is reported as a problem and replaced by the
+ * next source, so a typo never disables the hook silently.
+ *
+ * @module
+ */
+
+import type { StallKind } from "../detection/classify.ts";
+import { isPlainObject } from "../transcript/json_line.ts";
+import {
+  DEFAULT_RECOVERY_TEXT,
+  type RecoveryText,
+} from "../recovery/recovery.ts";
+
+/** What the hook does when Claude Code says it is already continuing. */
+export type StopHookActivePolicy = "allow" | "check";
+
+/** How a block decision is written. */
+export type OutputMode = "stderr" | "json";
+
+/** Every setting stall-watch reads. Paths are as given (relative to the start directory). */
+export interface Settings {
+  maxRetries: number;
+  cooldownSeconds: number;
+  /** Config file `kill_switch: true` turns recovery off. */
+  killSwitch: boolean;
+  killSwitchEnv: string;
+  killSwitchFile: string | null;
+  output: OutputMode;
+  stateDir: string;
+  eventLogEnabled: boolean;
+  eventLogPath: string;
+  eventLogMaxBytes: number;
+  stopHookActive: StopHookActivePolicy;
+  lagWaitMs: number;
+  /** Watchdog: seconds without transcript growth that count as a stall. */
+  idleSeconds: number;
+  /** Watchdog: seconds after which a watcher gives up. */
+  watchMaxSeconds: number;
+  recovery: RecoveryText;
+}
+
+/** One unusable setting, for the user. */
+export interface SettingProblem {
+  /** Where it came from: `env STALL_WATCH_X` or `stall-watch.jsonc:3:5`. */
+  source: string;
+  message: string;
+}
+
+/**
+ * Claude Code ends a turn after 8 consecutive Stop blocks; our cap stays
+ * below it (and, unlike it, is not reset by tool calls).
+ */
+export const MAX_RETRIES_LIMIT = 7;
+
+/** The documented defaults. */
+export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
+  maxRetries: 3,
+  cooldownSeconds: 0,
+  killSwitch: false,
+  killSwitchEnv: "STALL_WATCH_DISABLED",
+  killSwitchFile: null,
+  output: "stderr",
+  stateDir: ".claude/stall_watch",
+  eventLogEnabled: false,
+  eventLogPath: ".claude/stall_watch/events.jsonl",
+  eventLogMaxBytes: 10 * 1024 * 1024,
+  stopHookActive: "allow",
+  lagWaitMs: 300,
+  idleSeconds: 90,
+  watchMaxSeconds: 600,
+  recovery: DEFAULT_RECOVERY_TEXT,
+});
+
+/** The config file's keys with their expected JSON types (nested by object). */
+export const CONFIG_KEYS = {
+  $schema: "string",
+  max_retries: "integer",
+  cooldown_seconds: "number",
+  kill_switch: "boolean",
+  kill_switch_env: "string",
+  kill_switch_file: "string",
+  output: "string",
+  state_dir: "string",
+  stop_hook_active: "string",
+  lag_wait_ms: "integer",
+  event_log: { enabled: "boolean", path: "string", max_bytes: "integer" },
+  watch: { idle_seconds: "number", max_seconds: "number" },
+  recovery: {
+    header: "string",
+    footer: "string",
+    default_nudge: "string",
+    nudges: {
+      pending_tool_use: "string",
+      empty_tool_result: "string",
+      hung_mcp_call: "string",
+      missing_followup: "string",
+    },
+  },
+} as const;
+
+/** A config value located in its file, for problem messages. */
+export interface ConfigValue {
+  value: unknown;
+  /** `file:line:column`. */
+  where: string;
+}
+
+/** Config values by dotted key (`event_log.path`), already type-checked. */
+export type ConfigValues = ReadonlyMap<string, ConfigValue>;
+
+/** Result of {@link resolveSettings}. */
+export interface ResolvedSettings {
+  settings: Settings;
+  problems: SettingProblem[];
+}
+
+/**
+ * Merges environment, config file and defaults.
+ *
+ * @param env The process environment.
+ * @param file Values from the config file (see `config_file.ts`).
+ */
+export function resolveSettings(
+  env: Readonly<Record<string, string>>,
+  file: ConfigValues,
+): ResolvedSettings {
+  const problems: SettingProblem[] = [];
+  const pick = <T>(
+    envName: string | null,
+    key: string,
+    fallback: T,
+    convert: Converter<T>,
+  ): T => {
+    const raw = envName === null ? undefined : env[envName];
+    if (envName !== null && raw !== undefined && raw !== "") {
+      const result = convert(raw);
+      if (result.ok) return result.value;
+      problems.push({ source: `env ${envName}`, message: result.message });
+    }
+    const fromFile = file.get(key);
+    if (fromFile !== undefined) {
+      const result = convert(fromFile.value);
+      if (result.ok) return result.value;
+      problems.push({
+        source: fromFile.where,
+        message: `"${key}" ${result.message}`,
+      });
+    }
+    return fallback;
+  };
+  const d = DEFAULT_SETTINGS;
+  const settings: Settings = {
+    maxRetries: pick(
+      "STALL_WATCH_MAX_RETRIES",
+      "max_retries",
+      d.maxRetries,
+      integerIn(0, MAX_RETRIES_LIMIT),
+    ),
+    cooldownSeconds: pick(
+      "STALL_WATCH_COOLDOWN_SECONDS",
+      "cooldown_seconds",
+      d.cooldownSeconds,
+      numberIn(0, 86_400),
+    ),
+    killSwitch: pick(null, "kill_switch", d.killSwitch, boolean),
+    killSwitchEnv: pick(
+      "STALL_WATCH_KILL_SWITCH_ENV",
+      "kill_switch_env",
+      d.killSwitchEnv,
+      envName,
+    ),
+    killSwitchFile: pick(
+      "STALL_WATCH_KILL_SWITCH_FILE",
+      "kill_switch_file",
+      d.killSwitchFile,
+      path as Converter<string | null>,
+    ),
+    output: pick(
+      "STALL_WATCH_OUTPUT",
+      "output",
+      d.output,
+      oneOf(["stderr", "json"]),
+    ),
+    stateDir: pick("STALL_WATCH_STATE_DIR", "state_dir", d.stateDir, path),
+    eventLogEnabled: env.STALL_WATCH_LOG_FILE
+      ? true
+      : pick(null, "event_log.enabled", d.eventLogEnabled, boolean),
+    eventLogPath: pick(
+      "STALL_WATCH_LOG_FILE",
+      "event_log.path",
+      d.eventLogPath,
+      path,
+    ),
+    eventLogMaxBytes: pick(
+      null,
+      "event_log.max_bytes",
+      d.eventLogMaxBytes,
+      integerIn(4096, 1024 ** 3),
+    ),
+    stopHookActive: pick(
+      "STALL_WATCH_STOP_HOOK_ACTIVE",
+      "stop_hook_active",
+      d.stopHookActive,
+      oneOf(["allow", "check"]),
+    ),
+    lagWaitMs: pick(
+      "STALL_WATCH_LAG_WAIT_MS",
+      "lag_wait_ms",
+      d.lagWaitMs,
+      integerIn(0, 5000),
+    ),
+    idleSeconds: pick(
+      "STALL_WATCH_IDLE_SECONDS",
+      "watch.idle_seconds",
+      d.idleSeconds,
+      numberIn(0.05, 86_400),
+    ),
+    watchMaxSeconds: pick(
+      "STALL_WATCH_WATCH_MAX_SECONDS",
+      "watch.max_seconds",
+      d.watchMaxSeconds,
+      numberIn(0.1, 86_400),
+    ),
+    recovery: recoveryText(file, problems),
+  };
+  return { settings, problems };
+}
+
+function recoveryText(
+  file: ConfigValues,
+  problems: SettingProblem[],
+): RecoveryText {
+  const text = (key: string, fallback: string): string => {
+    const found = file.get(key);
+    if (found === undefined) return fallback;
+    if (typeof found.value === "string" && found.value.trim() !== "") {
+      return found.value;
+    }
+    problems.push({
+      source: found.where,
+      message: `"${key}" must be a non-empty string`,
+    });
+    return fallback;
+  };
+  const base = DEFAULT_RECOVERY_TEXT;
+  const nudges = { ...base.nudges };
+  for (const kind of Object.keys(nudges) as StallKind[]) {
+    nudges[kind] = text(`recovery.nudges.${kind}`, nudges[kind]);
+  }
+  return {
+    header: text("recovery.header", base.header),
+    footer: text("recovery.footer", base.footer),
+    defaultNudge: text("recovery.default_nudge", base.defaultNudge),
+    nudges,
+  };
+}
+
+/** Turns a raw env or file value into a setting, or says why it cannot. */
+type Converter<T> = (
+  raw: unknown,
+) => { ok: true; value: T } | { ok: false; message: string };
+
+function ok<T>(value: T): { ok: true; value: T } {
+  return { ok: true, value };
+}
+
+function fail(message: string): { ok: false; message: string } {
+  return { ok: false, message };
+}
+
+function integerIn(min: number, max: number): Converter<number> {
+  return (raw) => {
+    const value = typeof raw === "string" ? Number(raw.trim()) : raw;
+    return typeof value === "number" && Number.isInteger(value) &&
+        value >= min && value <= max
+      ? ok(value)
+      : fail(`must be an integer from ${min} to ${max}, got ${show(raw)}`);
+  };
+}
+
+function numberIn(min: number, max: number): Converter<number> {
+  return (raw) => {
+    const value = typeof raw === "string" ? Number(raw.trim()) : raw;
+    return typeof value === "number" && Number.isFinite(value) &&
+        value >= min && value <= max
+      ? ok(value)
+      : fail(`must be a number from ${min} to ${max}, got ${show(raw)}`);
+  };
+}
+
+const boolean: Converter<boolean> = (raw) =>
+  typeof raw === "boolean"
+    ? ok(raw)
+    : fail(`must be true or false, got ${show(raw)}`);
+
+function oneOf<T extends string>(choices: readonly T[]): Converter<T> {
+  return (raw) =>
+    typeof raw === "string" && (choices as readonly string[]).includes(raw)
+      ? ok(raw as T)
+      : fail(
+        `must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got ${
+          show(raw)
+        }`,
+      );
+}
+
+const envName: Converter<string> = (raw) =>
+  typeof raw === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)
+    ? ok(raw)
+    : fail(`must be an environment variable name, got ${show(raw)}`);
+
+const path: Converter<string> = (raw) =>
+  typeof raw === "string" && raw.trim() !== "" && !raw.includes("\0")
+    ? ok(raw)
+    : fail(`must be a non-empty path, got ${show(raw)}`);
+
+function show(raw: unknown): string {
+  if (isPlainObject(raw)) return "an object";
+  const text = JSON.stringify(raw) ?? String(raw);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}

@@ -1,0 +1,119 @@
+/**
+ * The watchdog's policy: given where the watched call stands and how long
+ * the transcript has been quiet, wait, give up silently, or judge the turn.
+ * Pure: the clock readings are parameters.
+ *
+ * @module
+ */
+
+import type { Settings } from "../settings/settings.ts";
+import type { CallState } from "./watch_state.ts";
+
+/** How long the watchdog waits for what. */
+export interface WatchLimits {
+  /** Quiet time after an unanswered result that counts as a stall. */
+  idleMs: number;
+  /** The watcher gives up after this long. */
+  maxMs: number;
+  /** Give up this soon when the call never shows up in the transcript. */
+  graceMs: number;
+  /** Time between two cheap checks (a `stat` and a marker read). */
+  tickMs: number;
+}
+
+/**
+ * How long a call may take to appear in the transcript. Claude Code writes
+ * the `tool_use` line before the tool runs, so only a call made elsewhere
+ * (a subagent's file, another transcript) stays missing this long.
+ */
+export const CALL_GRACE_MS = 10_000;
+
+/** The limits for the effective settings. */
+export function watchLimits(
+  settings: Pick<Settings, "idleSeconds" | "watchMaxSeconds">,
+): WatchLimits {
+  const idleMs = settings.idleSeconds * 1000;
+  return {
+    idleMs,
+    maxMs: settings.watchMaxSeconds * 1000,
+    graceMs: CALL_GRACE_MS,
+    // Ten checks per idle window, at most one a second: cheap and prompt.
+    tickMs: Math.min(1000, Math.max(20, Math.round(idleMs / 10))),
+  };
+}
+
+/** Why a watcher stopped without judging. */
+export type WatchOutcome =
+  | "superseded"
+  | "followed_up"
+  | "interrupted"
+  | "new_turn"
+  | "not_found"
+  | "deadline";
+
+/** What the watcher does next. */
+export type WatchStep =
+  | { action: "wait" }
+  | { action: "finish"; outcome: WatchOutcome; reason: string }
+  /** The turn is over (marker) or quiet too long: classify it now. */
+  | { action: "judge"; trigger: "turn_end" | "idle" };
+
+/** What the watcher knows at one tick. */
+export interface WatchFacts {
+  /** The call's state, or `null` while the transcript does not exist. */
+  state: CallState | null;
+  /** A turn-end marker follows the result. */
+  turnEnded: boolean;
+  /** The call or its result has been in the current turn at some tick. */
+  seen: boolean;
+  /** A newer watcher of the session has claimed the marker. */
+  superseded: boolean;
+  elapsedMs: number;
+  /** Time since the transcript last changed size. */
+  quietMs: number;
+  limits: WatchLimits;
+}
+
+/**
+ * Decides the next step. Order matters: a newer watcher or a follow-up ends
+ * the watch before anything else; a turn end or the idle window is judged
+ * before the deadline is honoured.
+ */
+export function nextWatchStep(facts: WatchFacts): WatchStep {
+  const { state, limits } = facts;
+  if (facts.superseded) {
+    return finish("superseded", "a newer tool call of this session is watched");
+  }
+  if (state?.kind === "absent" && facts.seen) {
+    return finish(
+      "new_turn",
+      "a new prompt or a compaction started a new turn",
+    );
+  }
+  if (state?.kind === "followed_up") {
+    return finish("followed_up", "the model followed up after the result");
+  }
+  if (state?.kind === "interrupted") {
+    return finish("interrupted", "the user interrupted the turn");
+  }
+  if (state?.kind === "answered") {
+    if (facts.turnEnded) return { action: "judge", trigger: "turn_end" };
+    if (!state.callsPending && facts.quietMs >= limits.idleMs) {
+      return { action: "judge", trigger: "idle" };
+    }
+  }
+  if (facts.elapsedMs >= limits.maxMs) {
+    return finish("deadline", "the watch deadline passed");
+  }
+  if (!facts.seen && facts.elapsedMs >= limits.graceMs) {
+    return finish(
+      "not_found",
+      "the call never appeared in the transcript's current turn",
+    );
+  }
+  return { action: "wait" };
+}
+
+function finish(outcome: WatchOutcome, reason: string): WatchStep {
+  return { action: "finish", outcome, reason };
+}

@@ -1,0 +1,217 @@
+/**
+ * The PostToolUse watchdog contract (`stall-watch watch`): payload text in,
+ * exit code and stderr out.
+ *
+ * Claude Code fires no Stop hook when a turn ends right after a tool result,
+ * so a Stop hook never sees the classic silent stall. Registered as an
+ * `asyncRewake` PostToolUse hook, this runs in the background after each
+ * tool call and, when the model never answers the result, exits 2: Claude
+ * Code then wakes the idle session and shows stderr (the recovery prompt) to
+ * the model. Every other ending is exit 0.
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import type { CliIO } from "../shared/cli_io.ts";
+import { classifyTurn } from "../detection/classify.ts";
+import { withLineNumbers } from "../detection/detect.ts";
+import { dispatchStall } from "../hook/dispatch.ts";
+import { killSwitchOf, logEvents } from "../hook/dispatch_io.ts";
+import { describe, ExitCode } from "../shared/errors.ts";
+import type { EventName, EventRecord } from "../events/event_log.ts";
+import { launchedBackgroundTasks } from "../detection/background_launch.ts";
+import { loadSettings } from "../settings/load_settings.ts";
+import type { Settings } from "../settings/settings.ts";
+import { StateStore } from "../guardrails/state.ts";
+import { parseWatchInput, type WatchInput } from "./watch_input.ts";
+import { watchTranscript } from "./watch_loop.ts";
+import { claimWatch, isSuperseded, type WatchClaim } from "./watch_marker.ts";
+import { watchLimits } from "./watch_step.ts";
+
+/** What the process should do. The watchdog never writes to stdout. */
+export interface WatchResult {
+  /** 0, or 2 to wake Claude with `stderr`. */
+  exitCode: number;
+  stderr: string;
+}
+
+/** The parts of the process boundary a watch uses. */
+export type WatchIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
+
+/**
+ * Watches one tool call's result until the model answers it, a newer call
+ * takes over, the deadline passes, or the turn ends unanswered (then the
+ * guardrails decide whether to nudge). Requires `--allow-read`, `--allow-env`
+ * and write access to `.claude`.
+ *
+ * @throws {InputError} For unusable payloads and unreadable transcripts.
+ */
+export async function runWatch(
+  payloadText: string,
+  io: WatchIO,
+): Promise<WatchResult> {
+  const input = parseWatchInput(payloadText);
+  const { settings } = await loadSettings(io.env, io.cwd);
+  const log = new WatchLog(io, settings, input);
+  if (input.agentId !== null) {
+    // The call ran in a subagent: its file is not the one watched here, and
+    // its stalls are SubagentStop's. It must not supersede the main watcher.
+    return await log.finish("subagent", "the call ran inside a subagent");
+  }
+  const killSwitch = await killSwitchOf(settings, io);
+  if (killSwitch.active) {
+    return await log.finish(
+      "kill_switch",
+      `kill switch active (${killSwitch.source})`,
+      `stall_watch: kill switch active (${killSwitch.source}); watch skipped`,
+    );
+  }
+  let claim: WatchClaim;
+  try {
+    claim = await claimWatch(
+      io.cwd,
+      settings.stateDir,
+      input.sessionId,
+      input.toolUseId,
+      io.now(),
+    );
+  } catch (error) {
+    // Without the marker there is no state either: nudging would be unbounded.
+    return await log.finish(
+      "no_state",
+      describe(error),
+      `stall_watch: cannot use the state folder (${
+        describe(error)
+      }); watch skipped`,
+    );
+  }
+  const watched = await watchTranscript({
+    transcriptPath: input.transcriptPath,
+    toolUseId: input.toolUseId,
+    promptId: input.promptId,
+    limits: watchLimits(settings),
+    now: io.now,
+    sleep: io.sleep,
+    superseded: () => isSuperseded(claim),
+    started: (state) =>
+      log.add("watch_started", {
+        tool_name: input.toolName,
+        transcript: input.transcriptPath,
+        idle_seconds: settings.idleSeconds,
+        max_seconds: settings.watchMaxSeconds,
+        call_state: state?.kind ?? "no_transcript",
+      }),
+  });
+  if (watched.action === "finish") {
+    return await log.finish(watched.outcome, watched.reason, "", {
+      elapsed_seconds: watched.elapsedMs / 1000,
+    });
+  }
+
+  const elapsed = { elapsed_seconds: watched.elapsedMs / 1000 };
+  const verdict = classifyTurn(watched.turn, {
+    backgroundTasks: launchedBackgroundTasks(watched.turn),
+  });
+  if (verdict.signatures.length === 0) {
+    return await log.finish("healthy", verdict.reason, "", elapsed);
+  }
+  const trigger = watched.trigger === "turn_end"
+    ? "the turn ended"
+    : `the transcript was quiet for ${watched.quietMs / 1000}s`;
+  const result = await dispatchStall({
+    sessionId: input.sessionId,
+    hookEvent: input.hookEventName,
+    transcriptPath: input.transcriptPath,
+    signatures: await withLineNumbers(
+      input.transcriptPath,
+      verdict.signatures,
+    ),
+    reason: `${verdict.reason} (${trigger})`,
+    details: {
+      trigger: watched.trigger,
+      watched_tool_use_id: input.toolUseId,
+      quiet_seconds: watched.quietMs / 1000,
+      ...elapsed,
+    },
+  }, {
+    settings,
+    killSwitch: await killSwitchOf(settings, io),
+    store: new StateStore({
+      cwd: io.cwd,
+      stateDir: settings.stateDir,
+      sleep: io.sleep,
+    }),
+    nowSeconds: io.now() / 1000,
+    stateDirPath: resolve(io.cwd, settings.stateDir),
+  });
+  await log.add(result.events);
+  if (result.action === "suppress") {
+    return await log.finish("suppressed", result.line, result.line, elapsed);
+  }
+  // asyncRewake shows stderr to the model: the report and recovery prompt.
+  return await log.finish(
+    "nudged",
+    verdict.reason,
+    result.message,
+    elapsed,
+    ExitCode.block,
+  );
+}
+
+/** Collects the watch's events and writes them once, with the final result. */
+class WatchLog {
+  #io: WatchIO;
+  #settings: Settings;
+  #input: WatchInput;
+  #events: EventRecord[] = [];
+  #problems = "";
+
+  constructor(io: WatchIO, settings: Settings, input: WatchInput) {
+    this.#io = io;
+    this.#settings = settings;
+    this.#input = input;
+  }
+
+  /** Writes events now (so a long watch shows up in the log while it runs). */
+  async add(
+    events: EventName | readonly EventRecord[],
+    data: Record<string, unknown> = {},
+  ): Promise<void> {
+    const records = typeof events === "string"
+      ? [this.#event(events, data)]
+      : events;
+    this.#problems += await logEvents(this.#io, this.#settings, records);
+  }
+
+  /** Logs `watch_finished` and builds the process result. */
+  async finish(
+    outcome: string,
+    reason: string,
+    line = "",
+    data: Record<string, unknown> = {},
+    exitCode: number = ExitCode.ok,
+  ): Promise<WatchResult> {
+    await this.add("watch_finished", {
+      outcome,
+      reason,
+      exit_code: exitCode,
+      ...data,
+    });
+    const text = line === "" || line.endsWith("\n") ? line : `${line}\n`;
+    return { exitCode, stderr: text + this.#problems };
+  }
+
+  #event(name: EventName, data: Record<string, unknown>): EventRecord {
+    return {
+      event: name,
+      sessionId: this.#input.sessionId,
+      ts: this.#io.now() / 1000,
+      data: {
+        hook_event: this.#input.hookEventName,
+        tool_use_id: this.#input.toolUseId,
+        ...data,
+      },
+    };
+  }
+}

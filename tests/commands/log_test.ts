@@ -1,0 +1,221 @@
+/**
+ * `stall-watch log`: a summary of events the hook really wrote (plus the
+ * rotated file and malformed lines), session filter, last N, exit codes.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { main } from "../../src/cli.ts";
+import { runHook } from "../../src/hook/hook.ts";
+import { FIXTURES_DIR } from "../support/cases.ts";
+import { fakeIO } from "../support/fake_io.ts";
+import { runStallWatch, tempProject } from "../support/hook_process.ts";
+
+const LOG = ".claude/stall_watch/events.jsonl";
+
+async function cli(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+) {
+  const io = fakeIO({ cwd, env });
+  const code = await main(args, io);
+  return { code, stdout: io.stdout.join(""), stderr: io.stderr.join("") };
+}
+
+/** Runs the hook in process on a fixture, logging to the default log. */
+async function stop(
+  cwd: string,
+  session: string,
+  fixture: string,
+  nowMs: number,
+) {
+  const io = fakeIO({ cwd, env: { STALL_WATCH_LOG_FILE: LOG }, nowMs });
+  await runHook(
+    JSON.stringify({
+      session_id: session,
+      transcript_path: join(FIXTURES_DIR, fixture),
+      hook_event_name: "Stop",
+    }),
+    io,
+  );
+}
+
+/** s1: one stall nudged 3 times, then capped; s2: a hung MCP call nudged, a healthy stop. */
+async function loggedProject(dir: string): Promise<void> {
+  let t = 1_790_000_000_000;
+  for (let i = 0; i < 4; i++) {
+    await stop(dir, "s1", "pending_tool_use_split_lines.jsonl", t += 1000);
+  }
+  await stop(dir, "s2", "hung_mcp_call_github_create_issue.jsonl", t += 1000);
+  await stop(dir, "s2", "healthy_text_after_results.jsonl", t += 1000);
+}
+
+Deno.test("log --json summarises the events the hook wrote, the rotated file first", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    await loggedProject(dir);
+    const path = join(dir, LOG);
+    // Move the first three lines to the rotated file, add junk to both.
+    const lines = (await Deno.readTextFile(path)).split("\n").filter(Boolean);
+    await Deno.writeTextFile(
+      `${path}.1`,
+      lines.slice(0, 3).join("\n") + "\nnot json\n",
+    );
+    await Deno.writeTextFile(
+      path,
+      lines.slice(3).join("\n") + '\n[1,2]\n{"no_event":1}\n\n',
+    );
+    const { code, stdout, stderr } = await cli(
+      ["log", "--json", "--last", "3"],
+      dir,
+    );
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(stdout);
+    assert.deepEqual(report.files, [`${path}.1`, path]);
+    assert.equal(report.events, lines.length);
+    assert.equal(report.malformed, 3);
+    assert.deepEqual(report.by_event, {
+      stall_detected: 5,
+      recovery_dispatched: 4,
+      healthy_stop: 1,
+      retry_cap_hit: 1,
+    });
+    assert.deepEqual(report.stalls_by_kind, {
+      pending_tool_use: 4,
+      empty_tool_result: 0,
+      hung_mcp_call: 1,
+      missing_followup: 0,
+    });
+    assert.deepEqual(report.sessions, [
+      {
+        session_id: "s2",
+        stalls: 1,
+        recoveries: 1,
+        cap_hits: 0,
+        cooldown_skips: 0,
+        kill_switch: 0,
+        healthy_stops: 1,
+        last_ts: 1_790_000_006,
+      },
+      {
+        session_id: "s1",
+        stalls: 4,
+        recoveries: 3,
+        cap_hits: 1,
+        cooldown_skips: 0,
+        kill_switch: 0,
+        healthy_stops: 0,
+        last_ts: 1_790_000_004,
+      },
+    ]);
+    assert.deepEqual(report.last.map((e: { event: string }) => e.event), [
+      "retry_cap_hit",
+      "recovery_dispatched",
+      "healthy_stop",
+    ]);
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("log prints tables and the last decisions in words; --session filters", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    await loggedProject(dir);
+    const { code, stdout } = await cli(["log"], dir);
+    assert.equal(code, 0);
+    assert.match(
+      stdout,
+      /^Event log: .+events\.jsonl\n {2}events: 11 {3}malformed lines: 0\n/,
+    );
+    assert.match(
+      stdout,
+      /\nEvents by type\n {2}event\s+count\n {2}stall_detected\s+5\n/,
+    );
+    assert.match(
+      stdout,
+      /\nStalled calls by kind\n {2}kind\s+calls\n {2}pending_tool_use\s+4\n {2}hung_mcp_call\s+1\n/,
+    );
+    assert.match(stdout, /\n {2}s1\s+4\s+3\s+1\s+0\s+2026-\d\d-\d\dT[\d:]+Z\n/);
+    assert.match(
+      stdout,
+      /recovery_dispatched\s+nudged pending_tool_use Read toolu_01febJA2HSNq4ucUzZdf1fiM line 6 \(3\/3\)\n/,
+    );
+    assert.match(
+      stdout,
+      /retry_cap_hit\s+cap 3 reached for pending_tool_use Read toolu_\w+ line 6\n/,
+    );
+    assert.match(stdout, /healthy_stop\s+the model answered\n/);
+    const only = JSON.parse(
+      (await cli(["log", "--json", "--session", "s2"], dir)).stdout,
+    );
+    assert.equal(only.events, 3);
+    assert.deepEqual(
+      only.sessions.map((s: { session_id: string }) => s.session_id),
+      ["s2"],
+    );
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("log without a log file says how to turn it on; --file must exist", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    const none = await cli(["log"], dir);
+    assert.equal(none.code, 0);
+    assert.match(
+      none.stdout,
+      /^No event log yet at .+events\.jsonl\.\nTurn it on with/,
+    );
+    const json = JSON.parse((await cli(["log", "--json"], dir)).stdout);
+    assert.equal(json.events, 0);
+    assert.deepEqual(json.files, []);
+    const missing = await cli(["log", "--file", "gone.jsonl"], dir);
+    assert.equal(missing.code, 1);
+    assert.equal(
+      missing.stderr,
+      'stall-watch: Cannot read event log "gone.jsonl": it does not exist\n',
+    );
+    await Deno.mkdir(join(dir, "d.jsonl"));
+    const directory = await cli(["log", "--file", "d.jsonl"], dir);
+    assert.equal(directory.code, 1);
+    assert.match(
+      directory.stderr,
+      /^stall-watch: Cannot read event log ".+d\.jsonl": it is not a regular file\n$/,
+    );
+    for (
+      const args of [["log", "--last", "0"], ["log", "--last", "x"], [
+        "log",
+        "extra",
+      ], ["log", "--file"]]
+    ) {
+      const bad = await cli(args, dir);
+      assert.equal(bad.code, 64, args.join(" "));
+      assert.equal(bad.stderr.split("\n").length, 2);
+    }
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), [
+      "d.jsonl",
+    ]);
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("log --file reads any log path, as a process under the release permissions", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    await loggedProject(dir);
+    const copy = join(dir, "copy.jsonl");
+    await Deno.copyFile(join(dir, LOG), copy);
+    const result = await runStallWatch({
+      cwd: dir,
+      args: ["log", "--file", copy, "--json"],
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(JSON.parse(result.stdout).events, 11);
+  } finally {
+    await cleanup();
+  }
+});

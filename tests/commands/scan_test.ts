@@ -1,0 +1,228 @@
+/**
+ * `stall-watch scan`: the current turn exactly as the hook judges it (every
+ * fixture case the command line can express), every turn with
+ * `--all-turns`, subagent detection, output formats and exit codes.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { main } from "../../src/cli.ts";
+import { caseName, FIXTURES_DIR, loadCases } from "../support/cases.ts";
+import { fakeIO } from "../support/fake_io.ts";
+import { runStallWatch, tempProject } from "../support/hook_process.ts";
+
+/** Runs `stall-watch <args>` in process; returns exit code and output. */
+async function cli(args: string[], overrides: Record<string, unknown> = {}) {
+  const io = { ...fakeIO({ cwd: FIXTURES_DIR }), ...overrides };
+  const code = await main(args, io);
+  return { code, stdout: io.stdout.join(""), stderr: io.stderr.join("") };
+}
+
+const fixture = (name: string) => join(FIXTURES_DIR, name);
+
+/** Payload fields scan can express: the event (subagent) and prompt_id. */
+const EXPRESSIBLE = new Set([
+  "hook_event_name",
+  "prompt_id",
+  "agent_transcript_is_fixture",
+]);
+
+for (
+  const c of loadCases().filter((c) =>
+    Object.keys(c.payload).every((k) => EXPRESSIBLE.has(k))
+  )
+) {
+  Deno.test(`scan --json agrees with the manifest: ${caseName(c)}`, async () => {
+    const args = ["scan", fixture(c.fixture), "--json"];
+    if (typeof c.payload.prompt_id === "string") {
+      args.push("--prompt-id", c.payload.prompt_id);
+    }
+    if (c.payload.agent_transcript_is_fixture) args.push("--subagent");
+    const { code, stdout, stderr } = await cli(args);
+    assert.equal(code, 0, stderr);
+    const result = JSON.parse(stdout);
+    assert.equal(result.verdict, c.expect.verdict, result.reason);
+    assert.deepEqual(result.signatures, c.expect.signatures);
+    assert.equal(typeof result.reason, "string");
+  });
+}
+
+Deno.test("scan covers at least 50 manifest cases", () => {
+  const covered = loadCases().filter((c) =>
+    Object.keys(c.payload).every((k) => EXPRESSIBLE.has(k))
+  );
+  assert.ok(covered.length >= 50, `${covered.length} cases`);
+});
+
+Deno.test("scan reads a file under subagents/agent-*.jsonl as a subagent transcript", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    const source = fixture("subagent_file_pending_call.jsonl");
+    const agentDir = join(dir, "proj", "sess", "subagents");
+    await Deno.mkdir(agentDir, { recursive: true });
+    const asAgent = join(agentDir, "agent-a1b2.jsonl");
+    const asMain = join(dir, "proj", "sess.jsonl");
+    await Deno.copyFile(source, asAgent);
+    await Deno.copyFile(source, asMain);
+    const forced = JSON.parse(
+      (await cli(["scan", source, "--json", "--subagent"])).stdout,
+    );
+    const auto = JSON.parse((await cli(["scan", asAgent, "--json"])).stdout);
+    assert.equal(auto.subagent, true);
+    assert.equal(auto.verdict, "block");
+    assert.deepEqual(auto.signatures, forced.signatures);
+    // The same file read as a main transcript: its sidechain entries are skipped.
+    const main = JSON.parse((await cli(["scan", asMain, "--json"])).stdout);
+    assert.equal(main.subagent, false);
+    assert.equal(main.verdict, "allow");
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("scan --all-turns --json gives every turn with its start line and verdict", async () => {
+  const { code, stdout } = await cli([
+    "scan",
+    fixture("old_stall_before_last_human_prompt.jsonl"),
+    "--all-turns",
+    "--json",
+  ]);
+  assert.equal(code, 0);
+  const result = JSON.parse(stdout);
+  assert.equal(result.stalled_turns, 1);
+  assert.deepEqual(result.turns, [
+    {
+      start_line: 3,
+      verdict: "block",
+      reason: "tool_use has no tool_result in this turn",
+      signatures: [{
+        kind: "pending_tool_use",
+        tool_name: "Bash",
+        tool_use_id: "toolu_01IUKek77Tfv6Jyw1KTxpvsS",
+        line: 5,
+      }],
+    },
+    {
+      start_line: 8,
+      verdict: "allow",
+      reason: "the model answered",
+      signatures: [],
+    },
+  ]);
+});
+
+Deno.test("scan prints the verdict, why, and each stalled call with its rule", async () => {
+  const { code, stdout } = await cli([
+    "scan",
+    fixture("parallel_calls_hung_mcp_and_empty_result.jsonl"),
+  ]);
+  assert.equal(code, 0);
+  const lines = stdout.split("\n");
+  assert.match(lines[1] ?? "", /verdict: block \(2 stalled calls\)/);
+  assert.match(
+    lines[2] ?? "",
+    /why: MCP tool_use has no tool_result in this turn/,
+  );
+  assert.match(stdout, /line\s+kind\s+tool\s+tool_use_id\s+rule/);
+  assert.match(
+    stdout,
+    /\n\s+6\s+hung_mcp_call\s+mcp__github__create_issue\s+toolu_\w+\s+MCP tool_use has no tool_result in this turn\n/,
+  );
+  assert.match(
+    stdout,
+    /\n\s+7\s+empty_tool_result\s+WebFetch\s+toolu_\w+\s+tool_result is empty and the model never answered it\n/,
+  );
+  assert.ok(!stdout.includes("\x1b["), "no colour off a terminal");
+});
+
+Deno.test("scan --all-turns prints one row per turn and per stalled call", async () => {
+  const { stdout } = await cli([
+    "scan",
+    fixture("old_stall_before_last_human_prompt.jsonl"),
+    "--all-turns",
+  ]);
+  assert.match(stdout, /: 2 turns, 1 stalled\n/);
+  assert.match(
+    stdout,
+    /\n\s+1\s+3\s+block\s+5\s+pending_tool_use\s+Bash\s+toolu_\w+\s+tool_use has no/,
+  );
+  assert.match(stdout, /\n\s+2\s+8\s+allow\s+the model answered\n/);
+});
+
+Deno.test("scan colours only on a terminal and never with NO_COLOR", async () => {
+  const path = fixture("pending_tool_use_split_lines.jsonl");
+  const tty = await cli(["scan", path], { stdoutIsTerminal: true });
+  assert.ok(tty.stdout.includes("\x1b[31mblock"), tty.stdout);
+  const io = fakeIO({ cwd: FIXTURES_DIR, env: { NO_COLOR: "1" } });
+  await main(["scan", path], { ...io, stdoutIsTerminal: true });
+  assert.ok(!io.stdout.join("").includes("\x1b["));
+});
+
+Deno.test("scan rejects bad input with one line and a documented exit code, never 2", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    const cases: [string[], number, RegExp][] = [
+      [["scan"], 64, /^stall-watch: "scan" needs a transcript path/],
+      [
+        ["scan", "a.jsonl", "b.jsonl"],
+        64,
+        /^stall-watch: Unexpected argument "b.jsonl"/,
+      ],
+      [
+        ["scan", "a.jsonl", "--jsn"],
+        64,
+        /^stall-watch: Unknown option "--jsn"/,
+      ],
+      [["scan", "a.jsonl", "-j"], 64, /^stall-watch: Unknown option "-j"/],
+      [["scan", "a.jsonl", "--prompt-id"], 64, /needs a value/],
+      [
+        ["scan", "a.jsonl", "--all-turns", "--prompt-id", "p"],
+        64,
+        /cannot be combined with "--all-turns"/,
+      ],
+      [
+        ["scan", join(dir, "missing.jsonl")],
+        1,
+        /^stall-watch: Cannot read transcript ".*missing.jsonl": it does not exist/,
+      ],
+      [
+        ["scan", join(dir, "missing.jsonl"), "--all-turns"],
+        1,
+        /it does not exist/,
+      ],
+      [["scan", dir], 1, /it is a directory/],
+      [
+        ["scan", "--", "-odd.jsonl"],
+        1,
+        /^stall-watch: Cannot read transcript "-odd\.jsonl": it does not exist/,
+      ],
+      [["scan", dir, "--all-turns"], 1, /it is a directory/],
+    ];
+    for (const [args, want, message] of cases) {
+      const { code, stdout, stderr } = await cli(args);
+      assert.equal(code, want, args.join(" "));
+      assert.equal(stdout, "");
+      assert.match(stderr, message);
+      assert.equal(stderr.trimEnd().split("\n").length, 1, stderr);
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("scan as a process under the release permissions exits 0 on a stall and writes nothing", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    const result = await runStallWatch({
+      cwd: dir,
+      args: ["scan", fixture("hung_plugin_mcp_call.jsonl"), "--json"],
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const json = JSON.parse(result.stdout);
+    assert.equal(json.verdict, "block");
+    assert.equal(json.signatures[0].kind, "hung_mcp_call");
+    assert.deepEqual([...Deno.readDirSync(dir)], []);
+  } finally {
+    await cleanup();
+  }
+});

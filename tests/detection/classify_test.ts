@@ -1,0 +1,184 @@
+import assert from "node:assert/strict";
+import { runningBackgroundTasks } from "../../src/detection/background_tasks.ts";
+import {
+  type ClassifyContext,
+  classifyTurn,
+} from "../../src/detection/classify.ts";
+import type { Entry, ToolResult } from "../../src/transcript/entry.ts";
+import { provesFollowUp } from "../../src/detection/follow_up_proof.ts";
+
+let offset = 0;
+const base = () => ({
+  offset: offset += 100,
+  line: 0,
+  promptId: null,
+  sidechain: false,
+});
+const say = (...texts: string[]): Entry => ({
+  kind: "assistant",
+  ...base(),
+  messageId: "msg_1",
+  texts,
+  toolUses: [],
+});
+const call = (id: string, name = "Read"): Entry => ({
+  kind: "assistant",
+  ...base(),
+  messageId: "msg_1",
+  texts: [],
+  toolUses: [{ id, name }],
+});
+const result = (id: string, patch: Partial<ToolResult> = {}): Entry => ({
+  kind: "results",
+  ...base(),
+  results: [{
+    toolUseId: id,
+    empty: false,
+    userStopped: false,
+    snippet: "ok",
+    ...patch,
+  }],
+});
+const interrupt = (): Entry => ({ kind: "interrupt", ...base() });
+const note = (): Entry => ({ kind: "note", ...base() });
+const none: ClassifyContext = { backgroundTasks: [] };
+const kinds = (turn: Entry[], context = none) =>
+  classifyTurn(turn, context).signatures.map((s) => [s.kind, s.toolUseId]);
+
+Deno.test("classifyTurn() calls a turn healthy when the model answered its results", () => {
+  assert.deepEqual(kinds([say("Hi")]), []);
+  assert.deepEqual(kinds([call("a"), result("a"), say("Done")]), []);
+  assert.deepEqual(
+    kinds([
+      call("a"),
+      result("a", { empty: true }),
+      call("b"),
+      result("b"),
+      say("Done"),
+    ]),
+    [],
+  );
+  assert.deepEqual(kinds([]), []);
+});
+
+Deno.test("classifyTurn() finds unanswered calls and names MCP ones hung", () => {
+  assert.deepEqual(kinds([say("Let me look"), call("a")]), [[
+    "pending_tool_use",
+    "a",
+  ]]);
+  assert.deepEqual(kinds([call("a", "mcp__github__create_issue")]), [[
+    "hung_mcp_call",
+    "a",
+  ]]);
+  assert.deepEqual(kinds([call("a"), call("b"), result("b")]), [[
+    "pending_tool_use",
+    "a",
+  ]]);
+});
+
+Deno.test("classifyTurn() reports empty trailing results, and missing follow-up only when nothing else fires", () => {
+  assert.deepEqual(kinds([call("a"), result("a", { empty: true })]), [[
+    "empty_tool_result",
+    "a",
+  ]]);
+  assert.deepEqual(
+    kinds([call("a"), call("b"), result("b", { empty: true }), result("a")]),
+    [["empty_tool_result", "b"]],
+  );
+  assert.deepEqual(kinds([call("a"), result("a"), note()]), [[
+    "missing_followup",
+    "a",
+  ]]);
+  assert.deepEqual(kinds([call("a"), call("b"), result("b"), result("a")]), [[
+    "missing_followup",
+    "a",
+  ]]);
+  const verdict = classifyTurn([call("a"), result("a")], none);
+  assert.equal(
+    verdict.reason,
+    "no assistant text or tool call after the last tool_result",
+  );
+});
+
+Deno.test("classifyTurn() lets the user end a turn: interrupts and refusals are not stalls", () => {
+  assert.deepEqual(kinds([call("a"), interrupt()]), []);
+  assert.deepEqual(kinds([call("a"), result("a", { userStopped: true })]), []);
+  assert.equal(
+    classifyTurn([call("a"), interrupt()], none).reason,
+    "the user interrupted",
+  );
+  assert.deepEqual(
+    kinds([interrupt(), call("a")]),
+    [["pending_tool_use", "a"]],
+    "activity after an interrupt counts",
+  );
+});
+
+Deno.test("classifyTurn() excuses calls linked to running background work", () => {
+  const mcp = runningBackgroundTasks([{
+    id: "t1",
+    type: "MCP task",
+    status: "running",
+    server: "github",
+    tool: "create_issue",
+  }]);
+  assert.deepEqual(
+    kinds([call("a", "mcp__github__create_issue")], { backgroundTasks: mcp }),
+    [],
+  );
+  assert.deepEqual(
+    kinds([call("a", "mcp__github__list_issues")], { backgroundTasks: mcp }),
+    [["hung_mcp_call", "a"]],
+  );
+  const quoted = runningBackgroundTasks([{
+    id: "bash_42",
+    type: "shell",
+    status: "running",
+  }]);
+  const moved = result("a", {
+    snippet: "Command running in background with ID: bash_42",
+  });
+  assert.deepEqual(
+    kinds([call("a", "Bash"), moved], { backgroundTasks: quoted }),
+    [],
+  );
+  const done = runningBackgroundTasks([{
+    id: "bash_42",
+    type: "shell",
+    status: "completed",
+  }]);
+  assert.deepEqual(
+    kinds([call("a", "Bash"), moved], { backgroundTasks: done }),
+    [["missing_followup", "a"]],
+  );
+  const agent = runningBackgroundTasks([{
+    id: "ag1",
+    type: "subagent",
+    status: "running",
+  }]);
+  assert.deepEqual(kinds([call("a", "Agent")], { backgroundTasks: agent }), []);
+});
+
+Deno.test("runningBackgroundTasks() tolerates any shape", () => {
+  assert.deepEqual(runningBackgroundTasks("nope"), []);
+  assert.deepEqual(runningBackgroundTasks([null, 3, { status: "killed" }]), []);
+  assert.equal(runningBackgroundTasks([{ id: 5 }])[0]?.id, "");
+});
+
+Deno.test("provesFollowUp() accepts only new, non-blank text", () => {
+  const turn = [say("Let me read the config."), call("a")];
+  assert.equal(provesFollowUp(null, turn), false);
+  assert.equal(provesFollowUp("   ", turn), false);
+  assert.equal(
+    provesFollowUp("Let me read   the config.\n", turn),
+    false,
+    "whitespace differences do not count",
+  );
+  assert.equal(provesFollowUp("The port is 8081.", turn), true);
+  const split = [say("Part one."), say("Part two."), call("b")];
+  assert.equal(
+    provesFollowUp("Part one.\n\nPart two.", split),
+    false,
+    "joined texts of one message",
+  );
+});

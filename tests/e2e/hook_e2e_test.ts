@@ -1,0 +1,261 @@
+/**
+ * The hook as Claude Code runs it: a separate process under the release
+ * permission flags (or the compiled binary via STALL_WATCH_HOOK_CMD), a
+ * payload on stdin, and only the exit code, stdout and stderr to go by.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { KIND_LABELS } from "../../src/recovery/recovery.ts";
+import type { StallKind } from "../../src/detection/classify.ts";
+import {
+  caseName,
+  type FixtureCase,
+  FIXTURES_DIR,
+  loadCases,
+  payloadFor,
+} from "../support/cases.ts";
+import {
+  type ProcessResult,
+  runStallWatch,
+  tempProject,
+} from "../support/hook_process.ts";
+
+/** Files below `dir`, relative, sorted. */
+async function listTree(dir: string, prefix = ""): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(join(dir, prefix))) {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory) names.push(...await listTree(dir, rel));
+    else names.push(rel);
+  }
+  return names.sort();
+}
+
+function assertOneLine(result: ProcessResult, pattern: RegExp): void {
+  const lines = result.stderr.split("\n").filter((l) => l !== "");
+  assert.equal(
+    lines.length,
+    1,
+    `expected one stderr line, got:\n${result.stderr}`,
+  );
+  assert.match(lines[0] as string, pattern);
+  assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+}
+
+function expectedReport(c: FixtureCase, transcript: string): string[] {
+  const counts = new Map<string, number>();
+  for (const s of c.expect.signatures) {
+    counts.set(s.kind, (counts.get(s.kind) ?? 0) + 1);
+  }
+  const lines = [...counts].map(([kind, n]) =>
+    `stall_watch: ${n} ${KIND_LABELS[kind as StallKind]} in ${transcript}`
+  );
+  const first = c.expect.signatures[0];
+  if (first) {
+    lines.push(
+      `stall_watch: first stall = ${
+        first.tool_name || "unknown tool"
+      } (id=${first.tool_use_id}) ` +
+        `at line ${first.line} [${KIND_LABELS[first.kind as StallKind]}]`,
+    );
+  }
+  return lines;
+}
+
+async function runCase(c: FixtureCase): Promise<void> {
+  const project = await tempProject();
+  try {
+    const payload = payloadFor(c, "e2e-session", project.dir);
+    const result = await runStallWatch({ cwd: project.dir, stdin: payload });
+    const label = `${caseName(c)}\n${result.stderr}`;
+    if (c.expect.verdict === "allow") {
+      assert.equal(result.code, 0, label);
+      assert.equal(result.stdout, "", label);
+      assert.equal(result.stderr, "", label);
+      return;
+    }
+    assert.equal(result.code, 2, label);
+    assert.equal(result.stdout, "", label);
+    const transcript =
+      (payload.agent_transcript_path ?? payload.transcript_path) as string;
+    const report = expectedReport(c, transcript);
+    const lines = result.stderr.split("\n");
+    assert.deepEqual(lines.slice(0, report.length), report, label);
+    assert.match(
+      lines[report.length] as string,
+      /^stall_watch recovery: .*Do NOT end the turn yet/,
+    );
+    const bullets = lines.filter((l) => l.startsWith("- ["));
+    assert.deepEqual(
+      bullets.map((b) => b.slice(3, b.indexOf("]"))),
+      c.expect.signatures.map((s) => s.kind),
+      label,
+    );
+    for (const s of c.expect.signatures) {
+      assert.ok(result.stderr.includes(`line ${s.line}`), label);
+    }
+    // The only writes: the session's state and lock file inside .claude.
+    assert.deepEqual(await listTree(project.dir), [
+      ".claude/stall_watch/.last-prune",
+      ".claude/stall_watch/e2e-session.json",
+      ".claude/stall_watch/e2e-session.lock",
+    ]);
+  } finally {
+    await project.cleanup();
+  }
+}
+
+const cases = loadCases();
+Deno.test("hook process gives every fixture case its expected exit code and report", async (t) => {
+  // Four at a time: each case is a separate process start.
+  for (let i = 0; i < cases.length; i += 4) {
+    const batch = cases.slice(i, i + 4);
+    await Promise.all(batch.map((c) =>
+      t.step({
+        name: caseName(c),
+        fn: () => runCase(c),
+        // Steps run concurrently, so per-step sanitizers cannot apply.
+        sanitizeOps: false,
+        sanitizeResources: false,
+        sanitizeExit: false,
+      })
+    ));
+  }
+});
+
+Deno.test("hook process with STALL_WATCH_OUTPUT=json blocks through stdout and exits 0", async () => {
+  const project = await tempProject();
+  try {
+    const c = cases.find((x) =>
+      x.fixture === "hung_plugin_mcp_call.jsonl"
+    ) as FixtureCase;
+    const result = await runStallWatch({
+      cwd: project.dir,
+      stdin: payloadFor(c, "json-mode", project.dir),
+      env: { STALL_WATCH_OUTPUT: "json" },
+    });
+    assert.equal(result.code, 0);
+    assert.equal(result.stderr, "");
+    const output = JSON.parse(result.stdout);
+    assert.deepEqual(Object.keys(output), ["decision", "reason"]);
+    assert.equal(output.decision, "block");
+    assert.match(output.reason, /^stall_watch: 1 hung mcp call in /);
+    assert.match(
+      output.reason,
+      /- \[hung_mcp_call\] The MCP tool mcp__plugin_acme_db-tools__query/,
+    );
+  } finally {
+    await project.cleanup();
+  }
+});
+
+Deno.test("hook process rejects unusable payloads with exit 1 and one line", async (t) => {
+  const project = await tempProject();
+  try {
+    const bad: [string, string, RegExp][] = [
+      [
+        "empty stdin",
+        "",
+        /^stall-watch: Cannot parse hook input: stdin is empty$/,
+      ],
+      [
+        "not JSON",
+        "{not json",
+        /^stall-watch: Cannot parse hook input: not valid JSON/,
+      ],
+      ["an array", "[1,2]", /expected a JSON object, got an array$/],
+      [
+        "no transcript_path",
+        '{"session_id":"x"}',
+        /"transcript_path" is missing$/,
+      ],
+      [
+        "transcript_path not a string",
+        '{"transcript_path":42}',
+        /must be a non-empty string, got a number$/,
+      ],
+    ];
+    for (const [name, stdin, pattern] of bad) {
+      await t.step(name, async () => {
+        const result = await runStallWatch({ cwd: project.dir, stdin });
+        assert.equal(result.code, 1);
+        assert.equal(result.stdout, "");
+        assertOneLine(result, pattern);
+      });
+    }
+    assert.deepEqual(await listTree(project.dir), [], "nothing written");
+  } finally {
+    await project.cleanup();
+  }
+});
+
+Deno.test("hook process allows when the transcript is missing and rejects a directory", async () => {
+  const project = await tempProject();
+  try {
+    const missing = await runStallWatch({
+      cwd: project.dir,
+      stdin: {
+        session_id: "s",
+        transcript_path: join(project.dir, "nope.jsonl"),
+      },
+    });
+    assert.deepEqual([missing.code, missing.stdout, missing.stderr], [
+      0,
+      "",
+      "",
+    ]);
+    const directory = await runStallWatch({
+      cwd: project.dir,
+      stdin: { session_id: "s", transcript_path: FIXTURES_DIR },
+    });
+    assert.equal(directory.code, 1);
+    assertOneLine(
+      directory,
+      /^stall-watch: Cannot read transcript ".*": it is a directory$/,
+    );
+  } finally {
+    await project.cleanup();
+  }
+});
+
+Deno.test("hook process short-circuits on stop_hook_active before reading the transcript", async () => {
+  const project = await tempProject();
+  try {
+    // A directory would be an error if it were read.
+    const result = await runStallWatch({
+      cwd: project.dir,
+      stdin: {
+        session_id: "s",
+        transcript_path: FIXTURES_DIR,
+        stop_hook_active: true,
+      },
+    });
+    assert.deepEqual([result.code, result.stdout, result.stderr], [0, "", ""]);
+  } finally {
+    await project.cleanup();
+  }
+});
+
+Deno.test("cli answers --version and rejects unknown commands with exit 64", async () => {
+  const project = await tempProject();
+  try {
+    const version = await runStallWatch({
+      cwd: project.dir,
+      args: ["--version"],
+    });
+    assert.equal(version.code, 0);
+    assert.match(version.stdout, /^stall-watch \d+\.\d+\.\d+\n$/);
+    const unknown = await runStallWatch({
+      cwd: project.dir,
+      args: ["frobnicate"],
+    });
+    assert.equal(unknown.code, 64);
+    assertOneLine(unknown, /^stall-watch: Unknown command "frobnicate"/);
+    const flag = await runStallWatch({ cwd: project.dir, args: ["--frob"] });
+    assert.equal(flag.code, 64);
+    assertOneLine(flag, /^stall-watch: Unknown option "--frob"/);
+  } finally {
+    await project.cleanup();
+  }
+});

@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  emptyState,
+  parseState,
+  pruneStaleState,
+  safeSessionId,
+  serializeState,
+  StateStore,
+} from "../../src/guardrails/state.ts";
+import { tempProject } from "../support/hook_process.ts";
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+Deno.test("parseState() turns corrupt or wrongly shaped files into an empty state with a note", () => {
+  assert.deepEqual(parseState("{not json"), {
+    state: emptyState(),
+    note: "state file is not valid JSON",
+  });
+  assert.deepEqual(parseState("[1]"), {
+    state: emptyState(),
+    note: "state file is not a JSON object",
+  });
+  const mixed = parseState(
+    '{"retries": {"toolu_a": 2, "toolu_b": "x", "toolu_c": -1}, "last_recovery_at": "now"}',
+  );
+  assert.deepEqual(mixed.state.retries, { toolu_a: 2 });
+  assert.equal(mixed.state.lastRecoveryAt, 0);
+  assert.equal(mixed.note, "state file had 3 unusable field(s)");
+});
+
+Deno.test("parseState() reads what serializeState() writes", () => {
+  const state = {
+    retries: { toolu_a: 3 },
+    lastRecoveryAt: 1700000000.5,
+    configNotice: "abcd1234",
+  };
+  assert.deepEqual(parseState(serializeState(state)), { state, note: null });
+});
+
+Deno.test("safeSessionId() keeps ids inside the state folder", () => {
+  assert.equal(safeSessionId("abc/../etc"), "abc_.._etc");
+  assert.equal(safeSessionId("../../../../tmp/x"), ".._.._.._.._tmp_x");
+  assert.equal(safeSessionId(".."), "session2");
+  assert.equal(safeSessionId(""), "session0");
+  assert.equal(safeSessionId("C:\\Windows\\x"), "C__Windows_x");
+  assert.equal(safeSessionId("5f1e-uuid.v4_ok"), "5f1e-uuid.v4_ok");
+  assert.equal(safeSessionId("x".repeat(500)).length, 128);
+});
+
+Deno.test("StateStore.update() saves atomically and leaves no temporary files", async () => {
+  const project = await tempProject();
+  try {
+    const store = new StateStore({
+      cwd: project.dir,
+      stateDir: ".claude/stall_watch",
+      sleep,
+    });
+    const seen = await store.update("s1", ({ state }) => ({
+      state: { ...state, retries: { toolu_a: 1 } },
+      result: state.retries,
+    }));
+    assert.deepEqual(seen, {});
+    assert.deepEqual((await store.read("s1")).state.retries, { toolu_a: 1 });
+    const names = [];
+    for await (
+      const entry of Deno.readDir(join(project.dir, ".claude/stall_watch"))
+    ) names.push(entry.name);
+    assert.deepEqual(names.sort(), ["s1.json", "s1.lock"]);
+  } finally {
+    await project.cleanup();
+  }
+});
+
+Deno.test("StateStore.update() starts from an empty state when the file is corrupt", async () => {
+  const project = await tempProject();
+  try {
+    const dir = join(project.dir, ".claude/stall_watch");
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(join(dir, "s1.json"), '{"retries": {"toolu_a": 2');
+    const store = new StateStore({
+      cwd: project.dir,
+      stateDir: ".claude/stall_watch",
+      sleep,
+    });
+    const note = await store.update(
+      "s1",
+      (loaded) => ({ state: loaded.state, result: loaded.note }),
+    );
+    assert.equal(note, "state file is not valid JSON");
+    assert.deepEqual(
+      parseState(await Deno.readTextFile(join(dir, "s1.json"))).state,
+      emptyState(),
+    );
+  } finally {
+    await project.cleanup();
+  }
+});
+
+Deno.test("StateStore.update() serialises concurrent updates in one process", async () => {
+  const project = await tempProject();
+  try {
+    const store = new StateStore({
+      cwd: project.dir,
+      stateDir: ".claude/stall_watch",
+      sleep,
+    });
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        store.update("s1", ({ state }) => ({
+          state: { ...state, retries: { n: (state.retries.n ?? 0) + 1 } },
+          result: null,
+        }))),
+    );
+    assert.equal((await store.read("s1")).state.retries.n, 20);
+  } finally {
+    await project.cleanup();
+  }
+});
+
+Deno.test("pruneStaleState() removes old state, locks and temp files only", async () => {
+  const project = await tempProject();
+  try {
+    const dir = join(project.dir, ".claude/stall_watch");
+    await Deno.mkdir(dir, { recursive: true });
+    for (
+      const name of [
+        "old.json",
+        "old.lock",
+        "new.json",
+        "new.lock",
+        ".x.json.1.a.tmp",
+        "events.jsonl",
+        "notes.txt",
+      ]
+    ) {
+      const text = name.endsWith(".json") ? serializeState(emptyState()) : "{}";
+      await Deno.writeTextFile(join(dir, name), text);
+    }
+    const day = 24 * 60 * 60 * 1000;
+    const now = Date.now();
+    const aged = new Date(now - 40 * day);
+    for (
+      const name of [
+        "old.json",
+        "old.lock",
+        ".x.json.1.a.tmp",
+        "events.jsonl",
+        "notes.txt",
+      ]
+    ) {
+      await Deno.utime(join(dir, name), aged, aged);
+    }
+    const removed = await pruneStaleState(dir, now);
+    assert.deepEqual(removed.sort(), [
+      ".x.json.1.a.tmp",
+      "old.json",
+      "old.lock",
+    ]);
+    const left = [];
+    for await (const entry of Deno.readDir(dir)) left.push(entry.name);
+    assert.deepEqual(left.sort(), [
+      "events.jsonl",
+      "new.json",
+      "new.lock",
+      "notes.txt",
+    ]);
+  } finally {
+    await project.cleanup();
+  }
+});

@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { InputError } from "../../src/shared/errors.ts";
+import { parseHookInput } from "../../src/hook/hook_input.ts";
+
+Deno.test("parseHookInput() reads the Stop payload by name and ignores unknown fields", () => {
+  const input = parseHookInput(JSON.stringify({
+    session_id: "abc",
+    transcript_path: "/t.jsonl",
+    cwd: "/p",
+    hook_event_name: "Stop",
+    stop_hook_active: true,
+    prompt_id: "p1",
+    last_assistant_message: "Done.",
+    background_tasks: [{ id: "t", type: "shell", status: "running" }],
+    effort: { level: "high" },
+    brand_new_field: [1, 2, 3],
+  }));
+  assert.equal(input.scanPath, "/t.jsonl");
+  assert.equal(input.stopHookActive, true);
+  assert.equal(input.promptId, "p1");
+  assert.equal(input.lastAssistantMessage, "Done.");
+  assert.equal(input.backgroundTasks.length, 1);
+  assert.equal(input.isSubagent, false);
+});
+
+Deno.test("parseHookInput() judges a SubagentStop on the subagent's own transcript", () => {
+  const input = parseHookInput(JSON.stringify({
+    transcript_path: "/parent.jsonl",
+    hook_event_name: "SubagentStop",
+    agent_transcript_path: "/parent/subagents/agent-1.jsonl",
+  }));
+  assert.equal(input.scanPath, "/parent/subagents/agent-1.jsonl");
+  assert.equal(input.isSubagent, true);
+  const internal = parseHookInput(
+    '{"transcript_path": "/parent.jsonl", "hook_event_name": "SubagentStop", "agent_type": ""}',
+  );
+  assert.equal(internal.scanPath, null, "no agent transcript: no evidence");
+});
+
+Deno.test("parseHookInput() treats absent or mistyped optional fields as absent", () => {
+  const input = parseHookInput(
+    '{"transcript_path": "t", "last_assistant_message": 5, "stop_hook_active": "yes", "prompt_id": 9}',
+  );
+  assert.equal(input.lastAssistantMessage, null);
+  assert.equal(input.stopHookActive, false);
+  assert.equal(input.promptId, null);
+  assert.equal(input.sessionId, "");
+});
+
+Deno.test("parseHookInput() rejects unusable payloads with one-line InputErrors", () => {
+  const cases: [string, string][] = [
+    ["", "Cannot parse hook input: stdin is empty"],
+    [" \n", "Cannot parse hook input: stdin is empty"],
+    ["null", "Cannot parse hook input: expected a JSON object, got null"],
+    ['"text"', "Cannot parse hook input: expected a JSON object, got a string"],
+    ["{}", 'Cannot parse hook input: "transcript_path" is missing'],
+    [
+      '{"transcript_path": ""}',
+      'Cannot parse hook input: "transcript_path" must be a non-empty string, got an empty string',
+    ],
+    [
+      '{"transcript_path": "a\\u0000b"}',
+      'Cannot parse hook input: "transcript_path" contains a NUL byte',
+    ],
+  ];
+  for (const [text, message] of cases) {
+    assert.throws(
+      () => parseHookInput(text),
+      (e: unknown) => e instanceof InputError && e.message === message,
+    );
+  }
+  assert.throws(
+    () => parseHookInput("{oops\n\nmore"),
+    (e: unknown) =>
+      e instanceof InputError && !(e.message.includes("\n")) &&
+      e.message.startsWith("Cannot parse hook input: not valid JSON"),
+  );
+});

@@ -1,0 +1,135 @@
+/**
+ * The hook in process, through `main()` with a fake io: what needs a
+ * controllable clock (transcript lag) or a terminal.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { main } from "../../src/cli.ts";
+import { fakeIO } from "../support/fake_io.ts";
+import { tempProject } from "../support/hook_process.ts";
+import {
+  assistantTextLine,
+  pendingTranscript,
+  resultLine,
+  stopPayload,
+} from "../support/transcripts.ts";
+
+async function withTranscript(
+  fn: (dir: string, transcript: string) => Promise<void>,
+): Promise<void> {
+  const project = await tempProject();
+  const transcript = join(project.dir, "session.jsonl");
+  // The call was answered but the model's follow-up has not reached the file.
+  await Deno.writeTextFile(
+    transcript,
+    pendingTranscript("toolu_lag") + resultLine("toolu_lag", "8080"),
+  );
+  try {
+    await fn(project.dir, transcript);
+  } finally {
+    await project.cleanup();
+  }
+}
+
+Deno.test("hook waits for a lagging transcript and allows once the follow-up lands", async () => {
+  await withTranscript(async (dir, transcript) => {
+    let appended = false;
+    const io = fakeIO({
+      cwd: dir,
+      env: { STALL_WATCH_LAG_WAIT_MS: "300" },
+      stdin: JSON.stringify(stopPayload("lag", transcript, dir)),
+      onSleep: async () => {
+        if (appended) return;
+        appended = true;
+        await Deno.writeTextFile(
+          transcript,
+          assistantTextLine("Port changed to 8081."),
+          { append: true },
+        );
+      },
+    });
+    const started = io.now();
+    assert.equal(await main([], io), 0);
+    assert.deepEqual([io.stdout.join(""), io.stderr.join("")], ["", ""]);
+    assert.ok(
+      io.now() - started < 300,
+      "stopped waiting once the file grew and the turn was healthy",
+    );
+  });
+});
+
+Deno.test("hook blocks after the bounded lag wait when the transcript does not grow", async () => {
+  await withTranscript(async (dir, transcript) => {
+    const io = fakeIO({
+      cwd: dir,
+      env: { STALL_WATCH_LAG_WAIT_MS: "300" },
+      stdin: JSON.stringify(stopPayload("lag", transcript, dir)),
+    });
+    const started = io.now();
+    assert.equal(await main([], io), 2);
+    assert.equal(io.now() - started, 300, "waited exactly the bound");
+    assert.match(io.stderr.join(""), /^stall_watch: 1 missing follow-up in /);
+  });
+});
+
+Deno.test("hook does not wait when last_assistant_message is present", async () => {
+  await withTranscript(async (dir, transcript) => {
+    const payload = {
+      ...stopPayload("lag", transcript, dir),
+      last_assistant_message: "",
+    };
+    const io = fakeIO({
+      cwd: dir,
+      env: { STALL_WATCH_LAG_WAIT_MS: "300" },
+      stdin: JSON.stringify(payload),
+    });
+    const started = io.now();
+    assert.equal(await main([], io), 2);
+    assert.equal(io.now(), started);
+    const proof = {
+      ...payload,
+      last_assistant_message: "The port is 8081 now.",
+    };
+    const lagging = fakeIO({ cwd: dir, stdin: JSON.stringify(proof) });
+    assert.equal(
+      await main([], lagging),
+      0,
+      "a new final message proves the follow-up",
+    );
+  });
+});
+
+Deno.test("hook with stop_hook_active policy 'check' judges the turn anyway", async () => {
+  await withTranscript(async (dir, transcript) => {
+    const payload = {
+      ...stopPayload("active", transcript, dir),
+      stop_hook_active: true,
+    };
+    const seed = fakeIO({ cwd: dir, stdin: JSON.stringify(payload) });
+    assert.equal(await main([], seed), 0, "default: the seed's short-circuit");
+    const check = fakeIO({
+      cwd: dir,
+      env: { STALL_WATCH_STOP_HOOK_ACTIVE: "check" },
+      stdin: JSON.stringify(payload),
+    });
+    assert.equal(await main([], check), 2);
+  });
+});
+
+Deno.test("hook prints usage instead of waiting when stdin is a terminal", async () => {
+  const io = fakeIO({ cwd: "/", stdinIsTerminal: true });
+  assert.equal(await main([], io), 64);
+  assert.match(
+    io.stderr.join(""),
+    /^stall-watch \d+\.\d+\.\d+: a Claude Code Stop hook/,
+  );
+  assert.match(io.stderr.join(""), /stall-watch < payload\.json/);
+});
+
+Deno.test("an unexpected error is one line and exit 3, never a block", async () => {
+  const io = fakeIO({ cwd: "/", stdin: "{}" });
+  io.readStdin = () => Promise.reject(new RangeError("boom\n    at somewhere"));
+  assert.equal(await main([], io), 3);
+  assert.deepEqual(io.stderr, ["stall-watch: internal error: boom\n"]);
+});

@@ -1,0 +1,416 @@
+/**
+ * `doctor`: a healthy set-up passes; each broken piece fails with a fix
+ * (exit 1); warnings alone keep exit 0. In process with real files, the
+ * pure checks on hand-made facts, and as a process under the release flags.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { main } from "../../src/cli.ts";
+import {
+  doctorChecks,
+  type DoctorFacts,
+  renderDoctorReport,
+  useColor,
+} from "../../src/install/doctor_checks.ts";
+import { selfInvocation } from "../../src/install/hook_command.ts";
+import { type FakeIO, fakeIO } from "../support/fake_io.ts";
+import { runStallWatch, tempProject } from "../support/hook_process.ts";
+
+const posix = Deno.build.os !== "windows";
+/** Settings file names as doctor prints them (native separators). */
+const PROJECT = join(".claude", "settings.json");
+const LOCAL = join(".claude", "settings.local.json");
+
+interface Setup {
+  dir: string;
+  bin: string;
+  /** `bin` as handlers hold it (forward slashes on Windows). */
+  shown: string;
+  io(env?: Record<string, string>): FakeIO;
+  doctor(env?: Record<string, string>): Promise<{ code: number; out: string }>;
+  write(name: string, text: string): Promise<void>;
+}
+
+/** A project with a stand-in stall-watch executable in `<dir>/bin`. */
+async function withSetup(fn: (setup: Setup) => Promise<void>) {
+  const project = await tempProject();
+  const dir = project.dir;
+  const bin = join(dir, "bin", posix ? "stall-watch" : "stall-watch.exe");
+  await Deno.mkdir(join(dir, "bin"));
+  await Deno.writeTextFile(bin, "#!/bin/sh\n");
+  if (posix) await Deno.chmod(bin, 0o755);
+  // The user's settings live elsewhere so the machine's own never leak in.
+  const base = { CLAUDE_CONFIG_DIR: join(dir, "user-config") };
+  const io = (env: Record<string, string> = {}) => ({
+    ...fakeIO({ cwd: dir, env: { ...base, ...env } }),
+    execPath: bin,
+  });
+  const setup: Setup = {
+    dir,
+    bin,
+    shown: bin.replaceAll("\\", "/"),
+    io,
+    async doctor(env) {
+      const fake = io(env);
+      const code = await main(["doctor"], fake);
+      assert.deepEqual(fake.stderr, []);
+      return { code, out: fake.stdout.join("") };
+    },
+    async write(name, text) {
+      await Deno.mkdir(join(dir, ".claude"), { recursive: true });
+      await Deno.writeTextFile(join(dir, ".claude", name), text);
+    },
+  };
+  try {
+    await fn(setup);
+  } finally {
+    await project.cleanup();
+  }
+}
+
+function lines(out: string, status: string): string[] {
+  return out.split("\n").filter((l) => l.startsWith(`  ${status}`));
+}
+
+Deno.test("doctor passes a fresh install and lists where stall-watch is registered", async () => {
+  await withSetup(async (s) => {
+    assert.equal(await main(["install", "--subagents", "--watch"], s.io()), 0);
+    const { code, out } = await s.doctor();
+    assert.equal(code, 0, out);
+    assert.deepEqual(lines(out, "FAIL"), []);
+    assert.match(out, /All checks passed\.\n$/);
+    assert.ok(
+      out.includes(
+        `  ok    Stop in ${LOCAL}: ${s.shown} (timeout 30 s)\n`,
+      ),
+      out,
+    );
+    assert.ok(
+      out.includes(
+        `PostToolUse in ${LOCAL}: ${s.shown} watch (timeout 660 s)`,
+      ),
+    );
+    assert.ok(
+      !out.includes("\x1b["),
+      "no colour when stdout is not a terminal",
+    );
+  });
+});
+
+Deno.test("doctor fails when nothing is registered, and says to install", async () => {
+  await withSetup(async (s) => {
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1);
+    assert.ok(out.includes(
+      "  FAIL  stall-watch is not registered for Stop in any settings file\n" +
+        '        fix: run "stall-watch install" in the project root\n',
+    ));
+    assert.match(out, /1 problem, 0 warnings\.\n$/);
+    assert.equal(
+      await Deno.lstat(join(s.dir, ".claude")).then(() => true, () => false),
+      false,
+      "the writability probe left nothing behind",
+    );
+  });
+});
+
+Deno.test("doctor flags a missing or non-executable program with the fix", async () => {
+  await withSetup(async (s) => {
+    assert.equal(await main(["install"], s.io()), 0);
+    if (posix) {
+      await Deno.chmod(s.bin, 0o644);
+      const { code, out } = await s.doctor();
+      assert.equal(code, 1);
+      assert.deepEqual(lines(out, "FAIL"), [
+        `  FAIL  Stop in ${LOCAL}: ${s.shown} is not executable`,
+      ]);
+      assert.ok(out.includes(`        fix: chmod +x ${s.bin}\n`));
+    }
+    await Deno.remove(s.bin);
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1);
+    assert.deepEqual(lines(out, "FAIL"), [
+      `  FAIL  Stop in ${LOCAL}: ${s.shown} does not exist`,
+    ]);
+  });
+});
+
+Deno.test("doctor flags a settings file that is not strict JSON", async () => {
+  await withSetup(async (s) => {
+    assert.equal(await main(["install"], s.io()), 0);
+    await s.write("settings.json", '{ "model": "opus", }');
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1);
+    assert.deepEqual(lines(out, "FAIL"), [
+      `  FAIL  ${PROJECT} is not strict JSON (1:20 PropertyNameExpected); ` +
+      "Claude Code ignores such a file: fix it first",
+    ]);
+  });
+});
+
+Deno.test("doctor flags an if, a missing timeout, a relative path and duplicates", async () => {
+  await withSetup(async (s) => {
+    await s.write(
+      "settings.json",
+      JSON.stringify({
+        hooks: {
+          Stop: [{
+            hooks: [{ type: "command", command: s.shown, if: "Bash(*)" }],
+          }],
+          SubagentStop: [{
+            hooks: [{
+              type: "command",
+              command: "bin/stall-watch",
+              timeout: 30,
+            }],
+          }],
+        },
+      }),
+    );
+    assert.equal(await main(["install", "--scope", "local"], s.io()), 0);
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1);
+    const fails = lines(out, "FAIL").map((l) => l.slice(8));
+    assert.deepEqual(fails, [
+      `Stop in ${PROJECT}: no "timeout" (Claude Code would wait up to 600 s)`,
+      `Stop in ${PROJECT}: has an "if", so it never runs`,
+      `SubagentStop in ${PROJECT}: bin/stall-watch is not an absolute path`,
+      `Stop runs stall-watch 2 times (different commands in ${PROJECT}, ` +
+      `${LOCAL}), so each stall is nudged 2 times`,
+    ]);
+    assert.ok(out.includes('        fix: remove the "if" field\n'));
+    assert.ok(out.includes(
+      '        fix: keep one: "stall-watch uninstall --scope <scope>" for the others\n',
+    ));
+    assert.ok(out.includes(
+      `        fix: run "stall-watch install --scope project --subagents"\n`,
+    ));
+  });
+});
+
+Deno.test("doctor accepts the same command in two files (Claude Code runs it once)", async () => {
+  await withSetup(async (s) => {
+    assert.equal(await main(["install", "--scope", "project"], s.io()), 0);
+    assert.equal(await main(["install", "--scope", "local"], s.io()), 0);
+    const { code, out } = await s.doctor();
+    assert.equal(code, 0, out);
+    assert.ok(out.includes("  ok    no duplicate registrations\n"));
+  });
+});
+
+Deno.test("doctor reports config problems as a failure and the kill switch as a warning", async () => {
+  await withSetup(async (s) => {
+    assert.equal(await main(["install"], s.io()), 0);
+    await s.write("stall-watch.jsonc", '{ "max_retries": "many" }\n');
+    const broken = await s.doctor();
+    assert.equal(broken.code, 1);
+    assert.deepEqual(lines(broken.out, "FAIL").map((l) => l.slice(8)), [
+      'config: .claude/stall-watch.jsonc:1:18: "max_retries" must be an integer, got string',
+    ]);
+    await s.write(
+      "stall-watch.jsonc",
+      '{ "max_retries": 2, "kill_switch": true }\n',
+    );
+    const off = await s.doctor();
+    assert.equal(off.code, 0, "a deliberate kill switch is not a failure");
+    assert.deepEqual(lines(off.out, "warn"), [
+      "  warn  kill switch is on (config kill_switch): every stop is allowed",
+    ]);
+    assert.ok(off.out.includes(
+      '        fix: set "kill_switch": false in .claude/stall-watch.jsonc\n',
+    ));
+    assert.ok(
+      off.out.includes("  ok    config: .claude/stall-watch.jsonc is valid\n"),
+    );
+    const env = await s.doctor({ STALL_WATCH_DISABLED: "yes" });
+    assert.ok(env.out.includes("        fix: unset STALL_WATCH_DISABLED\n"));
+  });
+});
+
+Deno.test("doctor warns about a shell command that does not start in the project root", async () => {
+  await withSetup(async (s) => {
+    await s.write(
+      "settings.local.json",
+      JSON.stringify({
+        hooks: {
+          Stop: [{
+            hooks: [{ type: "command", command: s.shown, timeout: 9 }],
+          }],
+        },
+      }),
+    );
+    const { code, out } = await s.doctor();
+    assert.equal(code, 0, out);
+    assert.deepEqual(lines(out, "warn").map((l) => l.slice(8)), [
+      `Stop in ${LOCAL}: starts in the session's current folder, not the project root`,
+    ]);
+  });
+});
+
+Deno.test("doctor checks the watch handler's async flags and timeout", async () => {
+  await withSetup(async (s) => {
+    await s.write(
+      "settings.json",
+      JSON.stringify({
+        hooks: {
+          Stop: [{
+            hooks: [{
+              type: "command",
+              command: `cd "$CLAUDE_PROJECT_DIR" && ${s.shown}`,
+              timeout: 30,
+            }],
+          }],
+          PostToolUse: [{
+            hooks: [{
+              type: "command",
+              command: `${s.shown} watch`,
+              timeout: 600,
+            }],
+          }],
+        },
+      }),
+    );
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1);
+    assert.deepEqual(lines(out, "FAIL").map((l) => l.slice(8)), [
+      `PostToolUse in ${PROJECT}: the watch handler needs "async": true and "asyncRewake": true`,
+      `PostToolUse in ${PROJECT}: timeout 600 s is not above the watchdog's deadline (600 s)`,
+    ]);
+  });
+});
+
+Deno.test("doctor rejects arguments with one line and exit 64", async () => {
+  await withSetup(async (s) => {
+    const fake = s.io();
+    assert.equal(await main(["doctor", "--fix"], fake), 64);
+    assert.deepEqual(fake.stderr, [
+      'stall-watch: Unknown option "--fix" for "doctor": run "stall-watch help doctor"\n',
+    ]);
+  });
+});
+
+function facts(overrides: Partial<DoctorFacts> = {}): DoctorFacts {
+  return {
+    version: "9.9.9",
+    self: selfInvocation(
+      "C:\\t\\stall-watch.exe",
+      "file:///C:/m.ts",
+      "windows",
+    ),
+    platform: "windows",
+    projectDir: "C:/p",
+    files: [],
+    paths: new Map(),
+    claudeDirError: null,
+    configPath: null,
+    problems: [],
+    killSwitch: { active: false, source: "" },
+    watchMaxSeconds: 600,
+    ...overrides,
+  };
+}
+
+Deno.test("doctorChecks() on Windows: backslashes in a shell command fail, exec form passes", () => {
+  const handler = (h: Record<string, unknown>) => ({
+    event: "Stop" as const,
+    group: 0,
+    index: 0,
+    handler: h,
+    groupKeys: [],
+    args: [],
+  });
+  const results = doctorChecks(facts({
+    files: [{
+      scope: "user",
+      display: "C:/Users/me/.claude/settings.json",
+      exists: true,
+      error: null,
+      handlers: [
+        handler({
+          type: "command",
+          command: "C:\\t\\stall-watch.exe",
+          timeout: 30,
+        }),
+        handler({
+          type: "command",
+          command: "C:/t/stall-watch.exe",
+          args: [],
+          timeout: 30,
+        }),
+      ],
+    }],
+    paths: new Map([
+      ["C:/t/stall-watch.exe", {
+        exists: true,
+        isFile: true,
+        executable: true,
+      }],
+    ]),
+  }));
+  const texts = results.map((r) => `${r.status} ${r.text}`);
+  assert.ok(
+    texts.includes(
+      "fail Stop in C:/Users/me/.claude/settings.json: C:\\t\\stall-watch.exe has backslashes, which bash drops",
+    ),
+    texts.join("\n"),
+  );
+  assert.ok(
+    texts.includes(
+      "ok Stop in C:/Users/me/.claude/settings.json: C:/t/stall-watch.exe (timeout 30 s)",
+    ),
+    texts.join("\n"),
+  );
+  assert.ok(
+    texts.includes("ok stall-watch 9.9.9 (compiled: C:/t/stall-watch.exe)"),
+  );
+});
+
+Deno.test("doctorChecks() reports an unwritable .claude with a fix", () => {
+  const result = doctorChecks(facts({ claudeDirError: "Permission denied" }))
+    .find((r) => r.text.startsWith(".claude"));
+  assert.equal(result?.status, "fail");
+  assert.equal(result?.text, ".claude is not writable: Permission denied");
+  assert.ok(result?.fix);
+});
+
+Deno.test("renderDoctorReport() colours status words only when asked", () => {
+  const results = doctorChecks(facts());
+  assert.ok(renderDoctorReport(results, true).includes("\x1b[31mFAIL\x1b[0m"));
+  assert.ok(!renderDoctorReport(results, false).includes("\x1b"));
+  assert.equal(useColor(true, {}), true);
+  assert.equal(useColor(true, { NO_COLOR: "1" }), false);
+  assert.equal(useColor(true, { TERM: "dumb" }), false);
+  assert.equal(useColor(false, {}), false);
+});
+
+Deno.test("doctor as a process under the release flags passes after install and writes nothing", async () => {
+  const project = await tempProject();
+  try {
+    const env = { CLAUDE_CONFIG_DIR: join(project.dir, "user-config") };
+    const before = await runStallWatch({
+      cwd: project.dir,
+      args: ["doctor"],
+      env,
+    });
+    assert.equal(before.code, 1);
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(project.dir)), []);
+    const installed = await runStallWatch({
+      cwd: project.dir,
+      args: ["install"],
+      env,
+    });
+    assert.equal(installed.code, 0, installed.stderr);
+    const after = await runStallWatch({
+      cwd: project.dir,
+      args: ["doctor"],
+      env,
+    });
+    assert.equal(after.code, 0, after.stdout + after.stderr);
+    assert.match(after.stdout, /^stall-watch doctor\n/);
+    assert.match(after.stdout, /All checks passed\.\n$/);
+    assert.equal(after.stderr, "");
+  } finally {
+    await project.cleanup();
+  }
+});

@@ -1,0 +1,179 @@
+import assert from "node:assert/strict";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseConfigText } from "../../src/settings/config_file.ts";
+import { loadSettings } from "../../src/settings/load_settings.ts";
+import {
+  CONFIG_KEYS,
+  DEFAULT_SETTINGS,
+  resolveSettings,
+} from "../../src/settings/settings.ts";
+
+const fixture = (name: string) =>
+  fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
+
+async function fromText(text: string, env: Record<string, string> = {}) {
+  const file = await parseConfigText(text, "stall-watch.jsonc");
+  const resolved = resolveSettings(env, file.values);
+  return { ...resolved, problems: [...file.problems, ...resolved.problems] };
+}
+
+Deno.test("resolveSettings() gives the seed's defaults when nothing is set", () => {
+  const { settings, problems } = resolveSettings({}, new Map());
+  assert.deepEqual(problems, []);
+  assert.equal(settings.maxRetries, 3);
+  assert.equal(settings.cooldownSeconds, 0);
+  assert.equal(settings.killSwitchEnv, "STALL_WATCH_DISABLED");
+  assert.equal(settings.stateDir, ".claude/stall_watch");
+  assert.equal(settings.eventLogEnabled, false);
+  assert.equal(settings.output, "stderr");
+  assert.equal(settings.stopHookActive, "allow");
+});
+
+Deno.test("settings precedence is environment over config file over defaults", async () => {
+  const text = '{ "max_retries": 5, "cooldown_seconds": 30 }';
+  const fileOnly = await fromText(text);
+  assert.equal(fileOnly.settings.maxRetries, 5);
+  assert.equal(fileOnly.settings.cooldownSeconds, 30);
+  const withEnv = await fromText(text, { STALL_WATCH_MAX_RETRIES: "1" });
+  assert.equal(withEnv.settings.maxRetries, 1);
+  assert.equal(withEnv.settings.cooldownSeconds, 30);
+  assert.deepEqual(withEnv.problems, []);
+});
+
+Deno.test("an unusable environment value is reported and the file's value used", async () => {
+  const { settings, problems } = await fromText('{ "max_retries": 2 }', {
+    STALL_WATCH_MAX_RETRIES: "lots",
+  });
+  assert.equal(settings.maxRetries, 2);
+  assert.deepEqual(problems, [{
+    source: "env STALL_WATCH_MAX_RETRIES",
+    message: 'must be an integer from 0 to 7, got "lots"',
+  }]);
+});
+
+Deno.test("max_retries must stay below Claude Code's own block cap of 8", async () => {
+  const { settings, problems } = await fromText('{\n  "max_retries": 8\n}');
+  assert.equal(settings.maxRetries, DEFAULT_SETTINGS.maxRetries);
+  assert.equal(problems[0]?.source, "stall-watch.jsonc:2:18");
+  assert.match(
+    problems[0]?.message ?? "",
+    /"max_retries" must be an integer from 0 to 7, got 8/,
+  );
+});
+
+Deno.test("parseConfigText() accepts comments and trailing commas", async () => {
+  const { settings, problems } = await fromText(`{
+    // a comment
+    "output": "json", /* another */
+    "event_log": { "enabled": true, },
+  }`);
+  assert.deepEqual(problems, []);
+  assert.equal(settings.output, "json");
+  assert.equal(settings.eventLogEnabled, true);
+});
+
+Deno.test("parseConfigText() reports syntax errors with line and column and uses nothing", async () => {
+  const file = await parseConfigText(
+    '{\n  "max_retries": 2\n  "output": "json"\n}',
+    "c.jsonc",
+  );
+  assert.equal(file.values.size, 0);
+  assert.deepEqual(file.problems[0], {
+    source: "c.jsonc:3:3",
+    message: "syntax error: CommaExpected",
+  });
+});
+
+Deno.test("parseConfigText() reports unknown keys and wrong types, keeping the rest", async () => {
+  const file = await parseConfigText(
+    '{"max_retrys": 2, "cooldown_seconds": "10", "event_log": {"path": ".claude/x.jsonl", "rotate": 1}}',
+    "c.jsonc",
+  );
+  assert.deepEqual([...file.values.keys()], ["event_log.path"]);
+  assert.deepEqual(file.problems.map((p) => p.message), [
+    'unknown key "max_retrys" (known here: max_retries, cooldown_seconds, kill_switch, kill_switch_env, ' +
+    "kill_switch_file, output, state_dir, stop_hook_active, lag_wait_ms, event_log, watch, recovery)",
+    '"cooldown_seconds" must be a number, got string',
+    'unknown key "event_log.rotate" (known here: enabled, path, max_bytes)',
+  ]);
+});
+
+Deno.test("a custom nudge template replaces only its kind", async () => {
+  const { settings } = await fromText(
+    '{"recovery": {"nudges": {"hung_mcp_call": "Restart {tool_name} now"}}}',
+  );
+  assert.equal(
+    settings.recovery.nudges.hung_mcp_call,
+    "Restart {tool_name} now",
+  );
+  assert.equal(
+    settings.recovery.nudges.pending_tool_use,
+    DEFAULT_SETTINGS.recovery.nudges.pending_tool_use,
+  );
+});
+
+Deno.test("the shipped example config parses without a single problem", async () => {
+  const file = await parseConfigText(
+    await Deno.readTextFile(fixture("stall-watch.example.jsonc")),
+    "example",
+  );
+  const { problems } = resolveSettings({}, file.values);
+  assert.deepEqual([...file.problems, ...problems], []);
+  assert.ok(file.values.size >= 10);
+});
+
+Deno.test("the JSON Schema lists exactly the keys the config reader accepts", async () => {
+  const schema = JSON.parse(
+    await Deno.readTextFile(fixture("stall-watch.schema.json")),
+  );
+  const keys = (spec: object, prefix = ""): string[] =>
+    Object.entries(spec).flatMap(([k, v]) =>
+      typeof v === "string" ? [prefix + k] : keys(v, `${prefix}${k}.`)
+    );
+  const schemaKeys = (
+    node: { properties?: Record<string, object> },
+    prefix = "",
+  ): string[] =>
+    Object.entries(node.properties ?? {}).flatMap(([k, v]) =>
+      "properties" in v
+        ? schemaKeys(v as typeof node, `${prefix}${k}.`)
+        : [prefix + k]
+    );
+  assert.deepEqual(schemaKeys(schema).sort(), keys(CONFIG_KEYS).sort());
+});
+
+Deno.test("loadSettings() refuses a state folder or log outside .claude and uses the default", async () => {
+  const { settings, problems } = await loadSettings({
+    STALL_WATCH_STATE_DIR: "/tmp/elsewhere",
+    STALL_WATCH_LOG_FILE: ".claude/../events.jsonl",
+    STALL_WATCH_CONFIG: "/nonexistent/stall-watch.jsonc",
+  }, "/work/project");
+  const root = resolve("/work/project", ".claude");
+  assert.equal(settings.stateDir, ".claude/stall_watch");
+  assert.equal(settings.eventLogPath, ".claude/stall_watch/events.jsonl");
+  assert.equal(settings.eventLogEnabled, true);
+  assert.deepEqual(problems.map((p) => p.message), [
+    `Refusing state folder "/tmp/elsewhere": stall-watch only writes inside ${root}; ` +
+    "using .claude/stall_watch",
+    `Refusing event log ".claude/../events.jsonl": stall-watch only writes inside ${root}; ` +
+    "using .claude/stall_watch/events.jsonl",
+  ]);
+});
+
+Deno.test("loadSettings() refuses an event log path that could name another file", async () => {
+  const { settings, problems } = await loadSettings({
+    STALL_WATCH_LOG_FILE: ".claude/settings.local.json",
+    STALL_WATCH_CONFIG: "/nonexistent/stall-watch.jsonc",
+  }, "/work/project");
+  assert.equal(settings.eventLogPath, ".claude/stall_watch/events.jsonl");
+  assert.deepEqual(problems.map((p) => p.message), [
+    'Refusing event log ".claude/settings.local.json": its name must end in .jsonl or .log; ' +
+    "using .claude/stall_watch/events.jsonl",
+  ]);
+  const ok = await loadSettings({
+    STALL_WATCH_LOG_FILE: ".claude/stall_watch.log",
+    STALL_WATCH_CONFIG: "/nonexistent/stall-watch.jsonc",
+  }, "/work/project");
+  assert.equal(ok.settings.eventLogPath, ".claude/stall_watch.log");
+});

@@ -1,0 +1,247 @@
+/**
+ * The watchdog's pure core: where the watched call stands in the turn, the
+ * policy that turns that plus the clock into the next step, and the
+ * background launches a PostToolUse watcher reads from results.
+ */
+
+import assert from "node:assert/strict";
+import { resolve } from "node:path";
+import { launchedBackgroundTasks } from "../../src/detection/background_launch.ts";
+import { classifyTurn } from "../../src/detection/classify.ts";
+import type { Entry } from "../../src/transcript/entry.ts";
+import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
+import { callState } from "../../src/watchdog/watch_state.ts";
+import {
+  nextWatchStep,
+  type WatchFacts,
+  watchLimits,
+} from "../../src/watchdog/watch_step.ts";
+import { FIXTURES_DIR } from "../support/cases.ts";
+
+let offset = 0;
+const base = () => ({
+  offset: offset += 100,
+  line: 0,
+  promptId: null,
+  sidechain: false,
+});
+const say = (text: string): Entry => ({
+  kind: "assistant",
+  ...base(),
+  messageId: null,
+  texts: [text],
+  toolUses: [],
+});
+const call = (...ids: string[]): Entry => ({
+  kind: "assistant",
+  ...base(),
+  messageId: null,
+  texts: [],
+  toolUses: ids.map((id) => ({ id, name: "Bash" })),
+});
+const thinking = (): Entry => ({
+  kind: "assistant",
+  ...base(),
+  messageId: null,
+  texts: [],
+  toolUses: [],
+});
+const result = (id: string): Entry => ({
+  kind: "results",
+  ...base(),
+  results: [{ toolUseId: id, empty: false, userStopped: false, snippet: "ok" }],
+});
+const note = (): Entry => ({ kind: "note", ...base() });
+const interrupt = (): Entry => ({ kind: "interrupt", ...base() });
+
+Deno.test("callState() finds the watched call and what followed its result", () => {
+  const answer = result("A");
+  assert.deepEqual(callState([say("Running it."), call("B")], "A"), {
+    kind: "absent",
+  });
+  assert.deepEqual(callState([call("A")], "A"), { kind: "awaiting_result" });
+  assert.deepEqual(callState([call("A"), answer], "A"), {
+    kind: "answered",
+    resultOffset: answer.offset,
+    callsPending: false,
+  });
+  // Text, or a new call, after the result is a follow-up.
+  assert.deepEqual(callState([call("A"), answer, say("Done.")], "A"), {
+    kind: "followed_up",
+  });
+  assert.deepEqual(callState([call("A"), result("A"), call("C")], "A"), {
+    kind: "followed_up",
+  });
+  // A lone empty thinking block and hook feedback are not.
+  assert.equal(
+    callState([call("A"), result("A"), thinking(), note()], "A").kind,
+    "answered",
+  );
+  // An interrupt ends the watch, before or after the result.
+  assert.deepEqual(callState([call("A"), interrupt()], "A"), {
+    kind: "interrupted",
+  });
+  assert.deepEqual(callState([call("A"), result("A"), interrupt()], "A"), {
+    kind: "interrupted",
+  });
+});
+
+Deno.test("callState() reports a parallel call that is still running", () => {
+  const turn = [call("A", "B"), result("A")];
+  assert.deepEqual(callState(turn, "A"), {
+    kind: "answered",
+    resultOffset: (turn[1] as Entry).offset,
+    callsPending: true,
+  });
+  const done = [...turn, result("B")];
+  assert.equal(
+    (callState(done, "A") as { callsPending: boolean }).callsPending,
+    false,
+  );
+});
+
+const limits = {
+  idleMs: 90_000,
+  maxMs: 600_000,
+  graceMs: 10_000,
+  tickMs: 1000,
+};
+const answered = {
+  kind: "answered",
+  resultOffset: 0,
+  callsPending: false,
+} as const;
+function facts(over: Partial<WatchFacts>): WatchFacts {
+  return {
+    state: answered,
+    turnEnded: false,
+    seen: true,
+    superseded: false,
+    elapsedMs: 1000,
+    quietMs: 1000,
+    limits,
+    ...over,
+  };
+}
+
+Deno.test("nextWatchStep() waits, judges or finishes in the documented order", () => {
+  assert.deepEqual(nextWatchStep(facts({})), { action: "wait" });
+  assert.deepEqual(nextWatchStep(facts({ turnEnded: true })), {
+    action: "judge",
+    trigger: "turn_end",
+  });
+  assert.deepEqual(nextWatchStep(facts({ quietMs: 90_000 })), {
+    action: "judge",
+    trigger: "idle",
+  });
+  // A running parallel call is not idleness, but a turn end is still judged.
+  const pending = { ...answered, callsPending: true };
+  assert.deepEqual(
+    nextWatchStep(facts({ state: pending, quietMs: 500_000 })),
+    { action: "wait" },
+  );
+  assert.equal(
+    nextWatchStep(facts({ state: pending, turnEnded: true })).action,
+    "judge",
+  );
+  // A newer watcher wins over everything, even a turn end.
+  const superseded = nextWatchStep(
+    facts({ superseded: true, turnEnded: true }),
+  );
+  assert.equal(
+    superseded.action === "finish" && superseded.outcome,
+    "superseded",
+  );
+  // A turn end is judged even at the deadline.
+  assert.equal(
+    nextWatchStep(facts({ turnEnded: true, elapsedMs: 700_000 })).action,
+    "judge",
+  );
+  const outcome = (over: Partial<WatchFacts>) => {
+    const step = nextWatchStep(facts(over));
+    return step.action === "finish" ? step.outcome : step.action;
+  };
+  assert.equal(outcome({ state: { kind: "followed_up" } }), "followed_up");
+  assert.equal(outcome({ state: { kind: "interrupted" } }), "interrupted");
+  assert.equal(outcome({ state: { kind: "absent" } }), "new_turn");
+  assert.equal(outcome({ elapsedMs: 600_000 }), "deadline");
+  // Never seen: wait for a lagging call, then give up.
+  assert.equal(outcome({ state: { kind: "absent" }, seen: false }), "wait");
+  assert.equal(outcome({ state: null, seen: false }), "wait");
+  assert.equal(
+    outcome({ state: null, seen: false, elapsedMs: 10_000 }),
+    "not_found",
+  );
+  // Waiting for the call's own result never turns into a stall.
+  assert.equal(
+    outcome({ state: { kind: "awaiting_result" }, quietMs: 500_000 }),
+    "wait",
+  );
+});
+
+Deno.test("watchLimits() checks ten times per idle window, at most once a second", () => {
+  assert.deepEqual(watchLimits({ idleSeconds: 90, watchMaxSeconds: 600 }), {
+    idleMs: 90_000,
+    maxMs: 600_000,
+    graceMs: 10_000,
+    tickMs: 1000,
+  });
+  assert.equal(
+    watchLimits({ idleSeconds: 0.5, watchMaxSeconds: 5 }).tickMs,
+    50,
+  );
+  assert.equal(
+    watchLimits({ idleSeconds: 0.05, watchMaxSeconds: 5 }).tickMs,
+    20,
+  );
+});
+
+async function fixtureTurn(name: string): Promise<Entry[]> {
+  const scan = await scanCurrentTurn(resolve(FIXTURES_DIR, name), {
+    promptId: null,
+    includeSidechains: false,
+  });
+  assert.ok(scan);
+  return scan.entries;
+}
+
+Deno.test("launchedBackgroundTasks() reads background launches from fixture results", async () => {
+  const ids = async (name: string) =>
+    launchedBackgroundTasks(await fixtureTurn(name)).map((t) => [
+      t.id,
+      t.type,
+    ]);
+  assert.deepEqual(await ids("bash_run_in_background_then_eof.jsonl"), [[
+    "b7e2k9",
+    "shell",
+  ]]);
+  assert.deepEqual(await ids("mcp_slow_call_moved_to_background.jsonl"), [[
+    "mcpt_4f9a2c",
+    "mcp task",
+  ]]);
+  assert.deepEqual(
+    await ids("prompt_id_turn_spans_feedback_and_task_notification.jsonl"),
+    [["a7f3c21", "subagent"]],
+  );
+  assert.deepEqual(await ids("healthy_text_after_results.jsonl"), []);
+});
+
+Deno.test("a turn that ends on a background launch is healthy for the watchdog, a plain result is not", async () => {
+  for (
+    const name of [
+      "bash_run_in_background_then_eof.jsonl",
+      "mcp_slow_call_moved_to_background.jsonl",
+    ]
+  ) {
+    const turn = await fixtureTurn(name);
+    const context = { backgroundTasks: launchedBackgroundTasks(turn) };
+    assert.deepEqual(classifyTurn(turn, context).signatures, [], name);
+  }
+  const stalled = await fixtureTurn("bash_no_output_marker_is_content.jsonl");
+  const verdict = classifyTurn(stalled, {
+    backgroundTasks: launchedBackgroundTasks(stalled),
+  });
+  assert.deepEqual(verdict.signatures.map((s) => s.kind), [
+    "missing_followup",
+  ]);
+});

@@ -1,0 +1,195 @@
+/**
+ * The watchdog's edges in process: payload parsing, the turn-end marker, the
+ * per-session marker, and whole watches on a fake clock (the default 90 s
+ * idle window and 600 s deadline, without waiting for them).
+ */
+
+import assert from "node:assert/strict";
+import { join, resolve } from "node:path";
+import { main } from "../../src/cli.ts";
+import { ConfinementError } from "../../src/confined/confine.ts";
+import { InputError } from "../../src/shared/errors.ts";
+import { turnEndAfter } from "../../src/transcript/turn_end_marker.ts";
+import { parseWatchInput } from "../../src/watchdog/watch_input.ts";
+import { claimWatch, isSuperseded } from "../../src/watchdog/watch_marker.ts";
+import { runWatch } from "../../src/watchdog/watchdog.ts";
+import { FIXTURES_DIR } from "../support/cases.ts";
+import { fakeIO } from "../support/fake_io.ts";
+import { tempProject } from "../support/hook_process.ts";
+import {
+  newId,
+  postToolUsePayload,
+  SessionTranscript,
+} from "../support/watch_session.ts";
+
+Deno.test("parseWatchInput() reads the PostToolUse fields and requires tool_use_id", () => {
+  const input = parseWatchInput(JSON.stringify({
+    session_id: "s1",
+    transcript_path: "/t.jsonl",
+    hook_event_name: "PostToolUse",
+    tool_name: "Bash",
+    tool_use_id: "toolu_1",
+    tool_response: { stdout: "x".repeat(100_000) },
+    prompt_id: "p1",
+  }));
+  assert.deepEqual(input, {
+    sessionId: "s1",
+    hookEventName: "PostToolUse",
+    transcriptPath: "/t.jsonl",
+    toolUseId: "toolu_1",
+    toolName: "Bash",
+    promptId: "p1",
+    agentId: null,
+  });
+  assert.equal(
+    parseWatchInput(
+      '{"transcript_path":"/t","tool_use_id":"t","agent_id":"a7f3c21"}',
+    ).agentId,
+    "a7f3c21",
+  );
+  assert.throws(
+    () => parseWatchInput('{"transcript_path":"/t","tool_use_id":7}'),
+    (e: unknown) =>
+      e instanceof InputError &&
+      e.message ===
+        'Cannot parse hook input: "tool_use_id" must be a non-empty string, got a number',
+  );
+});
+
+Deno.test("turnEndAfter() sees a turn_duration line after the result, within the scanned size", async () => {
+  const path = resolve(
+    FIXTURES_DIR,
+    "missing_followup_metadata_after_result.jsonl",
+  );
+  const bytes = await Deno.readFile(path);
+  const starts = [0];
+  bytes.forEach((b, i) => {
+    if (b === 0x0a) starts.push(i + 1);
+  });
+  const lineAt = (n: number) => starts[n - 1] as number; // 1-based
+  // Line 17 is the unanswered Bash result, line 20 the turn_duration line.
+  assert.equal(await turnEndAfter(path, lineAt(17), bytes.length), true);
+  assert.equal(await turnEndAfter(path, lineAt(17), lineAt(20)), false);
+  assert.equal(await turnEndAfter(path, lineAt(17), lineAt(21)), true);
+  assert.equal(await turnEndAfter(path, lineAt(21), bytes.length), false);
+  assert.equal(await turnEndAfter(path + ".gone", 0, 100), false);
+});
+
+Deno.test("claimWatch() makes the newest watcher of a session the only one", async () => {
+  const project = await tempProject();
+  try {
+    const first = await claimWatch(
+      project.dir,
+      ".claude/stall_watch",
+      "s/1",
+      "A",
+      1e12,
+    );
+    assert.equal(
+      first.path,
+      join(project.dir, ".claude/stall_watch/watch/s_1.json"),
+    );
+    assert.equal(await isSuperseded(first), false);
+    const second = await claimWatch(
+      project.dir,
+      ".claude/stall_watch",
+      "s/1",
+      "A",
+      1e12,
+    );
+    assert.equal(await isSuperseded(first), true, "even for the same call");
+    assert.equal(await isSuperseded(second), false);
+    const other = await claimWatch(
+      project.dir,
+      ".claude/stall_watch",
+      "s2",
+      "B",
+      1e12,
+    );
+    assert.equal(await isSuperseded(second), false, "sessions are separate");
+    await Deno.writeTextFile(other.path, "{not json");
+    assert.equal(
+      await isSuperseded(other),
+      false,
+      "a corrupt marker proves nothing",
+    );
+    await Deno.remove(other.path);
+    assert.equal(await isSuperseded(other), false);
+    await assert.rejects(
+      () => claimWatch(project.dir, "../elsewhere", "s1", "A", 1e12),
+      ConfinementError,
+    );
+  } finally {
+    await project.cleanup();
+  }
+});
+
+/** A project and a transcript whose Bash call has been answered. */
+async function answeredSession(): Promise<
+  {
+    dir: string;
+    t: SessionTranscript;
+    id: string;
+    cleanup: () => Promise<void>;
+  }
+> {
+  const project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  const id = newId("toolu_");
+  await t.append(
+    t.prompt("Run the tests."),
+    t.toolUse(id, "Bash", { command: "npm test" }),
+    t.result(id, "Tests  48 passed (48)"),
+  );
+  return { dir: project.dir, t, id, cleanup: project.cleanup };
+}
+
+Deno.test("runWatch() with the defaults nudges after 90 quiet seconds, checking once a second", async () => {
+  const s = await answeredSession();
+  try {
+    let sleeps = 0;
+    const io = fakeIO({ cwd: s.dir, onSleep: () => void sleeps++ });
+    const start = io.now();
+    const result = await runWatch(
+      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+      io,
+    );
+    assert.equal(result.exitCode, 2);
+    assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
+    assert.match(result.stderr, /at line 3 \[missing follow-up\]/);
+    assert.equal(io.now() - start, 90_000);
+    assert.equal(sleeps, 90);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+Deno.test("runWatch() gives up silently at the deadline while the result never arrives", async () => {
+  const s = await answeredSession();
+  try {
+    const pending = newId("toolu_");
+    await s.t.append(s.t.toolUse(pending, "Bash", { command: "sleep 900" }));
+    const io = fakeIO({ cwd: s.dir });
+    const start = io.now();
+    const result = await runWatch(
+      JSON.stringify(postToolUsePayload(s.t, pending, "Bash")),
+      io,
+    );
+    assert.deepEqual(result, { exitCode: 0, stderr: "" });
+    assert.equal(io.now() - start, 600_000);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+Deno.test("stall-watch watch from a terminal is a usage error", async () => {
+  const project = await tempProject();
+  try {
+    const io = fakeIO({ cwd: project.dir, stdinIsTerminal: true });
+    assert.equal(await main(["watch"], io), 64);
+    assert.equal(io.stderr.join("").trim().split("\n").length, 1);
+    assert.match(io.stderr.join(""), /reads a PostToolUse payload on stdin/);
+  } finally {
+    await project.cleanup();
+  }
+});
