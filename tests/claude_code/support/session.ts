@@ -1,0 +1,390 @@
+/**
+ * One real Claude Code session for a test: a throw-away HOME and
+ * CLAUDE_CONFIG_DIR, a project folder, the fake Messages API, the stub MCP
+ * server, and stall-watch registered as hooks through a logging wrapper.
+ *
+ * The wrapper is a few lines of `sh` that save each hook run's payload, exit
+ * code, stdout and stderr for the test and otherwise pass everything through
+ * unchanged, so the model receives the real hook's stderr. The hook itself
+ * runs as `deno run --quiet` with exactly the release permission flags.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { HOOK_PERMISSION_FLAGS } from "../../../src/permissions.ts";
+import { type FakeApi, type Script, startFakeApi } from "./fake_api.ts";
+
+/** Absolute path of stall-watch's `main.ts`. */
+export const MAIN_TS: string = fileURLToPath(
+  new URL("../../../main.ts", import.meta.url),
+);
+
+const MCP_STUB = fileURLToPath(new URL("./mcp_stub.ts", import.meta.url));
+
+/** Hook events a scenario can register stall-watch under. */
+export type HookEvent =
+  | "Stop"
+  | "SubagentStop"
+  | "PreToolUse"
+  | "PostToolUse"
+  | "UserPromptSubmit";
+
+/** One hook run as the wrapper saw it. */
+export interface HookRun {
+  /** `hook_event_name` of the payload. */
+  event: string;
+  payload: Record<string, unknown>;
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** What one `claude` run printed and how it ended. */
+export interface ClaudeRun {
+  /** Exit code (null when killed at the timeout). */
+  code: number | null;
+  timedOut: boolean;
+  elapsedMs: number;
+  /** The stream-json events (`-p --output-format stream-json`). */
+  events: Record<string, unknown>[];
+  /** The final `result` event, if any. */
+  result: Record<string, unknown> | undefined;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of {@link ClaudeSession.runPrint}. */
+export interface PrintOptions {
+  /** Tools the run may use without asking (`--allowedTools`). */
+  allowedTools?: string[];
+  /** Pass the session's settings file with `--settings` (default true). */
+  useSettings?: boolean;
+  /** Extra arguments. */
+  args?: string[];
+  /** Kill the run after this long (default 60 s). */
+  timeoutMs?: number;
+  /** Extra environment for claude (and so for its hooks). */
+  env?: Record<string, string>;
+}
+
+/** Everything one scenario works with. */
+export interface ClaudeSession {
+  /** The temp folder holding everything below. */
+  root: string;
+  home: string;
+  configDir: string;
+  /** The folder claude starts in (the project). */
+  project: string;
+  api: FakeApi;
+  /** The settings file with the hook registration. */
+  settingsPath: string;
+  mcpConfigPath: string;
+  /** The `command` string registered for the hook (wrapper). */
+  hookCommand: string;
+  /** The environment every claude run gets. */
+  env: Record<string, string>;
+  /** Runs `claude -p <prompt>` to its end (or the timeout). */
+  runPrint(prompt: string, options?: PrintOptions): Promise<ClaudeRun>;
+  /** The hook runs so far, in order. */
+  hookRuns(): Promise<HookRun[]>;
+  /** Every `*.jsonl` below the config dir's `projects`, main files first. */
+  transcripts(): Promise<string[]>;
+}
+
+/** Options of {@link withClaudeSession}. */
+export interface SessionOptions {
+  /** The claude executable. */
+  claude: string;
+  /** Answers the main conversation. */
+  script: Script;
+  /** Events stall-watch is registered under (default Stop and SubagentStop). */
+  events?: HookEvent[];
+}
+
+let denoDirCache: string | undefined;
+
+/**
+ * The Deno cache the test process uses, passed on so the hook needs neither
+ * network nor a cold compile under the throw-away HOME.
+ */
+async function denoDir(): Promise<string> {
+  if (denoDirCache) return denoDirCache;
+  const fromEnv = Deno.env.get("DENO_DIR");
+  if (fromEnv) return denoDirCache = fromEnv;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+    stderr: "null",
+    env: { NO_COLOR: "1" },
+  }).output();
+  return denoDirCache =
+    JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
+}
+
+/** Single-quotes a word for `sh`. */
+export function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The logging wrapper around `deno run --quiet <flags> main.ts "$@"`. */
+function wrapperScript(logDir: string): string {
+  const hook = [
+    Deno.execPath(),
+    "run",
+    "--quiet",
+    ...HOOK_PERMISSION_FLAGS,
+    MAIN_TS,
+  ].map(shellQuote).join(" ");
+  return [
+    "#!/bin/sh",
+    "# Saves one hook run for the test; passes everything through unchanged.",
+    `log=${shellQuote(logDir)}`,
+    'n="$(date +%s%N)-$$"',
+    'cat > "$log/$n.payload"',
+    `${hook} "$@" < "$log/$n.payload" > "$log/$n.stdout" 2> "$log/$n.stderr"`,
+    "code=$?",
+    'cat "$log/$n.stdout"',
+    'cat "$log/$n.stderr" >&2',
+    'echo "$code" > "$log/$n.code"',
+    'exit "$code"',
+    "",
+  ].join("\n");
+}
+
+/** A settings object registering `command` under `events`. */
+export function hookSettings(
+  command: string,
+  events: HookEvent[],
+): Record<string, unknown> {
+  const hooks: Record<string, unknown> = {};
+  for (const event of events) {
+    const handler = { type: "command", command, timeout: 30 };
+    hooks[event] = [
+      event === "PreToolUse" || event === "PostToolUse"
+        ? { matcher: "*", hooks: [handler] }
+        : { hooks: [handler] },
+    ];
+  }
+  return { hooks };
+}
+
+/** Reads the wrapper's log, oldest run first (finished runs only). */
+async function readHookRuns(logDir: string): Promise<HookRun[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(logDir)) {
+    if (entry.name.endsWith(".code")) names.push(entry.name.slice(0, -5));
+  }
+  names.sort();
+  const runs: HookRun[] = [];
+  for (const name of names) {
+    const read = (ext: string) =>
+      Deno.readTextFile(join(logDir, `${name}.${ext}`));
+    const payload = JSON.parse(await read("payload"));
+    runs.push({
+      event: String(payload.hook_event_name),
+      payload,
+      code: Number((await read("code")).trim()),
+      stdout: await read("stdout"),
+      stderr: await read("stderr"),
+    });
+  }
+  return runs;
+}
+
+async function listJsonl(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory) found.push(...await listJsonl(path));
+      else if (entry.name.endsWith(".jsonl")) found.push(path);
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return found;
+}
+
+/** Reads a JSONL file into its parsed lines (corrupt lines are skipped). */
+export async function readJsonl(
+  path: string,
+): Promise<Record<string, unknown>[]> {
+  const lines = (await Deno.readTextFile(path)).split("\n");
+  const entries: Record<string, unknown>[] = [];
+  for (const line of lines) {
+    if (line.trim() === "") continue;
+    try {
+      entries.push(JSON.parse(line));
+    } catch { /* partial line */ }
+  }
+  return entries;
+}
+
+/**
+ * The environment of every claude run: nothing inherited but PATH and the
+ * Deno cache, no proxy variables, loopback only.
+ */
+function claudeEnv(
+  root: string,
+  home: string,
+  configDir: string,
+  apiUrl: string,
+  deno: string,
+): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: home,
+    CLAUDE_CONFIG_DIR: configDir,
+    TMPDIR: join(root, "tmp"),
+    LANG: "C.UTF-8",
+    DENO_DIR: deno,
+    DENO_NO_UPDATE_CHECK: "1",
+    NO_COLOR: "1",
+    ANTHROPIC_BASE_URL: apiUrl,
+    ANTHROPIC_API_KEY: "sk-ant-api03-stall-watch-test-key-0000000000",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    CLAUDE_CODE_MAX_RETRIES: "1",
+    NO_PROXY: "127.0.0.1,localhost",
+  };
+}
+
+/**
+ * Runs `fn` with a fresh session and removes every temp file afterwards.
+ * Requires `--allow-net`, `--allow-run`, `--allow-read`, `--allow-write` and
+ * `--allow-env`.
+ */
+export async function withClaudeSession(
+  options: SessionOptions,
+  fn: (session: ClaudeSession) => Promise<void>,
+): Promise<void> {
+  const root = await Deno.makeTempDir({ prefix: "stall-watch-claude-" });
+  const api = startFakeApi(options.script);
+  try {
+    const home = join(root, "home");
+    const configDir = join(home, ".claude");
+    const project = join(root, "proj");
+    const logDir = join(root, "hook-log");
+    for (const dir of [configDir, project, logDir, join(root, "tmp")]) {
+      await Deno.mkdir(dir, { recursive: true });
+    }
+    const wrapper = join(root, "stall-watch-hook");
+    await Deno.writeTextFile(wrapper, wrapperScript(logDir), { mode: 0o755 });
+    const hookCommand = shellQuote(wrapper);
+    const settingsPath = join(root, "settings.json");
+    await Deno.writeTextFile(
+      settingsPath,
+      JSON.stringify(
+        hookSettings(hookCommand, options.events ?? ["Stop", "SubagentStop"]),
+        null,
+        2,
+      ),
+    );
+    const mcpConfigPath = join(root, "mcp.json");
+    await Deno.writeTextFile(
+      mcpConfigPath,
+      JSON.stringify({
+        mcpServers: {
+          stub: {
+            type: "stdio",
+            command: Deno.execPath(),
+            args: ["run", "--quiet", "--no-prompt", MCP_STUB],
+          },
+        },
+      }),
+    );
+    const env = claudeEnv(root, home, configDir, api.url, await denoDir());
+    const session: ClaudeSession = {
+      root,
+      home,
+      configDir,
+      project,
+      api,
+      settingsPath,
+      mcpConfigPath,
+      hookCommand,
+      env,
+      runPrint: (prompt, printOptions = {}) =>
+        runPrint(options.claude, session, prompt, printOptions),
+      hookRuns: () => readHookRuns(logDir),
+      transcripts: async () => {
+        const files = await listJsonl(join(configDir, "projects"));
+        const depth = (p: string) => p.split("/").length;
+        return files.sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+      },
+    };
+    await fn(session);
+  } finally {
+    await api.close();
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+}
+
+async function runPrint(
+  claude: string,
+  session: ClaudeSession,
+  prompt: string,
+  options: PrintOptions,
+): Promise<ClaudeRun> {
+  const args = [
+    "-p",
+    prompt,
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--mcp-config",
+    session.mcpConfigPath,
+    "--strict-mcp-config",
+  ];
+  if (options.useSettings ?? true) {
+    args.push("--settings", session.settingsPath);
+  }
+  if (options.allowedTools?.length) {
+    args.push("--allowedTools", options.allowedTools.join(","));
+  }
+  args.push(...(options.args ?? []));
+  const started = performance.now();
+  const child = new Deno.Command(claude, {
+    args,
+    cwd: session.project,
+    clearEnv: true,
+    env: { ...session.env, ...options.env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let timedOut = false;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }, timeoutMs);
+  try {
+    const out = await child.output();
+    const stdout = new TextDecoder().decode(out.stdout);
+    const events: Record<string, unknown>[] = [];
+    for (const line of stdout.split("\n")) {
+      if (!line.startsWith("{")) continue;
+      try {
+        events.push(JSON.parse(line));
+      } catch { /* not an event */ }
+    }
+    return {
+      code: timedOut ? null : out.code,
+      timedOut,
+      elapsedMs: performance.now() - started,
+      events,
+      result: events.findLast((e) => e.type === "result"),
+      stdout,
+      stderr: new TextDecoder().decode(out.stderr),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
