@@ -8,6 +8,7 @@
 
 import assert from "node:assert/strict";
 import { findOrInstallClaude } from "./claude_install.ts";
+import { haveTmux } from "./tmux.ts";
 import {
   lastMessageText,
   type RecordedRequest,
@@ -24,8 +25,13 @@ import {
 /** The pinned Claude Code executable, or null (then the tier is skipped). */
 export const CLAUDE: string | null = await findOrInstallClaude();
 
+/** True when tmux runs here (interactive scenarios need it). */
+export const TMUX: boolean = await haveTmux();
+
 /** Options of {@link claudeTest}. */
 export interface ClaudeTestOptions {
+  /** The scenario drives an interactive session in tmux. */
+  tmux?: boolean;
   /**
    * A fix the scenario waits for: the test asserts the correct behaviour and
    * is ignored until the fix lands (say which, for the reader).
@@ -44,7 +50,8 @@ export function claudeTest(
 ): void {
   Deno.test({
     name,
-    ignore: CLAUDE === null || options.needs !== undefined,
+    ignore: CLAUDE === null || options.needs !== undefined ||
+      (options.tmux === true && !TMUX),
     fn: () => fn(CLAUDE as string),
   });
 }

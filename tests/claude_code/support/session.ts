@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HOOK_PERMISSION_FLAGS } from "../../../src/permissions.ts";
 import { type FakeApi, type Script, startFakeApi } from "./fake_api.ts";
+import { startTmux, type TmuxPane } from "./tmux.ts";
 
 /** Absolute path of stall-watch's `main.ts`. */
 export const MAIN_TS: string = fileURLToPath(
@@ -69,6 +70,14 @@ export interface PrintOptions {
   env?: Record<string, string>;
 }
 
+/** Options of {@link ClaudeSession.startInteractive}. */
+export interface InteractiveOptions {
+  /** Tools the session may use without asking (`--allowedTools`). */
+  allowedTools?: string[];
+  /** Extra arguments. */
+  args?: string[];
+}
+
 /** Everything one scenario works with. */
 export interface ClaudeSession {
   /** The temp folder holding everything below. */
@@ -87,6 +96,11 @@ export interface ClaudeSession {
   env: Record<string, string>;
   /** Runs `claude -p <prompt>` to its end (or the timeout). */
   runPrint(prompt: string, options?: PrintOptions): Promise<ClaudeRun>;
+  /**
+   * Starts an interactive `claude` in a tmux pane, the config seeded so no
+   * onboarding, API key or trust dialog comes first.
+   */
+  startInteractive(options?: InteractiveOptions): Promise<TmuxPane>;
   /** The hook runs so far, in order. */
   hookRuns(): Promise<HookRun[]>;
   /** Every `*.jsonl` below the config dir's `projects`, main files first. */
@@ -310,6 +324,14 @@ export async function withClaudeSession(
       env,
       runPrint: (prompt, printOptions = {}) =>
         runPrint(options.claude, session, prompt, printOptions),
+      startInteractive: async (interactive = {}) => {
+        await seedInteractiveConfig(session);
+        return await startTmux([
+          options.claude,
+          ...commonArgs(session, true, interactive.allowedTools),
+          ...(interactive.args ?? []),
+        ], { dir: root, cwd: project, env });
+      },
       hookRuns: () => readHookRuns(logDir),
       transcripts: async () => {
         const files = await listJsonl(join(configDir, "projects"));
@@ -322,6 +344,43 @@ export async function withClaudeSession(
     await api.close();
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
+}
+
+/**
+ * Writes `$CLAUDE_CONFIG_DIR/.claude.json` as a user who finished onboarding,
+ * approved the API key and trusts the project: without it the first screen
+ * is the onboarding, which tries to reach Anthropic's servers.
+ */
+async function seedInteractiveConfig(session: ClaudeSession): Promise<void> {
+  const key = session.env.ANTHROPIC_API_KEY ?? "";
+  await Deno.writeTextFile(
+    join(session.configDir, ".claude.json"),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      theme: "dark",
+      numStartups: 1,
+      customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+      projects: {
+        [session.project]: {
+          hasTrustDialogAccepted: true,
+          hasCompletedProjectOnboarding: true,
+          allowedTools: [],
+        },
+      },
+    }),
+  );
+}
+
+/** The arguments every run shares: MCP config, settings, allowed tools. */
+function commonArgs(
+  session: ClaudeSession,
+  useSettings: boolean,
+  allowedTools: string[] | undefined,
+): string[] {
+  const args = ["--mcp-config", session.mcpConfigPath, "--strict-mcp-config"];
+  if (useSettings) args.push("--settings", session.settingsPath);
+  if (allowedTools?.length) args.push("--allowedTools", allowedTools.join(","));
+  return args;
 }
 
 async function runPrint(

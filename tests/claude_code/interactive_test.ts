@@ -1,0 +1,57 @@
+/**
+ * Real Claude Code in a terminal (tmux): the trusted project's hooks run and
+ * a healthy answer is allowed without a word to the user or the model.
+ */
+
+import assert from "node:assert/strict";
+import { queue, text } from "./support/fake_api.ts";
+import { claudeTest, codesOf } from "./support/scenario.ts";
+import { withClaudeSession } from "./support/session.ts";
+
+claudeTest(
+  "interactive healthy text: one Stop, allowed, nothing shown but the answer",
+  async (claude) => {
+    const answer = "Hello from the fake model.";
+    await withClaudeSession(
+      { claude, script: queue([text(answer)]) },
+      async (session) => {
+        const pane = await session.startInteractive();
+        try {
+          await pane.waitFor(/^❯/m);
+          await pane.type("say hi");
+          await pane.keys("Enter");
+          await pane.waitFor(new RegExp(`● ${answer}`));
+          // The Stop hook ran and allowed; the turn is done, the session idle.
+          await waitUntil(async () => (await session.hookRuns()).length === 1);
+          const screen = await pane.waitFor(/· done /);
+          const runs = await session.hookRuns();
+          assert.deepEqual(codesOf(runs, "Stop"), [0]);
+          assert.equal(runs[0]!.stderr, "");
+          assert.equal(runs[0]!.payload.last_assistant_message, answer);
+          assert.equal(runs[0]!.payload.stop_hook_active, false);
+          assert.doesNotMatch(screen, /hook (reported|problem|error)/i);
+          assert.equal(session.api.mainRequests().length, 1);
+          assert.equal(await pane.alive(), true);
+          // /exit ends it.
+          await pane.type("/exit");
+          await pane.keys("Enter");
+          await waitUntil(async () => !(await pane.alive()));
+        } finally {
+          await pane.close();
+        }
+      },
+    );
+  },
+  { tmux: true },
+);
+
+async function waitUntil(
+  condition: () => Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition never became true");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Runs a program in a detached tmux pane on a private socket, for the
+ * interactive Claude Code scenarios: type into it, read the screen, wait
+ * for text, and end it. Every wait is bounded.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+
+/** A program running in a tmux pane. */
+export interface TmuxPane {
+  /** Types `text` literally (no key names). */
+  type(text: string): Promise<void>;
+  /** Sends tmux key names (`Enter`, `Escape`, `C-c`, ...). */
+  keys(...names: string[]): Promise<void>;
+  /** The visible screen, as plain text. */
+  screen(): Promise<string>;
+  /**
+   * Waits until the screen matches `pattern`; throws with the last screen
+   * after `timeoutMs`.
+   */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** True while the program still runs in the pane. */
+  alive(): Promise<boolean>;
+  /** Ends the tmux server and everything in it. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startTmux}. */
+export interface TmuxOptions {
+  /** Folder for the socket (the scenario's temp folder). */
+  dir: string;
+  cwd: string;
+  /** The program's whole environment (nothing else is inherited). */
+  env: Record<string, string>;
+  width?: number;
+  height?: number;
+}
+
+async function tmux(
+  socket: string,
+  env: Record<string, string>,
+  args: string[],
+): Promise<string> {
+  const out = await new Deno.Command("tmux", {
+    args: ["-S", socket, ...args],
+    clearEnv: true,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(10_000),
+  }).output();
+  if (!out.success) {
+    throw new Error(
+      `tmux ${args[0]} failed: ${new TextDecoder().decode(out.stderr).trim()}`,
+    );
+  }
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** True when a `tmux` program runs here. */
+export async function haveTmux(): Promise<boolean> {
+  try {
+    return (await new Deno.Command("tmux", {
+      args: ["-V"],
+      stdout: "null",
+      stderr: "null",
+    }).output()).success;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts `argv` in a new detached tmux session of its own server. Requires
+ * `--allow-run=tmux`.
+ */
+export async function startTmux(
+  argv: string[],
+  options: TmuxOptions,
+): Promise<TmuxPane> {
+  const socket = join(options.dir, "tmux.sock");
+  const env = { ...options.env, TERM: "xterm-256color" };
+  await tmux(socket, env, [
+    "-f",
+    "/dev/null",
+    "new-session",
+    "-d",
+    "-s",
+    "main",
+    "-x",
+    String(options.width ?? 160),
+    "-y",
+    String(options.height ?? 50),
+    "-c",
+    options.cwd,
+    "--",
+    ...argv,
+  ]);
+  // Keep the pane after the program exits, so its last screen stays readable.
+  await tmux(socket, env, ["set-option", "-t", "main", "remain-on-exit", "on"]);
+  const pane: TmuxPane = {
+    type: async (text) =>
+      void await tmux(socket, env, ["send-keys", "-t", "main", "-l", text]),
+    keys: async (...names) =>
+      void await tmux(socket, env, ["send-keys", "-t", "main", ...names]),
+    screen: () => tmux(socket, env, ["capture-pane", "-p", "-t", "main"]),
+    waitFor: async (pattern, timeoutMs = 20_000) => {
+      const deadline = Date.now() + timeoutMs;
+      let screen = "";
+      while (Date.now() < deadline) {
+        screen = await pane.screen();
+        if (pattern.test(screen)) return screen;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`screen never matched ${pattern}:\n${screen}`);
+    },
+    alive: async () =>
+      (await tmux(socket, env, [
+        "display-message",
+        "-p",
+        "-t",
+        "main",
+        "#{pane_dead}",
+      ])).trim() === "0",
+    close: async () => {
+      try {
+        await tmux(socket, env, ["kill-server"]);
+      } catch { /* already gone */ }
+    },
+  };
+  return pane;
+}
