@@ -13,7 +13,7 @@
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { HOOK_PERMISSION_FLAGS } from "../../../src/permissions.ts";
+import { HOOK_PERMISSION_FLAGS } from "../../../src/shared/permissions.ts";
 import { type FakeApi, type Script, startFakeApi } from "./fake_api.ts";
 import { startTmux, type TmuxPane } from "./tmux.ts";
 
