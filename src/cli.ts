@@ -17,6 +17,7 @@ import {
 } from "./shared/errors.ts";
 import { runHook } from "./hook/hook.ts";
 import { VERSION } from "./shared/version.ts";
+import { sanitizeTerminalStream } from "./shared/terminal_text.ts";
 
 /** Largest hook payload read from stdin. */
 export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
@@ -29,8 +30,9 @@ export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
  */
 export async function main(
   args: readonly string[],
-  io: CliIO,
+  unsafeIO: CliIO,
 ): Promise<number> {
+  const io = guardedIO(unsafeIO);
   try {
     return await dispatch(args, io);
   } catch (error) {
@@ -41,6 +43,18 @@ export async function main(
     io.writeStderr(`stall-watch: internal error: ${describe(error)}\n`);
     return ExitCode.internalError;
   }
+}
+
+/**
+ * `io` whose writes pass {@link sanitizeTerminalStream}: whatever attacker
+ * text a command forgot to escape, no control sequence leaves the process.
+ */
+function guardedIO(io: CliIO): CliIO {
+  return {
+    ...io,
+    writeStdout: (text) => io.writeStdout(sanitizeTerminalStream(text)),
+    writeStderr: (text) => io.writeStderr(sanitizeTerminalStream(text)),
+  };
 }
 
 async function dispatch(args: readonly string[], io: CliIO): Promise<number> {

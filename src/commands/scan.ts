@@ -28,6 +28,7 @@ import { formatCount } from "../shared/number_format.ts";
 import { openRegularFile } from "../transcript/tail_scan.ts";
 import { type Style, styleFor } from "../shared/term_style.ts";
 import { type Cell, renderTable } from "../shared/text_table.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
 import { isSubagentTranscript } from "../transcript/transcript_files.ts";
 
 /** The `help scan` text. */
@@ -223,8 +224,8 @@ function signatureCells(s: StallSignature, style: Style): Cell[] {
 function renderCurrentTurn(turn: CurrentTurn, style: Style): string {
   const blocked = turn.signatures.length > 0;
   const lines = [
-    `${turn.path}: current turn${
-      turn.promptId ? ` (prompt_id ${turn.promptId})` : ""
+    `${escapeTerminal(turn.path)}: current turn${
+      turn.promptId ? ` (prompt_id ${escapeTerminal(turn.promptId)})` : ""
     }${turn.subagent ? ", subagent transcript" : ""}\n`,
     `  verdict: ${
       blocked
@@ -235,7 +236,7 @@ function renderCurrentTurn(turn: CurrentTurn, style: Style): string {
         )
         : style.green("allow")
     }\n`,
-    `  why: ${turn.reason}\n`,
+    `  why: ${escapeTerminal(turn.reason)}\n`,
   ];
   if (blocked) {
     lines.push(
@@ -274,7 +275,7 @@ function renderAllTurns(
       ]);
     });
   });
-  const summary = `${path}: ${formatCount(turns.length)} turn${
+  const summary = `${escapeTerminal(path)}: ${formatCount(turns.length)} turn${
     turns.length === 1 ? "" : "s"
   }, ${
     stalled > 0

@@ -6,6 +6,7 @@
  */
 
 import type { StallKind, StallSignature } from "../detection/classify.ts";
+import { quoteForPrompt } from "./prompt_text.ts";
 
 /** The texts of a recovery prompt; the config file may override each. */
 export interface RecoveryText {
@@ -68,15 +69,21 @@ export function nudgeFor(
 
 /**
  * Replaces the `{tool_name}`, `{tool_use_id}` and `{line_number}` slots.
- * Other braces are left alone, so a template cannot break the hook.
+ * Other braces are left alone, so a template cannot break the hook. Names
+ * and ids come from the transcript, so they go in through
+ * {@link quoteForPrompt}: one line, quoted unless plain.
  */
 export function fillTemplate(
   template: string,
   signature: StallSignature,
 ): string {
   const slots: Record<string, string> = {
-    tool_name: signature.toolName || "the pending tool",
-    tool_use_id: signature.toolUseId || "<unknown>",
+    tool_name: signature.toolName
+      ? quoteForPrompt(signature.toolName)
+      : "the pending tool",
+    tool_use_id: signature.toolUseId
+      ? quoteForPrompt(signature.toolUseId)
+      : "<unknown>",
     line_number: String(signature.line),
   };
   return template.replace(
@@ -111,14 +118,19 @@ export function buildReportLines(
 ): string[] {
   const counts = new Map<StallKind, number>();
   for (const s of signatures) counts.set(s.kind, (counts.get(s.kind) ?? 0) + 1);
+  const path = quoteForPrompt(transcriptPath);
   const lines = [...counts].map(([kind, count]) =>
-    `stall_watch: ${count} ${KIND_LABELS[kind]} in ${transcriptPath}`
+    `stall_watch: ${count} ${KIND_LABELS[kind]} in ${path}`
   );
   const first = signatures[0];
   if (first) {
+    const tool = first.toolName
+      ? quoteForPrompt(first.toolName)
+      : "unknown tool";
+    const id = first.toolUseId ? quoteForPrompt(first.toolUseId) : "<unknown>";
     lines.push(
-      `stall_watch: first stall = ${first.toolName || "unknown tool"} ` +
-        `(id=${first.toolUseId || "<unknown>"}) at line ${first.line} ` +
+      `stall_watch: first stall = ${tool} ` +
+        `(id=${id}) at line ${first.line} ` +
         `[${KIND_LABELS[first.kind]}]`,
     );
   }

@@ -8,6 +8,8 @@
  * @module
  */
 
+import { escapeTerminal } from "./terminal_text.ts";
+
 /** The documented exit codes. */
 export const ExitCode = Object.freeze({
   /** Allow the stop (or a command succeeded). */
@@ -72,12 +74,16 @@ const MAX_LINE_CHARS = 1000;
 
 /**
  * A one-line description of an unknown thrown value, at most 1000
- * characters: a path from a hostile payload must not flood the one line
- * Claude Code shows the user.
+ * characters, control characters shown escaped: a path from a hostile
+ * payload must not flood, forge or recolour the one line Claude Code shows
+ * the user.
  */
 export function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const line = (message.split("\n")[0] ?? "").trim() || "unknown error";
+  // Paths in messages may come from a hostile payload or repository: the
+  // first line only, its control characters shown escaped, never emitted.
+  const line = escapeTerminal((message.split("\n")[0] ?? "").trim()) ||
+    "unknown error";
   return clipMiddle(line, MAX_LINE_CHARS);
 }
 

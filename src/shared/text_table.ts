@@ -6,6 +6,8 @@
  * @module
  */
 
+import { escapeTerminal } from "./terminal_text.ts";
+
 /** A cell: its text, and optionally how to paint it once padded. */
 export type Cell = string | { text: string; paint: (text: string) => string };
 
@@ -37,11 +39,15 @@ export function renderTable(
   const paintHeader = options.paintHeader ?? ((text: string) => text);
   const all: Cell[][] = [header.map((text) => ({ text, paint: paintHeader }))];
   for (const row of rows) all.push([...row]);
-  const columns = Math.max(...all.map((row) => row.length));
-  const widths = Array.from(
-    { length: columns },
-    (_, c) => Math.max(...all.map((row) => width(textOf(row[c] ?? "")))),
-  );
+  // Loops, not Math.max(...rows): a spread of 130,000 rows overflows the stack.
+  let columns = 0;
+  for (const row of all) columns = Math.max(columns, row.length);
+  const widths = new Array<number>(columns).fill(0);
+  for (const row of all) {
+    for (let c = 0; c < columns; c++) {
+      widths[c] = Math.max(widths[c] ?? 0, width(textOf(row[c] ?? "")));
+    }
+  }
   return all.map((row) => {
     const cells = widths.map((w, c) => {
       const cell = row[c] ?? "";
@@ -54,8 +60,9 @@ export function renderTable(
   }).join("");
 }
 
+/** A cell's text, escaped: cells hold names and paths from transcripts. */
 function textOf(cell: Cell): string {
-  return typeof cell === "string" ? cell : cell.text;
+  return escapeTerminal(typeof cell === "string" ? cell : cell.text);
 }
 
 /** Display width, counting code points (wide characters count one). */
