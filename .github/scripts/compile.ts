@@ -19,9 +19,8 @@
  *
  * `--no-code-cache`: otherwise the compiled runtime writes a V8 code cache
  * to the OS temp folder on first run, a write outside `./.claude` that the
- * permission flags cannot stop. `--exclude-unused-npm`: embed only the npm
- * packages the program reaches (jsonc-parser), not the test-only ones in
- * the lockfile.
+ * permission flags cannot stop. `--exclude-unused-npm`: embed none of the
+ * npm packages in the lockfile (all test-only; the program reaches none).
  *
  * @module
  */

@@ -8,10 +8,13 @@
 import { resolve } from "node:path";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseOptions, parseSeconds } from "../shared/command_options.ts";
+import { InputError } from "../shared/errors.ts";
 import {
   DEFAULT_HOOK_TIMEOUT,
   type HookEvent,
+  isInNpxCache,
   knownPathsOf,
+  NPX_CACHE_FIX,
   platformOf,
   selfInvocation,
   WATCH_TIMEOUT_MARGIN,
@@ -103,6 +106,11 @@ export async function run(
   if (options.watch) events.push("PostToolUse");
   const platform = platformOf(Deno.build.os);
   const invocation = selfInvocation(io.execPath, io.mainModule, platform);
+  if (isInNpxCache(invocation.program)) {
+    throw new InputError(
+      `Refusing to register ${invocation.program}: it is in npx's cache, which npm empties without notice (then every stop fails): ${NPX_CACHE_FIX}`,
+    );
+  }
   const { settings } = await loadSettings(io.env, io.cwd);
   const path = settingsPath(scope, io.env, io.cwd);
   noteProjectDir(io, scope);

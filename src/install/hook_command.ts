@@ -44,6 +44,14 @@ export interface Invocation {
   fromSource: boolean;
 }
 
+/**
+ * The `deno run` flags besides the permissions of a handler registered from
+ * source. `--quiet`: Deno's own progress lines ("Download ...", "Check ...")
+ * go to stderr, which Claude Code hands the model on a block; the hook's
+ * stderr must be its report alone.
+ */
+export const SOURCE_RUN_FLAGS: readonly string[] = Object.freeze(["--quiet"]);
+
 /** The shell prefix that starts a handler in the project root. */
 export const PROJECT_DIR_PREFIX = 'cd "$CLAUDE_PROJECT_DIR" && ';
 
@@ -72,7 +80,7 @@ export function selfInvocation(
   const main = portablePath(filePathOfUrl(mainModule, platform), platform);
   return {
     program,
-    args: ["run", ...HOOK_PERMISSION_FLAGS, main],
+    args: ["run", ...SOURCE_RUN_FLAGS, ...HOOK_PERMISSION_FLAGS, main],
     fromSource,
   };
 }
@@ -87,6 +95,19 @@ export function knownPathsOf(invocation: Invocation): string[] {
     : invocation.program;
   return path === undefined ? [] : [path];
 }
+
+/**
+ * Whether `path` lies in npx's package cache (`~/.npm/_npx/<hash>/...`,
+ * `%LocalAppData%\npm-cache\_npx\...`), which npm empties without notice:
+ * a handler that runs a program from there breaks one day at every stop.
+ */
+export function isInNpxCache(path: string): boolean {
+  return /(^|[\\/])_npx[\\/]/.test(path);
+}
+
+/** What to do instead of registering a program from npx's cache. */
+export const NPX_CACHE_FIX =
+  'install Deno for good ("npm install -g deno@2.9.6", or a release binary of stall-watch) and run "install" with it';
 
 /** A path as a handler must hold it: forward slashes on Windows. */
 export function portablePath(path: string, platform: Platform): string {
@@ -253,13 +274,18 @@ export function stallWatchArgs(
     (baseName(word) === "main.ts" && STALL_WATCH_NAME.test(parentName(word)))
   );
   if (main !== -1) return rest.slice(main + 1);
-  // `deno run <exactly the release flags> <any>/main.ts`: what install writes
-  // from a checkout, recognised even from the compiled binary.
-  const flags = rest.slice(1, 1 + HOOK_PERMISSION_FLAGS.length);
-  const entry = rest[1 + HOOK_PERMISSION_FLAGS.length] ?? "";
-  const registered = rest[0] === "run" && baseName(entry) === "main.ts" &&
+  // `deno run [--quiet] <exactly the release flags> <any>/main.ts`: what
+  // install writes from a checkout (before 0.2 without `--quiet`),
+  // recognised even from the compiled binary.
+  if (rest[0] !== "run") return null;
+  const start = rest[1] === SOURCE_RUN_FLAGS[0] ? 2 : 1;
+  const flags = rest.slice(start, start + HOOK_PERMISSION_FLAGS.length);
+  const entry = rest[start + HOOK_PERMISSION_FLAGS.length] ?? "";
+  const registered = baseName(entry) === "main.ts" &&
     flags.join(" ") === HOOK_PERMISSION_FLAGS.join(" ");
-  return registered ? rest.slice(2 + HOOK_PERMISSION_FLAGS.length) : null;
+  return registered
+    ? rest.slice(start + 1 + HOOK_PERMISSION_FLAGS.length)
+    : null;
 }
 
 const STALL_WATCH_NAME = /^stall[-_]watch(?:[-_.][A-Za-z0-9_.-]*)?$/i;

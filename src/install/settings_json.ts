@@ -20,7 +20,7 @@ import {
   type ParseError,
   parseTree,
   printParseErrorCode,
-} from "jsonc-parser";
+} from "../../vendor/jsonc-parser/main.js";
 import { lineColumn } from "../settings/config_file.ts";
 import { InputError } from "../shared/errors.ts";
 import { isPlainObject } from "../transcript/json_line.ts";

@@ -9,7 +9,7 @@
  */
 
 import { resolvePath } from "../shared/paths.ts";
-import type { ParseError } from "jsonc-parser";
+import type { ParseError } from "../../vendor/jsonc-parser/main.js";
 import {
   CONFIG_KEYS,
   type ConfigValue,
@@ -106,7 +106,9 @@ export async function parseConfigText(
   text: string,
   name: string,
 ): Promise<ConfigFile> {
-  const { parseTree, printParseErrorCode } = await import("jsonc-parser");
+  const { parseTree, printParseErrorCode } = await import(
+    "../../vendor/jsonc-parser/main.js"
+  );
   const errors: ParseError[] = [];
   let root: JsonNode | undefined;
   try {

@@ -37,7 +37,7 @@ Deno.test("selfInvocation() uses the compiled binary itself", () => {
   assert.deepEqual(knownPathsOf(compiled), ["/opt/tools/stall-watch"]);
 });
 
-Deno.test("selfInvocation() from source runs main.ts with the release flags, not bare deno", () => {
+Deno.test("selfInvocation() from source runs main.ts quietly with the release flags, not bare deno", () => {
   const source = selfInvocation(
     "/home/me/.deno/bin/deno",
     "file:///home/me/src/stall%20watch/main.ts",
@@ -45,7 +45,12 @@ Deno.test("selfInvocation() from source runs main.ts with the release flags, not
   );
   assert.deepEqual(source, {
     program: "/home/me/.deno/bin/deno",
-    args: ["run", ...HOOK_PERMISSION_FLAGS, "/home/me/src/stall watch/main.ts"],
+    args: [
+      "run",
+      "--quiet",
+      ...HOOK_PERMISSION_FLAGS,
+      "/home/me/src/stall watch/main.ts",
+    ],
     fromSource: true,
   });
   assert.deepEqual(knownPathsOf(source), ["/home/me/src/stall watch/main.ts"]);
@@ -176,6 +181,13 @@ Deno.test("stallWatchArgs() recognises deno run of this main.ts or of a stall-wa
   );
   assert.deepEqual(
     argsOf({ command: `/opt/deno run ${flags} /work/main/main.ts watch` }),
+    ["watch"],
+    "what install wrote from any checkout before --quiet, seen from the compiled binary",
+  );
+  assert.deepEqual(
+    argsOf({
+      command: `/opt/deno run --quiet ${flags} /work/main/main.ts watch`,
+    }),
     ["watch"],
     "what install writes from any checkout, seen from the compiled binary",
   );

@@ -210,6 +210,28 @@ Deno.test("install notes when CLAUDE_PROJECT_DIR names another folder than the o
   });
 });
 
+Deno.test("install refuses a Deno inside npx's cache, with the fix, and writes nothing", async () => {
+  await withProject(async (dir) => {
+    for (
+      const deno of [
+        "/home/me/.npm/_npx/6b1c2f2e0e8b4a51/node_modules/deno/deno",
+        "C:\\Users\\Me\\AppData\\Local\\npm-cache\\_npx\\6b1c\\node_modules\\deno\\deno.exe",
+      ]
+    ) {
+      const fake = io(dir);
+      fake.execPath = deno;
+      assert.equal(await main(["install"], fake), 1, deno);
+      const lines = errLines(fake);
+      assert.equal(lines.length, 1);
+      assert.match(
+        lines[0] ?? "",
+        /^stall-watch: Refusing to register .*_npx.*: it is in npx's cache, .*npm install -g deno@2\.9\.6/,
+      );
+      assert.deepEqual(await listTree(dir), []);
+    }
+  });
+});
+
 Deno.test("install --dry-run prints a diff and writes nothing", async () => {
   await withProject(async (dir) => {
     const fake = io(dir);

@@ -10,6 +10,7 @@
 
 import { fileURLToPath } from "node:url";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
+import { SOURCE_RUN_FLAGS } from "../../src/install/hook_command.ts";
 
 /** Absolute path of `main.ts`. */
 export const MAIN_TS: string = fileURLToPath(
@@ -31,7 +32,13 @@ export function hookCommand(): string[] {
     }
     return argv;
   }
-  return [Deno.execPath(), "run", ...HOOK_PERMISSION_FLAGS, MAIN_TS];
+  return [
+    Deno.execPath(),
+    "run",
+    ...SOURCE_RUN_FLAGS,
+    ...HOOK_PERMISSION_FLAGS,
+    MAIN_TS,
+  ];
 }
 
 /** What a run printed and returned. */
