@@ -20,6 +20,8 @@ export interface StalledTurn {
   startLine: number;
   /** Its signatures, sorted by line. */
   signatures: StallSignature[];
+  /** It ended on Claude Code's synthetic API-error entry. */
+  endedOnApiError: boolean;
 }
 
 /** One transcript, audited. */
@@ -102,7 +104,11 @@ export async function auditFile(
     ) {
       audit.turns++;
       if (verdict.signatures.length > 0) {
-        audit.stalledTurns.push({ startLine, signatures: verdict.signatures });
+        audit.stalledTurns.push({
+          startLine,
+          signatures: verdict.signatures,
+          endedOnApiError: verdict.endedOnApiError === true,
+        });
       }
     }
     return audit;

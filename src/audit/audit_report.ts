@@ -53,6 +53,13 @@ export function renderAuditReport(
       summary.stalledTurns > 0 ? style.red(stalled) : style.green(stalled)
     }   stalled calls: ${formatCount(summary.stalledCalls)}\n`,
   );
+  if (summary.apiErrorTurns > 0) {
+    out.push(
+      `  stalled turns that ended on an API error: ${
+        formatCount(summary.apiErrorTurns)
+      } (Claude Code wrote "API Error: ..."; the model never answered)\n`,
+    );
+  }
   if (summary.skippedOlder > 0) {
     out.push(
       `  left out by --since: ${formatCount(summary.skippedOlder)}\n`,

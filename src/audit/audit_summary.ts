@@ -21,6 +21,8 @@ export interface SessionStalls {
   agentId: string | null;
   turns: number;
   stalledTurns: number;
+  /** Stalled turns that ended on an API error. */
+  apiErrorTurns: number;
   /** Stalled turns per kind. */
   byKind: Record<StallKind, number>;
   /** Every stalled call: the turn's start line and the signature. */
@@ -33,6 +35,11 @@ export interface AuditSummary {
   bytes: number;
   turns: number;
   stalledTurns: number;
+  /**
+   * Stalled turns that ended on Claude Code's synthetic API-error entry:
+   * the API failed and the model never answered.
+   */
+  apiErrorTurns: number;
   /** Stalled calls (signatures); a turn may hold several. */
   stalledCalls: number;
   /** Stalled turns showing each kind (a turn counts once per kind). */
@@ -64,6 +71,7 @@ export function summarizeAudit(
     bytes: 0,
     turns: 0,
     stalledTurns: 0,
+    apiErrorTurns: 0,
     stalledCalls: 0,
     byKind: zeroKinds(),
     byTool: [],
@@ -88,11 +96,16 @@ export function summarizeAudit(
       ...sessionOf(audit.path, audit.subagent),
       turns: audit.turns,
       stalledTurns: audit.stalledTurns.length,
+      apiErrorTurns: 0,
       byKind: zeroKinds(),
       stalls: [],
     };
     for (const turn of audit.stalledTurns) {
       summary.stalledTurns++;
+      if (turn.endedOnApiError) {
+        summary.apiErrorTurns++;
+        session.apiErrorTurns++;
+      }
       for (const kind of new Set(turn.signatures.map((s) => s.kind))) {
         summary.byKind[kind]++;
         session.byKind[kind]++;
@@ -134,6 +147,7 @@ export function auditJson(
     bytes: summary.bytes,
     turns: summary.turns,
     stalled_turns: summary.stalledTurns,
+    api_error_turns: summary.apiErrorTurns,
     stalled_calls: summary.stalledCalls,
     by_kind: summary.byKind,
     by_tool: Object.fromEntries(summary.byTool),
@@ -144,6 +158,7 @@ export function auditJson(
       agent_id: s.agentId,
       turns: s.turns,
       stalled_turns: s.stalledTurns,
+      api_error_turns: s.apiErrorTurns,
       by_kind: s.byKind,
       stalls: s.stalls.map((stall) => ({
         turn_line: stall.turnLine,

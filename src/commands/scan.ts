@@ -51,9 +51,13 @@ forces it (its sidechain entries then count).
 
 --json prints one object:
   {"path", "subagent", "prompt_id", "verdict": "allow"|"block", "reason",
-   "signatures": [{"kind", "tool_name", "tool_use_id", "line"}]}
+   "ended_on_api_error", "signatures": [{"kind", "tool_name", "tool_use_id",
+  "line"}]}
 With --all-turns: {"path", "subagent", "turns": [{"start_line", "verdict",
-  "reason", "signatures"}], "stalled_turns"}.
+  "reason", "ended_on_api_error", "signatures"}], "stalled_turns"}.
+"ended_on_api_error" is true when the turn ends on the entry Claude Code
+writes after an API failure ("API Error: ..."): it is not the model's
+answer, so a tool result before it is still unanswered (missing_followup).
 
 Exit codes: 0 the scan ran (whatever the verdict: read it from the output),
 1 the transcript is missing or unreadable, 64 usage error. Never 2.
@@ -105,6 +109,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     promptId,
     signatures: detection.signatures,
     reason: detection.reason,
+    endedOnApiError: detection.endedOnApiError,
   };
   io.writeStdout(
     json
@@ -167,7 +172,12 @@ interface CurrentTurn {
   promptId: string | null;
   signatures: StallSignature[];
   reason: string;
+  endedOnApiError: boolean;
 }
+
+/** What scan says about a turn that ended on Claude Code's API-error entry. */
+const API_ERROR_NOTE = "the turn ended on an API error (Claude Code's " +
+  'synthetic "API Error" entry, not an answer from the model)';
 
 /** The `scan --json` object for the current turn. */
 export function currentTurnJson(turn: CurrentTurn): Record<string, unknown> {
@@ -177,6 +187,7 @@ export function currentTurnJson(turn: CurrentTurn): Record<string, unknown> {
     prompt_id: turn.promptId,
     verdict: turn.signatures.length > 0 ? "block" : "allow",
     reason: turn.reason,
+    ended_on_api_error: turn.endedOnApiError,
     signatures: turn.signatures.map(signatureData),
   };
 }
@@ -194,6 +205,7 @@ export function allTurnsJson(
       start_line: t.startLine,
       verdict: t.verdict.signatures.length > 0 ? "block" : "allow",
       reason: t.verdict.reason,
+      ended_on_api_error: t.verdict.endedOnApiError === true,
       signatures: t.verdict.signatures.map(signatureData),
     })),
     stalled_turns: turns.filter((t) => t.verdict.signatures.length > 0).length,
@@ -211,13 +223,13 @@ function verdictCell(blocked: boolean, style: Style): Cell {
 }
 
 /** Signature rows: line, kind, tool, id, rule. */
-function signatureCells(s: StallSignature, style: Style): Cell[] {
+function signatureCells(s: StallSignature, style: Style, note = ""): Cell[] {
   return [
     String(s.line),
     { text: s.kind, paint: style.yellow },
     s.toolName || "(unknown tool)",
     s.toolUseId || "<unknown>",
-    s.rule,
+    s.rule + note,
   ];
 }
 
@@ -238,6 +250,7 @@ function renderCurrentTurn(turn: CurrentTurn, style: Style): string {
     }\n`,
     `  why: ${escapeTerminal(turn.reason)}\n`,
   ];
+  if (turn.endedOnApiError) lines.push(`  note: ${API_ERROR_NOTE}\n`);
   if (blocked) {
     lines.push(
       "\n",
@@ -259,19 +272,23 @@ function renderAllTurns(
   const stalled = turns.filter((t) => t.verdict.signatures.length > 0).length;
   const rows: Cell[][] = [];
   turns.forEach((turn, i) => {
-    const { signatures, reason } = turn.verdict;
+    const { signatures, reason, endedOnApiError } = turn.verdict;
+    const note = endedOnApiError ? "; the turn ended on an API error" : "";
     const head: Cell[] = [
       String(i + 1),
       String(turn.startLine),
       verdictCell(signatures.length > 0, style),
     ];
     if (signatures.length === 0) {
-      rows.push([...head, "", "", "", "", { text: reason, paint: style.dim }]);
+      rows.push([...head, "", "", "", "", {
+        text: reason + note,
+        paint: style.dim,
+      }]);
     }
     signatures.forEach((s, j) => {
       rows.push([
         ...(j === 0 ? head : ["", "", ""]),
-        ...signatureCells(s, style),
+        ...signatureCells(s, style, j === 0 ? note : ""),
       ]);
     });
   });

@@ -58,6 +58,11 @@ export interface TurnVerdict {
   signatures: StallSignature[];
   /** Why the turn is healthy, or which rule fired first. */
   reason: string;
+  /**
+   * The turn ended on Claude Code's synthetic API-error entry (nothing the
+   * model did came after it): the model never got to answer.
+   */
+  endedOnApiError?: true;
 }
 
 interface Located<T> {
@@ -84,10 +89,35 @@ function messageKey(entry: Entry): string {
  *
  * A turn the user interrupted, or whose trailing result is a user's refusal,
  * is not a stall; neither is a call linked to running background work.
+ * Claude Code's synthetic `API Error` entry answers nothing: a result it
+ * follows is still unanswered, and the verdict says the turn ended on it.
  *
  * @param turn The turn's entries in file order (no prompt, no boundary).
  */
 export function classifyTurn(
+  turn: readonly Entry[],
+  context: ClassifyContext,
+): TurnVerdict {
+  const verdict = judgeTurn(turn, context);
+  if (endsOnApiError(turn)) verdict.endedOnApiError = true;
+  return verdict;
+}
+
+/**
+ * Whether Claude Code's synthetic API-error entry comes after everything
+ * the model did in the turn.
+ */
+function endsOnApiError(turn: readonly Entry[]): boolean {
+  for (let i = turn.length - 1; i >= 0; i--) {
+    const entry = turn[i] as Entry;
+    if (entry.kind !== "assistant") continue;
+    if (entry.apiError) return true;
+    if (entry.texts.length > 0 || entry.toolUses.length > 0) return false;
+  }
+  return false;
+}
+
+function judgeTurn(
   turn: readonly Entry[],
   context: ClassifyContext,
 ): TurnVerdict {
@@ -96,7 +126,8 @@ export function classifyTurn(
   let lastActivity = -1;
   let lastInterrupt = -1;
   turn.forEach((entry, index) => {
-    if (entry.kind === "assistant") {
+    // Claude Code's own "API Error" entry is not the model acting.
+    if (entry.kind === "assistant" && !entry.apiError) {
       for (const use of entry.toolUses) {
         if (!uses.has(use.id)) {
           uses.set(use.id, { value: use.name, entry, index });

@@ -28,6 +28,8 @@ export interface Detection {
   scan: TurnScan | null;
   /** Milliseconds spent waiting for a lagging transcript. */
   waitedMs: number;
+  /** The turn ended on Claude Code's synthetic API-error entry. */
+  endedOnApiError: boolean;
 }
 
 /** Tuning and clock for {@link detectStalls}. */
@@ -96,6 +98,7 @@ export async function detectStalls(
         path,
         scan,
         waitedMs,
+        endedOnApiError: verdict.endedOnApiError === true,
       };
     }
   }
@@ -116,8 +119,16 @@ export async function detectStalls(
     if (scan === null) return noEvidence(path, "the transcript disappeared");
     verdict = classifyTurn(scan.entries, context);
   }
+  const endedOnApiError = verdict.endedOnApiError === true;
   if (verdict.signatures.length === 0) {
-    return { signatures: [], reason: verdict.reason, path, scan, waitedMs };
+    return {
+      signatures: [],
+      reason: verdict.reason,
+      path,
+      scan,
+      waitedMs,
+      endedOnApiError,
+    };
   }
   return {
     signatures: await withLineNumbers(path, verdict.signatures),
@@ -125,6 +136,7 @@ export async function detectStalls(
     path,
     scan,
     waitedMs,
+    endedOnApiError,
   };
 }
 
@@ -170,5 +182,12 @@ async function sizeOf(path: string): Promise<number | null> {
 }
 
 function noEvidence(path: string | null, reason: string): Detection {
-  return { signatures: [], reason, path, scan: null, waitedMs: 0 };
+  return {
+    signatures: [],
+    reason,
+    path,
+    scan: null,
+    waitedMs: 0,
+    endedOnApiError: false,
+  };
 }

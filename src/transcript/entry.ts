@@ -56,6 +56,12 @@ export interface AssistantEntry extends EntryBase {
   /** Non-blank text blocks. */
   texts: string[];
   toolUses: ToolUse[];
+  /**
+   * Claude Code wrote this entry itself after an API failure
+   * (`isApiErrorMessage`, model `<synthetic>`, text `API Error: ...`): it is
+   * not the model's answer to anything.
+   */
+  apiError?: true;
 }
 
 /** A user line carrying tool results. */
@@ -176,13 +182,32 @@ function assistantEntry(
     // thinking, redacted_thinking and server-side tools say nothing about
     // whether the model answered its client-side tool calls.
   }
-  return {
+  const entry: AssistantEntry = {
     kind: "assistant",
     ...base,
     messageId: stringOrNull(message.id),
     texts,
     toolUses,
   };
+  if (isApiErrorMessage(raw, message, texts)) entry.apiError = true;
+  return entry;
+}
+
+/** Text Claude Code puts in the synthetic entry it writes after an API failure. */
+export const API_ERROR_PREFIX = "API Error";
+
+/**
+ * The flag Claude Code sets on its synthetic API-error entries, or, for
+ * versions without the flag, the synthetic model with an `API Error` text.
+ */
+function isApiErrorMessage(
+  raw: Record<string, unknown>,
+  message: Record<string, unknown>,
+  texts: readonly string[],
+): boolean {
+  if (raw.isApiErrorMessage === true) return true;
+  return message.model === "<synthetic>" &&
+    texts.some((text) => text.trimStart().startsWith(API_ERROR_PREFIX));
 }
 
 function userEntry(raw: Record<string, unknown>, base: EntryBase): Entry {

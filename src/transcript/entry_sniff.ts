@@ -11,6 +11,7 @@
  */
 
 import {
+  type AssistantEntry,
   type Entry,
   INTERRUPT_PREFIX,
   type LinePosition,
@@ -54,13 +55,19 @@ export function sniffEntry(
     for (const match of head.matchAll(TOOL_USE)) {
       toolUses.push({ id: match[1] as string, name: match[2] as string });
     }
-    return {
+    const entry: AssistantEntry = {
       kind: "assistant",
       ...base,
       messageId: MESSAGE_ID.exec(head)?.[1] ?? null,
       texts: /(?<!\\)"type"\s*:\s*"text"/.test(head) ? ["(long text)"] : [],
       toolUses,
     };
+    if (
+      hasTrue(head, "isApiErrorMessage") || hasTrue(tail, "isApiErrorMessage")
+    ) {
+      entry.apiError = true;
+    }
+    return entry;
   }
   if (/(?<!\\)"type"\s*:\s*"tool_result"/.test(head)) {
     const ids = new Set<string>();

@@ -129,6 +129,7 @@ Deno.test("audit --json counts every turn of a hand-built projects folder exactl
     assert.equal(report.files, 4);
     assert.equal(report.turns, 4 + 1 + 3 + 1);
     assert.equal(report.stalled_turns, 5);
+    assert.equal(report.api_error_turns, 0);
     assert.equal(report.stalled_calls, 6);
     assert.deepEqual(report.by_kind, {
       pending_tool_use: 2,
@@ -155,6 +156,7 @@ Deno.test("audit --json counts every turn of a hand-built projects folder exactl
         agent_id: null,
         turns: 4,
         stalled_turns: 3,
+        api_error_turns: 0,
         by_kind: {
           pending_tool_use: 1,
           empty_tool_result: 1,
@@ -187,6 +189,7 @@ Deno.test("audit --json counts every turn of a hand-built projects folder exactl
         agent_id: null,
         turns: 3,
         stalled_turns: 1,
+        api_error_turns: 0,
         by_kind: {
           pending_tool_use: 1,
           empty_tool_result: 0,
@@ -215,6 +218,7 @@ Deno.test("audit --json counts every turn of a hand-built projects folder exactl
         agent_id: "x1",
         turns: 1,
         stalled_turns: 1,
+        api_error_turns: 0,
         by_kind: {
           pending_tool_use: 0,
           empty_tool_result: 0,
@@ -376,6 +380,35 @@ Deno.test("audit --json on a generated multi-session corpus matches a plain pars
     delete pooled.elapsed_ms;
     delete report.elapsed_ms;
     assert.deepEqual(pooled, report);
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("audit reports a turn that ended on an API error as stalled and says so", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    const project = join(dir, "projects", "-home-dev-api");
+    await Deno.mkdir(project, { recursive: true });
+    const path = join(project, "e7cbc79b-8013-4653-b2a4-da16c8c87ab9.jsonl");
+    await Deno.copyFile(
+      new URL(
+        "../../fixtures/api_error_after_tool_result.jsonl",
+        import.meta.url,
+      ),
+      path,
+    );
+    const json = await cli(["audit", join(dir, "projects"), "--json"], dir);
+    const report = JSON.parse(json.stdout);
+    assert.equal(report.stalled_turns, 1);
+    assert.equal(report.api_error_turns, 1);
+    assert.deepEqual(report.by_kind.missing_followup, 1);
+    assert.equal(report.sessions[0].api_error_turns, 1);
+    const text = await cli(["audit", join(dir, "projects")], dir);
+    assert.match(
+      text.stdout,
+      /\n {2}stalled turns that ended on an API error: 1 \(Claude Code wrote "API Error: \.\.\."; the model never answered\)\n/,
+    );
   } finally {
     await cleanup();
   }

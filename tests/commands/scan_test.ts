@@ -95,6 +95,7 @@ Deno.test("scan --all-turns --json gives every turn with its start line and verd
       start_line: 3,
       verdict: "block",
       reason: "tool_use has no tool_result in this turn",
+      ended_on_api_error: false,
       signatures: [{
         kind: "pending_tool_use",
         tool_name: "Bash",
@@ -106,6 +107,7 @@ Deno.test("scan --all-turns --json gives every turn with its start line and verd
       start_line: 8,
       verdict: "allow",
       reason: "the model answered",
+      ended_on_api_error: false,
       signatures: [],
     },
   ]);
@@ -133,6 +135,25 @@ Deno.test("scan prints the verdict, why, and each stalled call with its rule", a
     /\n\s+7\s+empty_tool_result\s+WebFetch\s+toolu_\w+\s+tool_result is empty and the model never answered it\n/,
   );
   assert.ok(!stdout.includes("\x1b["), "no colour off a terminal");
+});
+
+Deno.test("scan says when the turn ended on an API error, in text and JSON", async () => {
+  const path = fixture("api_error_after_tool_result.jsonl");
+  const text = await cli(["scan", path]);
+  assert.match(
+    text.stdout,
+    /\n {2}why: no assistant text or tool call after the last tool_result\n {2}note: the turn ended on an API error \(Claude Code's synthetic "API Error" entry, not an answer from the model\)\n/,
+  );
+  const json = JSON.parse((await cli(["scan", path, "--json"])).stdout);
+  assert.equal(json.ended_on_api_error, true);
+  const all = JSON.parse(
+    (await cli(["scan", path, "--all-turns", "--json"])).stdout,
+  );
+  assert.equal(all.turns[0].ended_on_api_error, true);
+  const rows = (await cli(["scan", path, "--all-turns"])).stdout;
+  assert.match(rows, /missing_followup .+; the turn ended on an API error\n/);
+  const healthy = await cli(["scan", fixture("healthy_no_tools.jsonl")]);
+  assert.ok(!healthy.stdout.includes("API error"));
 });
 
 Deno.test("scan --all-turns prints one row per turn and per stalled call", async () => {

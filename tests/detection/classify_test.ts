@@ -182,3 +182,40 @@ Deno.test("provesFollowUp() accepts only new, non-blank text", () => {
     "joined texts of one message",
   );
 });
+
+const apiError = (): Entry => ({
+  kind: "assistant",
+  ...base(),
+  messageId: "3b7d2f9e-6c41-4a8b-9e05-7f1c3d5a2b86",
+  texts: ["API Error: 500 Internal server error"],
+  toolUses: [],
+  apiError: true,
+});
+
+Deno.test("classifyTurn() never takes a synthetic API-error entry for the model's follow-up", () => {
+  const stalled = classifyTurn([call("a"), result("a"), apiError()], none);
+  assert.deepEqual(stalled.signatures.map((s) => [s.kind, s.toolUseId]), [[
+    "missing_followup",
+    "a",
+  ]]);
+  assert.equal(stalled.endedOnApiError, true);
+  // An empty result stays empty, a pending call stays pending.
+  assert.deepEqual(
+    kinds([call("a"), result("a", { empty: true }), apiError()]),
+    [["empty_tool_result", "a"]],
+  );
+  assert.deepEqual(kinds([call("a"), apiError()]), [["pending_tool_use", "a"]]);
+});
+
+Deno.test("classifyTurn() says a turn ended on an API error only when nothing the model did followed", () => {
+  const retried = classifyTurn(
+    [call("a"), result("a"), apiError(), say("Done")],
+    none,
+  );
+  assert.deepEqual(retried.signatures, []);
+  assert.equal("endedOnApiError" in retried, false);
+  const noTools = classifyTurn([apiError(), note()], none);
+  assert.deepEqual(noTools.signatures, []);
+  assert.equal(noTools.endedOnApiError, true);
+  assert.equal("endedOnApiError" in classifyTurn([say("Hi")], none), false);
+});

@@ -242,3 +242,45 @@ Deno.test("sniffEntry() reads an overlong assistant tool call and a pasted promp
     null,
   );
 });
+
+/** The synthetic entry Claude Code 2.1.332 writes after an API failure. */
+const API_ERROR_LINE = (() => {
+  const lines = Deno.readTextFileSync(
+    new URL(
+      "../../fixtures/api_error_after_tool_result.jsonl",
+      import.meta.url,
+    ),
+  ).split("\n");
+  return lines.find((l) => l.includes('"isApiErrorMessage":true')) as string;
+})();
+
+Deno.test("toEntry() flags Claude Code's synthetic API-error entry, and only it", () => {
+  const raw = JSON.parse(API_ERROR_LINE);
+  const entry = toEntry(raw, at);
+  assert.equal(entry?.kind, "assistant");
+  assert.equal(entry?.kind === "assistant" && entry.apiError, true);
+  // Without the flag (older versions): the synthetic model and its text.
+  delete raw.isApiErrorMessage;
+  const unflagged = toEntry(raw, at);
+  assert.equal(unflagged?.kind === "assistant" && unflagged.apiError, true);
+  // A synthetic entry that is no API error, and a model's text about one.
+  raw.message.content = [{ type: "text", text: "No response requested." }];
+  const other = toEntry(raw, at);
+  assert.equal(other?.kind === "assistant" && "apiError" in other, false);
+  raw.message.model = "claude-opus-5-5";
+  raw.message.content = [{ type: "text", text: "API Error: the server said" }];
+  const model = toEntry(raw, at);
+  assert.equal(model?.kind === "assistant" && "apiError" in model, false);
+});
+
+Deno.test("sniffEntry() flags an overlong API-error entry from its head or tail", () => {
+  const [head, tail] = [
+    API_ERROR_LINE.slice(0, 300),
+    API_ERROR_LINE.slice(-300),
+  ];
+  assert.ok(tail.includes('"isApiErrorMessage":true'));
+  const entry = sniffEntry(head, tail, at);
+  assert.equal(entry?.kind === "assistant" && entry.apiError, true);
+  const plain = sniffEntry(head, '"version":"2.1.332"}', at);
+  assert.equal(plain?.kind === "assistant" && "apiError" in plain, false);
+});
