@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import {
   empty,
-  lastMessageText,
+  lastUserText,
   queue,
   type Reply,
   sentToolUseId,
@@ -55,8 +55,8 @@ function assertBlockedOnceThenAnswered(
   assert.equal(outcome.requests.length, 4);
   const [call, , ownRetry, afterBlock] = outcome.requests;
   // Claude Code's own retry comes first and carries no hook text.
-  assert.ok(lastMessageText(ownRetry!).includes(OWN_RETRY_NOTE));
-  assert.doesNotMatch(lastMessageText(ownRetry!), /Stop hook feedback/);
+  assert.ok(lastUserText(ownRetry!).includes(OWN_RETRY_NOTE));
+  assert.doesNotMatch(lastUserText(ownRetry!), /Stop hook feedback/);
   const stops = runsOf(outcome.hookRuns, "Stop");
   assert.deepEqual(stops.map((s) => s.code), [2, 0]);
   const [block, after] = stops;
@@ -87,7 +87,7 @@ for (const tool of ["mcp__stub__empty", "mcp__stub__blank"]) {
       assertBlockedOnceThenAnswered(outcome, tool, answer);
       // What the model saw of the empty result: Claude Code's rewrite.
       assert.ok(
-        lastMessageText(outcome.requests[1]!).includes(
+        lastUserText(outcome.requests[1]!).includes(
           `(${tool} completed with no output)`,
         ),
       );

@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { lastMessageText, queue, text, toolCall } from "./support/fake_api.ts";
+import { lastUserText, queue, text, toolCall } from "./support/fake_api.ts";
 import {
   assertAnswered,
   assertNoFeedback,
@@ -52,7 +52,7 @@ claudeTest(
     assertAnswered(outcome, answer);
     assert.equal(outcome.requests.length, 2);
     // The tool really ran: its output reached the model.
-    assert.match(lastMessageText(outcome.requests[1]!), /forty-two/);
+    assert.match(lastUserText(outcome.requests[1]!), /forty-two/);
     assert.deepEqual(outcome.hookRuns.map((r) => [r.event, r.code, r.stderr]), [
       ["Stop", 0, ""],
     ]);
@@ -75,7 +75,7 @@ claudeTest(
     assertAnswered(outcome, answer);
     assert.equal(outcome.requests.length, 2);
     assert.match(
-      lastMessageText(outcome.requests[1]!),
+      lastUserText(outcome.requests[1]!),
       /\(Bash completed with no output\)/,
     );
     assert.deepEqual(outcome.hookRuns.map((r) => [r.event, r.code, r.stderr]), [

@@ -356,12 +356,18 @@ export function contentText(content: unknown): string {
   }).join("\n");
 }
 
-/** The last message of a recorded request's conversation, as text. */
-export function lastMessageText(request: RecordedRequest): string {
+/**
+ * The text of the last user message of a recorded request (the tool results,
+ * reminders and hook feedback the model gets this time). Claude Code also
+ * sends `system`-role messages, sometimes last: they are skipped.
+ */
+export function lastUserText(request: RecordedRequest): string {
   const messages = request.body?.messages;
-  if (!Array.isArray(messages) || messages.length === 0) return "";
-  const last = messages.at(-1) as { content?: unknown };
-  return contentText(last.content);
+  if (!Array.isArray(messages)) return "";
+  const last = messages.findLast((m) => m?.role === "user") as
+    | { content?: unknown }
+    | undefined;
+  return contentText(last?.content);
 }
 
 /** The first message's text: the prompt that started the conversation. */

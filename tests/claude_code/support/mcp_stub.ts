@@ -4,7 +4,7 @@
  * `deno run --quiet --no-prompt mcp_stub.ts` (it needs no permissions).
  *
  * Tools: `empty` (content `[]`), `blank` (one empty text block), `echo`
- * (returns `text`), `fail` (an error result: `text`, or `size` characters),
+ * (returns `text`), `fail` (an error result: `text`, or `size` times `char`),
  * `slow` (waits `seconds`, then says so).
  *
  * @module
@@ -27,8 +27,12 @@ const TOOLS = [
   },
   {
     name: "fail",
-    description: "Fails with an error text (or `size` characters of one).",
-    props: { text: { type: "string" }, size: { type: "number" } },
+    description: "Fails with `text`, or `size` times `char` (default E).",
+    props: {
+      text: { type: "string" },
+      size: { type: "number" },
+      char: { type: "string" },
+    },
   },
   {
     name: "slow",
@@ -59,8 +63,9 @@ async function callTool(
       return { content: [{ type: "text", text: String(args.text ?? "") }] };
     case "fail": {
       const size = typeof args.size === "number" ? args.size : 0;
+      const char = typeof args.char === "string" ? args.char : "E";
       const message = size > 0
-        ? `stub failure: ${"E".repeat(size)}`
+        ? `stub failure: ${char.repeat(size)}`
         : String(args.text ?? "stub failure");
       return { content: [{ type: "text", text: message }], isError: true };
     }

@@ -9,11 +9,7 @@
 import assert from "node:assert/strict";
 import { findOrInstallClaude } from "./claude_install.ts";
 import { haveTmux } from "./tmux.ts";
-import {
-  lastMessageText,
-  type RecordedRequest,
-  type Script,
-} from "./fake_api.ts";
+import { lastUserText, type RecordedRequest, type Script } from "./fake_api.ts";
 import {
   type ClaudeRun,
   type HookEvent,
@@ -145,7 +141,7 @@ export function assertCarriesFeedback(
   block: HookRun,
 ): void {
   assert.ok(request, "no request after the block");
-  const last = lastMessageText(request);
+  const last = lastUserText(request);
   assert.ok(
     last.includes(feedbackText(outcome.hookCommand, block.stderr)),
     `the request after the block lacks the hook's stderr:\n${
@@ -157,7 +153,7 @@ export function assertCarriesFeedback(
 /** Asserts no main request carries any Stop hook feedback. */
 export function assertNoFeedback(outcome: Outcome): void {
   for (const request of outcome.requests) {
-    assert.doesNotMatch(lastMessageText(request), /Stop hook feedback/);
+    assert.doesNotMatch(lastUserText(request), /Stop hook feedback/);
   }
 }
 

@@ -1,0 +1,88 @@
+/**
+ * Real Claude Code picking up the hook that `stall-watch install` wrote into
+ * the project's `.claude/settings.local.json`, with no `--settings`: the
+ * registration as shipped is what blocks the stall and reaches the model.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
+import {
+  empty,
+  lastUserText,
+  queue,
+  text,
+  toolCall,
+} from "./support/fake_api.ts";
+import { claudeTest, feedbackText } from "./support/scenario.ts";
+import { MAIN_TS, readJsonl, withClaudeSession } from "./support/session.ts";
+
+claudeTest(
+  "registered by stall-watch install: picked up without --settings, blocks the silent turn once",
+  async (claude) => {
+    const tool = "mcp__stub__empty";
+    const answer = "Recovered after the installed hook's nudge.";
+    await withClaudeSession({
+      claude,
+      script: queue([toolCall(tool), empty(), empty(), text(answer)]),
+    }, async (session) => {
+      const install = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--quiet", ...HOOK_PERMISSION_FLAGS, MAIN_TS, "install"],
+        cwd: session.project,
+        clearEnv: true,
+        env: session.env,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const said = new TextDecoder().decode(install.stdout) +
+        new TextDecoder().decode(install.stderr);
+      assert.equal(install.code, 0, said);
+      const settings = JSON.parse(
+        await Deno.readTextFile(
+          join(session.project, ".claude", "settings.local.json"),
+        ),
+      );
+      const command: string = settings.hooks.Stop[0].hooks[0].command;
+      assert.ok(command.includes(MAIN_TS), command);
+
+      const run = await session.runPrint(`use ${tool}`, {
+        allowedTools: [tool],
+        useSettings: false,
+      });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.result?.result, answer);
+      assert.equal(session.api.overruns, 0);
+      // The wrapper of --settings was not involved: only the installed hook.
+      assert.deepEqual(await session.hookRuns(), []);
+
+      // Claude Code's own record of the Stop hooks it ran, and what they said.
+      const [main] = await session.transcripts();
+      const summaries = (await readJsonl(main!)).filter((e) =>
+        e.type === "system" && e.subtype === "stop_hook_summary"
+      ) as { hookInfos: { command: string }[]; hookErrors: string[] }[];
+      assert.equal(summaries.length, 2);
+      assert.deepEqual(summaries.map((s) => s.hookInfos[0]?.command), [
+        command,
+        command,
+      ]);
+      assert.equal(summaries[0]!.hookErrors.length, 1);
+      assert.deepEqual(summaries[1]!.hookErrors, []);
+      const blockText = summaries[0]!.hookErrors[0]!;
+      assert.ok(
+        blockText.startsWith(`[${command}]: stall_watch: 1 `),
+        blockText,
+      );
+      const stderr = blockText.slice(`[${command}]: `.length);
+      assert.match(stderr, /^stall_watch recovery: /m);
+
+      // The block's stderr, and nothing before it, reached the model.
+      const requests = session.api.mainRequests();
+      assert.equal(requests.length, 4);
+      assert.ok(
+        lastUserText(requests[3]!).includes(feedbackText(command, stderr)),
+        lastUserText(requests[3]!),
+      );
+    });
+  },
+);

@@ -1,0 +1,93 @@
+/**
+ * Real Claude Code with stall-watch registered under the wrong events: as a
+ * PreToolUse hook an unanswered tool_use is the normal state, and as a
+ * UserPromptSubmit hook any open call of the turn is; exit 2 there would
+ * block every tool call or prompt. The hook must let both through.
+ */
+
+import assert from "node:assert/strict";
+import {
+  empty,
+  lastUserText,
+  queue,
+  text,
+  toolCall,
+} from "./support/fake_api.ts";
+import { withClaudeSession } from "./support/session.ts";
+import {
+  assertAnswered,
+  assertNoFeedback,
+  claudeTest,
+  codesOf,
+  runScenario,
+  runsOf,
+} from "./support/scenario.ts";
+
+claudeTest(
+  "registered under PreToolUse (and UserPromptSubmit): the tool call goes through",
+  async (claude) => {
+    const answer = "The echo tool said forty-two.";
+    const outcome = await runScenario(claude, {
+      prompt: "use mcp__stub__echo",
+      script: queue([
+        toolCall("mcp__stub__echo", { text: "forty-two" }),
+        text(answer),
+      ]),
+      allowedTools: ["mcp__stub__echo"],
+      events: ["UserPromptSubmit", "PreToolUse", "Stop"],
+    });
+    assert.deepEqual(codesOf(outcome.hookRuns, "UserPromptSubmit"), [0]);
+    assert.deepEqual(codesOf(outcome.hookRuns, "PreToolUse"), [0]);
+    for (const run of outcome.hookRuns) {
+      // stdout of UserPromptSubmit would reach the model as context.
+      assert.equal(run.stdout, "", `${run.event} printed to stdout`);
+    }
+    // The prompt reached the model and the tool really ran.
+    assert.equal(outcome.requests.length, 2);
+    assert.match(lastUserText(outcome.requests[1]!), /forty-two/);
+    assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0]);
+    assertNoFeedback(outcome);
+    assertAnswered(outcome, answer);
+  },
+  // needs: exit 0 on events other than Stop/SubagentStop
+  { needs: "exit 0 on events other than Stop and SubagentStop (item 3)" },
+);
+
+claudeTest(
+  "registered under UserPromptSubmit: a new prompt after a stalled turn goes through",
+  async (claude) => {
+    const tool = "mcp__stub__echo";
+    const answer = "Second prompt answered.";
+    await withClaudeSession({
+      claude,
+      // Turn 1 stalls for good: silent before and after the Stop block.
+      script: queue([toolCall(tool), empty(), empty(), empty(), text(answer)]),
+      events: ["UserPromptSubmit", "Stop"],
+    }, async (session) => {
+      const first = await session.runPrint(`use ${tool}`, {
+        allowedTools: [tool],
+      });
+      assert.equal(first.code, 0, first.stderr);
+      assert.deepEqual(codesOf(await session.hookRuns(), "Stop"), [2, 0]);
+      const second = await session.runPrint("what did the tool say?", {
+        allowedTools: [tool],
+        args: ["--continue"],
+      });
+      const runs = await session.hookRuns();
+      const prompts = runsOf(runs, "UserPromptSubmit");
+      assert.deepEqual(prompts.map((r) => r.code), [0, 0]);
+      for (const run of prompts) assert.equal(run.stdout, "");
+      // The second prompt reached the model, in the same conversation.
+      const requests = session.api.mainRequests();
+      assert.equal(requests.length, 5);
+      assert.match(lastUserText(requests[4]!), /what did the tool say\?/);
+      assert.equal(second.code, 0, second.stderr);
+      assert.equal(second.result?.result, answer);
+      assert.equal(session.api.overruns, 0);
+    });
+  },
+  // needs: exit 0 on events other than Stop/SubagentStop. Today the hook
+  // exits 2 and `claude -p` still exits 0 with a "success" result whose
+  // text is "UserPromptSubmit operation blocked by hook: ...".
+  { needs: "exit 0 on events other than Stop and SubagentStop (item 3)" },
+);
