@@ -40,6 +40,11 @@ export interface HookRun {
   code: number;
   stdout: string;
   stderr: string;
+  /**
+   * The main transcript as it was when the hook started (only with
+   * `STALL_WATCH_TIER_SNAPSHOTS=1` in the run's environment).
+   */
+  transcriptAtStart?: string;
 }
 
 /** What one `claude` run printed and how it ended. */
@@ -157,6 +162,11 @@ function wrapperScript(logDir: string): string {
     `log=${shellQuote(logDir)}`,
     'n="$(date +%s%N)-$$"',
     'cat > "$log/$n.payload"',
+    "# On request, keep the transcript as the hook is about to see it.",
+    'if [ -n "$STALL_WATCH_TIER_SNAPSHOTS" ]; then',
+    `  t="$(sed -n 's/.*"transcript_path": *"\\([^"]*\\)".*/\\1/p' "$log/$n.payload" | head -n 1)"`,
+    '  [ -n "$t" ] && cp "$t" "$log/$n.transcript" 2>/dev/null',
+    "fi",
     `${hook} "$@" < "$log/$n.payload" > "$log/$n.stdout" 2> "$log/$n.stderr"`,
     "code=$?",
     'cat "$log/$n.stdout"',
@@ -196,13 +206,17 @@ async function readHookRuns(logDir: string): Promise<HookRun[]> {
     const read = (ext: string) =>
       Deno.readTextFile(join(logDir, `${name}.${ext}`));
     const payload = JSON.parse(await read("payload"));
-    runs.push({
+    const run: HookRun = {
       event: String(payload.hook_event_name),
       payload,
       code: Number((await read("code")).trim()),
       stdout: await read("stdout"),
       stderr: await read("stderr"),
-    });
+    };
+    try {
+      run.transcriptAtStart = await read("transcript");
+    } catch { /* no snapshot asked for */ }
+    runs.push(run);
   }
   return runs;
 }
