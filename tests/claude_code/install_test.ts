@@ -2,6 +2,9 @@
  * Real Claude Code picking up the hook that `stall-watch install` wrote into
  * the project's `.claude/settings.local.json`, with no `--settings`: the
  * registration as shipped is what blocks the stall and reaches the model.
+ * The hook runs on a cold Deno cache with every registry pointed at a dead
+ * loopback port: it must need nothing from the network, and the model must
+ * read the report with no "Download ..." line before it.
  */
 
 import assert from "node:assert/strict";
@@ -26,11 +29,16 @@ claudeTest(
       claude,
       script: queue([toolCall(tool), empty(), empty(), text(answer)]),
     }, async (session) => {
+      const offline = {
+        DENO_DIR: join(session.root, "cold-deno-cache"),
+        NPM_CONFIG_REGISTRY: "http://127.0.0.1:9/",
+        JSR_URL: "http://127.0.0.1:9/",
+      };
       const install = await new Deno.Command(Deno.execPath(), {
         args: ["run", "--quiet", ...HOOK_PERMISSION_FLAGS, MAIN_TS, "install"],
         cwd: session.project,
         clearEnv: true,
-        env: session.env,
+        env: { ...session.env, ...offline },
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
@@ -45,15 +53,19 @@ claudeTest(
       );
       const command: string = settings.hooks.Stop[0].hooks[0].command;
       assert.ok(command.includes(MAIN_TS), command);
+      assert.match(command, / run --quiet /);
 
       const run = await session.runPrint(`use ${tool}`, {
         allowedTools: [tool],
         useSettings: false,
+        env: offline,
       });
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.result?.result, answer);
       assert.equal(session.api.overruns, 0);
-      // The wrapper of --settings was not involved: only the installed hook.
+      // The hook ran on the cold cache (it filled it) ...
+      assert.ok((await Deno.stat(offline.DENO_DIR)).isDirectory);
+      // ... and the wrapper of --settings was not involved.
       assert.deepEqual(await session.hookRuns(), []);
 
       // Claude Code's own record of the Stop hooks it ran, and what they said.

@@ -6,6 +6,8 @@
  */
 
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import {
   httpError,
   lastUserText,
@@ -21,6 +23,7 @@ import {
   codesOf,
   runScenario,
 } from "./support/scenario.ts";
+import { MAIN_TS } from "./support/session.ts";
 
 const KIB = 1024;
 
@@ -61,7 +64,7 @@ claudeTest(
 );
 
 claudeTest(
-  "HTTP 500 on the request after a tool result: no Stop fires, the session ends on a synthetic API error",
+  "HTTP 500 on the request after a tool result: no Stop fires, the session ends on a synthetic API error that scan does not count as an answer",
   async (claude) => {
     const outcome = await runScenario(claude, {
       prompt: "use mcp__stub__echo",
@@ -94,5 +97,44 @@ claudeTest(
     assert.equal(last.isApiErrorMessage, true);
     assert.equal(last.message.model, "<synthetic>");
     assert.match(last.message.content[0].text, /^API Error: 500 /);
+    // `stall-watch scan` on that real file: the call is still unanswered.
+    const scanned = await scanJson(outcome.transcripts[0]!.text);
+    assert.equal(scanned.verdict, "block");
+    assert.equal(scanned.ended_on_api_error, true);
+    assert.deepEqual(
+      scanned.signatures.map((s) => [s.kind, s.tool_use_id]),
+      [["missing_followup", sentToolUseId(outcome.requests[0])]],
+    );
   },
 );
+
+/** `stall-watch scan --json` of a transcript text. */
+async function scanJson(
+  transcript: string,
+): Promise<
+  Record<string, unknown> & { signatures: Record<string, unknown>[] }
+> {
+  const dir = await Deno.makeTempDir({ prefix: "stall-watch-scan-" });
+  try {
+    const path = join(dir, "session.jsonl");
+    await Deno.writeTextFile(path, transcript);
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        ...HOOK_PERMISSION_FLAGS,
+        MAIN_TS,
+        "scan",
+        "--json",
+        path,
+      ],
+      cwd: dir,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    return JSON.parse(new TextDecoder().decode(out.stdout));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
