@@ -1,10 +1,11 @@
 /**
- * Real Claude Code in a terminal (tmux): the trusted project's hooks run and
- * a healthy answer is allowed without a word to the user or the model.
+ * Real Claude Code in a terminal (tmux): the trusted project's hooks run; a
+ * healthy answer is allowed without a word to the user or the model, and a
+ * block is shown to the user as a problem, with all of stderr.
  */
 
 import assert from "node:assert/strict";
-import { queue, text } from "./support/fake_api.ts";
+import { empty, queue, text, toolCall } from "./support/fake_api.ts";
 import { claudeTest, codesOf } from "./support/scenario.ts";
 import { withClaudeSession } from "./support/session.ts";
 
@@ -41,6 +42,42 @@ claudeTest(
         }
       },
     );
+  },
+  { tmux: true },
+);
+
+claudeTest(
+  "interactive block: the user sees 'Stop hook reported a problem' with the whole report, then the answer",
+  async (claude) => {
+    const tool = "mcp__stub__echo";
+    const answer = "Recovered: echo said forty-two.";
+    await withClaudeSession({
+      claude,
+      script: queue([
+        toolCall(tool, { text: "forty-two" }),
+        empty(),
+        empty(),
+        text(answer),
+      ]),
+    }, async (session) => {
+      const pane = await session.startInteractive({ allowedTools: [tool] });
+      try {
+        await pane.waitFor(/^❯/m);
+        await pane.type(`use ${tool}`);
+        await pane.keys("Enter");
+        await pane.waitFor(new RegExp(`● ${answer}`));
+        await waitUntil(async () => (await session.hookRuns()).length === 2);
+        const screen = await pane.waitFor(/· done /);
+        assert.deepEqual(codesOf(await session.hookRuns(), "Stop"), [2, 0]);
+        assert.match(screen, /Stop hook reported a problem/);
+        assert.match(screen, /stop hook problem · ctrl\+o to see/);
+        assert.match(screen, /stall_watch recovery: a silent tool stall/);
+        assert.match(screen, /first stall = mcp__stub__echo \(id=toolu_/);
+        assert.equal(session.api.mainRequests().length, 4);
+      } finally {
+        await pane.close();
+      }
+    });
   },
   { tmux: true },
 );

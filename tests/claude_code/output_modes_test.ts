@@ -1,0 +1,88 @@
+/**
+ * Real Claude Code and stall-watch's output channels: exit 2 with the report
+ * on stderr (the other scenarios) and `STALL_WATCH_OUTPUT=json`, exit 0 with
+ * `{"decision":"block","reason":...}` on stdout. Claude Code feeds a JSON
+ * reason to the model as `Stop hook feedback:\n<reason>`, without the
+ * `[command]:` prefix it puts before stderr, and lists it under the
+ * transcript's `hookErrors` just the same.
+ */
+
+import assert from "node:assert/strict";
+import {
+  empty,
+  lastUserText,
+  queue,
+  text,
+  toolCall,
+} from "./support/fake_api.ts";
+import {
+  assertAnswered,
+  claudeTest,
+  codesOf,
+  type Outcome,
+  runScenario,
+  runsOf,
+} from "./support/scenario.ts";
+
+const TOOL = "mcp__stub__echo";
+const ANSWER = "Recovered: echo said forty-two.";
+
+function jsonModeRun(claude: string): Promise<Outcome> {
+  return runScenario(claude, {
+    prompt: `use ${TOOL}`,
+    script: queue([
+      toolCall(TOOL, { text: "forty-two" }),
+      empty(),
+      empty(),
+      text(ANSWER),
+    ]),
+    allowedTools: [TOOL],
+    env: { STALL_WATCH_OUTPUT: "json" },
+  });
+}
+
+claudeTest(
+  "STALL_WATCH_OUTPUT=json: exit 0 with a block decision, the reason reaches the model, it answers",
+  async (claude) => {
+    const outcome = await jsonModeRun(claude);
+    assertAnswered(outcome, ANSWER);
+    assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0, 0]);
+    const [block, after] = runsOf(outcome.hookRuns, "Stop");
+    const decision = JSON.parse(block!.stdout);
+    assert.equal(decision.decision, "block");
+    assert.match(decision.reason, /^stall_watch recovery: /m);
+    assert.equal(block!.stderr, "");
+    assert.ok(
+      lastUserText(outcome.requests[3]!).includes(
+        `Stop hook feedback:\n${decision.reason}`,
+      ),
+    );
+    assert.equal(after!.payload.stop_hook_active, true);
+    assert.equal(after!.stdout, "");
+    // The user is shown the reason as a hook problem, as with exit 2.
+    const summaries = outcome.transcripts[0]!.text.split("\n")
+      .filter((l) => l.includes('"subtype":"stop_hook_summary"'))
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(summaries[0].hookErrors, [decision.reason]);
+  },
+);
+
+claudeTest(
+  "STALL_WATCH_OUTPUT=json: the model reads the recovery prompt alone, the report goes to the user in systemMessage",
+  async (claude) => {
+    const outcome = await jsonModeRun(claude);
+    const [block] = runsOf(outcome.hookRuns, "Stop");
+    const decision = JSON.parse(block!.stdout);
+    const transcript = String(block!.payload.transcript_path);
+    assert.match(decision.reason, /^stall_watch recovery: /);
+    assert.equal(decision.reason.includes(transcript), false);
+    assert.doesNotMatch(decision.reason, /\bline \d+/);
+    assert.match(String(decision.systemMessage), /first stall = /);
+    assertAnswered(outcome, ANSWER);
+  },
+  // needs: JSON output modes per issue 12 item 6
+  {
+    needs:
+      "JSON reason = recovery prompt alone, report in systemMessage (item 6)",
+  },
+);
