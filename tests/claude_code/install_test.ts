@@ -42,6 +42,7 @@ claudeTest(
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
+        signal: AbortSignal.timeout(30_000),
       }).output();
       const said = new TextDecoder().decode(install.stdout) +
         new TextDecoder().decode(install.stderr);

@@ -19,8 +19,7 @@ claudeTest(
         const pane = await session.startInteractive();
         try {
           await pane.waitFor(/^❯/m);
-          await pane.type("say hi");
-          await pane.keys("Enter");
+          await pane.submit("say hi");
           await pane.waitFor(new RegExp(`● ${answer}`));
           // The Stop hook ran and allowed; the turn is done, the session idle.
           await waitUntil(async () => (await session.hookRuns()).length === 1);
@@ -34,8 +33,7 @@ claudeTest(
           assert.equal(session.api.mainRequests().length, 1);
           assert.equal(await pane.alive(), true);
           // /exit ends it.
-          await pane.type("/exit");
-          await pane.keys("Enter");
+          await pane.submit("/exit");
           await waitUntil(async () => !(await pane.alive()));
         } finally {
           await pane.close();
@@ -63,8 +61,7 @@ claudeTest(
       const pane = await session.startInteractive({ allowedTools: [tool] });
       try {
         await pane.waitFor(/^❯/m);
-        await pane.type(`use ${tool}`);
-        await pane.keys("Enter");
+        await pane.submit(`use ${tool}`);
         await pane.waitFor(new RegExp(`● ${answer}`));
         await waitUntil(async () => (await session.hookRuns()).length === 2);
         const screen = await pane.waitFor(/· done /);

@@ -131,6 +131,7 @@ async function scanJson(
       cwd: dir,
       stdout: "piped",
       stderr: "piped",
+      signal: AbortSignal.timeout(30_000),
     }).output();
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     return JSON.parse(new TextDecoder().decode(out.stdout));

@@ -290,8 +290,8 @@ export async function withClaudeSession(
   options: SessionOptions,
   fn: (session: ClaudeSession) => Promise<void>,
 ): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "stall-watch-claude-" });
   const api = startFakeApi(options.script);
+  const root = await Deno.makeTempDir({ prefix: "stall-watch-claude-" });
   try {
     const home = join(root, "home");
     const configDir = join(home, ".claude");
@@ -356,7 +356,7 @@ export async function withClaudeSession(
     await fn(session);
   } finally {
     await api.close();
-    await Deno.remove(root, { recursive: true }).catch(() => {});
+    await removeSettled(root);
   }
 }
 
@@ -395,6 +395,31 @@ function commonArgs(
   if (useSettings) args.push("--settings", session.settingsPath);
   if (allowedTools?.length) args.push("--allowedTools", allowedTools.join(","));
   return args;
+}
+
+/**
+ * Removes `dir` and makes sure it stays gone: Claude Code can still be
+ * writing its MCP logs under HOME for a moment after it was told to go.
+ */
+async function removeSettled(dir: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      await Deno.remove(dir, { recursive: true });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+    try {
+      await Deno.lstat(dir);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return;
+    }
+  }
+  throw new Error(
+    `Cannot remove ${dir}: ${lastError ?? "it keeps coming back"}`,
+  );
 }
 
 async function runPrint(

@@ -12,6 +12,11 @@ import { join } from "node:path";
 export interface TmuxPane {
   /** Types `text` literally (no key names). */
   type(text: string): Promise<void>;
+  /**
+   * Types `text`, waits until the screen shows it (keys sent before the
+   * program reads them are not lost, but an echo proves it), then Enter.
+   */
+  submit(text: string): Promise<void>;
   /** Sends tmux key names (`Enter`, `Escape`, `C-c`, ...). */
   keys(...names: string[]): Promise<void>;
   /** The visible screen, as plain text. */
@@ -60,6 +65,15 @@ async function tmux(
   return new TextDecoder().decode(out.stdout);
 }
 
+function processAlive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT"); // harmless; fails once the process is gone
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** True when a `tmux` program runs here. */
 export async function haveTmux(): Promise<boolean> {
   try {
@@ -106,6 +120,13 @@ export async function startTmux(
       void await tmux(socket, env, ["send-keys", "-t", "main", "-l", text]),
     keys: async (...names) =>
       void await tmux(socket, env, ["send-keys", "-t", "main", ...names]),
+    submit: async (text) => {
+      await pane.type(text);
+      await pane.waitFor(
+        new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")),
+      );
+      await pane.keys("Enter");
+    },
     screen: () => tmux(socket, env, ["capture-pane", "-p", "-t", "main"]),
     waitFor: async (pattern, timeoutMs = 20_000) => {
       const deadline = Date.now() + timeoutMs;
@@ -126,9 +147,26 @@ export async function startTmux(
         "#{pane_dead}",
       ])).trim() === "0",
     close: async () => {
+      // The program gets SIGHUP; wait for it to be gone, so nothing still
+      // writes into the scenario's folder when it is removed.
+      let pid = 0;
       try {
+        pid = Number(
+          await tmux(socket, env, [
+            "display-message",
+            "-p",
+            "-t",
+            "main",
+            "#{pane_pid}",
+          ]),
+        );
         await tmux(socket, env, ["kill-server"]);
       } catch { /* already gone */ }
+      const deadline = Date.now() + 5_000;
+      while (pid > 0 && Date.now() < deadline && processAlive(pid)) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      if (pid > 0 && processAlive(pid)) Deno.kill(pid, "SIGKILL");
     },
   };
   return pane;
