@@ -40,7 +40,13 @@ function silentAfter(
 ): Promise<Outcome> {
   return runScenario(claude, {
     prompt: `use ${tool}`,
-    script: queue([toolCall(tool), silence, silence, text(answer)]),
+    // echo gets a text: with none it would return a blank result.
+    script: queue([
+      toolCall(tool, tool.endsWith("echo") ? { text: "forty-two" } : {}),
+      silence,
+      silence,
+      text(answer),
+    ]),
     allowedTools: [tool],
   });
 }
@@ -129,6 +135,8 @@ for (
       const tool = "mcp__stub__echo";
       const answer = "The echo tool answered.";
       const outcome = await silentAfter(claude, tool, silence, answer);
+      // The result had content: only the reply was silent.
+      assert.match(lastUserText(outcome.requests[1]!), /forty-two/);
       assertBlockedOnceThenAnswered(outcome, tool, answer);
       const [block] = runsOf(outcome.hookRuns, "Stop");
       assert.equal(blockLabel(block!.stderr), "missing follow-up");
@@ -144,7 +152,12 @@ claudeTest(
       prompt: `use ${tool}`,
       // Silent before the block (Claude Code retries once), and after it (no
       // retry of its own this time: its hidden note is spent).
-      script: queue([toolCall(tool), empty(), empty(), empty()]),
+      script: queue([
+        toolCall(tool, { text: "forty-two" }),
+        empty(),
+        empty(),
+        empty(),
+      ]),
       allowedTools: [tool],
     });
     assert.equal(outcome.run.code, 0, outcome.run.stderr);

@@ -61,7 +61,13 @@ claudeTest(
     await withClaudeSession({
       claude,
       // Turn 1 stalls for good: silent before and after the Stop block.
-      script: queue([toolCall(tool), empty(), empty(), empty(), text(answer)]),
+      script: queue([
+        toolCall(tool, { text: "forty-two" }),
+        empty(),
+        empty(),
+        empty(),
+        text(answer),
+      ]),
       events: ["UserPromptSubmit", "Stop"],
     }, async (session) => {
       const first = await session.runPrint(`use ${tool}`, {
