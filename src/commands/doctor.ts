@@ -16,6 +16,7 @@ import {
   type DoctorFacts,
   handlerPaths,
   type PathFacts,
+  renderDoctorJson,
   renderDoctorReport,
   type SettingsFileFacts,
   useColor,
@@ -27,7 +28,11 @@ import {
   platformOf,
   selfInvocation,
 } from "../install/hook_command.ts";
-import { findOwnHandlers } from "../install/hook_registration.ts";
+import {
+  findMisregistered,
+  findOwnHandlers,
+  hooksShapeProblems,
+} from "../install/hook_registration.ts";
 import { formatProblems, loadSettings } from "../settings/load_settings.ts";
 import { readSettingsFile } from "../install/settings_file.ts";
 import { parseSettingsText } from "../install/settings_json.ts";
@@ -39,23 +44,32 @@ import { VERSION } from "../shared/version.ts";
 export const help: string = `stall-watch doctor: check the set-up
 
 Usage:
-  stall-watch doctor
+  stall-watch doctor [--json]
 
 Run it in the project root. Checks, with a fix for each failure:
   - which settings files register stall-watch (Stop, SubagentStop, watch),
-    and that each of them is strict JSON
+    that each of them is strict JSON, and that "hooks" has the shape
+    Claude Code reads
+  - no stall-watch handler under another event (the hook belongs in Stop
+    and SubagentStop, watch in PostToolUse and PostToolUseFailure: under
+    PreToolUse the hook would block every tool call)
   - each handler's program: absolute path, present, executable; forward
     slashes; a timeout; no "if" on a Stop handler; the watch handler async
     with a timeout above the watchdog's deadline
   - no duplicate registrations with different commands (each would run)
   - .claude is writable
-  - the config file and STALL_WATCH_* variables are valid
+  - the config file and STALL_WATCH_* variables are valid (every problem)
+  - from source: "deno run --quiet", and no Deno inside npx's cache
   - the kill switch (a warning when on)
   - the version
 
 Reads .claude/settings.json, .claude/settings.local.json and the user's
 settings (~/.claude or $CLAUDE_CONFIG_DIR). Writes nothing but a probe file
 in .claude, removed at once. Colour only on a terminal without NO_COLOR.
+
+Options:
+  --json  one JSON object instead: {"version", "healthy", "problems",
+          "warnings", "checks": [{"status": "ok|warn|fail", "text", "fix"}]}
 
 Exit codes: 0 healthy (warnings allowed), 1 a check failed, 64 usage error.
 `;
@@ -68,12 +82,14 @@ export async function run(
   args: readonly string[],
   io: CliIO,
 ): Promise<number> {
-  parseOptions("doctor", args, {});
+  const options = parseOptions("doctor", args, { json: "flag" });
   const platform = platformOf(Deno.build.os);
   const facts = await gatherFacts(io, platform);
   const results = doctorChecks(facts);
   io.writeStdout(
-    renderDoctorReport(results, useColor(io.stdoutIsTerminal, io.env)),
+    options.json
+      ? renderDoctorJson(results, VERSION)
+      : renderDoctorReport(results, useColor(io.stdoutIsTerminal, io.env)),
   );
   return results.some((r) => r.status === "fail")
     ? ExitCode.inputError
@@ -96,6 +112,8 @@ async function gatherFacts(
       exists: false,
       error: null,
       handlers: [],
+      shapeProblems: [],
+      misregistered: [],
     };
     files.push(facts);
     try {
@@ -104,6 +122,8 @@ async function gatherFacts(
       if (!file.exists) continue;
       const settings = parseSettingsText(file.text, display);
       facts.handlers = findOwnHandlers(settings, knownPaths);
+      facts.shapeProblems = hooksShapeProblems(settings);
+      facts.misregistered = findMisregistered(settings, knownPaths);
     } catch (error) {
       facts.error = describe(error);
       continue;

@@ -12,11 +12,14 @@ import {
   handlerIdentity,
   type Invocation,
   isDenoProgram,
+  isInNpxCache,
+  NPX_CACHE_FIX,
   parseHandlerCommand,
   type Platform,
   shellQuote,
+  SOURCE_RUN_FLAGS,
 } from "./hook_command.ts";
-import type { OwnHandler } from "./hook_registration.ts";
+import type { Misregistration, OwnHandler } from "./hook_registration.ts";
 import type { Scope } from "./settings_scope.ts";
 
 /** How a check came out. `fail` makes the set-up unhealthy; `warn` does not. */
@@ -39,6 +42,10 @@ export interface SettingsFileFacts {
   /** Why the file cannot be used (one line naming it), or `null`. */
   error: string | null;
   handlers: OwnHandler[];
+  /** Where `hooks` is not shaped as Claude Code reads it (see `hooksShapeProblems`). */
+  shapeProblems: string[];
+  /** stall-watch handlers under events they are not for. */
+  misregistered: Misregistration[];
 }
 
 /** What the file system says about a path a handler runs. */
@@ -114,10 +121,23 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
       });
     }
   }
+  for (const file of facts.files) {
+    for (const problem of file.shapeProblems) {
+      results.push({
+        status: "fail",
+        text: `${file.display} has ${problem}`,
+        fix:
+          'fix it by hand: Claude Code reads {"hooks": {"<Event>": [{"hooks": [{"type": "command", ...}]}]}}',
+      });
+    }
+  }
   results.push(...registrationChecks(facts));
   for (const file of facts.files) {
     for (const handler of file.handlers) {
       results.push(...handlerChecks(facts, file, handler));
+    }
+    for (const wrong of file.misregistered) {
+      results.push(misregistrationCheck(file, wrong));
     }
   }
   results.push(...duplicateChecks(facts));
@@ -131,7 +151,7 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
           "make the project's .claude a writable folder (no symlinks leading outside it)",
       },
   );
-  results.push(configCheck(facts), killSwitchCheck(facts));
+  results.push(...configChecks(facts), killSwitchCheck(facts));
   return results;
 }
 
@@ -152,6 +172,33 @@ function registrationChecks(facts: DoctorFacts): CheckResult[] {
     text: "stall-watch is not registered for Stop in any settings file",
     fix: 'run "stall-watch install" in the project root',
   }];
+}
+
+/** What a stall-watch hook would do under an event it is not for. */
+const MISREGISTERED_EFFECT: Readonly<Record<string, string>> = {
+  PreToolUse:
+    "the call about to run is unanswered there by nature, so it would block every tool call",
+  UserPromptSubmit: "it would block every prompt",
+};
+
+function misregistrationCheck(
+  file: SettingsFileFacts,
+  wrong: Misregistration,
+): CheckResult {
+  const what = wrong.kind === "watch"
+    ? '"stall-watch watch"'
+    : "the stall-watch hook";
+  const effect = MISREGISTERED_EFFECT[wrong.event] ??
+    "it does nothing useful there";
+  const flag = wrong.kind === "watch" ? " --watch" : "";
+  return {
+    status: "fail",
+    text: `${wrong.event} in ${file.display}: runs ${what}, which is for ${
+      wrong.belongs.join(" and ")
+    } only (${effect})`,
+    fix:
+      `remove that entry from "hooks.${wrong.event}" in ${file.display}, then run "stall-watch install --scope ${file.scope}${flag}"`,
+  };
 }
 
 function handlerChecks(
@@ -237,6 +284,26 @@ function handlerChecks(
       [...paths.written, ...own.args].join(" ")
     } (timeout ${timeout} s)`,
   }];
+  const [program, ...words] = parsed?.words ?? [];
+  if (program !== undefined && isInNpxCache(program)) {
+    results.push({
+      status: "warn",
+      text:
+        `${at}: ${program} is in npx's cache, which npm empties without notice (then every stop fails)`,
+      fix: NPX_CACHE_FIX,
+    });
+  }
+  if (
+    program !== undefined && isDenoProgram(program) &&
+    !words.includes(SOURCE_RUN_FLAGS[0] as string)
+  ) {
+    results.push({
+      status: "warn",
+      text:
+        `${at}: "deno run" without --quiet: on a cold cache Deno's download lines reach the model`,
+      fix: reinstall,
+    });
+  }
   if (parsed?.form === "shell" && !parsed.startsInProjectDir) {
     results.push({
       status: "warn",
@@ -277,23 +344,20 @@ function duplicateChecks(facts: DoctorFacts): CheckResult[] {
   return results;
 }
 
-function configCheck(facts: DoctorFacts): CheckResult {
+function configChecks(facts: DoctorFacts): CheckResult[] {
   const file = facts.configPath ?? "no config file";
   if (facts.problems.length === 0) {
-    return {
+    return [{
       status: "ok",
       text: `config: ${file}${facts.configPath ? " is valid" : " (defaults)"}`,
-    };
+    }];
   }
-  const shown = facts.problems.slice(0, 3).join("; ");
-  const more = facts.problems.length > 3
-    ? ` (and ${facts.problems.length - 3} more)`
-    : "";
-  return {
+  // Every problem on its own line: a list cut short hides the one to fix.
+  return facts.problems.map((problem) => ({
     status: "fail",
-    text: `config: ${shown}${more}`,
-    fix: "fix the values named (the hook uses defaults for them meanwhile)",
-  };
+    text: `config: ${problem}`,
+    fix: "fix the value named (the hook uses the default for it meanwhile)",
+  }));
 }
 
 function killSwitchCheck(facts: DoctorFacts): CheckResult {
@@ -346,6 +410,29 @@ export function renderDoctorReport(
       : `${plural(fails, "problem")}, ${plural(warns, "warning")}.`,
   );
   return lines.join("\n") + "\n";
+}
+
+/**
+ * The report as one JSON object on one line, for scripts: `healthy` (no
+ * failure), the counts, and every check with its status, text and fix.
+ */
+export function renderDoctorJson(
+  results: readonly CheckResult[],
+  version: string,
+): string {
+  const fails = results.filter((r) => r.status === "fail").length;
+  const warns = results.filter((r) => r.status === "warn").length;
+  return JSON.stringify({
+    version,
+    healthy: fails === 0,
+    problems: fails,
+    warnings: warns,
+    checks: results.map(({ status, text, fix }) => ({
+      status,
+      text,
+      fix: fix ?? null,
+    })),
+  }) + "\n";
 }
 
 /** Colour only on a terminal, never with `NO_COLOR` (set and not empty) or `TERM=dumb`. */

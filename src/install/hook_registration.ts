@@ -178,20 +178,113 @@ export function planUninstall(
 }
 
 function checkShape(settings: Record<string, unknown>, name: string): void {
-  const hooks = settings.hooks;
-  if (hooks === undefined) return;
-  if (!isPlainObject(hooks)) {
-    throw new SettingsFileError(
-      `${name} has a "hooks" value that is not an object; fix it by hand first`,
-    );
+  const [first] = hooksShapeProblems(settings);
+  if (first !== undefined) {
+    throw new SettingsFileError(`${name} has ${first}; fix it by hand first`);
   }
-  for (const event of HOOK_EVENTS) {
-    if (hooks[event] !== undefined && !Array.isArray(hooks[event])) {
-      throw new SettingsFileError(
-        `${name} has a "hooks.${event}" value that is not an array; fix it by hand first`,
-      );
+}
+
+/**
+ * Where the `hooks` value is not shaped as Claude Code reads it: an object
+ * of event name to a list of matcher groups, each `{ "hooks": [handler
+ * objects] }`. One phrase per problem ("a "hooks.Stop[0].hooks" value that
+ * is not an array"); empty when the shape is right or there is no `hooks`.
+ */
+export function hooksShapeProblems(
+  settings: Readonly<Record<string, unknown>>,
+): string[] {
+  const hooks = settings.hooks;
+  if (hooks === undefined) return [];
+  if (!isPlainObject(hooks)) {
+    return [`a "hooks" value that is not an object (${kindOf(hooks)})`];
+  }
+  const problems: string[] = [];
+  const not = (path: string, wanted: string, value: unknown) =>
+    problems.push(
+      `a "${path}" value that is not ${wanted} (${kindOf(value)})`,
+    );
+  for (const [event, groups] of Object.entries(hooks)) {
+    const at = `hooks.${event}`;
+    if (!Array.isArray(groups)) {
+      not(at, "an array", groups);
+      continue;
+    }
+    groups.forEach((group: unknown, g) => {
+      if (!isPlainObject(group)) {
+        not(`${at}[${g}]`, "an object", group);
+      } else if (!Array.isArray(group.hooks)) {
+        not(`${at}[${g}].hooks`, "an array", group.hooks);
+      } else {
+        group.hooks.forEach((handler: unknown, h) => {
+          if (!isPlainObject(handler)) {
+            not(`${at}[${g}].hooks[${h}]`, "an object", handler);
+          }
+        });
+      }
+    });
+  }
+  return problems;
+}
+
+function kindOf(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (value === null) return "null";
+  return Array.isArray(value) ? "an array" : `a ${typeof value}`;
+}
+
+/** The events each kind of stall-watch handler belongs in. */
+const EVENTS_FOR = {
+  hook: ["Stop", "SubagentStop"],
+  watch: ["PostToolUse", "PostToolUseFailure"],
+} as const;
+
+/** A stall-watch handler under an event it is not for. */
+export interface Misregistration {
+  /** The event it is registered under, e.g. `PreToolUse`. */
+  event: string;
+  /** `hook` (no arguments) or `watch`. */
+  kind: keyof typeof EVENTS_FOR;
+  /** The events it belongs in. */
+  belongs: readonly string[];
+  handler: Record<string, unknown>;
+}
+
+/**
+ * Finds stall-watch's hook (no arguments) under any event but Stop and
+ * SubagentStop, and its `watch` under any but PostToolUse and
+ * PostToolUseFailure. Registered under PreToolUse the hook would see the
+ * current tool call unanswered and block every call (UserPromptSubmit:
+ * every prompt).
+ */
+export function findMisregistered(
+  settings: Readonly<Record<string, unknown>>,
+  knownPaths: readonly string[],
+): Misregistration[] {
+  const found: Misregistration[] = [];
+  const hooks = settings.hooks;
+  if (!isPlainObject(hooks)) return found;
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
+      for (const handler of group.hooks) {
+        if (!isPlainObject(handler) || handler.type !== "command") continue;
+        const parsed = parseHandlerCommand(handler);
+        const args = parsed && stallWatchArgs(parsed, knownPaths);
+        const kind = args?.length === 0
+          ? "hook"
+          : args?.[0] === "watch"
+          ? "watch"
+          : null;
+        if (kind === null) continue;
+        const belongs: readonly string[] = EVENTS_FOR[kind];
+        if (!belongs.includes(event)) {
+          found.push({ event, kind, belongs, handler });
+        }
+      }
     }
   }
+  return found;
 }
 
 function timeoutFor(

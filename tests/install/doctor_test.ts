@@ -228,6 +228,168 @@ Deno.test("doctor reports config problems as a failure and the kill switch as a 
   });
 });
 
+Deno.test("doctor lists every config problem, none cut off", async () => {
+  await withSetup(async (s) => {
+    assert.equal(await main(["install"], s.io()), 0);
+    await s.write(
+      "stall-watch.jsonc",
+      '{ "max_retries": "many", "cooldown_seconds": -1, "colour": 1, "log": 5 }\n',
+    );
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1);
+    const fails = lines(out, "FAIL");
+    assert.equal(fails.length, 4, out);
+    assert.ok(fails.every((l) => l.startsWith("  FAIL  config: ")), out);
+    assert.doesNotMatch(out, /more\)/);
+  });
+});
+
+Deno.test("doctor fails a stall-watch handler under an event it is not for, with the fix", async () => {
+  await withSetup(async (s) => {
+    const hook = `cd "$CLAUDE_PROJECT_DIR" && ${s.shown}`;
+    const entry = (command: string) => [{
+      hooks: [{ type: "command", command, timeout: 30 }],
+    }];
+    await s.write(
+      "settings.json",
+      JSON.stringify({
+        hooks: {
+          Stop: entry(hook),
+          PreToolUse: entry(hook),
+          UserPromptSubmit: entry(hook),
+          SessionStart: entry(`${hook} watch`),
+          PostToolUseFailure: entry(`${hook} watch`),
+          PostToolUse: entry(hook),
+        },
+      }),
+    );
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1, out);
+    assert.deepEqual(lines(out, "FAIL").map((l) => l.slice(8)), [
+      `PreToolUse in ${PROJECT}: runs the stall-watch hook, which is for Stop and SubagentStop only (the call about to run is unanswered there by nature, so it would block every tool call)`,
+      `UserPromptSubmit in ${PROJECT}: runs the stall-watch hook, which is for Stop and SubagentStop only (it would block every prompt)`,
+      `SessionStart in ${PROJECT}: runs "stall-watch watch", which is for PostToolUse and PostToolUseFailure only (it does nothing useful there)`,
+      `PostToolUse in ${PROJECT}: runs the stall-watch hook, which is for Stop and SubagentStop only (it does nothing useful there)`,
+    ]);
+    assert.ok(out.includes(
+      `        fix: remove that entry from "hooks.PreToolUse" in ${PROJECT}, then run "stall-watch install --scope project"\n`,
+    ));
+    assert.ok(out.includes(
+      `        fix: remove that entry from "hooks.SessionStart" in ${PROJECT}, then run "stall-watch install --scope project --watch"\n`,
+    ));
+  });
+});
+
+Deno.test("doctor fails a hooks value Claude Code cannot read, as install refuses it", async () => {
+  await withSetup(async (s) => {
+    for (
+      const [text, problem] of [
+        ['{"hooks": []}', 'a "hooks" value that is not an object (an array)'],
+        [
+          '{"hooks":{"Stop":[{"hooks":"x"}]}}',
+          'a "hooks.Stop[0].hooks" value that is not an array (a string)',
+        ],
+        [
+          '{"hooks":{"PreToolUse":[{"matcher":"*"}]}}',
+          'a "hooks.PreToolUse[0].hooks" value that is not an array (missing)',
+        ],
+        [
+          '{"hooks":{"Stop":[{"hooks":[7]}]}}',
+          'a "hooks.Stop[0].hooks[0]" value that is not an object (a number)',
+        ],
+      ] as const
+    ) {
+      await s.write("settings.json", text);
+      const { code, out } = await s.doctor();
+      assert.equal(code, 1, out);
+      assert.ok(
+        lines(out, "FAIL").includes(`  FAIL  ${PROJECT} has ${problem}`),
+        `${text}\n${out}`,
+      );
+      const install = s.io();
+      assert.equal(
+        await main(["install", "--scope", "project", "--dry-run"], install),
+        1,
+        text,
+      );
+      assert.deepEqual(install.stderr, [
+        `stall-watch: Cannot install: ${PROJECT} has ${problem}; fix it by hand first\n`,
+      ]);
+    }
+  });
+});
+
+Deno.test("doctor --json gives every check with its status and fix, and the same exit code", async () => {
+  await withSetup(async (s) => {
+    const fake = s.io();
+    assert.equal(await main(["doctor", "--json"], fake), 1);
+    const out = fake.stdout.join("");
+    assert.equal(out.split("\n").length, 2, "one line");
+    const report = JSON.parse(out);
+    assert.equal(report.healthy, false);
+    assert.equal(report.problems, 1);
+    assert.deepEqual(
+      report.checks.find((c: { status: string }) => c.status === "fail"),
+      {
+        status: "fail",
+        text: "stall-watch is not registered for Stop in any settings file",
+        fix: 'run "stall-watch install" in the project root',
+      },
+    );
+    assert.equal(await main(["install"], s.io()), 0);
+    const healthy = s.io();
+    assert.equal(await main(["doctor", "--json"], healthy), 0);
+    const ok = JSON.parse(healthy.stdout.join(""));
+    assert.equal(ok.healthy, true);
+    assert.ok(ok.checks.every((c: { status: string }) => c.status === "ok"));
+  });
+});
+
+Deno.test("doctor warns about a from-source handler without --quiet or inside npx's cache", async () => {
+  await withSetup(async (s) => {
+    const npx = join(s.dir, ".npm", "_npx", "0123", "node_modules", "deno");
+    await Deno.mkdir(npx, { recursive: true });
+    const deno = join(npx, posix ? "deno" : "deno.exe");
+    await Deno.writeTextFile(deno, "");
+    if (posix) await Deno.chmod(deno, 0o755);
+    const main_ts = join(s.dir, "stall-watch", "main.ts");
+    await Deno.mkdir(join(s.dir, "stall-watch"));
+    await Deno.writeTextFile(main_ts, "");
+    const shown = (p: string) => p.replaceAll("\\", "/");
+    await s.write(
+      "settings.local.json",
+      JSON.stringify({
+        hooks: {
+          Stop: [{
+            hooks: [{
+              type: "command",
+              command: shown(deno),
+              args: [
+                "run",
+                "--allow-read",
+                "--allow-write=.claude",
+                "--allow-env",
+                "--no-prompt",
+                shown(main_ts),
+              ],
+              timeout: 30,
+            }],
+          }],
+        },
+      }),
+    );
+    const { code, out } = await s.doctor();
+    assert.equal(code, 0, out);
+    const warns = lines(out, "warn").join("\n");
+    assert.match(warns, /_npx.* is in npx's cache, which npm empties/);
+    assert.match(warns, /"deno run" without --quiet/);
+    assert.match(
+      out,
+      /fix: install Deno for good \("npm install -g deno@2\.9\.6"/,
+    );
+  });
+});
+
 Deno.test("doctor warns about a shell command that does not start in the project root", async () => {
   await withSetup(async (s) => {
     await s.write(
@@ -326,6 +488,8 @@ Deno.test("doctorChecks() on Windows: backslashes in a shell command fail, exec 
       display: "C:/Users/me/.claude/settings.json",
       exists: true,
       error: null,
+      shapeProblems: [],
+      misregistered: [],
       handlers: [
         handler({
           type: "command",
