@@ -12,7 +12,10 @@ import {
   HISTORY_READER_OPTIONS,
   readHistoryVerdicts,
 } from "../detection/history_turns.ts";
-import type { TranscriptFile } from "../transcript/transcript_files.ts";
+import {
+  sniffTranscript,
+  type TranscriptFile,
+} from "../transcript/transcript_files.ts";
 
 /** A turn that ended in a stall. */
 export interface StalledTurn {
@@ -98,6 +101,10 @@ export async function auditFile(
     return { ...audit, error: describe(error) };
   }
   try {
+    const notTranscript = sniffTranscript(handle);
+    if (notTranscript !== null) {
+      return { ...audit, error: `not a transcript: ${notTranscript}` };
+    }
     const history = { ...options, subagent: file.subagent };
     for await (
       const { startLine, verdict } of readHistoryVerdicts(handle, history)

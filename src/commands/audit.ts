@@ -10,13 +10,15 @@ import { auditFilesInParallel } from "../audit/audit_pool.ts";
 import { renderAuditReport } from "../audit/audit_report.ts";
 import { auditJson, summarizeAudit } from "../audit/audit_summary.ts";
 import type { CliIO } from "../shared/cli_io.ts";
-import { parseCommandLine } from "../shared/command_options.ts";
-import { ExitCode, UsageError } from "../shared/errors.ts";
+import { parseCommandLine, parseSince } from "../shared/command_options.ts";
+import { ExitCode, InputError, UsageError } from "../shared/errors.ts";
+import { formatCount } from "../shared/number_format.ts";
 import { ProgressBar } from "../shared/progress_bar.ts";
 import { styleFor } from "../shared/term_style.ts";
 import {
-  defaultProjectsDir,
+  defaultProjectsDirs,
   findTranscripts,
+  type FoundTranscripts,
 } from "../transcript/transcript_files.ts";
 
 /** The `help audit` text. */
@@ -24,26 +26,31 @@ export const help: string =
   `stall-watch audit: count the stalls in every past session
 
 Usage:
-  stall-watch audit [dir] [--since DATE] [--json] [--jobs N]
+  stall-watch audit [dir] [--since WHEN] [--json] [--jobs N]
 
-Reads every *.jsonl under dir (default: "projects" under $CLAUDE_CONFIG_DIR,
-else ~/.claude/projects), subagent transcripts included, and judges every
+Reads every *.jsonl under dir, subagent transcripts included (default: the
+"projects" folder under each folder of $CLAUDE_CONFIG_DIR, which may list
+several separated by commas; else both ~/.config/claude/projects and
+~/.claude/projects, those that exist), and judges every
 turn with the hook's classifier. In history a turn is stalled when its last
 model activity is a call that never got a result, an empty result, or a
 result nobody answered before the next human prompt (or the end of the
 file); a turn the user interrupted is not a stall, nor is a call the model
 moved on from. dir may also be a single transcript.
 
-  --since DATE  only files modified at or after DATE (YYYY-MM-DD, UTC, or
-                an ISO 8601 date-time such as 2026-03-01T09:00:00Z)
+  --since WHEN  only files modified at or after WHEN: a date (YYYY-MM-DD,
+                UTC), an ISO 8601 date-time such as 2026-03-01T09:00:00Z,
+                or a time back such as 30m, 12h, 7d, 2w
   --jobs N      read with N threads (default: one per CPU, at most 4,
                 for corpora over 64 MiB; 1 reads in the main thread)
   --json        one object on stdout:
                 {"root", "files", "bytes", "turns", "stalled_turns",
                  "stalled_calls", "by_kind", "by_tool", "by_mcp_server",
-                 "sessions", "unreadable", "skipped_older", "elapsed_ms"}
+                 "sessions", "unreadable", "skipped_older", "roots",
+                 "elapsed_ms"} ("root": the roots joined by ", ")
 
-Files that cannot be read are counted and listed, never fatal. A progress
+Files that cannot be read, or are plainly not transcripts (binary data, a
+first line that is not a JSON object), are counted and listed, never fatal. A progress
 bar appears on stderr when it is a terminal and the audit takes a moment.
 
 Exit codes: 0 the audit ran (whatever it found), 1 dir is missing or
@@ -58,17 +65,17 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     jobs: "value",
   }, 1);
   const sinceMs = typeof options.since === "string"
-    ? parseSince(options.since)
+    ? parseSince(options.since, io.now())
     : null;
-  const root = resolve(io.cwd, positionals[0] ?? defaultProjectsDir(io.env));
+  const roots = positionals[0] !== undefined
+    ? [resolve(io.cwd, positionals[0])]
+    : existingProjectsDirs(io);
   const startedAt = io.now();
-  const found = findTranscripts(root, sinceMs);
+  const found = findAllTranscripts(roots, sinceMs);
   const total = found.files.reduce((n, f) => n + f.size, 0);
   const jobs = typeof options.jobs === "string"
     ? parseJobs(options.jobs)
-    : total >= AUTO_JOBS_MIN_BYTES
-    ? Math.min(navigator.hardwareConcurrency || 1, MAX_JOBS)
-    : 1;
+    : defaultJobs(total);
   const bar = new ProgressBar(io, total);
   let audits;
   try {
@@ -81,23 +88,84 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   }
   const summary = summarizeAudit(audits, found.unreadable, found.skippedOlder);
   const elapsedMs = Math.max(0, io.now() - startedAt);
+  const root = roots.join(", ");
   if (options.json === true) {
     const json = auditJson(summary, { root });
     io.writeStdout(
-      JSON.stringify({ ...json, elapsed_ms: Math.round(elapsedMs) }, null, 2) +
-        "\n",
+      JSON.stringify(
+        { ...json, roots, elapsed_ms: Math.round(elapsedMs) },
+        null,
+        2,
+      ) + "\n",
     );
   } else {
     io.writeStdout(
-      renderAuditReport(summary, { root, elapsedMs }, styleFor(io, "stdout")),
+      renderAuditReport(
+        summary,
+        { root: roots.join(" and "), elapsedMs },
+        styleFor(io, "stdout"),
+      ),
     );
   }
+  if (found.files.length === 0 && found.unreadable.length === 0) {
+    io.writeStderr(`stall-watch: note: ${emptyHint(roots, found)}\n`);
+  }
   return ExitCode.ok;
+}
+
+/** The default folders that exist; one line naming them all when none does. */
+function existingProjectsDirs(io: CliIO): string[] {
+  const candidates = defaultProjectsDirs(io.env).map((d) => resolve(io.cwd, d));
+  const existing = candidates.filter((dir) => {
+    try {
+      return Deno.statSync(dir).isDirectory;
+    } catch {
+      return false;
+    }
+  });
+  if (existing.length > 0) return existing;
+  throw new InputError(
+    `Cannot audit: no Claude Code projects folder at ${
+      candidates.join(" or ")
+    } (Claude Code creates it at its first session); name the folder: stall-watch audit DIR`,
+  );
+}
+
+/** Transcripts of every root, in root order. */
+function findAllTranscripts(
+  roots: readonly string[],
+  sinceMs: number | null,
+): FoundTranscripts {
+  const all: FoundTranscripts = { files: [], unreadable: [], skippedOlder: 0 };
+  for (const root of roots) {
+    const found = findTranscripts(root, sinceMs);
+    all.files.push(...found.files);
+    all.unreadable.push(...found.unreadable);
+    all.skippedOlder += found.skippedOlder;
+  }
+  return all;
+}
+
+/** Why nothing was audited, and what to try. */
+function emptyHint(roots: readonly string[], found: FoundTranscripts): string {
+  const where = roots.join(" and ");
+  if (found.skippedOlder > 0) {
+    return `every transcript under ${where} is older than --since (${
+      formatCount(found.skippedOlder)
+    } left out): try an earlier --since`;
+  }
+  return `no transcript (*.jsonl) under ${where}: Claude Code keeps them in <projects folder>/<project>/<session>.jsonl (the projects folder is under ~/.claude, ~/.config/claude or $CLAUDE_CONFIG_DIR); name such a folder`;
 }
 
 /** Worker threads pay off only when there is this much to read. */
 const AUTO_JOBS_MIN_BYTES = 64 * 1024 * 1024;
 const MAX_JOBS = 4;
+
+function defaultJobs(totalBytes: number): number {
+  return totalBytes >= AUTO_JOBS_MIN_BYTES
+    ? Math.min(navigator.hardwareConcurrency || 1, MAX_JOBS)
+    : 1;
+}
 
 function parseJobs(value: string): number {
   const jobs = /^\d+$/.test(value) ? Number(value) : NaN;
@@ -107,22 +175,4 @@ function parseJobs(value: string): number {
     );
   }
   return jobs;
-}
-
-const DATE =
-  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/**
- * Parses `--since`: a date (UTC midnight) or an ISO 8601 date-time.
- *
- * @throws {UsageError} For anything else.
- */
-export function parseSince(text: string): number {
-  const ms = DATE.test(text) ? Date.parse(text.replace(" ", "T")) : NaN;
-  if (!Number.isFinite(ms)) {
-    throw new UsageError(
-      `Bad value for "--since": "${text}" is not a date like 2026-03-01 or 2026-03-01T09:00:00Z`,
-    );
-  }
-  return ms;
 }

@@ -9,7 +9,8 @@
 import { resolve } from "node:path";
 import { STALL_KINDS } from "../detection/classify.ts";
 import type { CliIO } from "../shared/cli_io.ts";
-import { parseCommandLine } from "../shared/command_options.ts";
+import { parseCommandLine, parseSince } from "../shared/command_options.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
 import {
   describe,
   ExitCode,
@@ -32,7 +33,8 @@ import { renderTable } from "../shared/text_table.ts";
 export const help: string = `stall-watch log: summarise the event log
 
 Usage:
-  stall-watch log [--file PATH] [--session ID] [--last N] [--json]
+  stall-watch log [--file PATH] [--session ID] [--since WHEN] [--last N]
+                  [--json]
 
 Reads the event log (.claude/stall_watch/events.jsonl unless
 STALL_WATCH_LOG_FILE or "event_log.path" says otherwise; --file names
@@ -40,7 +42,10 @@ another) and the rotated PATH.1 before it, and prints: events by type,
 stalled calls by kind, per session the stalls seen, recoveries sent, retry
 cap hits and cooldown skips, and the last N decisions (default 10).
 
-  --session ID  only that session's events
+  --session ID  only that session's events (a note on stderr names the
+                latest sessions when it has none)
+  --since WHEN  only events at or after WHEN: a date (2026-03-01, UTC), an
+                ISO 8601 date-time, or a time back such as 30m, 12h, 7d, 2w
   --last N      how many decisions to list (1-10000)
   --json        one object on stdout:
                 {"files", "events", "malformed", "by_event",
@@ -63,6 +68,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   const { options } = parseCommandLine("log", args, {
     file: "value",
     session: "value",
+    since: "value",
     last: "value",
     json: "flag",
   }, 0);
@@ -79,8 +85,15 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     }
     path = resolve(io.cwd, settings.eventLogPath);
   }
+  const sessionId = typeof options.session === "string"
+    ? options.session
+    : null;
+  const since = typeof options.since === "string"
+    ? parseSince(options.since, io.now())
+    : null;
   const summarizer = new EventLogSummarizer({
-    sessionId: typeof options.session === "string" ? options.session : null,
+    sessionId,
+    sinceSeconds: since === null ? null : since / 1000,
     last,
   });
   const files: string[] = [];
@@ -93,6 +106,20 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     );
   }
   const summary = summarizer.summary();
+  if (sessionId !== null && summary.events === 0 && files.length > 0) {
+    const others = summarizer.otherSessions().slice(-5).reverse();
+    io.writeStderr(
+      `stall-watch: note: no event of session "${
+        escapeTerminal(sessionId)
+      }" in the log${
+        others.length > 0
+          ? `; the latest sessions in it: ${
+            others.map(escapeTerminal).join(", ")
+          }`
+          : ""
+      }\n`,
+    );
+  }
   if (options.json === true) {
     io.writeStdout(JSON.stringify(logJson(files, summary), null, 2) + "\n");
   } else if (files.length === 0) {

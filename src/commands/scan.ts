@@ -29,7 +29,10 @@ import { openRegularFile } from "../transcript/tail_scan.ts";
 import { type Style, styleFor } from "../shared/term_style.ts";
 import { type Cell, renderTable } from "../shared/text_table.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
-import { isSubagentTranscript } from "../transcript/transcript_files.ts";
+import {
+  isSubagentTranscript,
+  sniffTranscript,
+} from "../transcript/transcript_files.ts";
 
 /** The `help scan` text. */
 export const help: string =
@@ -37,14 +40,20 @@ export const help: string =
 
 Usage:
   stall-watch scan <transcript.jsonl> [--json] [--prompt-id ID] [--subagent]
-  stall-watch scan <transcript.jsonl> --all-turns [--json] [--subagent]
+  stall-watch scan <transcript.jsonl> --all-turns [--stalled] [--json]
+                   [--subagent]
 
 Judges the current turn (what follows the last human prompt, or the entries
 of --prompt-id) exactly as the Stop hook would, without the lag wait, and
 prints the verdict, why, and each stalled call: kind, tool, tool_use_id and
 1-based line. With --all-turns, judges every turn of the file by the history
 rules the audit uses (a call the model moved on from is not a stall), each
-with the line where it starts.
+with the line where it starts; --stalled lists only the stalled ones (the
+count still covers every turn).
+
+A --prompt-id that no entry near the end carries is noted on stderr (the
+hook meets it when the turn is not written yet). A file that is plainly not a transcript (binary data, or a first
+line that is not a JSON object) is refused with exit 1.
 
 A file named agent-*.jsonl is read as a subagent transcript; --subagent
 forces it (its sidechain entries then count).
@@ -54,7 +63,8 @@ forces it (its sidechain entries then count).
    "ended_on_api_error", "signatures": [{"kind", "tool_name", "tool_use_id",
   "line"}]}
 With --all-turns: {"path", "subagent", "turns": [{"start_line", "verdict",
-  "reason", "ended_on_api_error", "signatures"}], "stalled_turns"}.
+  "reason", "ended_on_api_error", "signatures"}], "stalled_turns"}
+("turns" only the stalled ones with --stalled).
 "ended_on_api_error" is true when the turn ends on the entry Claude Code
 writes after an API failure ("API Error: ..."): it is not the model's
 answer, so a tool result before it is still unanswered (missing_followup).
@@ -67,6 +77,7 @@ Exit codes: 0 the scan ran (whatever the verdict: read it from the output),
 export async function run(args: readonly string[], io: CliIO): Promise<number> {
   const { options, positionals } = parseCommandLine("scan", args, {
     "all-turns": "flag",
+    stalled: "flag",
     json: "flag",
     subagent: "flag",
     "prompt-id": "value",
@@ -85,24 +96,52 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
       `"--prompt-id" picks the current turn; it cannot be combined with "--all-turns"`,
     );
   }
+  if (options.stalled && !options["all-turns"]) {
+    throw new UsageError(
+      `"--stalled" filters "--all-turns": run "stall-watch scan ${
+        escapeTerminal(path)
+      } --all-turns --stalled"`,
+    );
+  }
   const absolute = resolve(io.cwd, path);
   const subagent = options.subagent === true || isSubagentTranscript(absolute);
   const json = options.json === true;
   const style = styleFor(io, "stdout");
   if (options["all-turns"]) {
     const turns = await allTurns(path, absolute, subagent);
+    const onlyStalled = options.stalled === true;
     io.writeStdout(
       json
-        ? formatJson(allTurnsJson(path, subagent, turns))
-        : renderAllTurns(path, turns, style),
+        ? formatJson(allTurnsJson(path, subagent, turns, onlyStalled))
+        : renderAllTurns(path, turns, style, onlyStalled),
     );
     return ExitCode.ok;
+  }
+  const file = await openRegularFile(absolute);
+  if (!file) throw missing(path);
+  try {
+    refuseNonTranscript(path, file);
+  } finally {
+    file.close();
   }
   const detection = await detectStalls(
     currentTurnInput(absolute, subagent, promptId, io.cwd),
     { lagWaitMs: 0, sleep: io.sleep },
   );
   if (detection.scan === null) throw missing(path);
+  if (
+    promptId !== null &&
+    !detection.scan.entries.some((e) => e.promptId === promptId)
+  ) {
+    // The hook meets this when the turn's entries are not written yet.
+    io.writeStderr(
+      `stall-watch: note: no entry near the end of ${
+        escapeTerminal(path)
+      } has prompt_id "${
+        escapeTerminal(promptId)
+      }": judged, as the hook would, what follows the last human prompt\n`,
+    );
+  }
   const result = {
     path,
     subagent,
@@ -148,17 +187,30 @@ async function allTurns(
   const file = await openRegularFile(absolute);
   if (!file) throw missing(path);
   try {
+    refuseNonTranscript(path, file);
     const turns: HistoryVerdict[] = [];
     for await (const turn of readHistoryVerdicts(file, { subagent })) {
       turns.push(turn);
     }
     return turns;
   } catch (error) {
+    if (error instanceof InputError) throw error;
     throw new InputError(
       `Cannot read transcript "${path}": ${describe(error)}`,
     );
   } finally {
     file.close();
+  }
+}
+
+/**
+ * Throws when the file is plainly not a transcript: judged as one, binary
+ * data would pass as a healthy turn in silence.
+ */
+function refuseNonTranscript(path: string, file: Deno.FsFile): void {
+  const reason = sniffTranscript(file);
+  if (reason !== null) {
+    throw new InputError(`Cannot scan "${path}": not a transcript (${reason})`);
   }
 }
 
@@ -197,11 +249,15 @@ export function allTurnsJson(
   path: string,
   subagent: boolean,
   turns: readonly HistoryVerdict[],
+  onlyStalled = false,
 ): Record<string, unknown> {
+  const shown = onlyStalled
+    ? turns.filter((t) => t.verdict.signatures.length > 0)
+    : turns;
   return {
     path,
     subagent,
-    turns: turns.map((t) => ({
+    turns: shown.map((t) => ({
       start_line: t.startLine,
       verdict: t.verdict.signatures.length > 0 ? "block" : "allow",
       reason: t.verdict.reason,
@@ -268,12 +324,14 @@ function renderAllTurns(
   path: string,
   turns: readonly HistoryVerdict[],
   style: Style,
+  onlyStalled: boolean,
 ): string {
   const stalled = turns.filter((t) => t.verdict.signatures.length > 0).length;
   const rows: Cell[][] = [];
   turns.forEach((turn, i) => {
     const { signatures, reason, endedOnApiError } = turn.verdict;
     const note = endedOnApiError ? "; the turn ended on an API error" : "";
+    if (onlyStalled && signatures.length === 0) return;
     const head: Cell[] = [
       String(i + 1),
       String(turn.startLine),

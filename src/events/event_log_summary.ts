@@ -55,9 +55,13 @@ export const DECISION_EVENTS: ReadonlySet<string> = new Set([
 export interface SummaryOptions {
   /** Keep only this session's events. */
   sessionId: string | null;
+  /** Keep only events at or after this time (seconds since the epoch). */
+  sinceSeconds?: number | null;
   /** How many decisions to keep. */
   last: number;
 }
+
+const MAX_OTHER_SESSIONS = 1000;
 
 /** Folds log lines, oldest first, into an {@link EventLogSummary}. */
 export class EventLogSummarizer {
@@ -71,6 +75,7 @@ export class EventLogSummarizer {
   >;
   #sessions = new Map<string, SessionActivity>();
   #last: Record<string, unknown>[] = [];
+  #otherSessions = new Set<string>();
 
   /** @param options Session filter and how many decisions to keep. */
   constructor(options: SummaryOptions) {
@@ -94,9 +99,28 @@ export class EventLogSummarizer {
     const sessionId = typeof record.session_id === "string"
       ? record.session_id
       : "";
+    const since = this.#options.sinceSeconds ?? null;
+    if (
+      since !== null && !(typeof record.ts === "number" && record.ts >= since)
+    ) {
+      return;
+    }
     const wanted = this.#options.sessionId;
-    if (wanted !== null && sessionId !== wanted) return;
+    if (wanted !== null && sessionId !== wanted) {
+      if (this.#otherSessions.size < MAX_OTHER_SESSIONS) {
+        this.#otherSessions.add(sessionId);
+      }
+      return;
+    }
     this.#add(record, record.event, sessionId);
+  }
+
+  /**
+   * With a session filter: the other sessions seen (at most 1000, in log
+   * order), to name when the wanted one has no events.
+   */
+  otherSessions(): string[] {
+    return [...this.#otherSessions];
   }
 
   /** The summary of the lines added so far. */

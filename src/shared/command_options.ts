@@ -122,3 +122,35 @@ export function parseSeconds(
   }
   return seconds;
 }
+
+const DATE =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Milliseconds per unit of a relative `--since` such as `7d`. */
+const UNIT_MS: Readonly<Record<string, number>> = {
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 7 * 86_400_000,
+};
+
+/**
+ * Parses `--since`: a date (UTC midnight), an ISO 8601 date-time, or a
+ * time back from `nowMs` such as `30m`, `12h`, `7d` or `2w`.
+ *
+ * @returns Milliseconds since the epoch.
+ * @throws {UsageError} For anything else.
+ */
+export function parseSince(text: string, nowMs: number): number {
+  const relative = /^(\d{1,6})([mhdw])$/.exec(text);
+  if (relative) {
+    return nowMs - Number(relative[1]) * (UNIT_MS[relative[2] as string] ?? 0);
+  }
+  const ms = DATE.test(text) ? Date.parse(text.replace(" ", "T")) : NaN;
+  if (!Number.isFinite(ms)) {
+    throw new UsageError(
+      `Bad value for "--since": "${text}" is not a date like 2026-03-01, 2026-03-01T09:00:00Z, or a time back such as 7d, 12h, 30m, 2w`,
+    );
+  }
+  return ms;
+}

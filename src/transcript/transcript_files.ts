@@ -47,22 +47,32 @@ export function isSubagentTranscript(path: string): boolean {
 }
 
 /**
- * The default audit folder: `projects` under `CLAUDE_CONFIG_DIR`, else under
- * `~/.claude` (home from `HOME`, or `USERPROFILE` on Windows).
+ * The folders Claude Code may keep transcripts in, as ccusage reads them:
+ * `projects` under each folder of `CLAUDE_CONFIG_DIR` (several may be given,
+ * separated by commas); without it, `projects` under
+ * `$XDG_CONFIG_HOME/claude` (default `~/.config/claude`, where newer
+ * versions keep it) and under `~/.claude`. Home is `HOME`, or `USERPROFILE`
+ * on Windows. The caller keeps the ones that exist.
  *
- * @throws {InputError} When neither variable gives a folder.
+ * @throws {InputError} When no variable gives a folder.
  */
-export function defaultProjectsDir(
+export function defaultProjectsDirs(
   env: Readonly<Record<string, string>>,
-): string {
-  if (env.CLAUDE_CONFIG_DIR) return join(env.CLAUDE_CONFIG_DIR, "projects");
+): string[] {
+  const configDirs = (env.CLAUDE_CONFIG_DIR ?? "").split(",")
+    .map((dir) => dir.trim())
+    .filter((dir) => dir !== "");
+  if (configDirs.length > 0) {
+    return [...new Set(configDirs.map((dir) => join(dir, "projects")))];
+  }
   const home = env.HOME || env.USERPROFILE;
   if (!home) {
     throw new InputError(
       "Cannot find the projects folder: set HOME (or CLAUDE_CONFIG_DIR), or name a folder",
     );
   }
-  return join(home, ".claude", "projects");
+  const xdg = env.XDG_CONFIG_HOME || join(home, ".config");
+  return [join(xdg, "claude", "projects"), join(home, ".claude", "projects")];
 }
 
 /**
@@ -140,4 +150,44 @@ function walk(
       found.unreadable.push({ path, error: describe(error) });
     }
   }
+}
+
+/** How much of a file {@link sniffTranscript} looks at. */
+const SNIFF_BYTES = 64 * 1024;
+
+/**
+ * Why bytes from the start of a file show it is not a transcript (JSON
+ * lines, each an object), or `null` when they could be one. Only the first
+ * line counts: a crash can leave NUL runs or torn lines further on in a
+ * real transcript. An empty file could be one (a session that just began).
+ */
+export function notTranscriptReason(head: Uint8Array): string | null {
+  const newline = head.indexOf(0x0a);
+  const line = newline === -1 ? head : head.subarray(0, newline);
+  const first = line.find((b) => b !== 0x20 && b !== 0x09 && b !== 0x0d);
+  if (first === undefined || first === 0x7b /* { */) return null;
+  // Text has no control bytes but tab and line ends.
+  const binary = head.includes(0) ||
+    line.some((b) => b < 0x20 && b !== 0x09 && b !== 0x0d);
+  return binary
+    ? "binary data, not JSON lines"
+    : "its first line is not a JSON object";
+}
+
+/**
+ * {@link notTranscriptReason} for the first 64 KiB of an open file; the
+ * file's position is put back to its start. Requires `--allow-read`.
+ */
+export function sniffTranscript(
+  file: Pick<Deno.FsFile, "readSync" | "seekSync">,
+): string | null {
+  const head = new Uint8Array(SNIFF_BYTES);
+  let filled = 0;
+  while (filled < head.length) {
+    const read = file.readSync(head.subarray(filled));
+    if (read === null || read === 0) break;
+    filled += read;
+  }
+  file.seekSync(0, Deno.SeekMode.Start);
+  return notTranscriptReason(head.subarray(0, filled));
 }

@@ -484,6 +484,120 @@ Deno.test("audit finds the projects folder from CLAUDE_CONFIG_DIR or HOME", asyn
   }
 });
 
+Deno.test("audit reads ~/.config/claude/projects and ~/.claude/projects, and every folder of a comma-separated CLAUDE_CONFIG_DIR", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    const stalled = new TranscriptBuilder();
+    stalled.prompt("Hi");
+    stalled.call("m1", "toolu_1", "Bash");
+    const xdg = join(dir, ".config", "claude", "projects");
+    const legacy = join(dir, ".claude", "projects");
+    await write(join(xdg, "p", "new.jsonl"), stalled);
+    await write(join(legacy, "p", "old.jsonl"), stalled);
+    const both = JSON.parse(
+      (await cli(["audit", "--json"], dir, {}, { HOME: dir })).stdout,
+    );
+    assert.deepEqual(both.roots, [xdg, legacy]);
+    assert.equal(both.root, `${xdg}, ${legacy}`);
+    assert.equal(both.files, 2);
+    assert.equal(both.stalled_turns, 2);
+    const xdgHome = join(dir, "xdg");
+    await write(join(xdgHome, "claude", "projects", "q", "s.jsonl"), stalled);
+    const viaXdg = JSON.parse(
+      (await cli(["audit", "--json"], dir, {}, {
+        HOME: dir,
+        XDG_CONFIG_HOME: xdgHome,
+      })).stdout,
+    );
+    assert.deepEqual(viaXdg.roots, [
+      join(xdgHome, "claude", "projects"),
+      legacy,
+    ]);
+    const listed = JSON.parse(
+      (await cli(["audit", "--json"], dir, {}, {
+        CLAUDE_CONFIG_DIR: ` ${join(dir, ".config", "claude")} ,${
+          join(dir, ".claude")
+        },`,
+      })).stdout,
+    );
+    assert.deepEqual(listed.roots, [xdg, legacy]);
+    assert.equal(listed.files, 2);
+    const text = await cli(["audit"], dir, {}, { HOME: dir });
+    assert.match(
+      text.stdout,
+      new RegExp(
+        `^Audited 2 transcripts \\(.*\\) under ${
+          xdg.replaceAll("\\", "\\\\")
+        } and `,
+      ),
+    );
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("audit of a folder without transcripts says why, and --since takes 7d", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    const empty = await cli(["audit", dir], dir);
+    assert.equal(empty.code, 0);
+    assert.match(empty.stdout, /^Audited 0 transcripts/);
+    assert.match(
+      empty.stderr,
+      /^stall-watch: note: no transcript \(\*\.jsonl\) under .*: Claude Code keeps them in <projects folder>\/<project>\/<session>\.jsonl .*; name such a folder\n$/,
+    );
+    const b = new TranscriptBuilder();
+    b.prompt("Hi");
+    b.call("m1", "toolu_1", "Bash");
+    const path = join(dir, "p", "s.jsonl");
+    await write(path, b);
+    const old = new Date(1_800_000_000_000 - 10 * 86_400_000); // fakeIO's now
+    await Deno.utime(path, old, old);
+    const recent = await cli(["audit", dir, "--since", "7d", "--json"], dir);
+    assert.equal(JSON.parse(recent.stdout).skipped_older, 1);
+    assert.match(
+      recent.stderr,
+      /^stall-watch: note: every transcript under .* is older than --since \(1 left out\): try an earlier --since\n$/,
+    );
+    const wider = await cli(["audit", dir, "--since", "2w", "--json"], dir);
+    assert.equal(JSON.parse(wider.stdout).files, 1);
+    assert.equal(wider.stderr, "");
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("audit lists a binary or non-JSON .jsonl as not a transcript instead of passing it as healthy", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    await Deno.mkdir(join(dir, "p"));
+    await Deno.writeFile(
+      join(dir, "p", "image.jsonl"),
+      new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]),
+    );
+    await Deno.writeTextFile(join(dir, "p", "notes.jsonl"), "# notes\n{}\n");
+    await Deno.writeTextFile(join(dir, "p", "empty.jsonl"), "");
+    const result = await cli(["audit", dir, "--json"], dir);
+    const json = JSON.parse(result.stdout);
+    assert.deepEqual(
+      json.unreadable.map((u: { path: string; error: string }) => [
+        u.path.slice(dir.length + 1).replaceAll("\\", "/"),
+        u.error,
+      ]),
+      [
+        ["p/image.jsonl", "not a transcript: binary data, not JSON lines"],
+        [
+          "p/notes.jsonl",
+          "not a transcript: its first line is not a JSON object",
+        ],
+      ],
+    );
+    assert.equal(json.files, 1, "only the empty file was read");
+  } finally {
+    await cleanup();
+  }
+});
+
 Deno.test("audit rejects bad input with one line and a documented exit code, never 2", async () => {
   const { dir, cleanup } = await tempProject();
   try {
@@ -498,7 +612,7 @@ Deno.test("audit rejects bad input with one line and a documented exit code, nev
         ["audit"],
         { HOME: join(dir, "nohome") },
         1,
-        /^stall-watch: Cannot audit ".*projects": it does not exist\n$/,
+        /^stall-watch: Cannot audit: no Claude Code projects folder at .*nohome.\.config.claude.projects or .*nohome.\.claude.projects \(Claude Code creates it at its first session\); name the folder: stall-watch audit DIR\n$/,
       ],
       [["audit"], {}, 1, /^stall-watch: Cannot find the projects folder/],
       [

@@ -160,6 +160,38 @@ Deno.test("log prints tables and the last decisions in words; --session filters"
   }
 });
 
+Deno.test("log --since keeps recent events (relative or a date); an unknown --session is named with the latest ones", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    await loggedProject(dir); // s1 at 1_790_000_001..004 s, s2 at ..005-006
+    const io = fakeIO({ cwd: dir, nowMs: 1_790_000_006_000 + 2 * 60_000 });
+    assert.equal(await main(["log", "--json", "--since", "3m"], io), 0);
+    assert.equal(JSON.parse(io.stdout.join("")).events > 0, true);
+    const later = fakeIO({ cwd: dir, nowMs: 1_790_000_006_000 + 10 * 60_000 });
+    assert.equal(await main(["log", "--json", "--since", "5m"], later), 0);
+    assert.equal(JSON.parse(later.stdout.join("")).events, 0);
+    const iso = new Date(1_790_000_005_000).toISOString();
+    const onlyS2 = await cli(["log", "--json", "--since", iso], dir);
+    assert.deepEqual(
+      JSON.parse(onlyS2.stdout).sessions.map((
+        s: { session_id: string },
+      ) => s.session_id),
+      ["s2"],
+    );
+    const unknown = await cli(["log", "--session", "s3"], dir);
+    assert.equal(unknown.code, 0);
+    assert.equal(
+      unknown.stderr,
+      'stall-watch: note: no event of session "s3" in the log; the latest sessions in it: s2, s1\n',
+    );
+    const bad = await cli(["log", "--since", "soon"], dir);
+    assert.equal(bad.code, 64);
+    assert.match(bad.stderr, /^stall-watch: Bad value for "--since"/);
+  } finally {
+    await cleanup();
+  }
+});
+
 Deno.test("log without a log file says how to turn it on; --file must exist", async () => {
   const { dir, cleanup } = await tempProject();
   try {

@@ -113,6 +113,45 @@ Deno.test("scan --all-turns --json gives every turn with its start line and verd
   ]);
 });
 
+Deno.test("scan notes a --prompt-id no entry carries, and judges as the hook would", async () => {
+  const { code, stdout, stderr } = await cli([
+    "scan",
+    fixture("old_stall_before_last_human_prompt.jsonl"),
+    "--prompt-id",
+    "no-such-prompt",
+    "--json",
+  ]);
+  assert.equal(code, 0);
+  assert.equal(JSON.parse(stdout).verdict, "allow");
+  assert.match(
+    stderr,
+    /^stall-watch: note: no entry near the end of .*old_stall_before_last_human_prompt\.jsonl has prompt_id "no-such-prompt": judged, as the hook would, what follows the last human prompt\n$/,
+  );
+});
+
+Deno.test("scan --all-turns --stalled lists only the stalled turns, numbered as in the file", async () => {
+  const path = fixture("old_stall_before_last_human_prompt.jsonl");
+  const json = JSON.parse(
+    (await cli(["scan", path, "--all-turns", "--stalled", "--json"])).stdout,
+  );
+  assert.equal(json.stalled_turns, 1);
+  assert.deepEqual(
+    json.turns.map((t: { start_line: number }) => t.start_line),
+    [3],
+  );
+  const { code, stdout } = await cli([
+    "scan",
+    path,
+    "--all-turns",
+    "--stalled",
+  ]);
+  assert.equal(code, 0);
+  const rows = stdout.split("\n").filter((l) => /^\s+\d+\s/.test(l));
+  assert.equal(rows.length, 1, stdout);
+  assert.match(rows[0] ?? "", /^\s+1\s+3\s+block\s/);
+  assert.match(stdout, /: 2 turns, 1 stalled\n/);
+});
+
 Deno.test("scan prints the verdict, why, and each stalled call with its rule", async () => {
   const { code, stdout } = await cli([
     "scan",
@@ -218,7 +257,29 @@ Deno.test("scan rejects bad input with one line and a documented exit code, neve
         /^stall-watch: Cannot read transcript "-odd\.jsonl": it does not exist/,
       ],
       [["scan", dir, "--all-turns"], 1, /it is a directory/],
+      [
+        ["scan", "a.jsonl", "--stalled"],
+        64,
+        /"--stalled" filters "--all-turns"/,
+      ],
+      [
+        ["scan", join(dir, "blob.jsonl")],
+        1,
+        /^stall-watch: Cannot scan ".*blob\.jsonl": not a transcript \(binary data, not JSON lines\)\n$/,
+      ],
+      [
+        ["scan", join(dir, "blob.jsonl"), "--all-turns"],
+        1,
+        /not a transcript \(binary data/,
+      ],
+      [
+        ["scan", join(dir, "notes.jsonl")],
+        1,
+        /not a transcript \(its first line is not a JSON object\)/,
+      ],
     ];
+    await Deno.writeFile(join(dir, "blob.jsonl"), new Uint8Array([0, 1, 2, 0]));
+    await Deno.writeTextFile(join(dir, "notes.jsonl"), "notes\n");
     for (const [args, want, message] of cases) {
       const { code, stdout, stderr } = await cli(args);
       assert.equal(code, want, args.join(" "));
