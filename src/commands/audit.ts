@@ -50,8 +50,9 @@ moved on from. dir may also be a single transcript.
                  "elapsed_ms"} ("root": the roots joined by ", ")
 
 Files that cannot be read, or are plainly not transcripts (binary data, a
-first line that is not a JSON object), are counted and listed, never fatal. A progress
-bar appears on stderr when it is a terminal and the audit takes a moment.
+first line that is not a JSON object), are counted and listed, never
+fatal. A progress bar appears on stderr when it is a terminal and the
+audit takes a moment. When nothing was audited, a note on stderr says why.
 
 Exit codes: 0 the audit ran (whatever it found), 1 dir is missing or
 unreadable, 64 usage error. Never 2.

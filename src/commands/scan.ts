@@ -52,8 +52,9 @@ with the line where it starts; --stalled lists only the stalled ones (the
 count still covers every turn).
 
 A --prompt-id that no entry near the end carries is noted on stderr (the
-hook meets it when the turn is not written yet). A file that is plainly not a transcript (binary data, or a first
-line that is not a JSON object) is refused with exit 1.
+hook meets it when the turn is not written yet). A file that is plainly
+not a transcript (binary data, or a first line that is not a JSON object)
+is refused with exit 1.
 
 A file named agent-*.jsonl is read as a subagent transcript; --subagent
 forces it (its sidechain entries then count).
