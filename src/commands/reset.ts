@@ -28,6 +28,7 @@ export const help: string =
 Usage:
   stall-watch reset <SESSION_ID>
   stall-watch reset --all
+  stall-watch reset --list
 
 Removes the session's state file from the state folder (.claude/stall_watch
 unless STALL_WATCH_STATE_DIR or "state_dir" says otherwise), so its calls
@@ -35,7 +36,8 @@ may be nudged again up to the retry cap and no cooldown is pending. Run it
 in the project root. Each file is removed under the session's lock, so a
 hook running at the same moment never loses an update; lock files stay.
 Files in the state folder that do not hold stall-watch state are left
-alone and named. Nothing to remove is not an error.
+alone and named. Nothing to remove is not an error. --list shows each
+session's state (retries per call, last recovery) and removes nothing.
 
 Exit codes: 0 done (also when there was nothing to remove), 1 the state
 folder is refused (outside .claude) or a file cannot be removed, 64 usage
@@ -46,12 +48,14 @@ error.
 export async function run(args: readonly string[], io: CliIO): Promise<number> {
   const { options, positionals } = parseCommandLine("reset", args, {
     all: "flag",
+    list: "flag",
   }, 1);
   const sessionId = positionals[0];
   const all = options.all === true;
-  if (all === (sessionId !== undefined)) {
+  const list = options.list === true;
+  if ([all, list, sessionId !== undefined].filter(Boolean).length !== 1) {
     throw new UsageError(
-      `"reset" needs a session id or --all (not both): run "stall-watch help reset"`,
+      `"reset" needs one of a session id, --all or --list: run "stall-watch help reset"`,
     );
   }
   const { settings, problems } = await loadSettings(io.env, io.cwd);
@@ -63,6 +67,10 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     stateDir: settings.stateDir,
     sleep: io.sleep,
   });
+  if (list) {
+    io.writeStdout(await listStates(store, settings.stateDir));
+    return ExitCode.ok;
+  }
   const ids = all ? await store.sessionIds() : [sessionId as string];
   const lines: string[] = [];
   let removed = 0;
@@ -85,7 +93,9 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     } else if (result.status === "kept") {
       lines.push(`left ${id}.json: ${result.reason}`);
     } else if (!all) {
-      lines.push(`nothing to reset: no state for session ${id}`);
+      lines.push(
+        `nothing to reset: no state for session ${id} (stall-watch reset --list shows the sessions)`,
+      );
     }
   }
   if (all) {
@@ -99,6 +109,24 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   }
   io.writeStdout(lines.map((l) => l + "\n").join(""));
   return failed > 0 ? ExitCode.inputError : ExitCode.ok;
+}
+
+/** One line per session with state, then a count; nothing is changed. */
+async function listStates(store: StateStore, stateDir: string): Promise<string> {
+  const ids = await store.sessionIds();
+  const lines: string[] = [];
+  for (const id of ids) {
+    const { state, note } = await store.read(id);
+    lines.push(`${id}: ${note ?? describeState(state)}`);
+  }
+  lines.push(
+    ids.length === 0
+      ? `no session state in ${stateDir}`
+      : `${ids.length} session${
+        ids.length === 1 ? "" : "s"
+      } in ${stateDir}; "stall-watch reset <SESSION_ID>" or "--all" clears them`,
+  );
+  return lines.map((l) => l + "\n").join("");
 }
 
 /** `3 retries on 2 calls (toolu_a 2, toolu_b 1), last recovery 2026-...Z`. */

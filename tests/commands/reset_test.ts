@@ -55,11 +55,37 @@ Deno.test("reset SESSION_ID removes that session's retries and cooldown and says
     ]);
     const again = await cli(["reset", "s1"], dir);
     assert.equal(again.code, 0);
-    assert.equal(again.stdout, "nothing to reset: no state for session s1\n");
+    assert.equal(
+      again.stdout,
+      "nothing to reset: no state for session s1 (stall-watch reset --list shows the sessions)\n",
+    );
     // The hook starts from an empty budget again.
     const store = new StateStore({ cwd: dir, stateDir: STATE, sleep });
     assert.deepEqual((await store.read("s1")).state.retries, {});
     assert.deepEqual((await store.read("s2")).state.retries, { toolu_c: 1 });
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("reset --list shows every session's state and removes nothing", async () => {
+  const { dir, cleanup } = await tempProject();
+  try {
+    const empty = await cli(["reset", "--list"], dir);
+    assert.equal(empty.code, 0);
+    assert.equal(empty.stdout, `no session state in ${STATE}\n`);
+    await seed(dir, "s1", { toolu_a: 3, toolu_b: 1 }, 1_790_000_000);
+    await seed(dir, "s2", { toolu_c: 1 });
+    const before = names(join(dir, STATE));
+    const { code, stdout } = await cli(["reset", "--list"], dir);
+    assert.equal(code, 0);
+    assert.deepEqual(stdout.split("\n"), [
+      "s1: 4 retries on 2 calls (toolu_a 3, toolu_b 1), last recovery 2026-09-21T14:13:20Z",
+      "s2: 1 retry on 1 call (toolu_c 1)",
+      `2 sessions in ${STATE}; "stall-watch reset <SESSION_ID>" or "--all" clears them`,
+      "",
+    ]);
+    assert.deepEqual(names(join(dir, STATE)), before);
   } finally {
     await cleanup();
   }
@@ -164,10 +190,14 @@ Deno.test("reset usage errors exit 64 with one line", async () => {
   const { dir, cleanup } = await tempProject();
   try {
     for (
-      const args of [["reset"], ["reset", "s1", "--all"], ["reset", "a", "b"], [
-        "reset",
-        "--force",
-      ]]
+      const args of [
+        ["reset"],
+        ["reset", "s1", "--all"],
+        ["reset", "a", "b"],
+        ["reset", "--force"],
+        ["reset", "--list", "--all"],
+        ["reset", "s1", "--list"],
+      ]
     ) {
       const { code, stderr } = await cli(args, dir);
       assert.equal(code, 64, args.join(" "));
