@@ -112,7 +112,10 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
 }
 
 /** One line per session with state, then a count; nothing is changed. */
-async function listStates(store: StateStore, stateDir: string): Promise<string> {
+async function listStates(
+  store: StateStore,
+  stateDir: string,
+): Promise<string> {
   const ids = await store.sessionIds();
   const lines: string[] = [];
   for (const id of ids) {

@@ -21,7 +21,7 @@ import {
   parseTree,
   printParseErrorCode,
 } from "../../vendor/jsonc-parser/main.js";
-import { lineColumn } from "../settings/config_file.ts";
+import { lineColumn, parseErrorWords } from "../settings/config_file.ts";
 import { InputError } from "../shared/errors.ts";
 import { isPlainObject } from "../transcript/json_line.ts";
 
@@ -65,7 +65,9 @@ export function parseSettingsText(
     value = JSON.parse(text);
   } catch {
     const where = first
-      ? `${lineColumn(text, first.offset)} ${printParseErrorCode(first.error)}`
+      ? `${lineColumn(text, first.offset)}: ${
+        parseErrorWords(printParseErrorCode(first.error))
+      }`
       : "invalid JSON";
     throw new SettingsFileError(
       `${name} is not strict JSON (${where}); Claude Code ignores such a file: fix it first`,

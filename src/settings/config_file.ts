@@ -129,7 +129,7 @@ export async function parseConfigText(
   const where = (offset: number) => `${name}:${lineColumn(text, offset)}`;
   const problems: SettingProblem[] = errors.map((e) => ({
     source: where(e.offset),
-    message: `syntax error: ${printParseErrorCode(e.error)}`,
+    message: `syntax error: ${parseErrorWords(printParseErrorCode(e.error))}`,
   }));
   const values = new Map<string, ConfigValue>();
   if (problems.length > 0) return { path: name, values, problems };
@@ -215,4 +215,33 @@ export function lineColumn(text: string, offset: number): string {
     }
   }
   return `${line}:${offset - lineStart + 1}`;
+}
+
+/** What each of the JSON parser's error names means, in words. */
+const PARSE_ERROR_WORDS: Readonly<Record<string, string>> = {
+  InvalidSymbol: "unexpected character",
+  InvalidNumberFormat: "malformed number",
+  PropertyNameExpected: "property name expected (a trailing comma?)",
+  ValueExpected: "value expected (a trailing comma?)",
+  ColonExpected: '":" expected',
+  CommaExpected: '"," expected',
+  CloseBraceExpected: '"}" expected',
+  CloseBracketExpected: '"]" expected',
+  EndOfFileExpected: "text after the end of the JSON value",
+  InvalidCommentToken: "a comment, which strict JSON does not allow",
+  UnexpectedEndOfComment: "a comment that never ends",
+  UnexpectedEndOfString: "a string that never ends",
+  UnexpectedEndOfNumber: "a number cut short",
+  InvalidUnicode: 'malformed "\\u" escape',
+  InvalidEscapeCharacter: "invalid escape character",
+  InvalidCharacter: "invalid character in a string",
+};
+
+/**
+ * A parser error name (from `printParseErrorCode`) in words a user can act
+ * on: `PropertyNameExpected` reads "property name expected (a trailing
+ * comma?)".
+ */
+export function parseErrorWords(name: string): string {
+  return PARSE_ERROR_WORDS[name] ?? "syntax error";
 }

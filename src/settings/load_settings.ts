@@ -57,7 +57,7 @@ export async function loadSettings(
   // as .claude/settings.json.
   if (!/\.(jsonl|log)$/i.test(settings.eventLogPath)) {
     problems.push({
-      source: "event log",
+      source: "",
       message: `Refusing event log "${settings.eventLogPath}": its name must ` +
         `end in .jsonl or .log; using ${DEFAULT_SETTINGS.eventLogPath}`,
     });
@@ -78,8 +78,10 @@ function confinedOrDefault(
     return path;
   } catch (error) {
     if (!(error instanceof ConfinementError)) throw error;
+    // The message names the setting ("Refusing state folder ..."): no
+    // source in front, or the line would say it twice.
     problems.push({
-      source: what,
+      source: "",
       message: `${error.message}; using ${DEFAULT_SETTINGS[key]}`,
     });
     return DEFAULT_SETTINGS[key];
@@ -88,5 +90,7 @@ function confinedOrDefault(
 
 /** One line per problem, for stderr, `doctor` and the user notice. */
 export function formatProblems(problems: readonly SettingProblem[]): string[] {
-  return problems.map((p) => `${p.source}: ${p.message}`);
+  return problems.map((p) =>
+    p.source ? `${p.source}: ${p.message}` : p.message
+  );
 }

@@ -79,7 +79,8 @@ const MAX_LINE_CHARS = 1000;
  * the user.
  */
 export function describe(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = osErrorWords(error) ??
+    (error instanceof Error ? error.message : String(error));
   // Paths in messages may come from a hostile payload or repository: the
   // first line only, its control characters shown escaped, never emitted.
   const line = escapeTerminal((message.split("\n")[0] ?? "").trim()) ||
@@ -92,4 +93,32 @@ export function clipMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const keep = Math.floor((max - 1) / 2);
   return `${text.slice(0, keep)}…${text.slice(text.length - keep)}`;
+}
+
+/** Deno's file-system error classes, in words (the caller names the path). */
+const OS_ERROR_WORDS: ReadonlyArray<[string, string]> = [
+  ["NotFound", "it does not exist"],
+  ["PermissionDenied", "permission denied"],
+  ["IsADirectory", "it is a directory"],
+  ["NotADirectory", "it (or a folder on its path) is not a folder"],
+  ["AlreadyExists", "it already exists"],
+  ["FilesystemLoop", "too many levels of symbolic links"],
+];
+
+/**
+ * A Deno file-system error in plain words, instead of its raw text ("No
+ * such file or directory (os error 2): stat '/x'"), or `null` for any
+ * other error. Other OS errors keep their text without the "(os error N)"
+ * and the system call.
+ */
+function osErrorWords(error: unknown): string | null {
+  if (!(error instanceof Error)) return null;
+  for (const [name, words] of OS_ERROR_WORDS) {
+    const type = (Deno.errors as Record<string, unknown>)[name];
+    if (typeof type === "function" && error instanceof type) return words;
+  }
+  const raw = /^(.*?) \(os error \d+\)(?:: [a-z_]+ '.*')?$/s.exec(
+    error.message,
+  );
+  return raw ? (raw[1] as string) : null;
 }

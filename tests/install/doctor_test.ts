@@ -143,7 +143,7 @@ Deno.test("doctor flags a settings file that is not strict JSON", async () => {
     const { code, out } = await s.doctor();
     assert.equal(code, 1);
     assert.deepEqual(lines(out, "FAIL"), [
-      `  FAIL  ${PROJECT} is not strict JSON (1:20 PropertyNameExpected); ` +
+      `  FAIL  ${PROJECT} is not strict JSON (1:20: property name expected (a trailing comma?)); ` +
       "Claude Code ignores such a file: fix it first",
     ]);
   });

@@ -155,7 +155,7 @@ Deno.test("install refuses a settings file with comments and leaves it untouched
     assert.equal(await main(["install"], fake), 1);
     assert.deepEqual(errLines(fake), [
       `stall-watch: Cannot install: ${LOCAL} is not strict JSON ` +
-      "(2:3 InvalidCommentToken); Claude Code ignores such a file: fix it first",
+      "(2:3: a comment, which strict JSON does not allow); Claude Code ignores such a file: fix it first",
     ]);
     assert.equal(await Deno.readTextFile(file), text);
     assert.deepEqual(await listTree(dir), [

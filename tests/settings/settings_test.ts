@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseConfigText } from "../../src/settings/config_file.ts";
-import { loadSettings } from "../../src/settings/load_settings.ts";
+import {
+  formatProblems,
+  loadSettings,
+} from "../../src/settings/load_settings.ts";
 import {
   CONFIG_KEYS,
   DEFAULT_SETTINGS,
@@ -81,7 +84,7 @@ Deno.test("parseConfigText() reports syntax errors with line and column and uses
   assert.equal(file.values.size, 0);
   assert.deepEqual(file.problems[0], {
     source: "c.jsonc:3:3",
-    message: "syntax error: CommaExpected",
+    message: 'syntax error: "," expected',
   });
 });
 
@@ -171,6 +174,10 @@ Deno.test("loadSettings() refuses an event log path that could name another file
     'Refusing event log ".claude/settings.local.json": its name must end in .jsonl or .log; ' +
     "using .claude/stall_watch/events.jsonl",
   ]);
+  assert.deepEqual(formatProblems(problems), [
+    'Refusing event log ".claude/settings.local.json": its name must end in .jsonl or .log; ' +
+    "using .claude/stall_watch/events.jsonl",
+  ], "the line names the setting once");
   const ok = await loadSettings({
     STALL_WATCH_LOG_FILE: ".claude/stall_watch.log",
     STALL_WATCH_CONFIG: "/nonexistent/stall-watch.jsonc",
