@@ -26,13 +26,29 @@ export interface TurnScan {
   fileSize: number;
   /** Bytes examined from the end. */
   bytesScanned: number;
+  /**
+   * Where the newest complete line ends (just past its `\n`), or the file
+   * size when the scan saw no complete line: the place a reader that follows
+   * the file's growth continues from.
+   */
+  endOffset: number;
+  /** True when {@link ScanOptions.stopWhen} ended the scan early. */
+  stopped: boolean;
 }
 
 /** Options for {@link scanCurrentTurn}. */
 export interface ScanOptions extends TurnOptions, LineReaderOptions {
   /** Stop reading this many bytes before the end, even mid-turn. */
   budgetBytes?: number;
+  /**
+   * Asked between lines (every few hundred): true ends the scan where it is,
+   * as a spent budget does. Lets a caller with a deadline keep it.
+   */
+  stopWhen?: () => boolean;
 }
+
+/** Lines between two calls of {@link ScanOptions.stopWhen}. */
+const STOP_CHECK_LINES = 256;
 
 /** Longest transcript path echoed in an error line. */
 const MAX_PATH_CHARS = 200;
@@ -74,6 +90,9 @@ export async function scanCurrentTurn(
     const budget = options.budgetBytes ?? DEFAULT_SCAN_BUDGET_BYTES;
     const collector = new BackwardTurnCollector(options);
     let bytesScanned = 0;
+    let endOffset = -1;
+    let stopped = false;
+    let lines = 0;
     for await (
       const raw of readLinesBackward(syncReader(file), fileSize, {
         ...SCAN_LINE_OPTIONS,
@@ -81,18 +100,25 @@ export async function scanCurrentTurn(
       })
     ) {
       bytesScanned = fileSize - raw.offset;
+      if (endOffset < 0) endOffset = raw.offset + raw.length + 1;
       const entries = lineEntries(raw);
       let done = false;
       for (let i = entries.length - 1; i >= 0 && !done; i--) {
         done = collector.offer(entries[i] as Entry);
       }
       if (done || bytesScanned >= budget) break;
+      if (++lines % STOP_CHECK_LINES === 0 && options.stopWhen?.()) {
+        stopped = true;
+        break;
+      }
     }
     return {
       entries: collector.entries(),
       reachedStart: collector.complete,
       fileSize,
       bytesScanned,
+      endOffset: endOffset < 0 ? fileSize : endOffset,
+      stopped,
     };
   } catch (error) {
     throw new TranscriptError(

@@ -4,14 +4,15 @@
  * judge the turn.
  *
  * Idle cost per tick: one `stat` of the transcript and one read of the
- * session's small marker file.
+ * session's small marker file. Growth costs only the appended bytes
+ * (`turn_follower.ts`). The deadline is also checked inside each read, so a
+ * huge or endless input cannot hold the watcher past it.
  *
  * @module
  */
 
 import type { Entry } from "../transcript/entry.ts";
-import { scanCurrentTurn } from "../transcript/tail_scan.ts";
-import { turnEndAfter } from "../transcript/turn_end_marker.ts";
+import { type FollowedMarks, TurnFollower } from "./turn_follower.ts";
 import { type CallState, callState } from "./watch_state.ts";
 import {
   nextWatchStep,
@@ -62,35 +63,29 @@ export type WatchLoopResult =
 export async function watchTranscript(
   options: WatchLoopOptions,
 ): Promise<WatchLoopResult> {
-  const { transcriptPath: path, limits } = options;
+  const { limits } = options;
   const start = options.now();
-  let size: number | null | undefined; // undefined: never looked
+  const pastDeadline = () => options.now() - start >= limits.maxMs;
+  const follower = new TurnFollower(options.transcriptPath, options);
   let lastChange = start;
-  let turn: Entry[] = [];
-  let state: CallState | null = null;
-  let turnEnded = false;
   let seen = false;
   for (let tick = 0;; tick++) {
-    const current = await sizeOf(path);
-    if (current !== size) {
-      lastChange = options.now();
-      const scan = current === null ? null : await scanCurrentTurn(path, {
-        promptId: options.promptId,
-        includeSidechains: false,
-      });
-      // Everything below describes the file as this scan saw it.
-      size = scan?.fileSize ?? null;
-      turn = scan?.entries ?? [];
-      state = scan ? callState(turn, options.toolUseId) : null;
-      turnEnded = state?.kind === "answered" && scan !== null &&
-        await turnEndAfter(path, state.resultOffset, scan.fileSize);
-      if (state !== null && state.kind !== "absent") seen = true;
-    }
+    if (await follower.look(pastDeadline)) lastChange = options.now();
+    const turn = follower.entries;
+    const state: CallState | null = !follower.exists
+      ? null
+      : follower.newTurn
+      ? { kind: "absent" }
+      : callState(turn, options.toolUseId);
+    if (state !== null && state.kind !== "absent") seen = true;
     if (tick === 0) await options.started?.(state);
+    const marks = follower.marks;
+    const resultAt = state?.kind === "answered" ? state.resultOffset : -1;
     const now = options.now();
     const step = nextWatchStep({
       state,
-      turnEnded,
+      turnEnded: resultAt >= 0 && marks.turnEnd > resultAt,
+      requestOpen: resultAt >= 0 && requestOpen(marks, turn, resultAt),
       seen,
       superseded: await options.superseded(),
       elapsedMs: now - start,
@@ -104,7 +99,7 @@ export async function watchTranscript(
       return {
         action: "judge",
         trigger: step.trigger,
-        turn,
+        turn: [...turn],
         elapsedMs: now - start,
         quietMs: now - lastChange,
       };
@@ -113,10 +108,19 @@ export async function watchTranscript(
   }
 }
 
-async function sizeOf(path: string): Promise<number | null> {
-  try {
-    return (await Deno.stat(path)).size;
-  } catch {
-    return null;
-  }
+/**
+ * Whether a model request started after the result and nothing has come of
+ * it yet: Claude Code writes an `api-request` line when it sends a request,
+ * and the reply (an assistant line, its hidden retry note after an empty
+ * reply, the synthetic API-error entry) or the end of the turn after it.
+ */
+export function requestOpen(
+  marks: Readonly<FollowedMarks>,
+  turn: readonly Entry[],
+  resultOffset: number,
+): boolean {
+  if (marks.request <= resultOffset) return false;
+  const last = turn.at(-1);
+  return (last === undefined || last.offset < marks.request) &&
+    marks.turnEnd < marks.request && marks.stopSummary < marks.request;
 }

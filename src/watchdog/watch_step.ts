@@ -19,6 +19,23 @@ export interface WatchLimits {
   graceMs: number;
   /** Time between two cheap checks (a `stat` and a marker read). */
   tickMs: number;
+  /**
+   * How long a model request may run before its silence counts: Claude
+   * Code's own request timeout (`API_TIMEOUT_MS`, 10 minutes by default).
+   */
+  requestMs: number;
+}
+
+/** Claude Code's request timeout when `API_TIMEOUT_MS` is not set. */
+export const CLAUDE_API_TIMEOUT_MS = 600_000;
+
+/**
+ * Claude Code's request timeout as the hook's environment sets it (hooks
+ * inherit Claude Code's environment).
+ */
+export function apiTimeoutMs(env: Readonly<Record<string, string>>): number {
+  const value = Number(env.API_TIMEOUT_MS);
+  return Number.isFinite(value) && value > 0 ? value : CLAUDE_API_TIMEOUT_MS;
 }
 
 /**
@@ -31,6 +48,7 @@ export const CALL_GRACE_MS = 10_000;
 /** The limits for the effective settings. */
 export function watchLimits(
   settings: Pick<Settings, "idleSeconds" | "watchMaxSeconds">,
+  requestMs: number = CLAUDE_API_TIMEOUT_MS,
 ): WatchLimits {
   const idleMs = settings.idleSeconds * 1000;
   return {
@@ -39,6 +57,7 @@ export function watchLimits(
     graceMs: CALL_GRACE_MS,
     // Ten checks per idle window, at most one a second: cheap and prompt.
     tickMs: Math.min(1000, Math.max(20, Math.round(idleMs / 10))),
+    requestMs,
   };
 }
 
@@ -64,6 +83,8 @@ export interface WatchFacts {
   state: CallState | null;
   /** A turn-end marker follows the result. */
   turnEnded: boolean;
+  /** A model request started after the result and has not come back yet. */
+  requestOpen: boolean;
   /** The call or its result has been in the current turn at some tick. */
   seen: boolean;
   /** A newer watcher of the session has claimed the marker. */
@@ -98,7 +119,12 @@ export function nextWatchStep(facts: WatchFacts): WatchStep {
   }
   if (state?.kind === "answered") {
     if (facts.turnEnded) return { action: "judge", trigger: "turn_end" };
-    if (!state.callsPending && facts.quietMs >= limits.idleMs) {
+    // A slow model is not a stall: while its request runs, quiet counts
+    // only beyond Claude Code's own request timeout.
+    const quietLimit = facts.requestOpen
+      ? Math.max(limits.idleMs, limits.requestMs)
+      : limits.idleMs;
+    if (!state.callsPending && facts.quietMs >= quietLimit) {
       return { action: "judge", trigger: "idle" };
     }
   }

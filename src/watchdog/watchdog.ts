@@ -27,7 +27,7 @@ import { StateStore } from "../guardrails/state.ts";
 import { parseWatchInput, type WatchInput } from "./watch_input.ts";
 import { watchTranscript } from "./watch_loop.ts";
 import { claimWatch, isSuperseded, type WatchClaim } from "./watch_marker.ts";
-import { watchLimits } from "./watch_step.ts";
+import { apiTimeoutMs, watchLimits } from "./watch_step.ts";
 
 /** What the process should do. The watchdog never writes to stdout. */
 export interface WatchResult {
@@ -90,7 +90,7 @@ export async function runWatch(
     transcriptPath: input.transcriptPath,
     toolUseId: input.toolUseId,
     promptId: input.promptId,
-    limits: watchLimits(settings),
+    limits: watchLimits(settings, apiTimeoutMs(io.env)),
     now: io.now,
     sleep: io.sleep,
     superseded: () => isSuperseded(claim),

@@ -145,6 +145,47 @@ export class SessionTranscript {
     }) + "\n";
   }
 
+  /**
+   * The `api-request` line Claude Code 2.1.332 writes when it sends a model
+   * request (shape of `real/healthy_tool`, `params` cut).
+   */
+  apiRequest(querySource = "repl_main_thread"): string {
+    return JSON.stringify({
+      type: "api-request",
+      sessionId: this.sessionId,
+      id: crypto.randomUUID(),
+      timestamp: new Date().toISOString(),
+      version: "2.1.332",
+      querySource,
+      shapeHash:
+        "8c6a10ec389411e05e204475fcb13d0bdff08ed72970fe4c63d3f513ec047819",
+      params: "<elided>",
+    }) + "\n";
+  }
+
+  /**
+   * The synthetic assistant entry Claude Code writes when a model request
+   * failed for good (HTTP 500 after its retries): not the model's answer.
+   */
+  apiError(text = "API Error: 500 Internal server error"): string {
+    return this.#entry("assistant", {
+      message: {
+        id: crypto.randomUUID(),
+        container: null,
+        model: "<synthetic>",
+        role: "assistant",
+        stop_reason: "stop_sequence",
+        stop_sequence: "",
+        type: "message",
+        usage: { input_tokens: 0, output_tokens: 0 },
+        content: [{ type: "text", text }],
+        context_management: null,
+      },
+      error: "server_error",
+      isApiErrorMessage: true,
+    });
+  }
+
   /** An `attachment` line (not conversation, not a follow-up). */
   attachment(): string {
     return this.#entry("attachment", {

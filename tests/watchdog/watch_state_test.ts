@@ -105,6 +105,7 @@ const limits = {
   maxMs: 600_000,
   graceMs: 10_000,
   tickMs: 1000,
+  requestMs: 600_000,
 };
 const answered = {
   kind: "answered",
@@ -115,6 +116,7 @@ function facts(over: Partial<WatchFacts>): WatchFacts {
   return {
     state: answered,
     turnEnded: false,
+    requestOpen: false,
     seen: true,
     superseded: false,
     elapsedMs: 1000,
@@ -172,6 +174,13 @@ Deno.test("nextWatchStep() waits, judges or finishes in the documented order", (
     outcome({ state: null, seen: false, elapsedMs: 10_000 }),
     "not_found",
   );
+  // A model request still running is not idleness, up to its own timeout.
+  assert.equal(outcome({ requestOpen: true, quietMs: 599_000 }), "wait");
+  assert.equal(outcome({ requestOpen: true, quietMs: 600_000 }), "judge");
+  assert.equal(
+    outcome({ requestOpen: true, turnEnded: true, quietMs: 1 }),
+    "judge",
+  );
   // Waiting for the call's own result never turns into a stall.
   assert.equal(
     outcome({ state: { kind: "awaiting_result" }, quietMs: 500_000 }),
@@ -185,6 +194,7 @@ Deno.test("watchLimits() checks ten times per idle window, at most once a second
     maxMs: 600_000,
     graceMs: 10_000,
     tickMs: 1000,
+    requestMs: 600_000,
   });
   assert.equal(
     watchLimits({ idleSeconds: 0.5, watchMaxSeconds: 5 }).tickMs,

@@ -1,0 +1,304 @@
+/**
+ * Follows one turn of a growing transcript: the current turn is read once,
+ * from the end, and after that only the bytes appended since the last look.
+ * A watcher on a turn of many megabytes thus pays for each new line once,
+ * not for the whole turn on every growth.
+ *
+ * Besides the turn's entries it keeps the offsets of the metadata lines the
+ * watchdog reasons with: Claude Code's `api-request` line (a model request
+ * has started), its `turn_duration` line (the turn is over) and its
+ * `stop_hook_summary` line (Stop hooks ran).
+ *
+ * @module
+ */
+
+import type { Entry } from "../transcript/entry.ts";
+import { decodeUtf8, parseJsonObjects } from "../transcript/json_line.ts";
+import { lineEntries } from "../transcript/line_entries.ts";
+import { isSkippableLine, topLevelType } from "../transcript/line_prefilter.ts";
+import {
+  type RawLine,
+  type ReadableAt,
+  readLinesForward,
+  syncReader,
+} from "../transcript/line_reader.ts";
+import {
+  DEFAULT_SCAN_BUDGET_BYTES,
+  openRegularFile,
+  SCAN_LINE_OPTIONS,
+  scanCurrentTurn,
+} from "../transcript/tail_scan.ts";
+import { isTurnEndMarker } from "../transcript/turn_end_marker.ts";
+import { callState } from "./watch_state.ts";
+
+/** Which turn to follow. */
+export interface FollowOptions {
+  /** The payload's `prompt_id`, to delimit the turn like the Stop hook. */
+  promptId: string | null;
+  /** The watched call: lines from its result on are re-read with metadata. */
+  toolUseId: string;
+  /** Most bytes one look reads ({@link LOOK_BUDGET_BYTES} by default). */
+  lookBudgetBytes?: number;
+}
+
+/** What the appended lines said, beyond the turn's entries. */
+export interface FollowedMarks {
+  /** Offset of the newest `api-request` line, or -1. */
+  request: number;
+  /** Offset of the newest main-transcript `turn_duration` line, or -1. */
+  turnEnd: number;
+  /** Offset of the newest `stop_hook_summary` line, or -1. */
+  stopSummary: number;
+}
+
+/**
+ * Most bytes one look reads: a look that would read more (a burst of
+ * appends, or a line without end) continues at the next look, so each look
+ * stays short and a deadline is kept.
+ */
+export const LOOK_BUDGET_BYTES = DEFAULT_SCAN_BUDGET_BYTES;
+
+/**
+ * Entries kept for one turn. Beyond it the turn is not judged (a turn of
+ * this many entries is no silent stall anyone waits on) and memory stays
+ * bounded.
+ */
+export const MAX_TURN_ENTRIES = 200_000;
+
+/** One watched turn, read incrementally. */
+export class TurnFollower {
+  #path: string;
+  #options: FollowOptions;
+  #entries: Entry[] = [];
+  #marks: FollowedMarks = { request: -1, turnEnd: -1, stopSummary: -1 };
+  /** Where the next look reads from (a line start); -1 before the first. */
+  #offset = -1;
+  /** The size seen by the last look; -1: none yet, null: no file. */
+  #size: number | null = -1;
+  /** The turn's promptId, once known: an entry with another one starts a new turn. */
+  #turnPromptId: string | null;
+  #newTurn = false;
+  #overflow = false;
+  /** The last look ended inside a line: its rest is no line of its own. */
+  #midLine = false;
+  /** The last look was cut short: the next one continues even without growth. */
+  #pending = false;
+
+  /**
+   * @param path The transcript.
+   * @param options The turn and call to follow.
+   */
+  constructor(path: string, options: FollowOptions) {
+    this.#path = path;
+    this.#options = options;
+    this.#turnPromptId = options.promptId;
+  }
+
+  /** The followed turn's entries in file order (empty once a new turn began). */
+  get entries(): readonly Entry[] {
+    return this.#newTurn ? [] : this.#entries;
+  }
+
+  /** A new prompt, compaction or other turn began after the followed one. */
+  get newTurn(): boolean {
+    return this.#newTurn;
+  }
+
+  /** Whether the transcript existed at the last look. */
+  get exists(): boolean {
+    return this.#size !== null && this.#size >= 0;
+  }
+
+  /** The turn grew past {@link MAX_TURN_ENTRIES}: it is no longer followed. */
+  get overflow(): boolean {
+    return this.#overflow;
+  }
+
+  /** Offsets of the metadata lines seen so far. */
+  get marks(): Readonly<FollowedMarks> {
+    return this.#marks;
+  }
+
+  /**
+   * Looks at the file once: the first look reads the current turn from the
+   * end; later looks read only what was appended, and nothing at all when
+   * the size is unchanged. A file that shrank (rewritten) is read afresh.
+   * Requires `--allow-read`.
+   *
+   * @param stopWhen Asked while reading: true ends the look early (the rest
+   * is read by the next one).
+   * @returns Whether the file's size changed since the last look.
+   * @throws {TranscriptError} When the path is not a readable file.
+   */
+  async look(stopWhen: () => boolean): Promise<boolean> {
+    const size = sizeOf(this.#path);
+    const changed = size !== this.#size;
+    if (!changed && !this.#pending) return false;
+    this.#size = size;
+    this.#pending = false;
+    if (size === null) return changed;
+    if (this.#offset < 0 || size < this.#offset) {
+      await this.#start(stopWhen);
+    }
+    if (size > this.#offset) await this.#readAppended(stopWhen);
+    return changed;
+  }
+
+  /** The first look: the current turn from the end, then its watched result on. */
+  async #start(stopWhen: () => boolean): Promise<void> {
+    this.#entries = [];
+    this.#marks = { request: -1, turnEnd: -1, stopSummary: -1 };
+    this.#newTurn = false;
+    this.#overflow = false;
+    this.#midLine = false;
+    this.#turnPromptId = this.#options.promptId;
+    const scan = await scanCurrentTurn(this.#path, {
+      promptId: this.#options.promptId,
+      includeSidechains: false,
+      stopWhen,
+    });
+    if (!scan) {
+      this.#offset = 0;
+      return;
+    }
+    const entries = scan.entries.slice(-MAX_TURN_ENTRIES);
+    this.#turnPromptId ??= entries.findLast((e) => e.promptId !== null)
+      ?.promptId ?? null;
+    const state = callState(entries, this.#options.toolUseId);
+    if (state.kind === "answered") {
+      // Re-read from the result on, so the metadata after it is seen too.
+      this.#entries = entries.filter((e) => e.offset < state.resultOffset);
+      this.#offset = state.resultOffset;
+    } else {
+      this.#entries = entries;
+      this.#offset = scan.endOffset;
+    }
+  }
+
+  /** Reads the complete lines appended since the last look. */
+  async #readAppended(stopWhen: () => boolean): Promise<void> {
+    const file = openRegularFile(this.#path);
+    if (!file) return;
+    try {
+      file.seekSync(this.#offset, Deno.SeekMode.Start);
+      const start = this.#offset;
+      const reader = boundedReader(
+        file,
+        this.#options.lookBudgetBytes ?? LOOK_BUDGET_BYTES,
+        stopWhen,
+      );
+      let lines = 0;
+      for await (const raw of readLinesForward(reader, SCAN_LINE_OPTIONS)) {
+        const offset = start + raw.offset;
+        this.#offset = offset + raw.length + 1;
+        if (this.#midLine) {
+          this.#midLine = false; // the rest of a line a look gave up on
+        } else {
+          this.#take({ ...raw, offset });
+        }
+        if (++lines % STOP_CHECK_LINES === 0 && stopWhen()) {
+          this.#pending = true;
+          return;
+        }
+      }
+      this.#pending = reader.exhausted || reader.stopped;
+      if (reader.exhausted && this.#offset === start) {
+        // A whole budget without one complete line: skip past it.
+        this.#offset = start + reader.bytesRead;
+        this.#midLine = true;
+      }
+    } finally {
+      file.close();
+    }
+  }
+
+  /** Files one complete line. */
+  #take(raw: RawLine): void {
+    const type = topLevelType(raw.head);
+    if (type === "api-request") this.#marks.request = raw.offset;
+    else if (type === "system" && !raw.clipped) this.#system(raw);
+    if (this.#newTurn || isSkippableLine(raw.head, raw.tail)) return;
+    for (const entry of lineEntries(raw)) this.#add(entry);
+  }
+
+  /** Notes a turn-end or Stop-hook summary line. */
+  #system(raw: RawLine): void {
+    const text = decodeUtf8(raw.head);
+    const turnEnd = text.includes("turn_duration");
+    if (!turnEnd && !text.includes("stop_hook_summary")) return;
+    for (const object of parseJsonObjects(text)) {
+      if (isTurnEndMarker(object)) this.#marks.turnEnd = raw.offset;
+      else if (
+        object.subtype === "stop_hook_summary" && object.isSidechain !== true
+      ) {
+        this.#marks.stopSummary = raw.offset;
+      }
+    }
+  }
+
+  /** Adds one entry, or notes that a new turn began. */
+  #add(entry: Entry): void {
+    if (entry.sidechain) return;
+    const own = this.#turnPromptId;
+    const ownTurn = own !== null && entry.promptId === own;
+    if (
+      entry.kind === "boundary" ||
+      (entry.kind === "prompt" && !ownTurn) ||
+      (own !== null && entry.promptId !== null && !ownTurn)
+    ) {
+      this.#newTurn = true;
+      this.#entries = [];
+      return;
+    }
+    this.#turnPromptId ??= entry.promptId;
+    if (this.#entries.length >= MAX_TURN_ENTRIES) {
+      this.#overflow = true;
+      return;
+    }
+    this.#entries.push(entry);
+  }
+}
+
+/** Lines read between two calls of the stop predicate. */
+const STOP_CHECK_LINES = 256;
+
+/** A reader that ends (as at end of file) after `budget` bytes, or when told. */
+interface BoundedReader extends ReadableAt {
+  /** The budget ran out. */
+  exhausted: boolean;
+  /** The predicate said stop. */
+  stopped: boolean;
+  bytesRead: number;
+}
+
+function boundedReader(
+  file: Deno.FsFile,
+  budget: number,
+  stopWhen: () => boolean,
+): BoundedReader {
+  const inner = syncReader(file);
+  const reader: BoundedReader = {
+    exhausted: false,
+    stopped: false,
+    bytesRead: 0,
+    read(buffer) {
+      reader.exhausted = reader.bytesRead >= budget;
+      reader.stopped = !reader.exhausted && stopWhen();
+      if (reader.exhausted || reader.stopped) return Promise.resolve(null);
+      const room = Math.min(buffer.length, budget - reader.bytesRead);
+      const read = file.readSync(buffer.subarray(0, room));
+      if (read !== null) reader.bytesRead += read;
+      return Promise.resolve(read);
+    },
+    seek: inner.seek,
+  };
+  return reader;
+}
+
+function sizeOf(path: string): number | null {
+  try {
+    return Deno.statSync(path).size;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The watchdog's incremental reader: the current turn once from the end,
+ * then only appended bytes, with the metadata lines the watcher reasons
+ * with, inside a byte budget and a stop predicate.
+ */
+
+import assert from "node:assert/strict";
+import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
+import { TurnFollower } from "../../src/watchdog/turn_follower.ts";
+import { callState } from "../../src/watchdog/watch_state.ts";
+import { requestOpen } from "../../src/watchdog/watch_loop.ts";
+import { newId, SessionTranscript } from "../support/watch_session.ts";
+
+const never = () => false;
+
+async function withTranscript(
+  fn: (t: SessionTranscript) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "follower-" });
+  try {
+    await fn(new SessionTranscript(dir));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function follow(t: SessionTranscript, id: string, over = {}): TurnFollower {
+  return new TurnFollower(t.path, { promptId: null, toolUseId: id, ...over });
+}
+
+Deno.test("TurnFollower.look() reads only what was appended since its last look", async () => {
+  await withTranscript(async (t) => {
+    const id = newId("toolu_");
+    const prompt = t.prompt("Run the tests.");
+    const result = t.result(id, "Tests  48 passed (48)");
+    await t.append(
+      prompt,
+      t.toolUse(id, "Bash", { command: "npm test" }),
+      result,
+    );
+    const follower = follow(t, id);
+    assert.equal(await follower.look(never), true);
+    assert.equal(callState(follower.entries, id).kind, "answered");
+    assert.equal(await follower.look(never), false, "no growth, no read");
+    // Blank out the result in place: a reader that read the turn again
+    // would lose it; one that reads only appended bytes keeps it.
+    const bytes = await Deno.readFile(t.path);
+    const at = new TextDecoder().decode(bytes).indexOf(result);
+    bytes.fill(0x20, at, at + result.length - 1);
+    await Deno.writeFile(t.path, bytes);
+    await t.append(t.attachment());
+    assert.equal(await follower.look(never), true);
+    assert.equal(callState(follower.entries, id).kind, "answered");
+    await t.append(t.text("All 48 tests pass."));
+    await follower.look(never);
+    assert.equal(callState(follower.entries, id).kind, "followed_up");
+  });
+});
+
+Deno.test("TurnFollower.look() sees a result, a new turn and a rewritten file", async () => {
+  await withTranscript(async (t) => {
+    const id = newId("toolu_");
+    await t.append(
+      t.prompt("Run the tests."),
+      t.toolUse(id, "Bash", { command: "npm test" }),
+    );
+    const follower = follow(t, id);
+    await follower.look(never);
+    assert.equal(callState(follower.entries, id).kind, "awaiting_result");
+    // Half a line: an unfinished write is not read yet.
+    const result = t.result(id, "ok");
+    await Deno.writeTextFile(t.path, result.slice(0, 40), { append: true });
+    await follower.look(never);
+    assert.equal(callState(follower.entries, id).kind, "awaiting_result");
+    await Deno.writeTextFile(t.path, result.slice(40), { append: true });
+    await follower.look(never);
+    assert.equal(callState(follower.entries, id).kind, "answered");
+    assert.equal(follower.newTurn, false);
+    await t.append(t.prompt("Now deploy."));
+    await follower.look(never);
+    assert.equal(follower.newTurn, true);
+    assert.deepEqual(follower.entries, []);
+    // A shorter file (rewritten) is read afresh from its end.
+    await Deno.writeTextFile(
+      t.path,
+      t.prompt("Again.") + t.toolUse(id, "Bash", {}) + t.result(id, "ok"),
+    );
+    await follower.look(never);
+    assert.equal(follower.newTurn, false);
+    assert.equal(callState(follower.entries, id).kind, "answered");
+  });
+});
+
+Deno.test("TurnFollower marks the api-request, turn_duration and stop_hook_summary lines after the result", async () => {
+  await withTranscript(async (t) => {
+    const id = newId("toolu_");
+    await t.append(
+      t.prompt("Run the tests."),
+      t.apiRequest(),
+      t.toolUse(id, "Bash", { command: "npm test" }),
+      t.result(id, "ok"),
+      t.apiRequest(),
+    );
+    // Started after the result was written: the lines after it are re-read.
+    const follower = follow(t, id);
+    await follower.look(never);
+    const state = callState(follower.entries, id);
+    assert.ok(state.kind === "answered");
+    const open = () =>
+      requestOpen(follower.marks, follower.entries, state.resultOffset);
+    assert.equal(open(), true, "a request went out after the result");
+    await t.append(t.attachment());
+    await follower.look(never);
+    assert.equal(open(), true, "metadata does not answer it");
+    await t.append(t.apiError());
+    await follower.look(never);
+    assert.equal(open(), false, "the API error entry ends it");
+    await t.append(t.apiRequest(), t.turnDuration());
+    await follower.look(never);
+    assert.equal(open(), false, "the end of the turn ends it");
+    assert.ok(follower.marks.turnEnd > follower.marks.request);
+    await t.append(t.apiRequest(), t.stopHookSummary("stall-watch"));
+    await follower.look(never);
+    assert.equal(open(), false);
+    assert.ok(follower.marks.stopSummary > follower.marks.request);
+  });
+});
+
+Deno.test("TurnFollower.look() keeps to its byte budget and its stop predicate", async () => {
+  await withTranscript(async (t) => {
+    const id = newId("toolu_");
+    await t.append(
+      t.prompt("Run the tests."),
+      t.toolUse(id, "Bash", { command: "npm test" }),
+      t.result(id, "ok"),
+    );
+    const follower = follow(t, id, { lookBudgetBytes: 64 * 1024 });
+    await follower.look(never);
+    // 1 MiB without a newline, then a follow-up: the budget skips the
+    // endless line a look at a time and still finds the line after it.
+    await Deno.writeTextFile(t.path, "x".repeat(1024 * 1024) + "\n", {
+      append: true,
+    });
+    await t.append(t.text("Done."));
+    let looks = 0;
+    while (callState(follower.entries, id).kind === "answered" && looks < 40) {
+      await follower.look(never); // no growth: a cut-short look continues
+      looks++;
+    }
+    assert.equal(callState(follower.entries, id).kind, "followed_up");
+    assert.ok(looks >= 16, `1 MiB in 64 KiB looks, got ${looks}`);
+    // A stop predicate that says stop ends a look before it reads anything.
+    await t.append(t.prompt("Next."));
+    await follower.look(() => true);
+    assert.equal(follower.newTurn, false, "not read yet");
+    await follower.look(never);
+    assert.equal(follower.newTurn, true);
+  });
+});
+
+Deno.test("scanCurrentTurn() ends where stopWhen says, and says where complete lines end", async () => {
+  await withTranscript(async (t) => {
+    const lines = [t.prompt("Run the tests.")];
+    for (let i = 0; i < 2000; i++) {
+      const id = newId("toolu_");
+      lines.push(t.toolUse(id, "Bash", { command: "ls" }), t.result(id, "ok"));
+    }
+    await t.append(...lines);
+    await Deno.writeTextFile(t.path, '{"type":"assis', { append: true });
+    const size = (await Deno.stat(t.path)).size;
+    const whole = await scanCurrentTurn(t.path, {
+      promptId: null,
+      includeSidechains: false,
+    });
+    assert.ok(whole);
+    assert.equal(whole.stopped, false);
+    assert.equal(whole.entries.length, 4000);
+    assert.equal(whole.endOffset, size - '{"type":"assis'.length);
+    let asked = 0;
+    const cut = await scanCurrentTurn(t.path, {
+      promptId: null,
+      includeSidechains: false,
+      stopWhen: () => ++asked > 1,
+    });
+    assert.ok(cut);
+    assert.equal(cut.stopped, true);
+    assert.equal(cut.reachedStart, false);
+    assert.equal(cut.entries.length, 512, "two checks, 256 lines apart");
+    assert.ok(cut.bytesScanned < size / 4);
+  });
+});
