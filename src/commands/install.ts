@@ -17,6 +17,7 @@ import {
   NPX_CACHE_FIX,
   platformOf,
   selfInvocation,
+  WATCH_EVENTS,
   WATCH_TIMEOUT_MARGIN,
 } from "../install/hook_command.ts";
 import { planInstall } from "../install/hook_registration.ts";
@@ -52,8 +53,9 @@ an explicit timeout, to one settings file:
 
 Options:
   --subagents  also register SubagentStop (judges each subagent's transcript)
-  --watch      also register the watchdog: an async PostToolUse handler
-               running "stall-watch watch" that may wake an idle session;
+  --watch      also register the watchdog: async PostToolUse and
+               PostToolUseFailure handlers running "stall-watch watch"
+               that may wake an idle session;
                its timeout is the watchdog's deadline (watchMaxSeconds,
                default 600) plus ${WATCH_TIMEOUT_MARGIN} s
   --timeout S  seconds Claude Code gives the Stop handler (default
@@ -103,7 +105,7 @@ export async function run(
     : null;
   const events: HookEvent[] = ["Stop"];
   if (options.subagents) events.push("SubagentStop");
-  if (options.watch) events.push("PostToolUse");
+  if (options.watch) events.push(...WATCH_EVENTS);
   const platform = platformOf(Deno.build.os);
   const invocation = selfInvocation(io.execPath, io.mainModule, platform);
   if (isInNpxCache(invocation.program)) {

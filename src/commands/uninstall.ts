@@ -34,7 +34,7 @@ Usage:
   stall-watch uninstall [--scope local|project|user] [--dry-run]
 
 Removes every stall-watch handler (Stop, SubagentStop, and the PostToolUse
-"watch" handler) from one settings file, plus the matcher groups and event
+and PostToolUseFailure "watch" handlers) from one settings file, plus the matcher groups and event
 lists this leaves empty. Every other key, handler and the file's formatting
 stay; the old file is backed up to .claude/stall_watch/backups/ first.
   --scope local    .claude/settings.local.json (default)

@@ -10,9 +10,11 @@
 import type { KillSwitchStatus } from "../guardrails/guardrails.ts";
 import {
   handlerIdentity,
+  HOOK_EVENTS,
   type Invocation,
   isDenoProgram,
   isInNpxCache,
+  isWatchEvent,
   NPX_CACHE_FIX,
   parseHandlerCommand,
   type Platform,
@@ -210,7 +212,7 @@ function handlerChecks(
   const at = `${event} in ${file.display}`;
   const reinstall = `run "stall-watch install --scope ${file.scope}${
     event === "SubagentStop" ? " --subagents" : ""
-  }${event === "PostToolUse" ? " --watch" : ""}"`;
+  }${isWatchEvent(event) ? " --watch" : ""}"`;
   const problems: CheckResult[] = [];
   const fail = (text: string, fix: string) =>
     problems.push({ status: "fail", text: `${at}: ${text}`, fix });
@@ -253,7 +255,7 @@ function handlerChecks(
       `add "timeout": 30, or ${reinstall}`,
     );
   }
-  if (event === "PostToolUse") {
+  if (isWatchEvent(event)) {
     if (handler.async !== true || handler.asyncRewake !== true) {
       fail(
         'the watch handler needs "async": true and "asyncRewake": true',
@@ -318,7 +320,7 @@ function handlerChecks(
 
 function duplicateChecks(facts: DoctorFacts): CheckResult[] {
   const results: CheckResult[] = [];
-  for (const event of ["Stop", "SubagentStop", "PostToolUse"] as const) {
+  for (const event of HOOK_EVENTS) {
     const commands = new Map<string, string[]>();
     for (const file of facts.files) {
       for (const own of file.handlers.filter((h) => h.event === event)) {

@@ -19,14 +19,34 @@
 import { HOOK_PERMISSION_FLAGS } from "../shared/permissions.ts";
 
 /** The hook events stall-watch registers for. */
-export type HookEvent = "Stop" | "SubagentStop" | "PostToolUse";
+export type HookEvent =
+  | "Stop"
+  | "SubagentStop"
+  | "PostToolUse"
+  | "PostToolUseFailure";
 
 /** Every event stall-watch may own handlers in, in settings order. */
 export const HOOK_EVENTS: readonly HookEvent[] = Object.freeze([
   "Stop",
   "SubagentStop",
   "PostToolUse",
+  "PostToolUseFailure",
 ]);
+
+/**
+ * The events the watchdog (`watch`) runs on: a tool call that succeeded
+ * fires PostToolUse, one that failed (an error, a timeout) fires
+ * PostToolUseFailure instead, and either may be followed by silence.
+ */
+export const WATCH_EVENTS: readonly HookEvent[] = Object.freeze([
+  "PostToolUse",
+  "PostToolUseFailure",
+]);
+
+/** Whether `event` is one of {@link WATCH_EVENTS}. */
+export function isWatchEvent(event: string): boolean {
+  return (WATCH_EVENTS as readonly string[]).includes(event);
+}
 
 /** Platforms that differ in how a handler must be written. */
 export type Platform = "posix" | "windows";
@@ -131,7 +151,8 @@ export interface HandlerOptions {
 
 /**
  * The handler object for one event: the hook for Stop and SubagentStop,
- * `watch` (async, may wake Claude with exit 2) for PostToolUse.
+ * `watch` (async, may wake Claude with exit 2) for PostToolUse and
+ * PostToolUseFailure.
  */
 export function buildHandler(
   event: HookEvent,
@@ -139,7 +160,7 @@ export function buildHandler(
   options: HandlerOptions,
 ): Record<string, unknown> {
   const argv = [invocation.program, ...invocation.args];
-  if (event === "PostToolUse") argv.push("watch");
+  if (isWatchEvent(event)) argv.push("watch");
   const handler: Record<string, unknown> = { type: "command" };
   if (options.platform === "windows") {
     handler.command = argv[0];
@@ -148,7 +169,7 @@ export function buildHandler(
     handler.command = PROJECT_DIR_PREFIX + argv.map(shellQuote).join(" ");
   }
   handler.timeout = options.timeout;
-  if (event === "PostToolUse") {
+  if (isWatchEvent(event)) {
     handler.async = true;
     handler.asyncRewake = true;
   }

@@ -20,9 +20,11 @@ import {
   HOOK_EVENTS,
   type HookEvent,
   type Invocation,
+  isWatchEvent,
   parseHandlerCommand,
   type Platform,
   stallWatchArgs,
+  WATCH_EVENTS,
 } from "./hook_command.ts";
 import { isPlainObject } from "../transcript/json_line.ts";
 import {
@@ -48,7 +50,7 @@ export interface OwnHandler {
 
 /**
  * Finds stall-watch's handlers: any in Stop and SubagentStop, and the
- * `watch` ones in PostToolUse. Oddly shaped entries are skipped.
+ * `watch` ones in PostToolUse and PostToolUseFailure. Oddly shaped entries are skipped.
  *
  * @param knownPaths Paths that are this stall-watch (see `stallWatchArgs`).
  */
@@ -69,7 +71,7 @@ export function findOwnHandlers(
         const parsed = parseHandlerCommand(handler);
         const args = parsed && stallWatchArgs(parsed, knownPaths);
         if (!args) return;
-        if (event === "PostToolUse" && args[0] !== "watch") return;
+        if (isWatchEvent(event) && args[0] !== "watch") return;
         const groupKeys = Object.keys(group).filter((k) => k !== "hooks");
         found.push({ event, group: g, index, handler, groupKeys, args });
       });
@@ -152,7 +154,7 @@ export function planInstall(
 
 /**
  * Plans an uninstall: removes every stall-watch handler in Stop,
- * SubagentStop and PostToolUse (`watch`), then the groups and event lists
+ * SubagentStop, PostToolUse and PostToolUseFailure (`watch`), then the groups and event lists
  * that this leaves empty. Nothing else changes.
  *
  * @throws {SettingsFileError} When the file is not strict JSON.
@@ -235,7 +237,7 @@ function kindOf(value: unknown): string {
 /** The events each kind of stall-watch handler belongs in. */
 const EVENTS_FOR = {
   hook: ["Stop", "SubagentStop"],
-  watch: ["PostToolUse", "PostToolUseFailure"],
+  watch: WATCH_EVENTS,
 } as const;
 
 /** A stall-watch handler under an event it is not for. */
@@ -297,7 +299,7 @@ function timeoutFor(
       current > 0
     ? current
     : null;
-  if (event === "PostToolUse") {
+  if (isWatchEvent(event)) {
     // The watcher must outlive its own deadline, or Claude Code kills it first.
     return valid !== null && valid >= request.watchTimeout
       ? valid
@@ -311,7 +313,7 @@ function addHandler(
   event: HookEvent,
   handler: Record<string, unknown>,
 ): void {
-  const group = event === "PostToolUse"
+  const group = isWatchEvent(event)
     ? { matcher: "*", hooks: [handler] }
     : { hooks: [handler] };
   const settings = JSON.parse(editor.text) as Record<string, unknown>;
@@ -339,7 +341,7 @@ function updateHandler(
     !(key in desired) && key in own.handler
   );
   // An `if` on a Stop handler means it never runs.
-  if (own.event !== "PostToolUse" && "if" in own.handler) stale.push("if");
+  if (!isWatchEvent(own.event) && "if" in own.handler) stale.push("if");
   for (const key of stale) {
     editor.remove([...path, key]);
     changed.push(key);

@@ -1,7 +1,9 @@
 /**
- * Parses the PostToolUse payload the watchdog (`stall-watch watch`) reads on
- * stdin. Fields are read by name; unknown fields (and the possibly large
- * `tool_input` / `tool_response`) are ignored.
+ * Parses the PostToolUse or PostToolUseFailure payload the watchdog
+ * (`stall-watch watch`) reads on stdin, and tells from the environment
+ * whether a wake-up can reach the session at all. Fields are read by name;
+ * unknown fields (and the possibly large `tool_input` / `tool_response`)
+ * are ignored.
  *
  * @module
  */
@@ -12,7 +14,7 @@ import {
   stringField,
 } from "../hook/hook_input.ts";
 
-/** The PostToolUse payload, reduced to what the watchdog uses. */
+/** The PostToolUse(Failure) payload, reduced to what the watchdog uses. */
 export interface WatchInput {
   sessionId: string;
   /** `PostToolUse` unless the payload says otherwise. */
@@ -26,6 +28,8 @@ export interface WatchInput {
   promptId: string | null;
   /** Set when the call ran inside a subagent (`agent_id`). */
   agentId: string | null;
+  /** PostToolUseFailure's `is_interrupt`: the user stopped the call. */
+  interrupted: boolean;
 }
 
 /**
@@ -44,5 +48,34 @@ export function parseWatchInput(text: string): WatchInput {
     toolName: stringField(payload, "tool_name") ?? "",
     promptId: stringField(payload, "prompt_id"),
     agentId: stringField(payload, "agent_id"),
+    interrupted: payload.is_interrupt === true,
   };
+}
+
+/** Entry points of runs driven by a program (`-p`, the Agent SDKs). */
+const SDK_ENTRYPOINTS: ReadonlySet<string> = new Set([
+  "sdk-cli",
+  "sdk-ts",
+  "sdk-py",
+]);
+
+/**
+ * Why a wake-up could never reach this session, or `null` when it can.
+ * Claude Code tells its hooks through the environment: `-p` and SDK runs
+ * have `CLAUDE_CODE_SESSION_ATTENDED=0` and an `sdk-*`
+ * `CLAUDE_CODE_ENTRYPOINT` (interactive: `1` and `cli`). Such a run exits
+ * after its last turn, or waits for the watcher at exit and kills it, so
+ * watching would only delay the exit or nudge a turn nobody takes.
+ */
+export function unattendedRun(
+  env: Readonly<Record<string, string>>,
+): string | null {
+  if (env.CLAUDE_CODE_SESSION_ATTENDED === "0") {
+    return "CLAUDE_CODE_SESSION_ATTENDED=0";
+  }
+  const entrypoint = env.CLAUDE_CODE_ENTRYPOINT;
+  if (entrypoint !== undefined && SDK_ENTRYPOINTS.has(entrypoint)) {
+    return `CLAUDE_CODE_ENTRYPOINT=${entrypoint}`;
+  }
+  return null;
 }

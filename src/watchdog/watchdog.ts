@@ -24,7 +24,11 @@ import { launchedBackgroundTasks } from "../detection/background_launch.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import type { Settings } from "../settings/settings.ts";
 import { StateStore } from "../guardrails/state.ts";
-import { parseWatchInput, type WatchInput } from "./watch_input.ts";
+import {
+  parseWatchInput,
+  unattendedRun,
+  type WatchInput,
+} from "./watch_input.ts";
 import { watchTranscript } from "./watch_loop.ts";
 import { claimWatch, isSuperseded, type WatchClaim } from "./watch_marker.ts";
 import { apiTimeoutMs, watchLimits } from "./watch_step.ts";
@@ -58,6 +62,16 @@ export async function runWatch(
     // The call ran in a subagent: its file is not the one watched here, and
     // its stalls are SubagentStop's. It must not supersede the main watcher.
     return await log.finish("subagent", "the call ran inside a subagent");
+  }
+  const unattended = unattendedRun(io.env);
+  if (unattended !== null) {
+    return await log.finish(
+      "unattended",
+      `a -p or SDK run (${unattended}) cannot be woken`,
+    );
+  }
+  if (input.interrupted) {
+    return await log.finish("interrupted", "the user interrupted the call");
   }
   const killSwitch = await killSwitchOf(settings, io);
   if (killSwitch.active) {

@@ -92,6 +92,12 @@ Deno.test("doctor passes a fresh install and lists where stall-watch is register
       ),
     );
     assert.ok(
+      out.includes(
+        `PostToolUseFailure in ${LOCAL}: ${s.shown} watch (timeout 660 s)`,
+      ),
+      "failed tool calls are watched too",
+    );
+    assert.ok(
       !out.includes("\x1b["),
       "no colour when stdout is not a terminal",
     );

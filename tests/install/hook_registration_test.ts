@@ -15,6 +15,7 @@ import {
 import {
   type HookEvent,
   selfInvocation,
+  WATCH_EVENTS,
 } from "../../src/install/hook_command.ts";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import { SettingsFileError } from "../../src/install/settings_json.ts";
@@ -286,6 +287,35 @@ Deno.test("planInstall() gives the watch handler a timeout above the watchdog de
   assert.equal(watch.timeout, 660);
   assert.equal(watch.async, true);
   assert.equal(watch.asyncRewake, true);
+});
+
+Deno.test("planInstall() registers the watch handler for failed tool calls too, and uninstall removes both", () => {
+  const plan = planInstall("{}", "settings.json", {
+    invocation: { program: BIN, args: [], fromSource: false },
+    platform: "posix",
+    knownPaths: [BIN],
+    events: ["Stop", ...WATCH_EVENTS],
+    timeout: null,
+    watchTimeout: 660,
+  });
+  const hooks = JSON.parse(plan.text).hooks;
+  assert.deepEqual(Object.keys(hooks), [
+    "Stop",
+    "PostToolUse",
+    "PostToolUseFailure",
+  ]);
+  for (const event of WATCH_EVENTS) {
+    assert.equal(hooks[event][0].matcher, "*");
+    const handler = hooks[event][0].hooks[0];
+    assert.match(handler.command, / watch$/);
+    assert.equal(handler.async, true);
+    assert.equal(handler.asyncRewake, true);
+    assert.equal(handler.timeout, 660);
+  }
+  assert.deepEqual(
+    JSON.parse(planUninstall(plan.text, "settings.json", [BIN]).text),
+    { hooks: {} },
+  );
 });
 
 Deno.test("planInstall() refuses files that are not strict JSON, naming line and column", () => {

@@ -10,7 +10,10 @@ import { main } from "../../src/cli.ts";
 import { ConfinementError } from "../../src/confined/confine.ts";
 import { InputError } from "../../src/shared/errors.ts";
 import { turnEndAfter } from "../../src/transcript/turn_end_marker.ts";
-import { parseWatchInput } from "../../src/watchdog/watch_input.ts";
+import {
+  parseWatchInput,
+  unattendedRun,
+} from "../../src/watchdog/watch_input.ts";
 import { claimWatch, isSuperseded } from "../../src/watchdog/watch_marker.ts";
 import { runWatch } from "../../src/watchdog/watchdog.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
@@ -40,6 +43,7 @@ Deno.test("parseWatchInput() reads the PostToolUse fields and requires tool_use_
     toolName: "Bash",
     promptId: "p1",
     agentId: null,
+    interrupted: false,
   });
   assert.equal(
     parseWatchInput(
@@ -179,6 +183,111 @@ Deno.test("runWatch() gives up silently at the deadline while the result never a
     assert.equal(io.now() - start, 600_000);
   } finally {
     await s.cleanup();
+  }
+});
+
+Deno.test("unattendedRun() tells -p and SDK runs from interactive ones by Claude Code's environment", () => {
+  // As Claude Code 2.1.332 sets them for its hooks.
+  assert.equal(
+    unattendedRun({
+      CLAUDE_CODE_ENTRYPOINT: "sdk-cli",
+      CLAUDE_CODE_SESSION_ATTENDED: "0",
+    }),
+    "CLAUDE_CODE_SESSION_ATTENDED=0",
+  );
+  assert.equal(
+    unattendedRun({ CLAUDE_CODE_ENTRYPOINT: "sdk-ts" }),
+    "CLAUDE_CODE_ENTRYPOINT=sdk-ts",
+  );
+  assert.equal(
+    unattendedRun({
+      CLAUDE_CODE_ENTRYPOINT: "cli",
+      CLAUDE_CODE_SESSION_ATTENDED: "1",
+    }),
+    null,
+  );
+  assert.equal(unattendedRun({}), null, "an older Claude Code: watch");
+});
+
+Deno.test("runWatch() in a -p run exits 0 at once: no sleep, no marker, no retry spent", async () => {
+  const s = await answeredSession();
+  try {
+    let sleeps = 0;
+    const io = fakeIO({
+      cwd: s.dir,
+      onSleep: () => void sleeps++,
+      env: {
+        CLAUDE_CODE_ENTRYPOINT: "sdk-cli",
+        CLAUDE_CODE_SESSION_ATTENDED: "0",
+        STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl",
+      },
+    });
+    const result = await runWatch(
+      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+      io,
+    );
+    assert.deepEqual(result, { exitCode: 0, stderr: "" });
+    assert.equal(sleeps, 0);
+    const stateDir = join(s.dir, ".claude/stall_watch");
+    const names = [...Deno.readDirSync(stateDir)].map((e) => e.name);
+    assert.deepEqual(names, ["events.jsonl"], "no marker, no session state");
+    const event = JSON.parse(
+      Deno.readTextFileSync(join(stateDir, "events.jsonl")).trim(),
+    );
+    assert.equal(event.event, "watch_finished");
+    assert.equal(event.outcome, "unattended");
+  } finally {
+    await s.cleanup();
+  }
+});
+
+Deno.test("runWatch() on a PostToolUseFailure the user interrupted exits 0 at once", async () => {
+  const s = await answeredSession();
+  try {
+    let sleeps = 0;
+    const io = fakeIO({ cwd: s.dir, onSleep: () => void sleeps++ });
+    const result = await runWatch(
+      JSON.stringify(
+        postToolUsePayload(s.t, s.id, "Bash", {
+          hook_event_name: "PostToolUseFailure",
+          error: "Interrupted by user",
+          is_interrupt: true,
+        }),
+      ),
+      io,
+    );
+    assert.deepEqual(result, { exitCode: 0, stderr: "" });
+    assert.equal(sleeps, 0);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+Deno.test("runWatch() watches a failed tool call (PostToolUseFailure) like a successful one", async () => {
+  const project = await tempProject();
+  try {
+    const t = new SessionTranscript(project.dir);
+    const id = newId("toolu_");
+    await t.append(
+      t.prompt("Query the orders table."),
+      t.toolUse(id, "mcp__db__query", { sql: "select 1" }),
+      t.result(id, "MCP error -32001: Request timed out"),
+    );
+    const io = fakeIO({ cwd: project.dir });
+    const result = await runWatch(
+      JSON.stringify(
+        postToolUsePayload(t, id, "mcp__db__query", {
+          hook_event_name: "PostToolUseFailure",
+          error: "MCP error -32001: Request timed out",
+          is_interrupt: false,
+        }),
+      ),
+      io,
+    );
+    assert.equal(result.exitCode, 2);
+    assert.match(result.stderr, /1 missing follow-up/);
+  } finally {
+    await project.cleanup();
   }
 });
 
