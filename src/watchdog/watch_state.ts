@@ -24,6 +24,11 @@ export type CallState =
     resultOffset: number;
     /** Some call of the turn has no result yet (a parallel call still running). */
     callsPending: boolean;
+    /**
+     * Claude Code's synthetic `API Error` entry follows the result: the
+     * request for the model's answer failed for good and the session is idle.
+     */
+    apiError: boolean;
   };
 
 /**
@@ -41,7 +46,7 @@ export function callState(
   const calls = new Set<string>();
   const answered = new Set<string>();
   turn.forEach((entry, index) => {
-    if (entry.kind === "assistant") {
+    if (entry.kind === "assistant" && !entry.apiError) {
       for (const use of entry.toolUses) {
         calls.add(use.id);
         if (use.id === toolUseId && callAt < 0) callAt = index;
@@ -57,13 +62,17 @@ export function callState(
   const after = turn.slice(Math.max(callAt, resultAt) + 1);
   if (after.some((e) => e.kind === "interrupt")) return { kind: "interrupted" };
   if (resultAt < 0) return { kind: "awaiting_result" };
-  const followedUp = turn.slice(resultAt + 1).some((e) =>
-    e.kind === "assistant" && (e.texts.length > 0 || e.toolUses.length > 0)
+  const later = turn.slice(resultAt + 1);
+  // The synthetic API-error entry has text, but the model wrote none of it.
+  const followedUp = later.some((e) =>
+    e.kind === "assistant" && !e.apiError &&
+    (e.texts.length > 0 || e.toolUses.length > 0)
   );
   if (followedUp) return { kind: "followed_up" };
   return {
     kind: "answered",
     resultOffset: (turn[resultAt] as Entry).offset,
     callsPending: [...calls].some((id) => !answered.has(id)),
+    apiError: later.some((e) => e.kind === "assistant" && e.apiError === true),
   };
 }

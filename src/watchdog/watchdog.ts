@@ -33,6 +33,16 @@ import { watchTranscript } from "./watch_loop.ts";
 import { claimWatch, isSuperseded, type WatchClaim } from "./watch_marker.ts";
 import { apiTimeoutMs, watchLimits } from "./watch_step.ts";
 
+/**
+ * Added to the nudge when Claude Code's request for the model's answer
+ * failed: the model then sees an `API Error` line after the result and
+ * might take its own tool call for the failure.
+ */
+export const API_ERROR_NOTE =
+  "stall_watch: the request for your answer to that tool result failed " +
+  "with an API error, not the tool: the tool ran and its result is in the " +
+  "conversation. Carry on from that result; do not run the tool again.\n";
+
 /** What the process should do. The watchdog never writes to stdout. */
 export interface WatchResult {
   /** 0, or 2 to wake Claude with `stderr`. */
@@ -130,9 +140,11 @@ export async function runWatch(
   if (verdict.signatures.length === 0) {
     return await log.finish("healthy", verdict.reason, "", elapsed);
   }
-  const trigger = watched.trigger === "turn_end"
-    ? "the turn ended"
-    : `the transcript was quiet for ${watched.quietMs / 1000}s`;
+  const apiError = verdict.endedOnApiError === true;
+  const trigger = (apiError ? "an API error ended the turn, then " : "") +
+    (watched.trigger === "turn_end"
+      ? "the turn ended"
+      : `the transcript was quiet for ${watched.quietMs / 1000}s`);
   const result = await dispatchStall({
     sessionId: input.sessionId,
     hookEvent: input.hookEventName,
@@ -146,6 +158,7 @@ export async function runWatch(
       trigger: watched.trigger,
       watched_tool_use_id: input.toolUseId,
       quiet_seconds: watched.quietMs / 1000,
+      ...(apiError ? { api_error: true } : {}),
       ...elapsed,
     },
   }, {
@@ -167,7 +180,7 @@ export async function runWatch(
   return await log.finish(
     "nudged",
     verdict.reason,
-    result.message,
+    apiError ? result.message + API_ERROR_NOTE : result.message,
     elapsed,
     ExitCode.block,
   );

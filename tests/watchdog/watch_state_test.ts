@@ -52,6 +52,14 @@ const result = (id: string): Entry => ({
   results: [{ toolUseId: id, empty: false, userStopped: false, snippet: "ok" }],
 });
 const note = (): Entry => ({ kind: "note", ...base() });
+const apiError = (): Entry => ({
+  kind: "assistant",
+  ...base(),
+  messageId: null,
+  texts: ["API Error: 500 Internal server error"],
+  toolUses: [],
+  apiError: true,
+});
 const interrupt = (): Entry => ({ kind: "interrupt", ...base() });
 
 Deno.test("callState() finds the watched call and what followed its result", () => {
@@ -64,6 +72,15 @@ Deno.test("callState() finds the watched call and what followed its result", () 
     kind: "answered",
     resultOffset: answer.offset,
     callsPending: false,
+    apiError: false,
+  });
+  // Claude Code's synthetic "API Error" entry is no follow-up: the result
+  // is still unanswered, and the state says the request failed.
+  assert.deepEqual(callState([call("A"), answer, apiError()], "A"), {
+    kind: "answered",
+    resultOffset: answer.offset,
+    callsPending: false,
+    apiError: true,
   });
   // Text, or a new call, after the result is a follow-up.
   assert.deepEqual(callState([call("A"), answer, say("Done.")], "A"), {
@@ -92,6 +109,7 @@ Deno.test("callState() reports a parallel call that is still running", () => {
     kind: "answered",
     resultOffset: (turn[1] as Entry).offset,
     callsPending: true,
+    apiError: false,
   });
   const done = [...turn, result("B")];
   assert.equal(
@@ -111,6 +129,7 @@ const answered = {
   kind: "answered",
   resultOffset: 0,
   callsPending: false,
+  apiError: false,
 } as const;
 function facts(over: Partial<WatchFacts>): WatchFacts {
   return {

@@ -15,7 +15,7 @@ import {
   unattendedRun,
 } from "../../src/watchdog/watch_input.ts";
 import { claimWatch, isSuperseded } from "../../src/watchdog/watch_marker.ts";
-import { runWatch } from "../../src/watchdog/watchdog.ts";
+import { API_ERROR_NOTE, runWatch } from "../../src/watchdog/watchdog.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import { tempProject } from "../support/hook_process.ts";
@@ -288,6 +288,100 @@ Deno.test("runWatch() watches a failed tool call (PostToolUseFailure) like a suc
     assert.match(result.stderr, /1 missing follow-up/);
   } finally {
     await project.cleanup();
+  }
+});
+
+Deno.test("runWatch() wakes a turn that an API error ended after the result, saying the tool ran", async () => {
+  const s = await answeredSession();
+  try {
+    await s.t.append(s.t.apiRequest(), s.t.apiError());
+    const io = fakeIO({
+      cwd: s.dir,
+      nowMs: Date.now(),
+      env: { STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl" },
+    });
+    const start = io.now();
+    const result = await runWatch(
+      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+      io,
+    );
+    assert.equal(result.exitCode, 2);
+    assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
+    assert.ok(result.stderr.endsWith(API_ERROR_NOTE), result.stderr);
+    assert.equal(io.now() - start, 90_000, "after the idle window");
+    const events = Deno.readTextFileSync(
+      join(s.dir, ".claude/stall_watch/events.jsonl"),
+    ).trim().split("\n").map((line) => JSON.parse(line));
+    const detected = events.find((e) => e.event === "stall_detected");
+    assert.equal(detected.api_error, true);
+    // It spent the call's retry budget, the one the Stop hook draws on.
+    const capped = fakeIO({
+      cwd: s.dir,
+      nowMs: Date.now(),
+      env: { STALL_WATCH_MAX_RETRIES: "1" },
+    });
+    const again = await runWatch(
+      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+      capped,
+    );
+    assert.equal(again.exitCode, 0);
+    assert.match(again.stderr, /^stall_watch: retry cap reached \(1\/1\)/);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+Deno.test("runWatch() does not call a slow model a stall while its request is open", async () => {
+  const s = await answeredSession();
+  try {
+    await s.t.append(s.t.apiRequest());
+    let sleeps = 0;
+    const io = fakeIO({
+      cwd: s.dir,
+      onSleep: async () => {
+        // The model answers after 5 minutes, well past the 90 s window.
+        if (++sleeps === 300) await s.t.append(s.t.text("All 48 pass."));
+      },
+    });
+    const result = await runWatch(
+      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+      io,
+    );
+    assert.deepEqual(result, { exitCode: 0, stderr: "" });
+    assert.equal(sleeps, 300);
+    // Without the request line, the same silence is a stall at 90 s.
+    const bare = await answeredSession();
+    try {
+      const io2 = fakeIO({ cwd: bare.dir });
+      const start = io2.now();
+      const nudged = await runWatch(
+        JSON.stringify(postToolUsePayload(bare.t, bare.id, "Bash")),
+        io2,
+      );
+      assert.equal(nudged.exitCode, 2);
+      assert.equal(io2.now() - start, 90_000);
+    } finally {
+      await bare.cleanup();
+    }
+  } finally {
+    await s.cleanup();
+  }
+});
+
+Deno.test("runWatch() counts an open request's silence once Claude Code's own timeout (API_TIMEOUT_MS) passed", async () => {
+  const s = await answeredSession();
+  try {
+    await s.t.append(s.t.apiRequest());
+    const io = fakeIO({ cwd: s.dir, env: { API_TIMEOUT_MS: "120000" } });
+    const start = io.now();
+    const result = await runWatch(
+      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+      io,
+    );
+    assert.equal(result.exitCode, 2);
+    assert.equal(io.now() - start, 120_000);
+  } finally {
+    await s.cleanup();
   }
 });
 
