@@ -31,6 +31,8 @@ export type Reply =
     blocks: ReplyBlock[];
     /** Default: `tool_use` when a block calls a tool, else `end_turn`. */
     stopReason?: string;
+    /** Milliseconds to wait before answering (a slow model). */
+    delayMs?: number;
   }
   | { kind: "http_error"; status: number; errorType?: string };
 
@@ -327,6 +329,7 @@ export function startFakeApi(script: Script): FakeApi {
           },
         }, { status: reply.status });
       }
+      if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       const blocks = fullBlocks(reply.blocks);
       recorded.sent = blocks;
       return messageResponse(body, blocks, stopReasonOf(reply));

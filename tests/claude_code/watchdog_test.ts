@@ -1,0 +1,293 @@
+/**
+ * Real Claude Code and the watchdog: `stall-watch watch` registered as an
+ * asyncRewake hook on PostToolUse and PostToolUseFailure beside the Stop
+ * hook, with a 2 s idle window so each scenario takes seconds.
+ *
+ * - An API failure after a tool result fires no Stop; the watcher wakes the
+ *   idle session and the model answers (the Stop hook alone could not).
+ * - No false nudge: a model slower than the idle window, a `-p` run, an
+ *   interrupted tool call (Esc) and a permission prompt waiting for the user.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  httpError,
+  lastUserText,
+  type RecordedRequest,
+  type Reply,
+  text,
+  toolCall,
+} from "./support/fake_api.ts";
+import { claudeTest, codesOf } from "./support/scenario.ts";
+import {
+  type ClaudeSession,
+  type HookRun,
+  readJsonl,
+  withClaudeSession,
+} from "./support/session.ts";
+import type { TmuxPane } from "./support/tmux.ts";
+
+const EVENTS_LOG = ".claude/stall_watch/events.jsonl";
+const IDLE_SECONDS = 2;
+
+/** Registers the Stop hook and the watcher (small windows) for `session`. */
+async function registerWatch(
+  session: ClaudeSession,
+  env: Record<string, string> = {},
+): Promise<void> {
+  const stop = { type: "command", command: session.hookCommand, timeout: 30 };
+  const watch = {
+    type: "command",
+    command: `${session.hookCommand} watch`,
+    timeout: 60,
+    async: true,
+    asyncRewake: true,
+  };
+  await Deno.writeTextFile(
+    session.settingsPath,
+    JSON.stringify({
+      hooks: {
+        Stop: [{ hooks: [stop] }],
+        PostToolUse: [{ matcher: "*", hooks: [watch] }],
+        PostToolUseFailure: [{ matcher: "*", hooks: [watch] }],
+      },
+    }),
+  );
+  Object.assign(session.env, {
+    STALL_WATCH_IDLE_SECONDS: String(IDLE_SECONDS),
+    STALL_WATCH_WATCH_MAX_SECONDS: "40",
+    STALL_WATCH_LOG_FILE: EVENTS_LOG,
+    ...env,
+  });
+}
+
+/** The watcher's runs (PostToolUse and PostToolUseFailure). */
+function watchRuns(runs: HookRun[]): HookRun[] {
+  return runs.filter((r) => r.event.startsWith("PostToolUse"));
+}
+
+/** The `watch_finished` outcomes in the session's event log. */
+async function watchOutcomes(session: ClaudeSession): Promise<string[]> {
+  const path = join(session.project, EVENTS_LOG);
+  const events = await readJsonl(path).catch(() => []);
+  return events.filter((e) => e.event === "watch_finished").map((e) =>
+    String(e.outcome)
+  );
+}
+
+/** Main requests that carried a stall-watch nudge. */
+function nudged(session: ClaudeSession): RecordedRequest[] {
+  return session.api.mainRequests().filter((r) =>
+    /stall_watch/.test(lastUserText(r))
+  );
+}
+
+/** Runs `fn` with an interactive session in tmux, the watcher registered. */
+async function interactive(
+  claude: string,
+  script: (request: RecordedRequest, index: number) => Reply,
+  allowedTools: string[],
+  fn: (session: ClaudeSession, pane: TmuxPane) => Promise<void>,
+  env: Record<string, string> = {},
+): Promise<void> {
+  await withClaudeSession({ claude, script }, async (session) => {
+    await registerWatch(session, env);
+    // The classic permission prompt (auto mode asks differently offline).
+    const args = ["--permission-mode", "default"];
+    const pane = await session.startInteractive({ allowedTools, args });
+    try {
+      await pane.waitFor(/^❯/m);
+      await fn(session, pane);
+    } finally {
+      await pane.close();
+    }
+  });
+}
+
+async function waitUntil(
+  condition: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`never: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A text reply that arrives after `delayMs` (a slow model). */
+function slowText(value: string, delayMs: number): Reply {
+  return { kind: "message", blocks: [{ type: "text", text: value }], delayMs };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+claudeTest(
+  "watchdog: an API error after a tool result (no Stop fires) is woken and the model carries on",
+  async (claude) => {
+    const answer = "Carried on: the echo said forty-two.";
+    let woken = false;
+    const script = (request: RecordedRequest, index: number): Reply => {
+      if (index === 0) {
+        return toolCall("mcp__stub__echo", { text: "forty-two" });
+      }
+      woken ||= /stall_watch/.test(lastUserText(request));
+      // Every request before the wake-up fails: Claude Code gives up.
+      return woken ? text(answer) : httpError(500);
+    };
+    await interactive(
+      claude,
+      script,
+      ["mcp__stub__echo"],
+      async (session, pane) => {
+        await pane.type("echo forty-two");
+        await pane.keys("Enter");
+        await pane.waitFor(/API Error: 500/);
+        await pane.waitFor(new RegExp(answer), 30_000);
+        await waitUntil(
+          async () => codesOf(await session.hookRuns(), "Stop").length > 0,
+          "the woken turn's Stop",
+        );
+        const runs = await session.hookRuns();
+        // The errored turn fired no Stop: the only Stop is the woken turn's.
+        const stops = runs.filter((r) => r.event === "Stop");
+        assert.deepEqual(stops.map((r) => r.code), [0]);
+        assert.equal(stops[0]!.payload.stop_hook_active, true);
+        assert.deepEqual(codesOf(runs, "PostToolUse"), [2]);
+        assert.deepEqual(await watchOutcomes(session), ["nudged"]);
+        const requests = session.api.mainRequests();
+        assert.deepEqual(
+          requests.map((r) => r.reply?.kind),
+          ["message", "http_error", "message"],
+        );
+        const wake = lastUserText(requests[2]!);
+        assert.match(wake, /stall_watch: 1 missing follow-up/);
+        assert.match(wake, /failed with an API error, not the tool/);
+        assert.match(wake, /do not run the tool again/);
+      },
+      { CLAUDE_CODE_MAX_RETRIES: "0" },
+    );
+  },
+  { tmux: true },
+);
+
+claudeTest(
+  "watchdog: a model slower than the idle window is not nudged (its request is open)",
+  async (claude) => {
+    const answer = "Slow but sure: forty-two.";
+    const replies: Reply[] = [
+      toolCall("mcp__stub__echo", { text: "forty-two" }),
+      slowText(answer, (IDLE_SECONDS + 5) * 1000),
+    ];
+    await interactive(
+      claude,
+      (_r, i) => replies[i] ?? text("fake API: no scripted reply left"),
+      ["mcp__stub__echo"],
+      async (session, pane) => {
+        await pane.type("echo forty-two");
+        await pane.keys("Enter");
+        await pane.waitFor(new RegExp(answer), 30_000);
+        await waitUntil(
+          async () => (await watchOutcomes(session)).length > 0,
+          "the watcher to finish",
+        );
+        const runs = await session.hookRuns();
+        assert.deepEqual(watchRuns(runs).map((r) => r.code), [0]);
+        assert.deepEqual(await watchOutcomes(session), ["followed_up"]);
+        assert.equal(session.api.mainRequests().length, 2);
+        assert.deepEqual(nudged(session), []);
+      },
+    );
+  },
+  { tmux: true },
+);
+
+claudeTest(
+  "watchdog: in a -p run the watcher exits at once: no nudge, no extra request, no wait at exit",
+  async (claude) => {
+    const answer = "Slow -p answer: forty-two.";
+    await withClaudeSession({
+      claude,
+      script: (_r, i) =>
+        i === 0
+          ? toolCall("mcp__stub__echo", { text: "forty-two" })
+          : slowText(answer, (IDLE_SECONDS + 2) * 1000),
+    }, async (session) => {
+      await registerWatch(session);
+      const run = await session.runPrint("echo forty-two", {
+        allowedTools: ["mcp__stub__echo"],
+      });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.result?.result, answer);
+      const runs = await session.hookRuns();
+      assert.deepEqual(watchRuns(runs).map((r) => r.code), [0]);
+      assert.equal(watchRuns(runs)[0]!.stderr, "");
+      assert.deepEqual(await watchOutcomes(session), ["unattended"]);
+      assert.equal(session.api.mainRequests().length, 2);
+      assert.deepEqual(nudged(session), []);
+      // Claude Code waits up to ~30 s at exit for a watcher still running.
+      assert.ok(run.elapsedMs < 20_000, `took ${run.elapsedMs} ms`);
+    });
+  },
+);
+
+claudeTest(
+  "watchdog: a tool call the user interrupts (Esc) is not a stall",
+  async (claude) => {
+    await interactive(
+      claude,
+      (_r, i) =>
+        i === 0
+          ? toolCall("mcp__stub__slow", { seconds: 20 })
+          : text("fake API: no scripted reply left"),
+      ["mcp__stub__slow"],
+      async (session, pane) => {
+        await pane.type("run the slow tool");
+        await pane.keys("Enter");
+        await pane.waitFor(/Calling mcp__stub__slow/);
+        await sleep(1000);
+        await pane.keys("Escape");
+        await pane.waitFor(/Interrupted/);
+        await sleep((IDLE_SECONDS + 3) * 1000);
+        const runs = await session.hookRuns();
+        assert.ok(!watchRuns(runs).some((r) => r.code === 2));
+        assert.equal(session.api.mainRequests().length, 1);
+        assert.deepEqual(nudged(session), []);
+        assert.equal(await pane.alive(), true);
+      },
+    );
+  },
+  { tmux: true },
+);
+
+claudeTest(
+  "watchdog: a permission prompt waiting for the user is not a stall",
+  async (claude) => {
+    const replies: Reply[] = [
+      toolCall("mcp__stub__echo", { text: "forty-two" }),
+      toolCall("mcp__stub__fail", { text: "needs approval" }, "Next step."),
+    ];
+    await interactive(
+      claude,
+      (_r, i) => replies[i] ?? text("fake API: no scripted reply left"),
+      ["mcp__stub__echo"],
+      async (session, pane) => {
+        await pane.type("echo, then the next step");
+        await pane.keys("Enter");
+        await pane.waitFor(/Do you want to proceed/, 30_000);
+        await sleep((IDLE_SECONDS + 3) * 1000);
+        const runs = await session.hookRuns();
+        assert.deepEqual(watchRuns(runs).map((r) => r.code), [0]);
+        assert.deepEqual(await watchOutcomes(session), ["followed_up"]);
+        assert.equal(session.api.mainRequests().length, 2);
+        assert.deepEqual(nudged(session), []);
+        await pane.screen().then((s) =>
+          assert.match(s, /Do you want to proceed/, "still waiting")
+        );
+      },
+    );
+  },
+  { tmux: true },
+);
