@@ -10,7 +10,11 @@ import {
   findLinkedTask,
   type TaskLinkQuery,
 } from "./background_tasks.ts";
-import type { Entry, ToolResult } from "../transcript/entry.ts";
+import {
+  type Entry,
+  isEmptyResult,
+  type ToolResult,
+} from "../transcript/entry.ts";
 
 /** The four stall kinds; the identifiers are part of the public contract. */
 export type StallKind =
@@ -180,7 +184,8 @@ function judgeTurn(
   }
   const anyPending = candidates.length > 0;
   for (const result of trailing) {
-    if (!result.value.empty) continue;
+    const toolName = uses.get(result.value.toolUseId)?.value ?? "";
+    if (!isEmptyResult(result.value, toolName)) continue;
     candidates.push(resultSignature(
       "empty_tool_result",
       result,

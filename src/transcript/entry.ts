@@ -26,6 +26,12 @@ export interface ToolResult {
   userStopped: boolean;
   /** The start of the result's text, to link it to background tasks. */
   snippet: string;
+  /**
+   * The tool named by Claude Code's rewrite of an empty result, the text
+   * `(<tool> completed with no output)`. Whether that means empty depends
+   * on the tool (see `isEmptyResult`), which only the tool_use names.
+   */
+  noOutputOf?: string;
 }
 
 interface EntryBase {
@@ -215,11 +221,12 @@ function userEntry(raw: Record<string, unknown>, base: EntryBase): Entry {
   const content = message.content;
   const blocks = Array.isArray(content) ? content : [];
   const results: ToolResult[] = [];
-  for (const block of blocks) {
-    if (isPlainObject(block) && block.type === "tool_result") {
-      const result = toolResult(block, raw.toolUseResult);
-      if (result) results.push(result);
-    }
+  const resultBlocks = blocks.filter((block) =>
+    isPlainObject(block) && block.type === "tool_result"
+  ) as Record<string, unknown>[];
+  for (const block of resultBlocks) {
+    const result = toolResult(block, raw.toolUseResult, resultBlocks.length);
+    if (result) results.push(result);
   }
   if (results.length > 0) return { kind: "results", ...base, results };
   if (raw.isMeta === true || raw.isCompactSummary === true) {
@@ -243,6 +250,7 @@ function userEntry(raw: Record<string, unknown>, base: EntryBase): Entry {
 function toolResult(
   block: Record<string, unknown>,
   toolUseResult: unknown,
+  resultsInEntry: number,
 ): ToolResult | null {
   if (!isNonBlank(block.tool_use_id)) return null;
   const content = block.content;
@@ -253,12 +261,50 @@ function toolResult(
   const userStopped = toolUseResult === "User rejected tool use" ||
     (block.is_error === true &&
       USER_STOP_PREFIXES.some((prefix) => opening.startsWith(prefix)));
-  return {
+  const noOutputOf = noOutputTool(text);
+  const result: ToolResult = {
     toolUseId: block.tool_use_id as string,
-    empty: !("content" in block) || isEmptyContent(content),
+    // Claude Code rewrites an empty MCP result (`[]`, blank text blocks) to
+    // its no-output text and keeps the raw result in `toolUseResult`, which
+    // is the raw result of the entry's only call.
+    empty: !("content" in block) || isEmptyContent(content) ||
+      (noOutputOf !== null && resultsInEntry === 1 &&
+        Array.isArray(toolUseResult) && isEmptyContent(toolUseResult)),
     userStopped,
     snippet: opening.slice(0, SNIPPET_CHARS),
   };
+  if (noOutputOf !== null) result.noOutputOf = noOutputOf;
+  return result;
+}
+
+const NO_OUTPUT = /^\(([^()\s]+) completed with no output\)$/;
+
+/**
+ * The tool named by `(<tool> completed with no output)`, the text Claude
+ * Code puts in place of a result that has no content, or `null`.
+ */
+export function noOutputTool(text: string): string | null {
+  return NO_OUTPUT.exec(text.trim())?.[1] ?? null;
+}
+
+/**
+ * Tools whose silence is an answer: a shell command that printed nothing
+ * succeeded, so their `(<tool> completed with no output)` is content.
+ */
+const SILENT_OK_TOOLS: ReadonlySet<string> = new Set(["Bash", "PowerShell"]);
+
+/**
+ * Whether a result carries nothing, knowing the name of the call it
+ * answers: empty content, or Claude Code's no-output text naming that very
+ * tool, unless the tool is a shell (an empty stdout is an answer).
+ *
+ * @param result The normalised result.
+ * @param toolName The name on the matching `tool_use`, `""` when unknown.
+ */
+export function isEmptyResult(result: ToolResult, toolName: string): boolean {
+  if (result.empty) return true;
+  return result.noOutputOf !== undefined && result.noOutputOf === toolName &&
+    !SILENT_OK_TOOLS.has(toolName);
 }
 
 /**

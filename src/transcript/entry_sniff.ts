@@ -24,13 +24,16 @@ const TOOL_USE =
 const TOOL_RESULT_ID = /(?<!\\)"tool_use_id"\s*:\s*"([^"\\]+)"/g;
 const MESSAGE_ID = /(?<!\\)"id"\s*:\s*"(msg_[^"\\]*)"/;
 const ENTRY_TYPE = /(?<!\\)"type"\s*:\s*"(user|assistant|system)"/;
+const NO_OUTPUT_CONTENT =
+  /(?<!\\)"content"\s*:\s*"\(([^"\\()\s]+) completed with no output\)"/;
 const USER_TEXT_START =
   /(?<!\\)"(?:content|text)"\s*:\s*"((?:[^"\\]|\\.){0,200})/;
 
 /**
  * Builds an entry from the first and last bytes of an overlong line.
  *
- * Overlong results are never empty (they are overlong), and overlong text is
+ * Overlong results are not empty unless their content is Claude Code's
+ * no-output text (see `ToolResult.noOutputOf`), and overlong text is
  * meaningful text.
  *
  * @param head The line's first bytes, decoded.
@@ -74,6 +77,11 @@ export function sniffEntry(
     for (const match of head.matchAll(TOOL_RESULT_ID)) ids.add(match[1] ?? "");
     ids.delete("");
     const snippet = USER_TEXT_START.exec(head)?.[1] ?? "";
+    // A lone result may be Claude Code's no-output text in a line made long
+    // by other fields; the classifier decides by the call's tool name.
+    const noOutputOf = ids.size === 1
+      ? NO_OUTPUT_CONTENT.exec(head)?.[1] ?? null
+      : null;
     return {
       kind: "results",
       ...base,
@@ -82,6 +90,7 @@ export function sniffEntry(
         empty: false,
         userStopped: false,
         snippet,
+        ...(noOutputOf === null ? {} : { noOutputOf }),
       })),
     };
   }

@@ -393,7 +393,7 @@ Deno.test("audit reports a turn that ended on an API error as stalled and says s
     const path = join(project, "e7cbc79b-8013-4653-b2a4-da16c8c87ab9.jsonl");
     await Deno.copyFile(
       new URL(
-        "../../fixtures/api_error_after_tool_result.jsonl",
+        "../../fixtures/real/real_api_error_after_tool_result.jsonl",
         import.meta.url,
       ),
       path,

@@ -177,7 +177,7 @@ Deno.test("scan prints the verdict, why, and each stalled call with its rule", a
 });
 
 Deno.test("scan says when the turn ended on an API error, in text and JSON", async () => {
-  const path = fixture("api_error_after_tool_result.jsonl");
+  const path = fixture("real/real_api_error_after_tool_result.jsonl");
   const text = await cli(["scan", path]);
   assert.match(
     text.stdout,

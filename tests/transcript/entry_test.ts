@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   type Entry,
   isEmptyContent,
+  isEmptyResult,
   toEntry,
 } from "../../src/transcript/entry.ts";
 import { sniffEntry } from "../../src/transcript/entry_sniff.ts";
@@ -92,6 +93,77 @@ Deno.test("toEntry() reads tool results, their emptiness and user refusals", () 
       ["toolu_b", false, false],
       ["toolu_c", false, true],
     ],
+  );
+});
+
+Deno.test("toEntry() reads Claude Code's no-output text and the raw result behind it", () => {
+  const marker = (tool: string) => `(${tool} completed with no output)`;
+  const one = (content: unknown, toolUseResult?: unknown) => {
+    const entry = user(
+      [{ tool_use_id: "toolu_a", type: "tool_result", content }],
+      toolUseResult === undefined ? {} : { toolUseResult },
+    );
+    return entry?.kind === "results" ? entry.results[0] : undefined;
+  };
+  // The raw `[]` (or blank blocks) behind the text: empty, whatever the name.
+  for (const raw of [[], [{ type: "text", text: "" }]]) {
+    const result = one(marker("mcp__stub__empty"), raw);
+    assert.equal(result?.empty, true);
+    assert.equal(result?.noOutputOf, "mcp__stub__empty");
+  }
+  // The text alone (a subagent's file has no toolUseResult): the name is
+  // kept for the classifier, which knows the call's tool.
+  const bare = one([{ type: "text", text: marker("mcp__stub__empty") }]);
+  assert.equal(bare?.empty, false);
+  assert.equal(bare?.noOutputOf, "mcp__stub__empty");
+  // Bash keeps an object as toolUseResult: never empty by the raw rule.
+  const bash = one(marker("Bash"), { stdout: "", stderr: "" });
+  assert.equal(bash?.empty, false);
+  // Real output that merely mentions the text is no marker.
+  assert.equal(one(`ls: ${marker("Bash")}`)?.noOutputOf, undefined);
+  assert.equal(
+    one(marker("mcp__x__y"), [{ type: "text", text: "1" }])?.empty,
+    false,
+  );
+});
+
+Deno.test("isEmptyResult() matches the no-output text to the call's tool; shells' silence is an answer", () => {
+  const result = (noOutputOf: string) => ({
+    toolUseId: "toolu_a",
+    empty: false,
+    userStopped: false,
+    snippet: "",
+    noOutputOf,
+  });
+  assert.equal(
+    isEmptyResult(result("mcp__stub__empty"), "mcp__stub__empty"),
+    true,
+  );
+  assert.equal(isEmptyResult(result("Read"), "Read"), true);
+  assert.equal(isEmptyResult(result("mcp__a__b"), "mcp__a__c"), false);
+  assert.equal(isEmptyResult(result("mcp__a__b"), ""), false);
+  assert.equal(isEmptyResult(result("Bash"), "Bash"), false);
+  assert.equal(isEmptyResult(result("PowerShell"), "PowerShell"), false);
+  assert.equal(isEmptyResult({ ...result("x"), empty: true }, "Bash"), true);
+});
+
+Deno.test("sniffEntry() keeps the no-output text of a lone result in a long line", () => {
+  const head =
+    '{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_a","type":"tool_result","content":"(mcp__stub__empty completed with no output)"}]},"toolUseResult":[],"mcpMeta":{"blob":"';
+  const entry = sniffEntry(head, 'xxxx"}}', at);
+  assert.equal(entry?.kind, "results");
+  if (entry?.kind !== "results") return;
+  assert.equal(entry.results[0]?.noOutputOf, "mcp__stub__empty");
+  const quoted = sniffEntry(
+    head.replace(
+      '"content":"(mcp__stub__empty completed with no output)"',
+      '"content":"see \\"content\\":\\"(Read completed with no output)\\""',
+    ),
+    'xxxx"}}',
+    at,
+  );
+  assert.ok(
+    quoted?.kind === "results" && !("noOutputOf" in quoted.results[0]!),
   );
 });
 
@@ -247,7 +319,7 @@ Deno.test("sniffEntry() reads an overlong assistant tool call and a pasted promp
 const API_ERROR_LINE = (() => {
   const lines = Deno.readTextFileSync(
     new URL(
-      "../../fixtures/api_error_after_tool_result.jsonl",
+      "../../fixtures/real/real_api_error_after_tool_result.jsonl",
       import.meta.url,
     ),
   ).split("\n");
