@@ -127,7 +127,7 @@ export const NON_PROMPT_PREFIXES: readonly string[] = [
 export const INTERRUPT_PREFIX = "[Request interrupted by user";
 
 /** Result texts meaning the user declined or interrupted the call. */
-const USER_STOP_PREFIXES: readonly string[] = [
+export const USER_STOP_PREFIXES: readonly string[] = [
   "The user doesn't want to proceed",
   "The user doesn't want to take this action",
   INTERRUPT_PREFIX,

@@ -17,6 +17,7 @@ import {
   type LinePosition,
   NON_PROMPT_PREFIXES,
   type ToolUse,
+  USER_STOP_PREFIXES,
 } from "./entry.ts";
 
 const TOOL_USE =
@@ -26,6 +27,7 @@ const MESSAGE_ID = /(?<!\\)"id"\s*:\s*"(msg_[^"\\]*)"/;
 const ENTRY_TYPE = /(?<!\\)"type"\s*:\s*"(user|assistant|system)"/;
 const NO_OUTPUT_CONTENT =
   /(?<!\\)"content"\s*:\s*"\(([^"\\()\s]+) completed with no output\)"/;
+const USER_REJECTED = /(?<!\\)"toolUseResult"\s*:\s*"User rejected tool use"/;
 const USER_TEXT_START =
   /(?<!\\)"(?:content|text)"\s*:\s*"((?:[^"\\]|\\.){0,200})/;
 
@@ -39,11 +41,13 @@ const USER_TEXT_START =
  * @param head The line's first bytes, decoded.
  * @param tail The line's last bytes, decoded.
  * @param at Where the line sits in its file.
+ * @param lineIds The `tool_use_id` values the reader found in the whole line.
  */
 export function sniffEntry(
   head: string,
   tail: string,
   at: LinePosition,
+  lineIds: readonly string[] = [],
 ): Entry | null {
   const type = ENTRY_TYPE.exec(head)?.[1] ?? ENTRY_TYPE.exec(tail)?.[1];
   if (type !== "user" && type !== "assistant") return null;
@@ -72,11 +76,17 @@ export function sniffEntry(
     }
     return entry;
   }
-  if (/(?<!\\)"type"\s*:\s*"tool_result"/.test(head)) {
-    const ids = new Set<string>();
+  if (
+    lineIds.length > 0 || /(?<!\\)"type"\s*:\s*"tool_result"/.test(head)
+  ) {
+    // The ids the reader found anywhere in the line (an error result's id
+    // comes after its content), then any the head shows in another spacing.
+    const ids = new Set<string>(lineIds);
     for (const match of head.matchAll(TOOL_RESULT_ID)) ids.add(match[1] ?? "");
     ids.delete("");
     const snippet = USER_TEXT_START.exec(head)?.[1] ?? "";
+    const userStopped = USER_STOP_PREFIXES.some((p) => snippet.startsWith(p)) ||
+      USER_REJECTED.test(head) || USER_REJECTED.test(tail);
     // A lone result may be Claude Code's no-output text in a line made long
     // by other fields; the classifier decides by the call's tool name.
     const noOutputOf = ids.size === 1
@@ -88,7 +98,7 @@ export function sniffEntry(
       results: [...ids].map((toolUseId) => ({
         toolUseId,
         empty: false,
-        userStopped: false,
+        userStopped,
         snippet,
         ...(noOutputOf === null ? {} : { noOutputOf }),
       })),

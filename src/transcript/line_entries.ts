@@ -20,7 +20,12 @@ import type { RawLine } from "./line_reader.ts";
 export function lineEntries(raw: RawLine, lineNumber = 0): Entry[] {
   const at = { offset: raw.offset, line: lineNumber };
   if (raw.clipped) {
-    const entry = sniffEntry(decodeUtf8(raw.head), decodeUtf8(raw.tail), at);
+    const entry = sniffEntry(
+      decodeUtf8(raw.head),
+      decodeUtf8(raw.tail),
+      at,
+      raw.toolUseIds,
+    );
     return entry ? [entry] : [];
   }
   const entries: Entry[] = [];

@@ -10,6 +10,8 @@
  * @module
  */
 
+import { ToolUseIdSearch } from "./id_search.ts";
+
 /** One line of a transcript, as raw bytes. */
 export interface RawLine {
   /** Byte offset of the line's first byte in the file. */
@@ -22,6 +24,11 @@ export interface RawLine {
   tail: Uint8Array;
   /** True when the line was longer than `maxLineBytes`. */
   clipped: boolean;
+  /**
+   * For a clipped line: every `tool_use_id` it holds, wherever it sits,
+   * found by a byte search while the line streamed past (see `id_search.ts`).
+   */
+  toolUseIds?: string[];
 }
 
 /** Tuning knobs shared by both readers. */
@@ -101,6 +108,7 @@ export async function* readLinesBackward(
   let lineEnd = -1; // offset of the `\n` that ends the current line
   let dropped = false; // middle bytes of an overlong line were discarded
   let tailKept: Uint8Array = new Uint8Array(0);
+  let ids: ToolUseIdSearch | null = null; // set once the line is overlong
   let position = size;
   const buffer = new Uint8Array(chunkBytes);
 
@@ -110,10 +118,12 @@ export async function* readLinesBackward(
     const line = dropped || length > maxLineBytes
       ? clippedLine(start, length, bytes, dropped ? tailKept : bytes, keepBytes)
       : { offset: start, length, head: bytes, tail: EMPTY, clipped: false };
+    if (line.clipped && ids) line.toolUseIds = ids.ids();
     pieces = [];
     pieceBytes = 0;
     dropped = false;
     tailKept = EMPTY;
+    ids = null;
     return line;
   };
 
@@ -127,22 +137,36 @@ export async function* readLinesBackward(
       if (newline < 0) break;
       const absolute = position + newline;
       if (lineEnd >= 0) {
-        collect(chunk.subarray(newline + 1, end));
+        collect(chunk.subarray(newline + 1, end), absolute + 1);
         yield finishLine(absolute + 1);
       }
       // Anything after the file's last newline is an unfinished line: skip it.
       lineEnd = absolute;
       end = newline;
     }
-    if (lineEnd >= 0 && end > 0) collect(chunk.slice(0, end));
+    if (lineEnd >= 0 && end > 0) collect(chunk.slice(0, end), position);
   }
   if (lineEnd >= 0) yield finishLine(0);
 
-  function collect(bytes: Uint8Array): void {
+  /** Adds the bytes at file offset `at`, just left of those collected. */
+  function collect(bytes: Uint8Array, at: number): void {
     if (bytes.length === 0) return;
     // `subarray` views the shared buffer, which the next read overwrites.
     pieces.push(bytes.buffer === buffer.buffer ? bytes.slice() : bytes);
     pieceBytes += bytes.length;
+    if (ids) {
+      ids.feed(bytes, at);
+    } else if (pieceBytes > maxLineBytes) {
+      // Overlong from here on: search what was collected (no byte has been
+      // dropped yet), then every piece as it comes.
+      ids = new ToolUseIdSearch();
+      let from = at;
+      for (let i = pieces.length - 1; i >= 0; i--) {
+        const piece = pieces[i] as Uint8Array;
+        ids.feed(piece, from);
+        from += piece.length;
+      }
+    }
     if (pieceBytes <= maxLineBytes + keepBytes) return;
     // Overlong line: remember its tail once, then keep only the newest-read
     // (i.e. leftmost) bytes, which become the head.
@@ -177,6 +201,8 @@ export async function* readLinesForward(
   let carryBytes = 0;
   let overflowed = false; // the carried line is longer than maxLineBytes
   let recent: Uint8Array = EMPTY; // last bytes of an overflowed line
+  // Set once the line is overlong (in `appendCarry`, hence the cast).
+  let ids = null as ToolUseIdSearch | null;
   let lineStart = 0;
   let consumed = 0; // file offset of buffer[0]
   let lineNumber = 0;
@@ -194,7 +220,9 @@ export async function* readLinesForward(
       const length = consumed + newline - lineStart;
       // Built whole, with its number, so each line costs one object.
       let line: RawLine & { line: number };
+      const pieceAt = consumed + start;
       if (overflowed) {
+        ids?.feed(piece, pieceAt);
         line = {
           line: lineNumber,
           offset: lineStart,
@@ -205,6 +233,7 @@ export async function* readLinesForward(
         };
       } else if (length > maxLineBytes) {
         const pieces = [...carry, piece];
+        ids = searchAll(pieces, lineStart);
         line = {
           line: lineNumber,
           offset: lineStart,
@@ -223,21 +252,27 @@ export async function* readLinesForward(
           clipped: false,
         };
       }
+      if (line.clipped && ids) line.toolUseIds = ids.ids();
       yield line;
       carry = [];
       carryBytes = 0;
       overflowed = false;
       recent = EMPTY;
+      ids = null;
       start = newline + 1;
       lineStart = consumed + start;
     }
-    if (start < read) appendCarry(chunk.subarray(start));
+    if (start < read) appendCarry(chunk.subarray(start), consumed + start);
     consumed += read;
   }
 
-  /** Keeps what a line spanning chunks needs; `bytes` views the buffer. */
-  function appendCarry(bytes: Uint8Array): void {
+  /**
+   * Keeps what a line spanning chunks needs; `bytes` views the buffer and
+   * sits at file offset `at`.
+   */
+  function appendCarry(bytes: Uint8Array, at: number): void {
     if (overflowed) {
+      ids?.feed(bytes, at);
       recent = lastOf([recent, bytes], keepBytes).slice();
     } else if (carryBytes + bytes.length <= maxLineBytes) {
       carry.push(bytes.slice());
@@ -246,6 +281,7 @@ export async function* readLinesForward(
       // Overlong: copy only its head and its most recent bytes, never the
       // middle, so a multi-megabyte line costs no more than a scan for `\n`.
       const pieces = [...carry, bytes];
+      ids = searchAll(pieces, lineStart);
       recent = lastOf(pieces, keepBytes).slice();
       carry = [firstOf(pieces, keepBytes).slice()];
       overflowed = true;
@@ -254,6 +290,17 @@ export async function* readLinesForward(
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** A search fed with consecutive pieces that start at `offset`. */
+function searchAll(pieces: Uint8Array[], offset: number): ToolUseIdSearch {
+  const search = new ToolUseIdSearch();
+  let at = offset;
+  for (const piece of pieces) {
+    search.feed(piece, at);
+    at += piece.length;
+  }
+  return search;
+}
 
 function clippedLine(
   offset: number,

@@ -348,7 +348,7 @@ Deno.test("toEntry() flags Claude Code's synthetic API-error entry, and only it"
 Deno.test("sniffEntry() flags an overlong API-error entry from its head or tail", () => {
   const [head, tail] = [
     API_ERROR_LINE.slice(0, 300),
-    API_ERROR_LINE.slice(-300),
+    API_ERROR_LINE.slice(-600),
   ];
   assert.ok(tail.includes('"isApiErrorMessage":true'));
   const entry = sniffEntry(head, tail, at);

@@ -1,0 +1,149 @@
+/**
+ * Finds the `tool_use_id` values of an overlong line by a byte search, as
+ * its bytes stream past the reader, without decoding the line.
+ *
+ * A clipped line is judged from its first and last bytes, but an error
+ * result writes its id after the content (`type, content, is_error,
+ * tool_use_id`), so a long error text followed by a long `toolUseResult`
+ * puts the id in the middle. Searching raw bytes for the key is safe: inside
+ * a JSON string every quote is escaped, so the bytes `"tool_use_id":"`
+ * (quote, name, quote) cannot occur in content text, and a key opening
+ * quote follows `{` or `,`.
+ *
+ * @module
+ */
+
+const KEY = new TextEncoder().encode('"tool_use_id":"');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** Ids are short; a longer "value" is no id. */
+const MAX_ID_BYTES = 256;
+/** Bytes kept from each end of a piece to search across piece boundaries. */
+const EDGE_BYTES = KEY.length + MAX_ID_BYTES + 1;
+
+/** Horspool shifts for {@link KEY}: 0.3 ms per MiB, about 7x an `indexOf` loop. */
+const SHIFT = (() => {
+  const shift = new Uint8Array(256).fill(KEY.length);
+  for (let i = 0; i < KEY.length - 1; i++) {
+    shift[KEY[i] as number] = KEY.length - 1 - i;
+  }
+  return shift;
+})();
+
+interface Edge {
+  offset: number;
+  bytes: Uint8Array;
+}
+
+/**
+ * Collects the ids of one line from its pieces, fed in any order as long as
+ * each new piece touches one already fed (forward or backward reading).
+ * Every piece is searched whole, and the junction with its neighbour again,
+ * so a key split between two reads is still found.
+ */
+export class ToolUseIdSearch {
+  /** Each id with the offset of its first sighting. */
+  #ids = new Map<string, number>();
+  #left: Edge | null = null;
+  #right: Edge | null = null;
+
+  /**
+   * Searches one piece of the line.
+   *
+   * @param bytes The piece; not kept beyond its edges (copied).
+   * @param offset Its position (in the file, or any consistent origin).
+   */
+  feed(bytes: Uint8Array, offset: number): void {
+    if (bytes.length === 0) return;
+    this.#search(bytes, offset);
+    const end = offset + bytes.length;
+    const right = this.#right;
+    const left = this.#left;
+    const first = right === null || left === null;
+    if (right && right.offset + right.bytes.length === offset) {
+      const joined = join(right.bytes, bytes.subarray(0, EDGE_BYTES));
+      this.#search(joined, right.offset);
+      this.#right = bytes.length >= EDGE_BYTES
+        ? lastEdge(bytes, offset)
+        : lastEdge(join(right.bytes, bytes), right.offset);
+    }
+    if (left && end === left.offset) {
+      const start = Math.max(0, bytes.length - EDGE_BYTES);
+      this.#search(join(bytes.subarray(start), left.bytes), offset + start);
+      this.#left = firstEdge(
+        bytes.length >= EDGE_BYTES ? bytes : join(bytes, left.bytes),
+        offset,
+      );
+    }
+    if (first) {
+      this.#left = firstEdge(bytes, offset);
+      this.#right = lastEdge(bytes, offset);
+    }
+  }
+
+  /** The ids found, in line order. */
+  ids(): string[] {
+    return [...this.#ids].sort((a, b) => a[1] - b[1]).map(([id]) => id);
+  }
+
+  #search(bytes: Uint8Array, origin: number): void {
+    const last = KEY.length - 1;
+    let i = last;
+    while (i < bytes.length) {
+      const byte = bytes[i] as number;
+      if (byte === QUOTE && matchesAt(bytes, i - last)) {
+        const id = valueAt(bytes, i + 1);
+        const at = origin + i - last;
+        if (id !== null && at < (this.#ids.get(id) ?? Infinity)) {
+          this.#ids.set(id, at);
+        }
+      }
+      i += SHIFT[byte] as number;
+    }
+  }
+}
+
+/** Whether {@link KEY} starts at `start` as an object key. */
+function matchesAt(bytes: Uint8Array, start: number): boolean {
+  // The byte before is unknown at a piece's start: the junction search,
+  // which sees it, decides.
+  if (start < 1) return false;
+  for (let j = 0; j < KEY.length - 1; j++) {
+    if (bytes[start + j] !== KEY[j]) return false;
+  }
+  const before = bytes[start - 1];
+  return before === 0x7b /* { */ || before === 0x2c /* , */ ||
+    before === 0x20 || before === 0x09 || before === 0x0a || before === 0x0d;
+}
+
+/** The string value opening at `from` (after its quote), if it is id-like. */
+function valueAt(bytes: Uint8Array, from: number): string | null {
+  const limit = Math.min(bytes.length, from + MAX_ID_BYTES + 1);
+  let id = "";
+  for (let i = from; i < limit; i++) {
+    const byte = bytes[i] as number;
+    if (byte === QUOTE) return id === "" ? null : id;
+    // Escapes and non-ASCII bytes: no id Claude Code writes.
+    if (byte === BACKSLASH || byte < 0x20 || byte > 0x7e) return null;
+    id += String.fromCharCode(byte);
+  }
+  return null; // cut off: the junction search sees the whole value
+}
+
+/** The first {@link EDGE_BYTES} of `bytes` (a copy), which start at `offset`. */
+function firstEdge(bytes: Uint8Array, offset: number): Edge {
+  return { offset, bytes: bytes.slice(0, EDGE_BYTES) };
+}
+
+/** The last {@link EDGE_BYTES} of `bytes` (a copy), which start at `offset`. */
+function lastEdge(bytes: Uint8Array, offset: number): Edge {
+  const start = Math.max(0, bytes.length - EDGE_BYTES);
+  return { offset: offset + start, bytes: bytes.slice(start) };
+}
+
+function join(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}

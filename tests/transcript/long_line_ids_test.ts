@@ -1,0 +1,227 @@
+/**
+ * Long answered lines: an error result puts its `tool_use_id` after the
+ * content, so in a line too long to parse the id sits in the middle. The
+ * readers find it by a byte search; a long answered result must never look
+ * like a pending call, whatever the reader's limits and however the line is
+ * split into reads. Lines are built from the real 2.1.332 transcript in
+ * `fixtures/real/real_long_error_result_answered.jsonl`.
+ */
+
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { join } from "node:path";
+import { classifyTurn } from "../../src/detection/classify.ts";
+import { readHistoryVerdicts } from "../../src/detection/history_turns.ts";
+import { ToolUseIdSearch } from "../../src/transcript/id_search.ts";
+import {
+  type LineReaderOptions,
+  readLinesBackward,
+  readLinesForward,
+} from "../../src/transcript/line_reader.ts";
+import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
+import { FIXTURES_DIR } from "../support/cases.ts";
+import { fuzzParameters } from "../support/fuzz.ts";
+import { tempProject } from "../support/hook_process.ts";
+import { memoryFile, utf8 } from "../support/memory_file.ts";
+
+const REAL = Deno.readTextFileSync(
+  join(FIXTURES_DIR, "real", "real_long_error_result_answered.jsonl"),
+).split("\n");
+const PROMPT_ID = "4b86bd70-bebe-4563-aa68-d6667eb670fc";
+const CALL_ID = "toolu_a682f1b8cf08dbea2c318fdb12";
+/** Real lines: the prompt, the call, its (long error) result, the answer. */
+const [PROMPT, CALL, RESULT, ANSWER] = [2, 19, 20, 25].map((i) =>
+  JSON.parse(REAL[i] as string)
+);
+
+function ids(pieces: Uint8Array[], order: "forward" | "backward"): string[] {
+  const search = new ToolUseIdSearch();
+  const offsets: number[] = [];
+  let at = 0;
+  for (const piece of pieces) {
+    offsets.push(at);
+    at += piece.length;
+  }
+  const indexes = pieces.map((_, i) => i);
+  if (order === "backward") indexes.reverse();
+  for (const i of indexes) {
+    search.feed(pieces[i] as Uint8Array, offsets[i] as number);
+  }
+  return search.ids();
+}
+
+function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((
+    a,
+    b,
+  ) => a - b);
+  const pieces: Uint8Array[] = [];
+  let from = 0;
+  for (const point of [...points, bytes.length]) {
+    pieces.push(bytes.subarray(from, point));
+    from = point;
+  }
+  return pieces;
+}
+
+Deno.test("ToolUseIdSearch finds object keys only, in line order, across any split", () => {
+  const line = JSON.stringify({
+    message: {
+      content: [
+        { type: "tool_result", content: 'x "tool_use_id":"toolu_fake" y' },
+        { type: "tool_result", content: "z", tool_use_id: "toolu_b" },
+        { tool_use_id: "toolu_a", type: "tool_result", content: "\\" },
+      ],
+    },
+    toolUseResult: { [`say "tool_use_id`]: "toolu_quoted_key" },
+  });
+  const bytes = utf8(line);
+  assert.deepEqual(ids([bytes], "forward"), ["toolu_b", "toolu_a"]);
+  for (let cut = 0; cut <= bytes.length; cut += 7) {
+    for (const order of ["forward", "backward"] as const) {
+      assert.deepEqual(
+        ids(split(bytes, [cut, cut + 3, cut + 11]), order),
+        ["toolu_b", "toolu_a"],
+        `cut at ${cut}, ${order}`,
+      );
+    }
+  }
+  // One byte per piece: every key straddles many pieces.
+  assert.deepEqual(
+    ids([...bytes].map((b) => Uint8Array.of(b)), "backward"),
+    ["toolu_b", "toolu_a"],
+  );
+  const tooLong = utf8(`{"tool_use_id":"${"x".repeat(300)}"}`);
+  assert.deepEqual(ids([tooLong], "forward"), []);
+});
+
+/** A long result line for the real call: error-first key order or id-first. */
+function resultLine(
+  content: string,
+  toolUseResult: string,
+  idFirst: boolean,
+): string {
+  const block = idFirst
+    ? { tool_use_id: CALL_ID, type: "tool_result", content, is_error: true }
+    : { type: "tool_result", content, is_error: true, tool_use_id: CALL_ID };
+  return JSON.stringify({
+    ...RESULT,
+    message: { role: "user", content: [block] },
+    toolUseResult,
+  });
+}
+
+/** Text that a JSON encoder escapes heavily, with decoy keys inside. */
+const nastyText = fc.array(
+  fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.constantFrom(
+      '"tool_use_id":"toolu_decoy"',
+      '\\"tool_use_id\\":\\"',
+      "\u001b[31m",
+      "\\",
+      '"',
+      "é漢🙂",
+      "\n",
+    ),
+  ),
+  { maxLength: 60 },
+).map((parts) => parts.join(""));
+
+const longLine = fc.record({
+  head: nastyText,
+  headRepeat: fc.integer({ min: 0, max: 3000 }),
+  stdout: nastyText,
+  stdoutRepeat: fc.integer({ min: 0, max: 3000 }),
+  idFirst: fc.boolean(),
+  answered: fc.boolean(),
+});
+
+/**
+ * Any reader limits under which the other lines stay whole (they are about
+ * 1.3 KB) and a head still shows the envelope (its first 200 bytes).
+ */
+const readerOptions: fc.Arbitrary<LineReaderOptions> = fc.oneof(
+  fc.constant({}),
+  fc.record({
+    chunkBytes: fc.integer({ min: 16, max: 70_000 }),
+    maxLineBytes: fc.integer({ min: 1400, max: 128 * 1024 }),
+    keepBytes: fc.integer({ min: 256, max: 32 * 1024 }),
+  }),
+);
+
+Deno.test("a long answered result line never yields a pending signature, in the hook's reader or the audit's", async () => {
+  const project = await tempProject();
+  const path = join(project.dir, "t.jsonl");
+  try {
+    await fc.assert(
+      fc.asyncProperty(longLine, readerOptions, async (l, options) => {
+        const result = resultLine(
+          "Error: " + l.head.repeat(l.headRepeat),
+          "Error: " + l.stdout.repeat(l.stdoutRepeat),
+          l.idFirst,
+        );
+        const lines = [PROMPT, CALL].map((o) => JSON.stringify(o));
+        lines.push(result);
+        if (l.answered) lines.push(JSON.stringify(ANSWER));
+        await Deno.writeTextFile(path, lines.join("\n") + "\n");
+        const expected = l.answered ? [] : [["missing_followup", CALL_ID]];
+
+        const scan = await scanCurrentTurn(path, {
+          promptId: PROMPT_ID,
+          includeSidechains: false,
+          ...options,
+        });
+        const verdict = classifyTurn(scan?.entries ?? [], {
+          backgroundTasks: [],
+        });
+        assert.deepEqual(
+          verdict.signatures.map((s) => [s.kind, s.toolUseId]),
+          expected,
+          `hook reader, line of ${result.length} chars`,
+        );
+
+        using file = await Deno.open(path);
+        const history = [];
+        for await (
+          const turn of readHistoryVerdicts(file, { subagent: false })
+        ) {
+          history.push(
+            ...turn.verdict.signatures.map((s) => [s.kind, s.toolUseId]),
+          );
+        }
+        assert.deepEqual(history, expected, "audit reader");
+      }),
+      fuzzParameters(60),
+    );
+  } finally {
+    await project.cleanup();
+  }
+});
+
+Deno.test("both readers report the ids of a clipped line and only of clipped lines", async () => {
+  const long = resultLine(
+    "Error: " + '\\"x'.repeat(30_000),
+    "y".repeat(40_000),
+    false,
+  );
+  const short = JSON.stringify(PROMPT);
+  const bytes = utf8(`${short}\n${long}\n${short}\n`);
+  const options = {
+    chunkBytes: 4096,
+    maxLineBytes: 64 * 1024,
+    keepBytes: 16 * 1024,
+  };
+  const seen: (string[] | undefined)[] = [];
+  for await (const line of readLinesForward(memoryFile(bytes, 1000), options)) {
+    seen.push(line.toolUseIds);
+  }
+  const back: (string[] | undefined)[] = [];
+  for await (
+    const line of readLinesBackward(memoryFile(bytes), bytes.length, options)
+  ) {
+    back.push(line.toolUseIds);
+  }
+  assert.deepEqual(seen, [undefined, [CALL_ID], undefined]);
+  assert.deepEqual(back, [undefined, [CALL_ID], undefined]);
+});
