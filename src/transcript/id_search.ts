@@ -21,7 +21,7 @@ const MAX_ID_BYTES = 256;
 /** Bytes kept from each end of a piece to search across piece boundaries. */
 const EDGE_BYTES = KEY.length + MAX_ID_BYTES + 1;
 
-/** Horspool shifts for {@link KEY}: 0.3 ms per MiB, about 7x an `indexOf` loop. */
+/** Horspool shifts for {@link KEY}: under 1 ms per MiB, several times faster than an `indexOf` loop. */
 const SHIFT = (() => {
   const shift = new Uint8Array(256).fill(KEY.length);
   for (let i = 0; i < KEY.length - 1; i++) {
