@@ -109,8 +109,6 @@ for (const tool of ["mcp__stub__empty", "mcp__stub__blank"]) {
       assert.equal(blockLabel(block!.stderr), "empty tool_result");
       assert.match(block!.stderr, /^- \[empty_tool_result\] /m);
     },
-    // needs: empty-result recognition of "(<tool> completed with no output)"
-    { needs: "empty-result recognition (issue 12, item 1)" },
   );
 }
 

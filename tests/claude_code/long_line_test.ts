@@ -59,8 +59,6 @@ claudeTest(
     assertNoFeedback(outcome);
     assertAnswered(outcome, answer);
   },
-  // needs: long-line id search (today: blocked as a hung mcp call)
-  { needs: "long-line id search (issue 12, item 4)" },
 );
 
 claudeTest(
