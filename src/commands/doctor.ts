@@ -6,10 +6,20 @@
  * @module
  */
 
-import { join } from "node:path";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseOptions } from "../shared/command_options.ts";
-import { claudeRoot, ensureConfinedDir } from "../confined/confine.ts";
+import {
+  claudeRoot,
+  type ConfinedDir,
+  ensureConfinedDir,
+} from "../confined/confine.ts";
+import {
+  confinedFile,
+  createConfinedFile,
+  lstatOrNull,
+  removeConfined,
+  removeEmptyDir,
+} from "../confined/confined_file.ts";
 import { killSwitchOf } from "../hook/dispatch_io.ts";
 import {
   doctorChecks,
@@ -170,18 +180,19 @@ async function pathFacts(path: string, platform: Platform): Promise<PathFacts> {
  *
  * @returns `null` when writable, else why not.
  */
-async function probeClaudeDir(cwd: string): Promise<string | null> {
-  const root = claudeRoot(cwd);
-  const existed = await Deno.lstat(root).then(() => true, () => false);
+function probeClaudeDir(cwd: string): Promise<string | null> {
+  const existed = lstatOrNull(claudeRoot(cwd)) !== null;
+  let root: ConfinedDir | null = null;
   try {
-    await ensureConfinedDir(cwd, ".claude", ".claude folder");
-    const probe = join(root, `.stall-watch-doctor-${Deno.pid}.tmp`);
-    await Deno.writeTextFile(probe, "", { createNew: true });
-    await Deno.remove(probe);
-    return null;
+    root = ensureConfinedDir(cwd, ".claude", ".claude folder");
+    const name = `.stall-watch-doctor-${Deno.pid}.tmp`;
+    // Created exclusively and removed by its exact name, only if still empty.
+    createConfinedFile(confinedFile(root, name), new Uint8Array());
+    removeConfined(root, name, "probe file", (text) => text === "");
+    return Promise.resolve(null);
   } catch (error) {
-    return describe(error);
+    return Promise.resolve(describe(error));
   } finally {
-    if (!existed) await Deno.remove(root).catch(() => {});
+    if (!existed && root !== null) removeEmptyDir(root);
   }
 }

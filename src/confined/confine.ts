@@ -59,9 +59,23 @@ export function confinedPath(cwd: string, path: string, what: string): string {
 }
 
 /**
+ * A folder checked by {@link ensureConfinedDir}: inside `.claude`, reached
+ * without a symlink below `.claude`. The confined-file functions write only
+ * into such folders.
+ */
+export type ConfinedDir = string & { readonly __confined: unique symbol };
+
+/** What stall-watch writes into the top-most folder it creates below `.claude`. */
+export const OWN_GITIGNORE = "# Created by stall-watch: its state, logs and " +
+  "backups stay out of git.\n*\n";
+
+/**
  * Creates `dir` (and its parents) inside `.claude`, refusing any symlink on
- * the way that leads outside. Requires `--allow-read` and write access to
- * `.claude`.
+ * the way below `.claude`, and `.claude` itself when it is a symlink leading
+ * out of the start directory (a cloned repository may commit
+ * `.claude -> ~/.ssh`). The top-most folder it creates gets a `.gitignore`
+ * of `*`, created exclusively, so state, logs and backups of settings are
+ * never committed. Requires `--allow-read` and write access to `.claude`.
  *
  * @returns The absolute directory.
  * @throws {ConfinementError} When the path or a symlink escapes `.claude`.
@@ -70,44 +84,82 @@ export function ensureConfinedDir(
   cwd: string,
   dir: string,
   what: string,
-): string {
+): ConfinedDir {
   const target = confinedPath(cwd, dir, what);
   const root = claudeRoot(cwd);
   const steps = stepsBelow(root, target) ?? [];
+  ensureRoot(cwd, root, what, dir);
   let current = root;
-  for (const step of [null, ...steps]) {
-    if (step !== null) current = joinPath(NATIVE, current, step);
-    ensureDirectoryStep(current, root, what, dir);
+  let ignored = false;
+  for (const step of steps) {
+    current = joinPath(NATIVE, current, step);
+    const created = ensureDirectoryStep(current, root, what, dir);
+    if (created && !ignored) {
+      writeOwnGitignore(current);
+      ignored = true;
+    }
   }
-  return target;
+  return target as ConfinedDir;
 }
 
 /**
- * Checks that an existing file inside `.claude` is not a symlink leading
- * outside it. A missing file passes.
+ * {@link ensureConfinedDir} for a folder that must already exist: the same
+ * checks, nothing created.
  *
- * @throws {ConfinementError} When the file escapes `.claude`.
+ * @returns The folder, or `null` when it (or a folder above it) is missing.
+ * @throws {ConfinementError} When the path or a symlink escapes `.claude`.
+ */
+export function existingConfinedDir(
+  cwd: string,
+  dir: string,
+  what: string,
+): ConfinedDir | null {
+  const target = confinedPath(cwd, dir, what);
+  const root = claudeRoot(cwd);
+  let current = root;
+  for (const step of [null, ...(stepsBelow(root, target) ?? [])]) {
+    if (step !== null) current = joinPath(NATIVE, current, step);
+    if (lstatOrNull(current) === null) return null;
+  }
+  return ensureConfinedDir(cwd, dir, what);
+}
+
+/**
+ * Checks that an existing file inside `.claude` is not a symlink. A missing
+ * file passes. (The confined-file functions check again when they open.)
+ *
+ * @throws {ConfinementError} When the file is a symlink.
  */
 export function assertFileConfined(
   cwd: string,
   file: string,
   what: string,
 ): void {
-  const root = claudeRoot(cwd);
-  let info: Deno.FileInfo;
+  const info = lstatOrNull(file);
+  if (info?.isSymlink) throw symlinkRefusal(claudeRoot(cwd), file, what);
+}
+
+/**
+ * The refusal of a symlink: stall-watch writes through none, and says where
+ * it leads when that is outside `.claude`.
+ */
+export function symlinkRefusal(
+  root: string,
+  link: string,
+  what: string,
+): ConfinementError {
+  let outside = false;
   try {
-    info = Deno.lstatSync(file);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return;
-    throw error;
+    outside = !isInside(realRoot(root), linkTarget(link));
+  } catch {
+    outside = true; // a loop or an unreadable link leads nowhere good
   }
-  if (
-    info.isSymlink && !isInside(realRoot(root), linkTarget(file))
-  ) {
-    throw new ConfinementError(
-      `Refusing ${what} "${file}": it is a symlink to outside ${root}`,
-    );
-  }
+  return new ConfinementError(
+    outside
+      ? `Refusing ${what} "${link}": it is a symlink to outside ${root}`
+      : `Refusing ${what} "${link}": it is a symlink, and stall-watch ` +
+        "writes through none",
+  );
 }
 
 /**
@@ -139,51 +191,91 @@ function linkTarget(link: string): string {
   throw new Error(`Too many levels of symbolic links: "${link}"`);
 }
 
+/**
+ * `.claude` must be a folder; it may be a symlink (the user's choice) only
+ * to a folder inside the start directory.
+ */
+function ensureRoot(
+  cwd: string,
+  root: string,
+  what: string,
+  requested: string,
+): void {
+  ensureDirectoryStep(root, root, what, requested, true);
+  if (!lstatOrNull(root)?.isSymlink) return;
+  const real = Deno.realPathSync(root);
+  if (!isInside(realRoot(cwd), real)) {
+    throw new ConfinementError(
+      `Refusing ${what} "${requested}": ${root} is a symlink to ${real}, outside ${cwd}`,
+    );
+  }
+}
+
+/** Makes sure `current` is a folder, creating it; @returns whether it was created. */
 function ensureDirectoryStep(
   current: string,
   root: string,
   what: string,
   requested: string,
-): void {
+  symlinkAllowed = false,
+): boolean {
   let info: Deno.FileInfo;
+  let created = false;
   try {
     info = Deno.lstatSync(current);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
     try {
       Deno.mkdirSync(current);
+      created = true;
     } catch (mkdirError) {
       // Another hook of the same session may have created it meanwhile.
       if (!(mkdirError instanceof Deno.errors.AlreadyExists)) throw mkdirError;
     }
     info = Deno.lstatSync(current);
   }
-  // `.claude` itself may be a symlink (the user's choice); below it, a
-  // symlink must stay inside the real `.claude`.
-  if (info.isSymlink && current !== root) {
-    const real = Deno.realPathSync(current);
-    if (!isInside(realRoot(root), real)) {
-      throw new ConfinementError(
-        `Refusing ${what} "${requested}": ${current} is a symlink to ${real}, outside ${root}`,
-      );
-    }
-    info = Deno.statSync(current);
-  } else if (info.isSymlink) {
-    info = Deno.statSync(current);
+  if (info.isSymlink && !symlinkAllowed) {
+    const refusal = symlinkRefusal(root, current, what);
+    throw new ConfinementError(
+      refusal.message.replace(`"${current}": it`, `"${requested}": ${current}`),
+    );
   }
+  if (info.isSymlink) info = Deno.statSync(current);
   if (!info.isDirectory) {
     throw new ConfinementError(
       `Cannot use ${what} "${requested}": ${current} is not a directory`,
     );
   }
+  return created;
+}
+
+/** Creates `<dir>/.gitignore` exclusively; an existing one is left alone. */
+function writeOwnGitignore(dir: string): void {
+  try {
+    const file = Deno.openSync(joinPath(NATIVE, dir, ".gitignore"), {
+      write: true,
+      createNew: true,
+    });
+    try {
+      file.writeSync(new TextEncoder().encode(OWN_GITIGNORE));
+    } finally {
+      file.close();
+    }
+  } catch {
+    // Best effort: the folder works without it.
+  }
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function realRoot(root: string): string {
-  try {
-    return Deno.realPathSync(root);
-  } catch {
-    return root;
-  }
+  return realOrSelf(root);
 }
 
 function lstatOrNull(path: string): Deno.FileInfo | null {

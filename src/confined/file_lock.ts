@@ -3,10 +3,15 @@
  * (`LockFileEx` on Windows) through `Deno.FsFile.tryLock`.
  *
  * The kernel releases the lock when a process dies, so a hook killed while
- * holding it never wedges the session.
+ * holding it never wedges the session. The lock file is opened through
+ * {@link openConfined}: a planted symlink, FIFO or hard link is refused, and
+ * an existing file's content is never changed.
  *
  * @module
  */
+
+import type { ConfinedDir } from "./confine.ts";
+import { confinedFile, openConfined } from "./confined_file.ts";
 
 /** The lock could not be taken in time. */
 export class LockTimeoutError extends Error {
@@ -25,17 +30,25 @@ export interface LockOptions {
 }
 
 /**
- * Runs `action` while holding an exclusive lock on `path` (created if
- * missing; its content is never used). Requires write access to `path`.
+ * Runs `action` while holding an exclusive lock on `<dir>/<name>` (created
+ * exclusively if missing; its content is never used). Requires write access
+ * to `dir`.
  *
  * @throws {LockTimeoutError} When another process holds the lock too long.
+ * @throws {ConfinementError} When the lock file is not a plain file.
  */
 export async function withFileLock<T>(
-  path: string,
+  dir: ConfinedDir,
+  name: string,
   options: LockOptions,
   action: () => Promise<T>,
 ): Promise<T> {
-  const file = Deno.openSync(path, { create: true, write: true });
+  const path = confinedFile(dir, name);
+  const file = openConfined(path, "lock file", {
+    access: "lock",
+    create: true,
+  });
+  if (file === null) throw new Error(`Cannot create the lock "${path}"`);
   try {
     let waited = 0;
     let pause = 1;

@@ -9,8 +9,14 @@
  * @module
  */
 
-import { basename, dirname, joinPath, NATIVE } from "../shared/paths.ts";
-import { assertFileConfined, ensureConfinedDir } from "../confined/confine.ts";
+import { basename, dirname } from "../shared/paths.ts";
+import { type ConfinedDir, ensureConfinedDir } from "../confined/confine.ts";
+import {
+  appendConfined,
+  confinedFile,
+  lstatOrNull,
+  renameConfined,
+} from "../confined/confined_file.ts";
 import { withFileLock } from "../confined/file_lock.ts";
 
 /** The seed's six decision events, plus the watchdog's own. */
@@ -71,63 +77,72 @@ export interface EventLogOptions {
 const encoder = new TextEncoder();
 
 /**
+ * Whether a file's start is stall-watch's event log: empty, or a first line
+ * that is one of its events. Only such a file is appended to or rotated, so
+ * a log path naming another file (`events.jsonl` planted by a repository,
+ * or a hard link to a file elsewhere) is refused, not written.
+ */
+export function isEventLogText(head: string): boolean {
+  if (head === "") return true;
+  const end = head.indexOf("\n");
+  // A first line longer than the head read: judge by its opening.
+  if (end < 0) return head.length >= 64 * 1024 && head.startsWith('{"');
+  try {
+    const data = JSON.parse(head.slice(0, end));
+    return typeof data === "object" && data !== null &&
+      typeof data.event === "string" && typeof data.ts === "number" &&
+      "session_id" in data;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Appends events to the log. Requires write access to the log's folder.
  *
- * @throws {ConfinementError} When the path escapes `.claude`.
+ * @throws {ConfinementError} When the path escapes `.claude`, or the file
+ * there is a symlink, FIFO, hard link or not stall-watch's log.
  */
 export async function appendEvents(
   records: readonly EventRecord[],
   options: EventLogOptions,
 ): Promise<void> {
   if (records.length === 0) return;
-  const dir = await ensureConfinedDir(
+  const dir = ensureConfinedDir(
     options.cwd,
     dirname(options.path),
     "event log folder",
   );
-  const path = joinPath(NATIVE, dir, basename(options.path));
-  await assertFileConfined(options.cwd, path, "event log");
+  const name = basename(options.path);
   for (const record of records) {
     const bytes = encoder.encode(formatEvent(record));
-    await rotateIfFull(path, bytes.length, options);
-    const file = Deno.openSync(path, { append: true, create: true });
-    try {
-      // One write per line: O_APPEND keeps whole lines from interleaving.
-      let written = file.writeSync(bytes);
-      while (written < bytes.length) {
-        written += file.writeSync(bytes.subarray(written));
-      }
-    } finally {
-      file.close();
-    }
+    await rotateIfFull(dir, name, bytes.length, options);
+    appendConfined(dir, name, bytes, "event log", isEventLogText);
   }
 }
 
 async function rotateIfFull(
-  path: string,
+  dir: ConfinedDir,
+  name: string,
   incoming: number,
   options: EventLogOptions,
 ): Promise<void> {
-  const size = await fileSize(path);
-  if (size + incoming <= options.maxBytes) return;
+  const path = confinedFile(dir, name);
+  if (fileSize(path) + incoming <= options.maxBytes) return;
   // Rotate under a lock so two hooks do not rotate twice in a row.
   await withFileLock(
-    `${path}.lock`,
+    dir,
+    `${name}.lock`,
     { timeoutMs: 2000, sleep: options.sleep },
-    async () => {
-      if ((await fileSize(path)) + incoming <= options.maxBytes) return;
-      await assertFileConfined(options.cwd, `${path}.1`, "rotated event log");
-      await Deno.rename(path, `${path}.1`).catch((error) => {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-      });
+    () => {
+      if (fileSize(path) + incoming > options.maxBytes) {
+        renameConfined(dir, name, `${name}.1`, "event log", isEventLogText);
+      }
+      return Promise.resolve();
     },
   );
 }
 
 function fileSize(path: string): number {
-  try {
-    return Deno.statSync(path).size;
-  } catch {
-    return 0;
-  }
+  return lstatOrNull(path)?.size ?? 0;
 }

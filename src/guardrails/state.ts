@@ -9,13 +9,20 @@
  * @module
  */
 
-import { joinPath, NATIVE } from "../shared/paths.ts";
-import { writeFileAtomic } from "../confined/atomic_write.ts";
 import {
-  assertFileConfined,
-  confinedPath,
+  type ConfinedDir,
+  ConfinementError,
   ensureConfinedDir,
+  existingConfinedDir,
 } from "../confined/confine.ts";
+import {
+  confinedFile,
+  lstatOrNull,
+  readConfinedText,
+  removeConfined,
+  replaceConfinedFile,
+  touchConfined,
+} from "../confined/confined_file.ts";
 import { type LockOptions, withFileLock } from "../confined/file_lock.ts";
 import { isPlainObject } from "../transcript/json_line.ts";
 
@@ -139,15 +146,12 @@ export class StateStore {
    * The session's state and lock files, with the state folder created and
    * every path checked to stay inside `.claude`.
    */
-  #sessionFiles(sessionId: string): { statePath: string; lockPath: string } {
+  #sessionFiles(sessionId: string): SessionFiles {
     const { cwd, stateDir } = this.#options;
-    const dir = ensureConfinedDir(cwd, stateDir, "state folder");
-    const safe = safeSessionId(sessionId);
-    const statePath = joinPath(NATIVE, dir, `${safe}.json`);
-    const lockPath = joinPath(NATIVE, dir, `${safe}.lock`);
-    assertFileConfined(cwd, lockPath, "lock file");
-    assertFileConfined(cwd, statePath, "state file");
-    return { statePath, lockPath };
+    return sessionFilesIn(
+      ensureConfinedDir(cwd, stateDir, "state folder"),
+      sessionId,
+    );
   }
 
   #lockOptions(): LockOptions {
@@ -161,14 +165,23 @@ export class StateStore {
    * Reads a session's state without locking (for display). Requires
    * `--allow-read`.
    */
-  async read(sessionId: string): Promise<LoadedState> {
-    const path = joinPath(
-      NATIVE,
-      this.#options.cwd,
-      this.#options.stateDir,
-      `${safeSessionId(sessionId)}.json`,
-    );
-    return await readState(path);
+  read(sessionId: string): Promise<LoadedState> {
+    const { cwd, stateDir } = this.#options;
+    let dir: ConfinedDir | null;
+    try {
+      dir = existingConfinedDir(cwd, stateDir, "state folder");
+    } catch (error) {
+      return Promise.resolve({ state: emptyState(), note: noteOf(error) });
+    }
+    if (dir === null) {
+      return Promise.resolve({ state: emptyState(), note: null });
+    }
+    const { statePath } = sessionFilesIn(dir, sessionId);
+    try {
+      return Promise.resolve(readState(statePath));
+    } catch (error) {
+      return Promise.resolve({ state: emptyState(), note: noteOf(error) });
+    }
   }
 
   /**
@@ -183,14 +196,27 @@ export class StateStore {
     sessionId: string,
     change: (loaded: LoadedState) => StateChange<T>,
   ): Promise<T> {
-    const { statePath, lockPath } = this.#sessionFiles(sessionId);
-    return await withFileLock(lockPath, this.#lockOptions(), async () => {
-      const { state, result } = change(await readState(statePath));
-      if (state !== null) {
-        await writeFileAtomic(statePath, serializeState(state));
-      }
-      return result;
-    });
+    const files = this.#sessionFiles(sessionId);
+    return await withFileLock(
+      files.dir,
+      files.lockName,
+      this.#lockOptions(),
+      () => {
+        // A planted symlink, FIFO, hard link or foreign file under the
+        // state's name is refused here, before anything is decided.
+        const { state, result } = change(readState(files.statePath));
+        if (state !== null) {
+          replaceConfinedFile(
+            files.dir,
+            files.stateName,
+            serializeState(state),
+            "state file",
+            { isOwn: isReplaceableState },
+          );
+        }
+        return Promise.resolve(result);
+      },
+    );
   }
 
   /**
@@ -205,28 +231,34 @@ export class StateStore {
    */
   async remove(sessionId: string): Promise<RemovedState> {
     const { cwd, stateDir } = this.#options;
-    const safe = safeSessionId(sessionId);
-    const wanted = joinPath(
-      NATIVE,
-      confinedPath(cwd, stateDir, "state folder"),
-      `${safe}.json`,
-    );
+    const existing = existingConfinedDir(cwd, stateDir, "state folder");
+    if (existing === null) return { status: "absent" };
+    const files = sessionFilesIn(existing, sessionId);
     // Look before locking, so no lock file appears beside a foreign file.
-    const before = await readTextOrNull(wanted);
-    if (before === null) return { status: "absent" };
-    if (!isStateText(before)) {
-      return { status: "kept", reason: "not a stall-watch state file" };
-    }
-    const { statePath, lockPath } = this.#sessionFiles(sessionId);
-    return await withFileLock(lockPath, this.#lockOptions(), async () => {
-      const text = await readTextOrNull(statePath);
-      if (text === null) return { status: "absent" };
-      if (!isStateText(text)) {
-        return { status: "kept", reason: "not a stall-watch state file" };
-      }
-      await Deno.remove(statePath);
-      return { status: "removed", state: parseState(text).state };
-    });
+    const before = keptOrText(files.statePath);
+    if (typeof before !== "string") return before;
+    return await withFileLock(
+      files.dir,
+      files.lockName,
+      this.#lockOptions(),
+      () => {
+        const text = keptOrText(files.statePath);
+        if (typeof text !== "string") return Promise.resolve(text);
+        const removed = removeConfined(
+          files.dir,
+          files.stateName,
+          "state file",
+          isStateText,
+        );
+        return Promise.resolve(
+          removed === "removed"
+            ? { status: "removed", state: parseState(text).state }
+            : removed === "absent"
+            ? { status: "absent" }
+            : { status: "kept", reason: NOT_STATE },
+        );
+      },
+    );
   }
 
   /**
@@ -235,12 +267,13 @@ export class StateStore {
    *
    * @throws {ConfinementError} When the state folder escapes `.claude`.
    */
-  async sessionIds(): Promise<string[]> {
+  sessionIds(): Promise<string[]> {
     const { cwd, stateDir } = this.#options;
-    const dir = confinedPath(cwd, stateDir, "state folder");
+    const dir = existingConfinedDir(cwd, stateDir, "state folder");
     const ids: string[] = [];
+    if (dir === null) return Promise.resolve(ids);
     try {
-      for await (const entry of Deno.readDir(dir)) {
+      for (const entry of Deno.readDirSync(dir)) {
         const id = entry.name.slice(0, -".json".length);
         if (
           entry.isFile && entry.name.endsWith(".json") &&
@@ -252,9 +285,72 @@ export class StateStore {
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
-    return ids.sort();
+    return Promise.resolve(ids.sort());
+  }
+
+  /**
+   * {@link pruneStaleStateDaily} on the state folder, after a write.
+   * Best effort.
+   */
+  pruneDaily(nowMs: number): Promise<string[]> {
+    const { cwd, stateDir } = this.#options;
+    let dir: ConfinedDir | null;
+    try {
+      dir = existingConfinedDir(cwd, stateDir, "state folder");
+    } catch {
+      return Promise.resolve([]);
+    }
+    return dir === null
+      ? Promise.resolve([])
+      : pruneStaleStateDaily(dir, nowMs);
   }
 }
+
+/** A session's file names in a checked state folder. */
+interface SessionFiles {
+  dir: ConfinedDir;
+  stateName: string;
+  lockName: string;
+  statePath: string;
+}
+
+function sessionFilesIn(dir: ConfinedDir, sessionId: string): SessionFiles {
+  const safe = safeSessionId(sessionId);
+  const stateName = `${safe}.json`;
+  return {
+    dir,
+    stateName,
+    lockName: `${safe}.lock`,
+    statePath: confinedFile(dir, stateName),
+  };
+}
+
+const NOT_STATE = "not a stall-watch state file";
+
+/** The state file's text, or what {@link StateStore.remove} says when there is none to remove. */
+function keptOrText(path: string): string | RemovedState {
+  let text: string | null;
+  try {
+    text = readConfinedText(path, "state file");
+  } catch (error) {
+    if (error instanceof ConfinementError) {
+      return { status: "kept", reason: "not a regular file of its own" };
+    }
+    throw error;
+  }
+  if (text === null) return { status: "absent" };
+  return isStateText(text) ? text : { status: "kept", reason: NOT_STATE };
+}
+
+function noteOf(error: unknown): string {
+  const reason = error instanceof Error
+    ? error.message.split("\n")[0]
+    : String(error);
+  return `state file unreadable: ${reason}`;
+}
+
+/** The keys of a state file. */
+const STATE_KEYS = ["config_notice", "last_recovery_at", "retries"];
 
 /** Whether a file's text is a state file this module wrote. */
 function isStateText(text: string): boolean {
@@ -266,31 +362,48 @@ function isStateText(text: string): boolean {
   }
   if (!isPlainObject(data)) return false;
   const keys = Object.keys(data);
-  const known = ["config_notice", "last_recovery_at", "retries"];
-  return keys.length > 0 && keys.every((key) => known.includes(key));
+  return keys.length > 0 && keys.every((key) => STATE_KEYS.includes(key));
 }
 
-function readTextOrNull(path: string): string | null {
+/**
+ * Whether a file under a state file's name may be replaced: stall-watch's
+ * state, a torn or corrupted copy of it (invalid JSON whose first key is one
+ * of its own), or no JSON at all (a file a power cut or disk fault filled
+ * with garbage). A file holding other JSON, or JSON with comments or another
+ * first key (Claude Code's `settings.local.json` when the state folder is
+ * `.claude` and the session id is `settings.local`), is never replaced.
+ */
+export function isReplaceableState(text: string): boolean {
+  if (isStateText(text)) return true;
   try {
-    return Deno.readTextFileSync(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw error;
+    JSON.parse(text);
+    return false;
+  } catch {
+    if (!/^\s*[{[/]/.test(text)) return true;
+    const first = /^\s*\{\s*"([^"\\]*)"/.exec(text)?.[1];
+    return first !== undefined && STATE_KEYS.includes(first);
   }
 }
 
+/**
+ * Reads a state file. A symlink, FIFO, hard link or file that is not
+ * stall-watch's is refused (never opened, never read as state).
+ *
+ * @throws {ConfinementError} For such a file.
+ */
 function readState(path: string): LoadedState {
-  let text: string;
+  let text: string | null;
   try {
-    text = Deno.readTextFileSync(path);
+    text = readConfinedText(path, "state file");
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      return { state: emptyState(), note: null };
-    }
-    const reason = error instanceof Error
-      ? error.message.split("\n")[0]
-      : String(error);
-    return { state: emptyState(), note: `state file unreadable: ${reason}` };
+    if (error instanceof ConfinementError) throw error;
+    return { state: emptyState(), note: noteOf(error) };
+  }
+  if (text === null) return { state: emptyState(), note: null };
+  if (!isReplaceableState(text)) {
+    throw new ConfinementError(
+      `Refusing state file "${path}": it is not a file stall-watch wrote`,
+    );
   }
   return parseState(text);
 }
@@ -299,108 +412,89 @@ function readState(path: string): LoadedState {
 export const STALE_STATE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
- * Removes state and lock files older than `maxAgeMs`, and temp files left
- * by killed writers. Only files stall-watch wrote are touched: the folder
- * may be shared (`STALL_WATCH_STATE_DIR=.claude` also holds Claude Code's
- * own `settings.json`). Best effort: failures are ignored. Requires write
- * access to the folder.
+ * Removes state files, watch markers and locks older than `maxAgeMs`, and
+ * temp files left by killed writers. Only files stall-watch wrote are
+ * touched, each by an exact name it proves by content: `<id>.json` holding
+ * state or a marker, an empty `<id>.lock` beside one (or alone), and
+ * `.<id>.json.<pid>.<random>.tmp` holding state, a marker or nothing. The
+ * folder may be shared (`STALL_WATCH_STATE_DIR=.claude` also holds Claude
+ * Code's own `settings.json`). Best effort: failures are ignored.
  *
  * @returns The names removed.
  */
-export async function pruneStaleState(
-  dir: string,
+export function pruneStaleState(
+  dir: ConfinedDir,
   nowMs: number,
   maxAgeMs: number = STALE_STATE_MS,
 ): Promise<string[]> {
-  const stale: string[] = [];
+  const stale: [string, (text: string) => boolean][] = [];
+  const ageOf = (name: string) =>
+    nowMs - (lstatOrNull(confinedFile(dir, name))?.mtime?.getTime() ?? nowMs);
   try {
-    for await (const entry of Deno.readDir(dir)) {
-      if (!entry.isFile) continue;
-      const isTemp = OWN_TEMP_FILE.test(entry.name);
-      if (!isTemp && !/\.(json|lock)$/.test(entry.name)) continue;
-      if (entry.name.startsWith("events.")) continue;
-      const path = joinPath(NATIVE, dir, entry.name);
+    for (const entry of Deno.readDirSync(dir)) {
+      const own = ownKindOf(entry.name);
+      if (own === null || !entry.isFile) continue;
       // A lock's age is its state file's age: the lock file itself is never
       // rewritten, and removing a held lock would let two writers in.
-      const aged = entry.name.endsWith(".lock")
-        ? path.replace(/\.lock$/, ".json")
-        : path;
-      const info = await Deno.lstat(aged).catch(() =>
-        Deno.lstat(path).catch(() => null)
-      );
-      const age = nowMs - (info?.mtime?.getTime() ?? nowMs);
-      if (age <= (isTemp ? 60 * 60 * 1000 : maxAgeMs)) continue;
-      if (isTemp || await isOwnFile(path)) stale.push(entry.name);
+      const aged = own.kind === "lock" &&
+          lstatOrNull(confinedFile(dir, own.stateName)) !== null
+        ? ageOf(own.stateName)
+        : ageOf(entry.name);
+      if (aged <= (own.kind === "temp" ? 60 * 60 * 1000 : maxAgeMs)) continue;
+      stale.push([entry.name, own.isOwn]);
     }
   } catch {
     // The folder may not exist yet; nothing to prune.
   }
   // Decide first, remove after: a lock is judged by its state file.
   const removed: string[] = [];
-  for (const name of stale) {
-    await Deno.remove(joinPath(NATIVE, dir, name)).then(
-      () => removed.push(name),
-      () => {},
-    );
+  for (const [name, isOwn] of stale) {
+    try {
+      if (removeConfined(dir, name, "stale file", isOwn) === "removed") {
+        removed.push(name);
+      }
+    } catch {
+      // Best effort.
+    }
   }
-  return removed;
+  return Promise.resolve(removed);
 }
 
 /** How often {@link pruneStaleStateDaily} looks at the folder. */
 const PRUNE_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
+/** The empty file whose mtime says when the folder was last pruned. */
+export const PRUNE_MARKER = ".last-prune";
+
 /**
  * {@link pruneStaleState} at most once a day per folder (remembered by the
- * mtime of a `.last-prune` file in it), so a recovery does not pay for
- * listing hundreds of old sessions every time. Best effort.
+ * mtime of an empty `.last-prune` file in it), so a recovery does not pay
+ * for listing hundreds of old sessions every time. Best effort: a marker
+ * that is a symlink, FIFO, hard link or non-empty file is left alone and
+ * nothing is pruned.
  */
 export async function pruneStaleStateDaily(
-  dir: string,
+  dir: ConfinedDir,
   nowMs: number,
 ): Promise<string[]> {
-  const marker = joinPath(NATIVE, dir, ".last-prune");
-  try {
-    const last = Deno.statSync(marker).mtime?.getTime() ?? 0;
+  const info = lstatOrNull(confinedFile(dir, PRUNE_MARKER));
+  if (info?.isFile) {
+    const last = info.mtime?.getTime() ?? 0;
     if (nowMs - last < PRUNE_INTERVAL_MS && last <= nowMs) return [];
-  } catch {
-    // Never pruned here yet.
   }
   try {
-    Deno.writeTextFileSync(marker, "");
+    touchConfined(dir, PRUNE_MARKER, "prune marker", nowMs);
   } catch {
     return []; // cannot remember it: better not prune than prune every time
   }
   return await pruneStaleState(dir, nowMs);
 }
 
-/** `writeFileAtomic`'s temp files: `.<name>.<pid>.<random>.tmp`. */
-const OWN_TEMP_FILE = /^\..+\.\d+\.[0-9a-z]+\.tmp$/;
-
 /** Top-level keys of a watcher's marker (watch_marker.ts). */
 const MARKER_KEYS = ["tool_use_id", "token", "started_at"];
 
-/**
- * Whether a `.json` or `.lock` file is stall-watch's: a session state or a
- * watcher's marker; a lock beside one, or an empty lock on its own.
- */
-async function isOwnFile(path: string): Promise<boolean> {
-  if (path.endsWith(".lock")) {
-    const state = path.replace(/\.lock$/, ".json");
-    if (await Deno.lstat(state).then(() => true, () => false)) {
-      return await isOwnFile(state);
-    }
-    return (await Deno.lstat(path).catch(() => null))?.size === 0;
-  }
-  const info = await Deno.lstat(path).catch(() => null);
-  if (!info?.isFile || info.size > 64 * 1024 * 1024) return false;
-  let text: string | null;
-  try {
-    text = readTextOrNull(path);
-  } catch {
-    text = null;
-  }
-  if (text === null) return false;
-  if (isStateText(text)) return true;
+/** Whether a file's text is a watcher's marker. */
+export function isMarkerText(text: string): boolean {
   try {
     const data = JSON.parse(text);
     if (!isPlainObject(data)) return false;
@@ -409,4 +503,50 @@ async function isOwnFile(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** State or marker text: what stall-watch keeps in a `<id>.json`. */
+function isOwnJson(text: string): boolean {
+  return isStateText(text) || isMarkerText(text);
+}
+
+/** A name stall-watch may have written, with how to prove it by content. */
+interface OwnName {
+  kind: "json" | "lock" | "temp";
+  /** The `<id>.json` a lock or temp file belongs to. */
+  stateName: string;
+  isOwn: (text: string) => boolean;
+}
+
+/** An own temp file: `.<id>.json.<pid>.<random>.tmp` (`tempNameFor`). */
+const OWN_TEMP = /^\.(.+\.json)\.\d+\.[0-9a-z]+\.tmp$/;
+
+/**
+ * Which of stall-watch's exact names `name` is, or `null`. Ids must be what
+ * {@link safeSessionId} makes, so no other name ever matches.
+ */
+function ownKindOf(name: string): OwnName | null {
+  const isId = (id: string) => id !== "" && safeSessionId(id) === id;
+  const temp = OWN_TEMP.exec(name);
+  if (temp?.[1] && isId(temp[1].slice(0, -".json".length))) {
+    return {
+      kind: "temp",
+      stateName: temp[1],
+      isOwn: (text) => text === "" || isOwnJson(text),
+    };
+  }
+  if (name.endsWith(".json") && isId(name.slice(0, -".json".length))) {
+    return { kind: "json", stateName: name, isOwn: isOwnJson };
+  }
+  const stem = name.slice(0, -".lock".length);
+  // An event log's rotation lock (`events.jsonl.lock`) is never rewritten,
+  // so its age says nothing: it stays.
+  if (name.endsWith(".lock") && isId(stem) && !/\.(jsonl|log)$/.test(stem)) {
+    return {
+      kind: "lock",
+      stateName: `${name.slice(0, -".lock".length)}.json`,
+      isOwn: (text) => text === "",
+    };
+  }
+  return null;
 }

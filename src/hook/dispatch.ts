@@ -18,7 +18,7 @@ import {
 } from "../guardrails/guardrails.ts";
 import { buildBlockMessage } from "../recovery/recovery.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
-import { pruneStaleStateDaily, type StateStore } from "../guardrails/state.ts";
+import type { StateStore } from "../guardrails/state.ts";
 
 /** A stall the caller detected and wants to act on. */
 export interface DispatchRequest {
@@ -41,8 +41,6 @@ export interface DispatchContext {
   store: StateStore;
   /** Seconds since the epoch. */
   nowSeconds: number;
-  /** Absolute state folder, for pruning after a write. */
-  stateDirPath: string;
 }
 
 /** The decision: nudge now, or hold back with one line saying which brake fired. */
@@ -148,7 +146,7 @@ export async function dispatchStall(
       events,
     };
   }
-  await pruneStaleStateDaily(context.stateDirPath, context.nowSeconds * 1000);
+  await context.store.pruneDaily(context.nowSeconds * 1000);
   events.push(event("recovery_dispatched", {
     max_retries: decision.maxRetries,
     retries: decision.retries,

@@ -9,7 +9,6 @@
  * @module
  */
 
-import { resolvePath } from "../shared/paths.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { detectStalls } from "../detection/detect.ts";
 import type { EventRecord } from "../events/event_log.ts";
@@ -96,7 +95,6 @@ export async function runHook(
     killSwitch: await killSwitchOf(settings, io),
     store: await openStateStore(io, settings),
     nowSeconds,
-    stateDirPath: resolvePath(io.cwd, settings.stateDir),
   });
   const logError = await log(io, settings, result.events);
   if (result.action === "suppress") {

@@ -5,15 +5,21 @@
  * @module
  */
 
-import { basename, dirname, join, relative } from "node:path";
-import { writeFileAtomic } from "../confined/atomic_write.ts";
+import { basename, dirname, relative } from "node:path";
 import {
-  assertFileConfined,
   claudeRoot,
+  type ConfinedDir,
   confinedPath,
   ensureConfinedDir,
   isInside,
 } from "../confined/confine.ts";
+import {
+  assertPlainOrMissing,
+  confinedFile,
+  createConfinedFile,
+  lstatOrNull,
+  replaceConfinedFile,
+} from "../confined/confined_file.ts";
 import { describe, InputError } from "../shared/errors.ts";
 
 /** Where backups of edited settings files go, relative to the start directory. */
@@ -72,59 +78,57 @@ export interface WriteOptions {
 
 /**
  * Replaces a settings file: backs up the previous content to
- * `.claude/stall_watch/backups/<name>.<UTC time>.bak`, then writes the new
- * text atomically, keeping the file's permission bits (a symlink that stays
- * inside `.claude` is written through instead). Requires `--allow-read` and write access to
- * `.claude`.
+ * `.claude/stall_watch/backups/<name>.<UTC time>.bak` (with the file's
+ * permission bits: a 0600 file's secrets stay 0600; the folder's own
+ * `.gitignore` keeps them out of git), then writes the new text atomically
+ * with the same bits. A symlink, FIFO or hard-linked file is refused, never
+ * written through. Requires `--allow-read` and write access to `.claude`.
  *
  * @returns The backup's path, or `null` when there was no file to back up.
  * @throws {ConfinementError} When the file or a folder on the way is
- * outside `.claude`.
+ * outside `.claude`, or is not a plain file.
  */
-export async function writeSettingsFile(
+export function writeSettingsFile(
   cwd: string,
   path: string,
   text: string,
   options: WriteOptions,
 ): Promise<string | null> {
   const target = confinedPath(cwd, path, "settings file");
-  await ensureConfinedDir(
+  const dir = ensureConfinedDir(
     cwd,
     relative(cwd, dirname(target)),
     "settings folder",
   );
-  await assertFileConfined(cwd, target, "settings file");
+  const info = lstatOrNull(target);
+  // Refused before a backup is made: a rename never writes through a link,
+  // and stall-watch edits no file it would have to write through one.
+  assertPlainOrMissing(target, "settings file");
+  const mode = info?.mode != null ? info.mode & 0o777 : undefined;
   let backup: string | null = null;
   if (options.previous.exists) {
-    const dir = await ensureConfinedDir(cwd, BACKUP_DIR, "backup folder");
-    backup = await writeBackup(dir, basename(target), options);
+    const backups = ensureConfinedDir(cwd, BACKUP_DIR, "backup folder");
+    backup = writeBackup(backups, basename(target), options, mode);
   }
-  const info = options.previous.exists ? await Deno.lstat(target) : null;
-  if (info?.isSymlink) {
-    // A rename would replace the link itself; write through it instead (it
-    // was checked to stay inside `.claude`).
-    await Deno.writeTextFile(target, text);
-    return backup;
-  }
-  await writeFileAtomic(target, text);
-  if (info?.mode != null && Deno.build.os !== "windows") {
-    await Deno.chmod(target, info.mode & 0o7777);
-  }
-  return backup;
+  replaceConfinedFile(dir, basename(target), text, "settings file", {
+    ...(mode === undefined ? {} : { mode }),
+  });
+  return Promise.resolve(backup);
 }
 
-async function writeBackup(
-  dir: string,
+function writeBackup(
+  dir: ConfinedDir,
   name: string,
   options: WriteOptions,
-): Promise<string> {
+  mode: number | undefined,
+): string {
   const stamp = new Date(options.now).toISOString().replace(/[-:]|\.\d+/g, "");
   const bytes = new TextEncoder().encode(options.previous.text);
   for (let n = 0;; n++) {
-    const path = join(dir, `${name}.${stamp}${n ? `-${n}` : ""}.bak`);
+    const path = confinedFile(dir, `${name}.${stamp}${n ? `-${n}` : ""}.bak`);
     try {
       // createNew: never overwrite an earlier backup or follow a planted link.
-      await Deno.writeFile(path, bytes, { createNew: true });
+      createConfinedFile(path, bytes, mode);
       return path;
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists) || n >= 99) throw error;

@@ -10,10 +10,20 @@
  */
 
 import { join } from "node:path";
-import { writeFileAtomic } from "../confined/atomic_write.ts";
-import { assertFileConfined, ensureConfinedDir } from "../confined/confine.ts";
+import { ensureConfinedDir } from "../confined/confine.ts";
+import {
+  confinedFile,
+  lstatOrNull,
+  readConfinedText,
+  replaceConfinedFile,
+} from "../confined/confined_file.ts";
 import { isPlainObject } from "../transcript/json_line.ts";
-import { pruneStaleState, safeSessionId } from "../guardrails/state.ts";
+import {
+  isMarkerText,
+  isReplaceableState,
+  pruneStaleState,
+  safeSessionId,
+} from "../guardrails/state.ts";
 
 /** The marker folder inside the state folder. */
 export const WATCH_DIR = "watch";
@@ -42,25 +52,29 @@ export async function claimWatch(
   toolUseId: string,
   nowMs: number,
 ): Promise<WatchClaim> {
-  const dir = await ensureConfinedDir(
+  const dir = ensureConfinedDir(
     cwd,
     join(stateDir, WATCH_DIR),
     "watch folder",
   );
-  const path = join(dir, `${safeSessionId(sessionId)}.json`);
-  await assertFileConfined(cwd, path, "watch marker");
-  const fresh = await Deno.lstat(path).then(() => false, () => true);
+  const name = `${safeSessionId(sessionId)}.json`;
+  const path = confinedFile(dir, name);
+  const fresh = lstatOrNull(path) === null;
   const token = `${Deno.pid}-${
     crypto.getRandomValues(new Uint32Array(2)).join("")
   }`;
-  await writeFileAtomic(
-    path,
+  replaceConfinedFile(
+    dir,
+    name,
     JSON.stringify({
       tool_use_id: toolUseId,
       token,
       started_at: nowMs / 1000,
     }) +
       "\n",
+    "watch marker",
+    // A marker, or no JSON at all (a file a power cut corrupted).
+    { isOwn: (text) => isMarkerText(text) || isReplaceableState(text) },
   );
   if (fresh) await pruneStaleState(dir, nowMs);
   return { path, token };
@@ -70,13 +84,16 @@ export async function claimWatch(
  * Whether another watcher has claimed the marker since `claim`. A missing or
  * unreadable marker proves nothing, so it does not supersede.
  */
-export async function isSuperseded(claim: WatchClaim): Promise<boolean> {
+export function isSuperseded(claim: WatchClaim): Promise<boolean> {
   let data: unknown;
   try {
-    data = JSON.parse(await Deno.readTextFile(claim.path));
+    // Never opens a FIFO or follows a link planted in the marker's place.
+    data = JSON.parse(readConfinedText(claim.path, "watch marker") ?? "");
   } catch {
-    return false;
+    return Promise.resolve(false);
   }
-  return isPlainObject(data) && typeof data.token === "string" &&
-    data.token !== claim.token;
+  return Promise.resolve(
+    isPlainObject(data) && typeof data.token === "string" &&
+      data.token !== claim.token,
+  );
 }

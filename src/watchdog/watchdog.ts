@@ -12,7 +12,6 @@
  * @module
  */
 
-import { resolve } from "node:path";
 import type { CliIO } from "../shared/cli_io.ts";
 import { classifyTurn } from "../detection/classify.ts";
 import { withLineNumbers } from "../detection/detect.ts";
@@ -170,7 +169,6 @@ export async function runWatch(
       sleep: io.sleep,
     }),
     nowSeconds: io.now() / 1000,
-    stateDirPath: resolve(io.cwd, settings.stateDir),
   });
   await log.add(result.events);
   if (result.action === "suppress") {

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { main } from "../../src/cli.ts";
 import { withFileLock } from "../../src/confined/file_lock.ts";
+import { ensureConfinedDir } from "../../src/confined/confine.ts";
 import { StateStore } from "../../src/guardrails/state.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import { runStallWatch, tempProject } from "../support/hook_process.ts";
@@ -49,6 +50,7 @@ Deno.test("reset SESSION_ID removes that session's retries and cooldown and says
       "removed s1: 4 retries on 2 calls (toolu_a 3, toolu_b 1), last recovery 2026-09-21T14:13:20Z\n",
     );
     assert.deepEqual(names(join(dir, STATE)), [
+      ".gitignore",
       "s1.lock",
       "s2.json",
       "s2.lock",
@@ -109,6 +111,7 @@ Deno.test("reset --all removes every session state and leaves foreign files alon
         "reset 2 sessions in .claude/stall_watch\n",
     );
     assert.deepEqual(names(state), [
+      ".gitignore",
       "events.jsonl",
       "s1.lock",
       "s2.lock",
@@ -139,20 +142,25 @@ Deno.test("reset waits for the session lock a hook holds", async () => {
   const { dir, cleanup } = await tempProject();
   try {
     await seed(dir, "s1", { toolu_a: 2 });
-    const lock = join(dir, STATE, "s1.lock");
+    const stateDir = ensureConfinedDir(dir, STATE, "state folder");
     let released = false;
     let resetDone = false;
     let resetting: Promise<unknown> = Promise.resolve();
-    await withFileLock(lock, { timeoutMs: 1000, sleep }, async () => {
-      resetting = cli(["reset", "s1"], dir, true).then((r) => {
-        resetDone = true;
-        assert.ok(released, "reset finished while the lock was held");
-        return r;
-      });
-      await sleep(150);
-      assert.equal(resetDone, false);
-      released = true;
-    });
+    await withFileLock(
+      stateDir,
+      "s1.lock",
+      { timeoutMs: 1000, sleep },
+      async () => {
+        resetting = cli(["reset", "s1"], dir, true).then((r) => {
+          resetDone = true;
+          assert.ok(released, "reset finished while the lock was held");
+          return r;
+        });
+        await sleep(150);
+        assert.equal(resetDone, false);
+        released = true;
+      },
+    );
     const result = await resetting as { code: number; stdout: string };
     assert.equal(result.code, 0);
     assert.match(result.stdout, /^removed s1: 2 retries/);
@@ -221,7 +229,7 @@ Deno.test("reset as a process under the release permissions", async () => {
       result.stdout,
       /^removed abc-123: 2 retries on 1 call \(toolu_x 2\)\n$/,
     );
-    assert.deepEqual(names(join(dir, STATE)), ["abc-123.lock"]);
+    assert.deepEqual(names(join(dir, STATE)), [".gitignore", "abc-123.lock"]);
   } finally {
     await cleanup();
   }

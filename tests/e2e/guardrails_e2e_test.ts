@@ -265,6 +265,7 @@ Deno.test("a traversal session id stays inside the state folder", async () => {
     assert.deepEqual(names.sort(), [
       ".._.._.._escaped.json",
       ".._.._.._escaped.lock",
+      ".gitignore",
       ".last-prune",
     ]);
   });

@@ -97,6 +97,7 @@ async function runCase(c: FixtureCase): Promise<void> {
     }
     // The only writes: the session's state and lock file inside .claude.
     assert.deepEqual(await listTree(project.dir), [
+      ".claude/stall_watch/.gitignore",
       ".claude/stall_watch/.last-prune",
       ".claude/stall_watch/e2e-session.json",
       ".claude/stall_watch/e2e-session.lock",

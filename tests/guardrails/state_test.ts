@@ -9,6 +9,7 @@ import {
   StateStore,
 } from "../../src/guardrails/state.ts";
 import { tempProject } from "../support/hook_process.ts";
+import { ensureConfinedDir } from "../../src/confined/confine.ts";
 
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -67,7 +68,7 @@ Deno.test("StateStore.update() saves atomically and leaves no temporary files", 
     for await (
       const entry of Deno.readDir(join(project.dir, ".claude/stall_watch"))
     ) names.push(entry.name);
-    assert.deepEqual(names.sort(), ["s1.json", "s1.lock"]);
+    assert.deepEqual(names.sort(), [".gitignore", "s1.json", "s1.lock"]);
   } finally {
     await project.cleanup();
   }
@@ -122,8 +123,11 @@ Deno.test("StateStore.update() serialises concurrent updates in one process", as
 Deno.test("pruneStaleState() removes old state, locks and temp files only", async () => {
   const project = await tempProject();
   try {
-    const dir = join(project.dir, ".claude/stall_watch");
-    await Deno.mkdir(dir, { recursive: true });
+    const dir = ensureConfinedDir(
+      project.dir,
+      ".claude/stall_watch",
+      "state folder",
+    );
     for (
       const name of [
         "old.json",
@@ -135,7 +139,12 @@ Deno.test("pruneStaleState() removes old state, locks and temp files only", asyn
         "notes.txt",
       ]
     ) {
-      const text = name.endsWith(".json") ? serializeState(emptyState()) : "{}";
+      // Locks are empty and temp files hold state, as stall-watch writes them.
+      const text = name.endsWith(".lock")
+        ? ""
+        : name.endsWith(".json") || name.endsWith(".tmp")
+        ? serializeState(emptyState())
+        : "{}";
       await Deno.writeTextFile(join(dir, name), text);
     }
     const day = 24 * 60 * 60 * 1000;
@@ -161,6 +170,7 @@ Deno.test("pruneStaleState() removes old state, locks and temp files only", asyn
     const left = [];
     for await (const entry of Deno.readDir(dir)) left.push(entry.name);
     assert.deepEqual(left.sort(), [
+      ".gitignore",
       "events.jsonl",
       "new.json",
       "new.lock",

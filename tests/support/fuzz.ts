@@ -322,7 +322,11 @@ function retype(line: Uint8Array, pick: number, value: unknown): Uint8Array {
     string | number,
   ];
   container[slot] = value;
-  return encoder.encode(JSON.stringify(data));
+  try {
+    return encoder.encode(JSON.stringify(data));
+  } catch {
+    return line; // nested too deep for JSON.stringify's recursion: keep it
+  }
 }
 
 /** The bytes of a hostile line (without its newline). */
