@@ -229,8 +229,12 @@ Deno.test("runWatch() in a -p run exits 0 at once: no sleep, no marker, no retry
     assert.deepEqual(result, { exitCode: 0, stderr: "" });
     assert.equal(sleeps, 0);
     const stateDir = join(s.dir, ".claude/stall_watch");
-    const names = [...Deno.readDirSync(stateDir)].map((e) => e.name);
-    assert.deepEqual(names, ["events.jsonl"], "no marker, no session state");
+    const names = [...Deno.readDirSync(stateDir)].map((e) => e.name).sort();
+    assert.deepEqual(
+      names,
+      [".gitignore", "events.jsonl"],
+      "no marker, no session state",
+    );
     const event = JSON.parse(
       Deno.readTextFileSync(join(stateDir, "events.jsonl")).trim(),
     );
