@@ -7,7 +7,8 @@
  * @module
  */
 
-import type { CliIO } from "./shared/cli_io.ts";
+import type { CliIO, ColorChoice } from "./shared/cli_io.ts";
+import { didYouMean } from "./shared/command_options.ts";
 import { type Command, COMMANDS } from "./commands/registry.ts";
 import {
   describe,
@@ -57,9 +58,21 @@ function guardedIO(io: CliIO): CliIO {
   };
 }
 
-async function dispatch(args: readonly string[], io: CliIO): Promise<number> {
+async function dispatch(
+  argv: readonly string[],
+  baseIO: CliIO,
+): Promise<number> {
+  const { args, color } = takeColorOption(argv);
+  const io: CliIO = color === null ? baseIO : { ...baseIO, color };
   const [first, ...rest] = args;
-  if (first === undefined) return await hookCommand(io);
+  if (first === undefined) {
+    if (color !== null) {
+      throw new UsageError(
+        `"--color" goes with a command: run "stall-watch --help" for the list`,
+      );
+    }
+    return await hookCommand(io);
+  }
   if (first === "--version" || first === "-V" || first === "version") {
     io.writeStdout(`stall-watch ${VERSION}\n`);
     return ExitCode.ok;
@@ -72,8 +85,11 @@ async function dispatch(args: readonly string[], io: CliIO): Promise<number> {
   const command = COMMANDS.find((c) => c.name === first);
   if (!command) {
     const kind = first.startsWith("-") ? "option" : "command";
+    const hint = 'run "stall-watch --help" for the list';
     throw new UsageError(
-      `Unknown ${kind} "${first}": run "stall-watch --help" for the list`,
+      `Unknown ${kind} "${first}": ${
+        kind === "command" ? didYouMean(first, COMMAND_WORDS, "", hint) : hint
+      }`,
     );
   }
   const module = await command.load();
@@ -87,7 +103,10 @@ async function dispatch(args: readonly string[], io: CliIO): Promise<number> {
 async function hookCommand(io: CliIO): Promise<number> {
   if (io.stdinIsTerminal) {
     // A person ran it by hand: explain instead of waiting for a payload.
-    io.writeStderr(overview());
+    io.writeStderr(
+      "stall-watch: no command given, and stdin is a terminal: without a command, stall-watch is the Stop hook and reads the payload Claude Code pipes to it. To try it: stall-watch doctor, or stall-watch audit\n\n" +
+        overview(),
+    );
     return ExitCode.usage;
   }
   const payload = await io.readStdin(MAX_PAYLOAD_BYTES);
@@ -106,14 +125,77 @@ async function help(args: readonly string[], io: CliIO): Promise<number> {
   if (extra.length > 0) {
     throw new UsageError(`"help" takes one command name, got ${args.length}`);
   }
+  if (name === "help") {
+    io.writeStdout(HELP_HELP);
+    return ExitCode.ok;
+  }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
     throw new UsageError(
-      `Unknown command "${name}": run "stall-watch --help" for the list`,
+      `Unknown command "${name}": ${
+        didYouMean(
+          name,
+          COMMAND_WORDS,
+          "",
+          'run "stall-watch --help" for the list',
+        )
+      }`,
     );
   }
   io.writeStdout((await command.load()).help);
   return ExitCode.ok;
+}
+
+/** Every word that may follow `stall-watch`, for did-you-mean. */
+const COMMAND_WORDS: readonly string[] = [
+  ...COMMANDS.map((c) => c.name),
+  "help",
+  "version",
+];
+
+/** The `help help` text. */
+const HELP_HELP = `stall-watch help: show help
+
+Usage:
+  stall-watch help              the overview: commands and exit codes
+  stall-watch help <command>    one command's options and output
+  stall-watch <command> --help  the same
+
+Exit codes: 0 shown, 64 unknown command.
+`;
+
+/**
+ * Takes the global `--color WHEN` / `--color=WHEN` (`auto`, `always`,
+ * `never`) out of the arguments, wherever it stands before a `--`.
+ *
+ * @throws {UsageError} For a missing or unknown value.
+ */
+export function takeColorOption(
+  argv: readonly string[],
+): { args: string[]; color: ColorChoice | null } {
+  const args: string[] = [];
+  let color: ColorChoice | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") {
+      args.push(...argv.slice(i));
+      break;
+    }
+    if (arg !== "--color" && !arg.startsWith("--color=")) {
+      args.push(arg);
+      continue;
+    }
+    const value = arg === "--color" ? argv[++i] : arg.slice("--color=".length);
+    if (value !== "auto" && value !== "always" && value !== "never") {
+      throw new UsageError(
+        `Bad value for "--color": ${
+          value === undefined ? "none given" : `"${value}"`
+        }; use auto, always or never`,
+      );
+    }
+    color = value;
+  }
+  return { args, color };
 }
 
 /** The `--help` text: usage, commands, exit codes. */
@@ -130,6 +212,10 @@ export function overview(): string {
     "  stall-watch < payload.json     run as the Stop/SubagentStop hook",
     "  stall-watch <command> [options]",
     "  stall-watch help <command>",
+    "",
+    "Options for every command:",
+    "  --color auto|always|never  colour (default auto: a terminal, unless",
+    "                             NO_COLOR is set; FORCE_COLOR=1 forces it)",
     "",
     "Commands:",
     ...rows,

@@ -29,7 +29,6 @@ import {
   renderDoctorJson,
   renderDoctorReport,
   type SettingsFileFacts,
-  useColor,
 } from "../install/doctor_checks.ts";
 import { describe, ExitCode } from "../shared/errors.ts";
 import {
@@ -48,6 +47,7 @@ import { readSettingsFile } from "../install/settings_file.ts";
 import { parseSettingsText } from "../install/settings_json.ts";
 import { applicableSettingsFiles } from "../install/settings_scope.ts";
 import { displayPath } from "../install/settings_update.ts";
+import { colorEnabled } from "../shared/term_style.ts";
 import { VERSION } from "../shared/version.ts";
 
 /** The `help doctor` text. */
@@ -75,7 +75,8 @@ Run it in the project root. Checks, with a fix for each failure:
 
 Reads .claude/settings.json, .claude/settings.local.json and the user's
 settings (~/.claude or $CLAUDE_CONFIG_DIR). Writes nothing but a probe file
-in .claude, removed at once. Colour only on a terminal without NO_COLOR.
+in .claude, removed at once. Colour as for every command (--color,
+FORCE_COLOR, NO_COLOR; by default only on a terminal).
 
 Options:
   --json  one JSON object instead: {"version", "healthy", "problems",
@@ -99,7 +100,7 @@ export async function run(
   io.writeStdout(
     options.json
       ? renderDoctorJson(results, VERSION)
-      : renderDoctorReport(results, useColor(io.stdoutIsTerminal, io.env)),
+      : renderDoctorReport(results, colorEnabled(io, "stdout")),
   );
   return results.some((r) => r.status === "fail")
     ? ExitCode.inputError

@@ -436,11 +436,3 @@ export function renderDoctorJson(
     })),
   }) + "\n";
 }
-
-/** Colour only on a terminal, never with `NO_COLOR` (set and not empty) or `TERM=dumb`. */
-export function useColor(
-  isTerminal: boolean,
-  env: Readonly<Record<string, string>>,
-): boolean {
-  return isTerminal && !env.NO_COLOR && env.TERM !== "dumb";
-}

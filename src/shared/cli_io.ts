@@ -5,6 +5,9 @@
  * @module
  */
 
+/** What `--color` takes, as in rg, gh and deno. */
+export type ColorChoice = "auto" | "always" | "never";
+
 /** Everything a command may read from or write to its environment. */
 export interface CliIO {
   /** Environment variables (requires `--allow-env` when built from Deno.env). */
@@ -14,6 +17,11 @@ export interface CliIO {
   /** Reads all of stdin, up to a limit; throws `InputError` beyond it. */
   readStdin(limitBytes: number): Promise<string>;
   stdinIsTerminal: boolean;
+  /**
+   * The `--color` choice (`auto` when absent): `always` and `never` win
+   * over the terminal test, `FORCE_COLOR` and `NO_COLOR`.
+   */
+  color?: ColorChoice;
   stdoutIsTerminal: boolean;
   stderrIsTerminal: boolean;
   writeStdout(text: string): void;

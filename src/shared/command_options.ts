@@ -77,7 +77,9 @@ export function parseCommandLine(
     const kind = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (kind === undefined) {
       throw new UsageError(
-        `Unknown option "--${name}" for "${command}": ${hint}`,
+        `Unknown option "--${name}" for "${command}": ${
+          didYouMean(name, Object.keys(spec), "--", hint)
+        }`,
       );
     }
     if (kind === "flag") {
@@ -153,4 +155,53 @@ export function parseSince(text: string, nowMs: number): number {
     );
   }
   return ms;
+}
+
+/**
+ * `did you mean "x"? Run ...` for the candidate closest to a mistyped
+ * `word` (at most two edits away, or the only one it starts), else `hint`
+ * (`run "stall-watch ..."`) as it is.
+ *
+ * @param prefix Put before the name shown (e.g. `--` for options).
+ */
+export function didYouMean(
+  word: string,
+  candidates: readonly string[],
+  prefix: string,
+  hint: string,
+): string {
+  let best: string | null = null;
+  let bestDistance = 3;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  if (best === null && word.length >= 2) {
+    const starts = candidates.filter((c) => c.startsWith(word.toLowerCase()));
+    if (starts.length === 1) best = starts[0] as string;
+  }
+  if (best === null) return hint;
+  return `did you mean "${prefix}${best}"? ${hint[0]?.toUpperCase()}${
+    hint.slice(1)
+  }`;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
 }

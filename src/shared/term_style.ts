@@ -1,12 +1,36 @@
 /**
- * Terminal colours for command output: on only when the stream is a
- * terminal, `NO_COLOR` is unset or empty (https://no-color.org) and `TERM`
- * is not `dumb`.
+ * Terminal colours for command output. In order: `--color always|never`
+ * decides; else `FORCE_COLOR` set and not empty turns colour on
+ * (`FORCE_COLOR=0` or `false` off, https://force-color.org); else
+ * `NO_COLOR` set and not empty turns it off (https://no-color.org); else
+ * colour is on only when the stream is a terminal and `TERM` is not `dumb`.
  *
  * @module
  */
 
 import type { CliIO } from "./cli_io.ts";
+
+/** The parts of the process boundary the colour decision reads. */
+export type ColorIO = Pick<
+  CliIO,
+  "env" | "stdoutIsTerminal" | "stderrIsTerminal" | "color"
+>;
+
+/** Whether text for `stream` gets colour (see the module notes). */
+export function colorEnabled(
+  io: ColorIO,
+  stream: "stdout" | "stderr",
+): boolean {
+  if (io.color === "always") return true;
+  if (io.color === "never") return false;
+  const force = io.env.FORCE_COLOR;
+  if (force) return force !== "0" && force.toLowerCase() !== "false";
+  if (io.env.NO_COLOR) return false;
+  const terminal = stream === "stdout"
+    ? io.stdoutIsTerminal
+    : io.stderrIsTerminal;
+  return terminal && io.env.TERM !== "dumb";
+}
 
 /** Painters for the few styles commands use; identity when colour is off. */
 export interface Style {
@@ -24,14 +48,8 @@ export interface Style {
  * @param io The process boundary (environment and TTY flags).
  * @param stream Which stream the text goes to.
  */
-export function styleFor(
-  io: Pick<CliIO, "env" | "stdoutIsTerminal" | "stderrIsTerminal">,
-  stream: "stdout" | "stderr",
-): Style {
-  const terminal = stream === "stdout"
-    ? io.stdoutIsTerminal
-    : io.stderrIsTerminal;
-  const enabled = terminal && !io.env.NO_COLOR && io.env.TERM !== "dumb";
+export function styleFor(io: ColorIO, stream: "stdout" | "stderr"): Style {
+  const enabled = colorEnabled(io, stream);
   const paint = (open: number, close: number) => (text: string) =>
     enabled && text !== "" ? `\x1b[${open}m${text}\x1b[${close}m` : text;
   return {

@@ -106,6 +106,34 @@ Deno.test("unknown commands, options and help topics: one stderr line, exit 64",
       ["doctor", "now"],
       'Unexpected argument "now" for "doctor": run "stall-watch help doctor"',
     ],
+    [
+      ["adit"],
+      'Unknown command "adit": did you mean "audit"? Run "stall-watch --help" for the list',
+    ],
+    [
+      ["help", "scna"],
+      'Unknown command "scna": did you mean "scan"? Run "stall-watch --help" for the list',
+    ],
+    [
+      ["unintall"],
+      'Unknown command "unintall": did you mean "uninstall"? Run "stall-watch --help" for the list',
+    ],
+    [
+      ["scan", "x.jsonl", "--jsn"],
+      'Unknown option "--jsn" for "scan": did you mean "--json"? Run "stall-watch help scan"',
+    ],
+    [
+      ["audit", "--color", "sometimes"],
+      'Bad value for "--color": "sometimes"; use auto, always or never',
+    ],
+    [
+      ["doctor", "--color"],
+      'Bad value for "--color": none given; use auto, always or never',
+    ],
+    [[
+      "--color",
+      "always",
+    ], '"--color" goes with a command: run "stall-watch --help" for the list'],
   ];
   for (const [args, message] of cases) {
     const { code, out, err } = await run(args);
@@ -115,12 +143,53 @@ Deno.test("unknown commands, options and help topics: one stderr line, exit 64",
   }
 });
 
+Deno.test("help help explains help", async () => {
+  const { code, out, err } = await run(["help", "help"]);
+  assert.equal(code, 0);
+  assert.equal(err, "");
+  assert.match(out, /^stall-watch help: show help\n/);
+  assert.match(out, /stall-watch help <command> {4}one command's options/);
+});
+
+Deno.test("--color always|never, before or after the command, decides the colour of every command", async () => {
+  const project = await tempProject();
+  try {
+    for (
+      const [args, env, coloured] of [
+        [["doctor", "--color", "always"], {}, true],
+        [["--color=always", "doctor"], { NO_COLOR: "1" }, true],
+        [["doctor"], { FORCE_COLOR: "1" }, true],
+        [["doctor", "--color=never"], { FORCE_COLOR: "1" }, false],
+        [["doctor"], {}, false],
+        [["audit", project.dir, "--color", "always"], {}, true],
+      ] as const
+    ) {
+      const io = fakeIO({
+        cwd: project.dir,
+        env: { ...env, CLAUDE_CONFIG_DIR: project.dir },
+      });
+      await main([...args], io);
+      assert.equal(
+        io.stdout.join("").includes("\x1b["),
+        coloured,
+        args.join(" "),
+      );
+    }
+  } finally {
+    await project.cleanup();
+  }
+});
+
 Deno.test("the hook refuses a terminal on stdin with usage and exit 64, not a hang", async () => {
   const project = await tempProject();
   try {
     const io = fakeIO({ cwd: project.dir, stdinIsTerminal: true });
     assert.equal(await main([], io), 64);
-    assert.equal(io.stderr.join(""), overview());
+    assert.equal(
+      io.stderr.join(""),
+      "stall-watch: no command given, and stdin is a terminal: without a command, stall-watch is the Stop hook and reads the payload Claude Code pipes to it. To try it: stall-watch doctor, or stall-watch audit\n\n" +
+        overview(),
+    );
   } finally {
     await project.cleanup();
   }

@@ -11,7 +11,6 @@ import {
   doctorChecks,
   type DoctorFacts,
   renderDoctorReport,
-  useColor,
 } from "../../src/install/doctor_checks.ts";
 import { selfInvocation } from "../../src/install/hook_command.ts";
 import { type FakeIO, fakeIO } from "../support/fake_io.ts";
@@ -548,10 +547,6 @@ Deno.test("renderDoctorReport() colours status words only when asked", () => {
   const results = doctorChecks(facts());
   assert.ok(renderDoctorReport(results, true).includes("\x1b[31mFAIL\x1b[0m"));
   assert.ok(!renderDoctorReport(results, false).includes("\x1b"));
-  assert.equal(useColor(true, {}), true);
-  assert.equal(useColor(true, { NO_COLOR: "1" }), false);
-  assert.equal(useColor(true, { TERM: "dumb" }), false);
-  assert.equal(useColor(false, {}), false);
 });
 
 Deno.test("doctor as a process under the release flags passes after install and writes nothing", async () => {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { formatBytes, formatCount } from "../../src/shared/number_format.ts";
 import { progressLine } from "../../src/shared/progress_bar.ts";
-import { styleFor } from "../../src/shared/term_style.ts";
+import { colorEnabled, styleFor } from "../../src/shared/term_style.ts";
 import { renderTable } from "../../src/shared/text_table.ts";
 import { parseMcpToolName } from "../../src/transcript/tool_name.ts";
 
@@ -78,4 +78,43 @@ Deno.test("styleFor() colours only a terminal without NO_COLOR or TERM=dumb", ()
   assert.equal(styleFor(io({ NO_COLOR: "1" }, true), "stdout").red("x"), "x");
   assert.equal(styleFor(io({ NO_COLOR: "" }, true), "stdout").enabled, true);
   assert.equal(styleFor(io({ TERM: "dumb" }, true), "stdout").enabled, false);
+});
+
+Deno.test("colorEnabled(): --color always|never wins, then FORCE_COLOR, then NO_COLOR, then the terminal", () => {
+  const io = (
+    env: Record<string, string>,
+    tty: boolean,
+    color?: "auto" | "always" | "never",
+  ) => ({
+    env,
+    stdoutIsTerminal: tty,
+    stderrIsTerminal: false,
+    ...(color ? { color } : {}),
+  });
+  assert.equal(colorEnabled(io({}, false, "always"), "stdout"), true);
+  assert.equal(
+    colorEnabled(io({ NO_COLOR: "1" }, false, "always"), "stdout"),
+    true,
+  );
+  assert.equal(colorEnabled(io({}, true, "never"), "stdout"), false);
+  assert.equal(
+    colorEnabled(io({ FORCE_COLOR: "1" }, true, "never"), "stdout"),
+    false,
+  );
+  assert.equal(colorEnabled(io({}, true, "auto"), "stdout"), true);
+  assert.equal(colorEnabled(io({ FORCE_COLOR: "1" }, false), "stdout"), true);
+  assert.equal(
+    colorEnabled(io({ FORCE_COLOR: "3", NO_COLOR: "1" }, false), "stderr"),
+    true,
+  );
+  assert.equal(colorEnabled(io({ FORCE_COLOR: "0" }, true), "stdout"), false);
+  assert.equal(
+    colorEnabled(io({ FORCE_COLOR: "false" }, true), "stdout"),
+    false,
+  );
+  assert.equal(colorEnabled(io({ FORCE_COLOR: "" }, true), "stdout"), true);
+  assert.equal(
+    colorEnabled(io({ FORCE_COLOR: "1", TERM: "dumb" }, false), "stdout"),
+    true,
+  );
 });
