@@ -5,7 +5,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseOptions, parseSeconds } from "../shared/command_options.ts";
 import { InputError } from "../shared/errors.ts";
@@ -27,7 +27,8 @@ import {
   type Scope,
   settingsPath,
 } from "../install/settings_scope.ts";
-import { updateSettings } from "../install/settings_update.ts";
+import { displayPath, updateSettings } from "../install/settings_update.ts";
+import { type InstallFacts, installNotes } from "../install/install_notes.ts";
 
 /** The scope used without `--scope`: the command holds a path on this machine. */
 export const DEFAULT_SCOPE: Scope = "local";
@@ -116,6 +117,7 @@ export async function run(
   const { settings } = await loadSettings(io.env, io.cwd);
   const path = settingsPath(scope, io.env, io.cwd);
   noteProjectDir(io, scope);
+  const before = await placeFacts(io);
   const result = await updateSettings(io, {
     command: "install",
     scope,
@@ -133,7 +135,51 @@ export async function run(
   if (result.changes.length > 0 && options["dry-run"] !== true) {
     io.writeStdout("Check the set-up with: stall-watch doctor\n");
   }
+  const notes = installNotes({
+    ...before,
+    scope,
+    settingsFile: displayPath(io.cwd, path),
+    program: invocation.program,
+    gitignore: await readGitignores(io.cwd),
+  });
+  for (const note of notes) io.writeStderr(`stall-watch: note: ${note}\n`);
   return result.exitCode;
+}
+
+/** Where install runs, before it writes: see {@link InstallFacts}. */
+async function placeFacts(
+  io: CliIO,
+): Promise<Pick<InstallFacts, "claudeDirExisted" | "rootAbove" | "isGitRoot">> {
+  const exists = (path: string) =>
+    Deno.lstat(path).then(() => true, () => false);
+  const start = resolve(io.cwd);
+  const isGitRoot = await exists(join(start, ".git"));
+  const claudeDirExisted = await exists(join(start, ".claude"));
+  const home = io.env.HOME || io.env.USERPROFILE;
+  let rootAbove: InstallFacts["rootAbove"] = null;
+  for (let dir = dirname(start); !isGitRoot; dir = dirname(dir)) {
+    if (await exists(join(dir, ".git"))) {
+      rootAbove = { dir, marker: ".git" };
+    } else if (
+      // ~/.claude holds the user's settings, not a project's.
+      (home === undefined || resolve(home) !== dir) &&
+      await exists(join(dir, ".claude"))
+    ) {
+      rootAbove = { dir, marker: ".claude" };
+    }
+    if (rootAbove !== null || dirname(dir) === dir) break;
+  }
+  return { claudeDirExisted, rootAbove, isGitRoot };
+}
+
+/** `.gitignore` and `.claude/.gitignore` of the start folder ("" if none). */
+async function readGitignores(cwd: string): Promise<string> {
+  const texts = await Promise.all(
+    [join(cwd, ".gitignore"), join(cwd, ".claude", ".gitignore")].map((p) =>
+      Deno.readTextFile(p).catch(() => "")
+    ),
+  );
+  return texts.join("\n");
 }
 
 /** Warns when run inside a Claude Code session from below its project root. */

@@ -137,9 +137,7 @@ export function planInstall(
     const updated = updateHandler(editor, first, desired);
     if (updated.length > 0) {
       changes.push(
-        `${event}: updated ${updated.join(", ")} of ${
-          describeCommand(first.handler)
-        } -> ${describeCommand(desired)}`,
+        `${event}: ${describeUpdate(first.handler, desired, updated)}`,
       );
     }
     for (const duplicate of duplicates.reverse()) {
@@ -347,6 +345,30 @@ function updateHandler(
     changed.push(key);
   }
   return changed;
+}
+
+/**
+ * What an update changed, in words: `updated command of <old> -> <new>`
+ * when the command moved (other keys listed after it), else
+ * `updated timeout 30 -> 45 of <command>`.
+ */
+function describeUpdate(
+  old: Readonly<Record<string, unknown>>,
+  desired: Readonly<Record<string, unknown>>,
+  keys: readonly string[],
+): string {
+  const value = (v: unknown) => v === undefined ? "(none)" : JSON.stringify(v);
+  const others = keys.filter((k) => k !== "command" && k !== "args").map((k) =>
+    k in desired
+      ? `${k} ${value(old[k])} -> ${value(desired[k])}`
+      : `${k} removed`
+  );
+  const before = describeCommand(old);
+  const after = describeCommand(desired);
+  if (before !== after) {
+    return [`updated command of ${before} -> ${after}`, ...others].join(", ");
+  }
+  return `updated ${others.join(", ")} of ${after}`;
 }
 
 function removeHandler(editor: JsonEditor, own: OwnHandler): void {
