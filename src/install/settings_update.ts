@@ -98,7 +98,8 @@ export function displayPath(cwd: string, path: string): string {
  */
 function outsideMessage(cwd: string, request: UpdateRequest): string {
   const dir = dirname(request.path);
-  const head = `Cannot ${request.command} into ${request.path}: ` +
+  const into = request.command === "uninstall" ? "from" : "into";
+  const head = `Cannot ${request.command} ${into} ${request.path}: ` +
     `stall-watch may only write inside ${claudeRoot(cwd)}`;
   const again = `stall-watch ${request.command} --scope ${request.scope}`;
   if (basename(dir) === ".claude") {

@@ -269,6 +269,12 @@ Deno.test("install --scope user works from the home folder and explains itself e
       `run it from ${home}: cd "${home}" && stall-watch install --scope user`,
     ]);
     assert.deepEqual(await listTree(home), ["project/"]);
+    const remove = io(project, { HOME: home });
+    assert.equal(await main(["uninstall", "--scope", "user"], remove), 1);
+    assert.match(
+      errLines(remove)[0] ?? "",
+      /^stall-watch: Cannot uninstall from .*settings\.json: stall-watch may only write inside /,
+    );
 
     assert.equal(
       await main(["install", "--scope", "user"], io(home, { HOME: home })),
