@@ -122,7 +122,7 @@ Deno.test("hook prints usage instead of waiting when stdin is a terminal", async
   assert.equal(await main([], io), 64);
   assert.match(
     io.stderr.join(""),
-    /^stall-watch \d+\.\d+\.\d+: a Claude Code Stop hook/,
+    /^stall-watch: no command given, and stdin is a terminal: .*\n\nstall-watch \d+\.\d+\.\d+: a Claude Code Stop hook/,
   );
   assert.match(io.stderr.join(""), /stall-watch < payload\.json/);
 });

@@ -263,7 +263,15 @@ Deno.test("doctor fails a stall-watch handler under an event it is not for, with
           PreToolUse: entry(hook),
           UserPromptSubmit: entry(hook),
           SessionStart: entry(`${hook} watch`),
-          PostToolUseFailure: entry(`${hook} watch`),
+          PostToolUseFailure: [{
+            hooks: [{
+              type: "command",
+              command: `${hook} watch`,
+              timeout: 700,
+              async: true,
+              asyncRewake: true,
+            }],
+          }],
           PostToolUse: entry(hook),
         },
       }),
