@@ -14,7 +14,9 @@ import {
   type Entry,
   isEmptyResult,
   type ToolResult,
+  type ToolUse,
 } from "../transcript/entry.ts";
+import type { ToolInputSummary } from "../transcript/tool_input.ts";
 
 /** The four stall kinds; the identifiers are part of the public contract. */
 export type StallKind =
@@ -36,6 +38,8 @@ export interface StallSignature {
   kind: StallKind;
   toolName: string;
   toolUseId: string;
+  /** What the call was about (its file, command, URL...), when it was read. */
+  toolInput?: ToolInputSummary;
   /** Byte offset of the line that shows the stall. */
   offset: number;
   /** 1-based line number, or 0 until resolved. */
@@ -125,7 +129,7 @@ function judgeTurn(
   turn: readonly Entry[],
   context: ClassifyContext,
 ): TurnVerdict {
-  const uses = new Map<string, Located<string>>();
+  const uses = new Map<string, Located<ToolUse>>();
   const results = new Map<string, Located<ToolResult>>();
   let lastActivity = -1;
   let lastInterrupt = -1;
@@ -134,7 +138,7 @@ function judgeTurn(
     if (entry.kind === "assistant" && !entry.apiError) {
       for (const use of entry.toolUses) {
         if (!uses.has(use.id)) {
-          uses.set(use.id, { value: use.name, entry, index });
+          uses.set(use.id, { value: use, entry, index });
         }
       }
       if (entry.texts.length > 0 || entry.toolUses.length > 0) {
@@ -164,17 +168,18 @@ function judgeTurn(
 
   const lastEntry = turn[lastActivity];
   const lastMessage = lastEntry ? messageKey(lastEntry) : null;
-  const superseded = (use: Located<string>): boolean =>
+  const superseded = (use: Located<ToolUse>): boolean =>
     context.ignoreSupersededCalls === true && use.index < lastActivity &&
     messageKey(use.entry) !== lastMessage;
   const candidates: StallSignature[] = [];
   for (const [id, use] of uses) {
     if (results.has(id) || superseded(use)) continue;
-    const hung = use.value.startsWith("mcp__");
+    const hung = use.value.name.startsWith("mcp__");
     candidates.push({
       kind: hung ? "hung_mcp_call" : "pending_tool_use",
-      toolName: use.value,
+      toolName: use.value.name,
       toolUseId: id,
+      ...inputOf(use.value),
       offset: use.entry.offset,
       line: use.entry.line,
       rule: hung
@@ -184,7 +189,7 @@ function judgeTurn(
   }
   const anyPending = candidates.length > 0;
   for (const result of trailing) {
-    const toolName = uses.get(result.value.toolUseId)?.value ?? "";
+    const toolName = uses.get(result.value.toolUseId)?.value.name ?? "";
     if (!isEmptyResult(result.value, toolName)) continue;
     candidates.push(resultSignature(
       "empty_tool_result",
@@ -232,17 +237,23 @@ function judgeTurn(
 function resultSignature(
   kind: StallKind,
   result: Located<ToolResult>,
-  uses: Map<string, Located<string>>,
+  uses: Map<string, Located<ToolUse>>,
   rule: string,
 ): StallSignature {
+  const use = uses.get(result.value.toolUseId)?.value;
   return {
     kind,
-    toolName: uses.get(result.value.toolUseId)?.value ?? "",
+    toolName: use?.name ?? "",
     toolUseId: result.value.toolUseId,
+    ...inputOf(use),
     offset: result.entry.offset,
     line: result.entry.line,
     rule,
   };
+}
+
+function inputOf(use: ToolUse | undefined): { toolInput?: ToolInputSummary } {
+  return use?.input ? { toolInput: use.input } : {};
 }
 
 function linkQuery(

@@ -16,7 +16,12 @@ import {
   type KillSwitchStatus,
   recordRecovery,
 } from "../guardrails/guardrails.ts";
-import { buildBlockMessage } from "../recovery/recovery.ts";
+import {
+  buildBlockMessage,
+  buildFittedPrompt,
+  buildReportLines,
+  type PromptWording,
+} from "../recovery/recovery.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
 import type { StateStore } from "../guardrails/state.ts";
 
@@ -32,6 +37,11 @@ export interface DispatchRequest {
   reason: string;
   /** Extra facts for the `stall_detected` event. */
   details?: Readonly<Record<string, unknown>>;
+  /**
+   * `"idle"` when the nudge wakes a session that already went idle (the
+   * watchdog), so the prompt does not speak of a stop; default `"stop"`.
+   */
+  wording?: PromptWording;
 }
 
 /** What dispatching needs besides the request. */
@@ -48,8 +58,12 @@ export type DispatchResult =
   | {
     action: "recover";
     signatures: StallSignature[];
-    /** Report and recovery prompt. */
+    /** Report and recovery prompt: the stderr of an exit-2 block. */
     message: string;
+    /** The recovery prompt alone, for output modes that report separately. */
+    prompt: string;
+    /** The report lines alone (for the user), newline-joined. */
+    report: string;
     events: EventRecord[];
   }
   | {
@@ -156,13 +170,20 @@ export async function dispatchStall(
       retries: c.retries,
     })),
   }));
+  const wording = { wording: request.wording ?? "stop" } as const;
+  const text = context.settings.recovery;
   return {
     action: "recover",
     signatures: decision.allowed,
     message: buildBlockMessage(
       decision.allowed,
       request.transcriptPath,
-      context.settings.recovery,
+      text,
+      wording,
+    ),
+    prompt: buildFittedPrompt(decision.allowed, text, wording),
+    report: buildReportLines(decision.allowed, request.transcriptPath).join(
+      "\n",
     ),
     events,
   };

@@ -3,8 +3,8 @@
  *
  * Allow = exit 0 with nothing on stdout (or only a `systemMessage` telling
  * the user about a broken config, once per session). Block = exit 2 with the
- * report and recovery prompt on stderr, or, with `STALL_WATCH_OUTPUT=json`,
- * exit 0 with `{"decision":"block","reason":...}` on stdout.
+ * report and recovery prompt on stderr, or, with `STALL_WATCH_OUTPUT=json` or
+ * `context`, exit 0 with JSON on stdout (see `block_output.ts`).
  *
  * @module
  */
@@ -100,26 +100,20 @@ export async function runHook(
   if (result.action === "suppress") {
     return await allow(notices, result.line, logError);
   }
-  if (settings.output === "json") {
-    const notice = await notices.claim();
-    const json: Record<string, string> = {
-      decision: "block",
-      reason: result.message,
-    };
-    if (notice) json.systemMessage = notice;
-    return {
-      exitCode: ExitCode.ok,
-      stdout: JSON.stringify(json) + "\n",
-      stderr: logError,
-    };
-  }
-  // Exit 2 must not be combined with JSON on stdout: a config notice waits
-  // for the next allowed stop.
-  return {
-    exitCode: ExitCode.block,
-    stdout: "",
-    stderr: result.message + logError,
-  };
+  const { blockOutcome } = await importLazily<
+    typeof import("./block_output.ts")
+  >(
+    "./block_output.ts",
+    import.meta.url,
+  );
+  const outcome = blockOutcome(settings.output, {
+    message: result.message,
+    prompt: result.prompt,
+    report: result.report,
+    hookEvent: input.hookEventName,
+    notice: settings.output === "stderr" ? null : await notices.claim(),
+  });
+  return { ...outcome, stderr: outcome.stderr + logError };
 }
 
 /** Tells the user about config problems once per session, via `systemMessage`. */

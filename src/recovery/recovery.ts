@@ -7,41 +7,13 @@
 
 import type { StallKind, StallSignature } from "../detection/classify.ts";
 import { quoteForPrompt } from "./prompt_text.ts";
+import type { ToolInputSummary } from "../transcript/tool_input.ts";
+import { DEFAULT_TEXT, type RecoveryText } from "./nudge_texts.ts";
 
-/** The texts of a recovery prompt; the config file may override each. */
-export interface RecoveryText {
-  header: string;
-  footer: string;
-  /** Per-kind templates with `{tool_name}`, `{tool_use_id}`, `{line_number}`. */
-  nudges: Readonly<Record<StallKind, string>>;
-  /** Template for a kind without its own nudge. */
-  defaultNudge: string;
-}
+export type { RecoveryText };
 
-/** The seed's recovery texts. */
-export const DEFAULT_RECOVERY_TEXT: RecoveryText = Object.freeze({
-  header: "stall_watch recovery: a silent tool stall was detected before you " +
-    "tried to stop. Do NOT end the turn yet — act on the guidance below.",
-  footer: "Take the smallest concrete action that unblocks the task, then " +
-    "produce the assistant follow-up the user was waiting for. Only stop " +
-    "after that follow-up is on the transcript.",
-  nudges: Object.freeze({
-    pending_tool_use: "Retry the {tool_name} call (id {tool_use_id}) or fall " +
-      "back to a safer alternative — it started at line {line_number} and " +
-      "never produced a tool_result.",
-    empty_tool_result: "The {tool_name} call at line {line_number} returned " +
-      "an empty tool_result. Re-run it with verbose output (or inspect " +
-      "stderr) and report what actually came back.",
-    hung_mcp_call: "The MCP tool {tool_name} (id {tool_use_id}) hung at line " +
-      "{line_number}. Restart the MCP server or fall back to a native tool " +
-      "before responding.",
-    missing_followup: "The tool_result for {tool_name} at line " +
-      "{line_number} was never interpreted. Summarize what the tool returned " +
-      "and continue the task the user asked for.",
-  }),
-  defaultNudge: "A silent stall was detected on {tool_name} at line " +
-    "{line_number}. Investigate and produce a follow-up before stopping.",
-});
+/** The default texts (the `default` preset). */
+export const DEFAULT_RECOVERY_TEXT: RecoveryText = DEFAULT_TEXT;
 
 /** Human labels used in report lines; part of the public contract. */
 export const KIND_LABELS: Readonly<Record<StallKind, string>> = Object.freeze({
@@ -68,10 +40,11 @@ export function nudgeFor(
 }
 
 /**
- * Replaces the `{tool_name}`, `{tool_use_id}` and `{line_number}` slots.
- * Other braces are left alone, so a template cannot break the hook. Names
- * and ids come from the transcript, so they go in through
- * {@link quoteForPrompt}: one line, quoted unless plain.
+ * Replaces the `{tool_name}`, `{tool_input}`, `{tool_use_id}` and
+ * `{line_number}` slots. Other braces are left alone, so a template cannot
+ * break the hook (settings report unknown slots). Names, ids and inputs come
+ * from the transcript, so they go in through {@link quoteForPrompt}: one
+ * line, quoted unless plain.
  */
 export function fillTemplate(
   template: string,
@@ -84,12 +57,34 @@ export function fillTemplate(
     tool_use_id: signature.toolUseId
       ? quoteForPrompt(signature.toolUseId)
       : "<unknown>",
+    tool_input: describeToolInput(signature.toolInput),
     line_number: String(signature.line),
   };
   return template.replace(
-    /\{(tool_name|tool_use_id|line_number)\}/g,
+    /\{(tool_name|tool_input|tool_use_id|line_number)\}/g,
     (_, slot: string) => slots[slot] ?? "",
   );
+}
+
+/**
+ * What `{tool_input}` says: `field=value` (the value through
+ * {@link quoteForPrompt}: quoted unless plain),
+ * `no input`, or `input not recorded` when the transcript line could not be
+ * read in full.
+ */
+export function describeToolInput(input: ToolInputSummary | undefined): string {
+  if (!input) return "input not recorded";
+  if (input.field === "") return "no input";
+  return `${input.field}=${quoteForPrompt(input.value)}`;
+}
+
+/** Where the prompt is read: a blocked stop, or a session woken while idle. */
+export type PromptWording = "stop" | "idle";
+
+/** Options of {@link buildRecoveryPrompt} and {@link buildBlockMessage}. */
+export interface PromptOptions {
+  /** Default `"stop"`; the watchdog uses `"idle"` (its own header). */
+  wording?: PromptWording;
 }
 
 /**
@@ -99,10 +94,12 @@ export function fillTemplate(
 export function buildRecoveryPrompt(
   signatures: readonly StallSignature[],
   text: RecoveryText = DEFAULT_RECOVERY_TEXT,
+  options: PromptOptions = {},
 ): string {
   if (signatures.length === 0) return "";
+  const header = options.wording === "idle" ? text.idleHeader : text.header;
   const bullets = signatures.map((s) => `- [${s.kind}] ${nudgeFor(s, text)}`);
-  return [text.header, ...bullets, text.footer].join("\n") + "\n";
+  return [header, ...bullets, text.footer].join("\n") + "\n";
 }
 
 /**
@@ -138,26 +135,48 @@ export function buildReportLines(
 }
 
 /**
- * The whole block message: report lines and recovery prompt, kept under
- * Claude Code's size limit by summarising bullets that do not fit.
+ * The whole block message for stderr: report lines and recovery prompt,
+ * kept under Claude Code's size limit by summarising bullets that do not fit.
  */
 export function buildBlockMessage(
   signatures: readonly StallSignature[],
   transcriptPath: string,
   text: RecoveryText = DEFAULT_RECOVERY_TEXT,
+  options: PromptOptions = {},
 ): string {
   const report = buildReportLines(signatures, transcriptPath).join("\n") + "\n";
+  return fitPrompt(report, signatures, text, options);
+}
+
+/**
+ * The recovery prompt alone, within the size limit: what the model reads
+ * when the report goes to the user separately (the JSON output modes).
+ */
+export function buildFittedPrompt(
+  signatures: readonly StallSignature[],
+  text: RecoveryText = DEFAULT_RECOVERY_TEXT,
+  options: PromptOptions = {},
+): string {
+  return fitPrompt("", signatures, text, options);
+}
+
+function fitPrompt(
+  before: string,
+  signatures: readonly StallSignature[],
+  text: RecoveryText,
+  options: PromptOptions,
+): string {
   let shown = signatures.length;
-  let message = report + buildRecoveryPrompt(signatures, text);
+  let message = before + buildRecoveryPrompt(signatures, text, options);
   while (message.length > MAX_REASON_CHARS && shown > 1) {
     shown = Math.max(1, Math.floor(shown / 2));
     const kept = signatures.slice(0, shown);
     const more = signatures.length - shown;
-    const prompt = buildRecoveryPrompt(kept, text).replace(
+    const prompt = buildRecoveryPrompt(kept, text, options).replace(
       `\n${text.footer}`,
       `\n- (${more} more stalled calls not listed)\n${text.footer}`,
     );
-    message = report + prompt;
+    message = before + prompt;
   }
   return message.length > MAX_REASON_CHARS
     ? message.slice(0, MAX_REASON_CHARS - 1) + "…"

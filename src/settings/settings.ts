@@ -11,15 +11,31 @@
 import type { StallKind } from "../detection/classify.ts";
 import { isPlainObject } from "../transcript/json_line.ts";
 import {
-  DEFAULT_RECOVERY_TEXT,
+  NUDGE_PRESETS,
+  type NudgePreset,
+  presetText,
   type RecoveryText,
-} from "../recovery/recovery.ts";
+  slotsIn,
+  TEMPLATE_SLOTS,
+  unknownSlots,
+} from "../recovery/nudge_texts.ts";
 
 /** What the hook does when Claude Code says it is already continuing. */
 export type StopHookActivePolicy = "allow" | "check";
 
-/** How a block decision is written. */
-export type OutputMode = "stderr" | "json";
+/**
+ * How a block decision is written: exit 2 with the report and prompt on
+ * stderr; JSON `decision: "block"`; or JSON `additionalContext`, which Claude
+ * Code 2.1.163+ feeds to the model without labelling the hook a problem.
+ */
+export type OutputMode = "stderr" | "json" | "context";
+
+/** Every output mode. */
+export const OUTPUT_MODES: readonly OutputMode[] = [
+  "stderr",
+  "json",
+  "context",
+];
 
 /** Every setting stall-watch reads. Paths are as given (relative to the start directory). */
 export interface Settings {
@@ -30,6 +46,8 @@ export interface Settings {
   killSwitchEnv: string;
   killSwitchFile: string | null;
   output: OutputMode;
+  /** Which texts the recovery prompt starts from. */
+  nudgePreset: NudgePreset;
   stateDir: string;
   eventLogEnabled: boolean;
   eventLogPath: string;
@@ -64,6 +82,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   killSwitchEnv: "STALL_WATCH_DISABLED",
   killSwitchFile: null,
   output: "stderr",
+  nudgePreset: "default",
   stateDir: ".claude/stall_watch",
   eventLogEnabled: false,
   eventLogPath: ".claude/stall_watch/events.jsonl",
@@ -72,7 +91,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   lagWaitMs: 300,
   idleSeconds: 90,
   watchMaxSeconds: 600,
-  recovery: DEFAULT_RECOVERY_TEXT,
+  recovery: presetText("default"),
 });
 
 /** The config file's keys with their expected JSON types (nested by object). */
@@ -84,6 +103,7 @@ export const CONFIG_KEYS = {
   kill_switch_env: "string",
   kill_switch_file: "string",
   output: "string",
+  nudge_preset: "string",
   state_dir: "string",
   stop_hook_active: "string",
   lag_wait_ms: "integer",
@@ -91,6 +111,7 @@ export const CONFIG_KEYS = {
   watch: { idle_seconds: "number", max_seconds: "number" },
   recovery: {
     header: "string",
+    idle_header: "string",
     footer: "string",
     default_nudge: "string",
     nudges: {
@@ -183,7 +204,13 @@ export function resolveSettings(
       "STALL_WATCH_OUTPUT",
       "output",
       d.output,
-      oneOf(["stderr", "json"]),
+      oneOf(OUTPUT_MODES),
+    ),
+    nudgePreset: pick(
+      "STALL_WATCH_NUDGE_PRESET",
+      "nudge_preset",
+      d.nudgePreset,
+      oneOf(NUDGE_PRESETS),
     ),
     stateDir: pick("STALL_WATCH_STATE_DIR", "state_dir", d.stateDir, path),
     eventLogEnabled: env.STALL_WATCH_LOG_FILE
@@ -225,39 +252,67 @@ export function resolveSettings(
       d.watchMaxSeconds,
       numberIn(0.1, 86_400),
     ),
-    recovery: recoveryText(file, problems),
+    recovery: d.recovery,
   };
+  settings.recovery = recoveryText(
+    file,
+    presetText(settings.nudgePreset),
+    problems,
+  );
   return { settings, problems };
 }
 
+/**
+ * The preset's texts with the config file's overrides. A nudge with a slot
+ * stall-watch does not fill, or a header or footer with any slot (only
+ * nudges are filled), would reach the model verbatim: it is a problem, and
+ * the preset's text is used instead.
+ */
 function recoveryText(
   file: ConfigValues,
+  base: RecoveryText,
   problems: SettingProblem[],
 ): RecoveryText {
-  const text = (key: string, fallback: string): string => {
+  const text = (key: string, fallback: string, filled: boolean): string => {
     const found = file.get(key);
     if (found === undefined) return fallback;
-    if (typeof found.value === "string" && found.value.trim() !== "") {
-      return found.value;
+    if (typeof found.value !== "string" || found.value.trim() === "") {
+      problems.push({
+        source: found.where,
+        message: `"${key}" must be a non-empty string`,
+      });
+      return fallback;
     }
-    problems.push({
-      source: found.where,
-      message: `"${key}" must be a non-empty string`,
-    });
-    return fallback;
+    const bad = filled ? unknownSlots(found.value) : slotsIn(found.value);
+    if (bad.length > 0) {
+      problems.push({
+        source: found.where,
+        message: `"${key}" has ${
+          bad.map((slot) => `{${slot}}`).join(", ")
+        }, which is not filled in (${
+          filled ? `slots: ${KNOWN_SLOTS}` : "slots are filled only in nudges"
+        }); using the preset's text`,
+      });
+      return fallback;
+    }
+    return found.value;
   };
-  const base = DEFAULT_RECOVERY_TEXT;
   const nudges = { ...base.nudges };
   for (const kind of Object.keys(nudges) as StallKind[]) {
-    nudges[kind] = text(`recovery.nudges.${kind}`, nudges[kind]);
+    nudges[kind] = text(`recovery.nudges.${kind}`, nudges[kind], true);
   }
   return {
-    header: text("recovery.header", base.header),
-    footer: text("recovery.footer", base.footer),
-    defaultNudge: text("recovery.default_nudge", base.defaultNudge),
+    header: text("recovery.header", base.header, false),
+    idleHeader: text("recovery.idle_header", base.idleHeader, false),
+    footer: text("recovery.footer", base.footer, false),
+    defaultNudge: text("recovery.default_nudge", base.defaultNudge, true),
     nudges,
   };
 }
+
+const KNOWN_SLOTS = Object.keys(TEMPLATE_SLOTS).map((s) => `{${s}}`).join(
+  ", ",
+);
 
 /** Turns a raw env or file value into a setting, or says why it cannot. */
 type Converter<T> = (

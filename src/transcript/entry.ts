@@ -10,11 +10,14 @@
  */
 
 import { isPlainObject } from "./json_line.ts";
+import { summarizeToolInput, type ToolInputSummary } from "./tool_input.ts";
 
 /** A `tool_use` block: a call the model made. */
 export interface ToolUse {
   id: string;
   name: string;
+  /** What the call was about, when its input could be read. */
+  input?: ToolInputSummary;
 }
 
 /** A `tool_result` block: the answer to one call. */
@@ -180,9 +183,11 @@ function assistantEntry(
     if (block.type === "text" && isNonBlank(block.text)) {
       texts.push(block.text as string);
     } else if (block.type === "tool_use" && isNonBlank(block.id)) {
+      const input = summarizeToolInput(block.input);
       toolUses.push({
         id: block.id as string,
         name: typeof block.name === "string" ? block.name : "",
+        ...(input ? { input } : {}),
       });
     }
     // thinking, redacted_thinking and server-side tools say nothing about

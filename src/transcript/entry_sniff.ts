@@ -19,6 +19,7 @@ import {
   type ToolUse,
   USER_STOP_PREFIXES,
 } from "./entry.ts";
+import { summarizeRawToolInput } from "./tool_input.ts";
 
 const TOOL_USE =
   /(?<!\\)"type"\s*:\s*"tool_use"\s*,\s*"id"\s*:\s*"([^"\\]+)"\s*,\s*"name"\s*:\s*"([^"\\]*)"/g;
@@ -60,7 +61,12 @@ export function sniffEntry(
   if (type === "assistant") {
     const toolUses: ToolUse[] = [];
     for (const match of head.matchAll(TOOL_USE)) {
-      toolUses.push({ id: match[1] as string, name: match[2] as string });
+      const input = rawInputAfter(head, match.index + match[0].length);
+      toolUses.push({
+        id: match[1] as string,
+        name: match[2] as string,
+        ...(input ? { input } : {}),
+      });
     }
     const entry: AssistantEntry = {
       kind: "assistant",
@@ -117,6 +123,15 @@ export function sniffEntry(
   return NON_PROMPT_PREFIXES.some((prefix) => opening.startsWith(prefix))
     ? { kind: "note", ...base }
     : { kind: "prompt", ...base };
+}
+
+const INPUT_KEY = /^\s*,\s*"input"\s*:\s*/;
+
+/** The input summary of the tool_use ending at `end`, when its start is in `head`. */
+function rawInputAfter(head: string, end: number) {
+  const rest = head.slice(end, end + 1024);
+  const key = INPUT_KEY.exec(rest);
+  return key ? summarizeRawToolInput(rest.slice(key[0].length)) : null;
 }
 
 const STRING_FIELDS = new Map<string, RegExp>();

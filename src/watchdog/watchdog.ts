@@ -153,6 +153,7 @@ export async function runWatch(
       verdict.signatures,
     ),
     reason: `${verdict.reason} (${trigger})`,
+    wording: "idle",
     details: {
       trigger: watched.trigger,
       watched_tool_use_id: input.toolUseId,

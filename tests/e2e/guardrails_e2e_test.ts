@@ -383,6 +383,38 @@ Deno.test("a broken config is shown to the user once per session through systemM
   });
 });
 
+Deno.test("in context mode a block tells the user of an unknown template slot once, beside the report", async () => {
+  await withProject(async (p) => {
+    await Deno.mkdir(join(p.dir, ".claude"));
+    await Deno.writeTextFile(
+      join(p.dir, ".claude/stall-watch.jsonc"),
+      '{"output": "context", "recovery": {"default_nudge": "{file_path}"}}',
+    );
+    const first = await hook(p);
+    assert.equal(first.code, 0, first.stderr);
+    const output = JSON.parse(first.stdout);
+    const [report, notice] = output.systemMessage.split(
+      "\nstall-watch config problem",
+    );
+    assert.match(
+      report,
+      /^stall_watch: 1 pending tool_use in .*session\.jsonl\n/,
+    );
+    assert.equal(
+      notice,
+      ' (defaults used instead): .claude/stall-watch.jsonc:1:53: "recovery.default_nudge" ' +
+        "has {file_path}, which is not filled in (slots: {tool_name}, " +
+        "{tool_input}, {tool_use_id}, {line_number}); using the preset's text",
+    );
+    assert.doesNotMatch(
+      output.hookSpecificOutput.additionalContext,
+      /\{file_path\}|stall-watch config/,
+    );
+    const second = JSON.parse((await hook(p)).stdout);
+    assert.doesNotMatch(second.systemMessage, /config problem/, "once");
+  });
+});
+
 Deno.test("the event log rotates at its size limit, keeping one previous file", async () => {
   await withProject(async (p) => {
     await Deno.mkdir(join(p.dir, ".claude"));

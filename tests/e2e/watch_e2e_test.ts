@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
+import { DEFAULT_RECOVERY_TEXT } from "../../src/recovery/recovery.ts";
 import {
   type ProcessResult,
   type RunningStallWatch,
@@ -157,12 +158,13 @@ function assertNudge(
     lines[1],
     `stall_watch: first stall = Bash (id=${toolUseId}) at line ${line} [missing follow-up]`,
   );
+  // The session is idle: the wake-up says so, and does not speak of a stop.
+  assert.equal(lines[2], DEFAULT_RECOVERY_TEXT.idleHeader);
   assert.match(
-    result.stderr,
-    new RegExp(
-      `\\n- \\[missing_followup\\] The tool_result for Bash at line ${line} was never interpreted`,
-    ),
+    lines[3] as string,
+    /^- \[missing_followup\] Bash \(command="[^"]+"\) returned a result you have not answered/,
   );
+  assert.doesNotMatch(result.stderr, /before you tried to stop/);
 }
 
 Deno.test("watch exits 0 silently when the model follows up after a result that arrives late", async () => {

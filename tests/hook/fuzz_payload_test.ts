@@ -189,7 +189,7 @@ function payloadOf(
 }
 
 const envValues: Record<string, fc.Arbitrary<string>> = {
-  STALL_WATCH_OUTPUT: fc.constantFrom("json", "stderr", "xml", ""),
+  STALL_WATCH_OUTPUT: fc.constantFrom("json", "context", "stderr", "xml", ""),
   STALL_WATCH_MAX_RETRIES: fc.constantFrom(
     "0",
     "1",
@@ -358,13 +358,32 @@ Deno.test("the hook answers allow, block or one line of bad input for any payloa
             const json = JSON.parse(stdout);
             for (const key of Object.keys(json)) {
               assert.ok(
-                ["decision", "reason", "systemMessage"].includes(key),
+                ["decision", "reason", "systemMessage", "hookSpecificOutput"]
+                  .includes(key),
                 context,
               );
             }
+            // A block in a JSON mode: the prompt alone for the model, the
+            // report lines (with the transcript path) for the user.
+            const prompt = json.decision !== undefined
+              ? json.reason
+              : json.hookSpecificOutput?.additionalContext;
             if (json.decision !== undefined) {
               assert.equal(json.decision, "block");
-              assert.match(json.reason, /^stall_watch: /);
+            }
+            if (json.hookSpecificOutput !== undefined) {
+              assert.ok(
+                ["Stop", "SubagentStop"].includes(
+                  json.hookSpecificOutput.hookEventName,
+                ),
+                context,
+              );
+            }
+            if (prompt !== undefined) {
+              assert.equal(typeof prompt, "string", context);
+              assert.doesNotMatch(prompt, /^stall_watch: \d/m, context);
+              assert.doesNotMatch(prompt, /transcript\.jsonl/, context);
+              assert.match(json.systemMessage, /^stall_watch: \d/, context);
             }
           }
         }

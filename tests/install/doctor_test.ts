@@ -204,6 +204,23 @@ Deno.test("doctor accepts the same command in two files (Claude Code runs it onc
   });
 });
 
+Deno.test("doctor fails on a nudge template slot stall-watch does not fill", async () => {
+  await withSetup(async (s) => {
+    assert.equal(await main(["install"], s.io()), 0);
+    await s.write(
+      "stall-watch.jsonc",
+      '{ "recovery": { "nudges": { "empty_tool_result": "Read {file_path} again" } } }\n',
+    );
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1, out);
+    assert.deepEqual(lines(out, "FAIL").map((l) => l.slice(8)), [
+      'config: .claude/stall-watch.jsonc:1:50: "recovery.nudges.empty_tool_result" ' +
+      "has {file_path}, which is not filled in (slots: {tool_name}, {tool_input}, " +
+      "{tool_use_id}, {line_number}); using the preset's text",
+    ]);
+  });
+});
+
 Deno.test("doctor reports config problems as a failure and the kill switch as a warning", async () => {
   await withSetup(async (s) => {
     assert.equal(await main(["install"], s.io()), 0);

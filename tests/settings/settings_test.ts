@@ -11,6 +11,7 @@ import {
   DEFAULT_SETTINGS,
   resolveSettings,
 } from "../../src/settings/settings.ts";
+import { SEED_TEXT } from "../../src/recovery/nudge_texts.ts";
 
 const fixture = (name: string) =>
   fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
@@ -96,7 +97,7 @@ Deno.test("parseConfigText() reports unknown keys and wrong types, keeping the r
   assert.deepEqual([...file.values.keys()], ["event_log.path"]);
   assert.deepEqual(file.problems.map((p) => p.message), [
     'unknown key "max_retrys" (known here: max_retries, cooldown_seconds, kill_switch, kill_switch_env, ' +
-    "kill_switch_file, output, state_dir, stop_hook_active, lag_wait_ms, event_log, watch, recovery)",
+    "kill_switch_file, output, nudge_preset, state_dir, stop_hook_active, lag_wait_ms, event_log, watch, recovery)",
     '"cooldown_seconds" must be a number, got string',
     'unknown key "event_log.rotate" (known here: enabled, path, max_bytes)',
   ]);
@@ -114,6 +115,69 @@ Deno.test("a custom nudge template replaces only its kind", async () => {
     settings.recovery.nudges.pending_tool_use,
     DEFAULT_SETTINGS.recovery.nudges.pending_tool_use,
   );
+});
+
+Deno.test('nudge_preset "seed" gives the original texts; overrides apply on top', async () => {
+  const seed = await fromText(
+    '{"nudge_preset": "seed", "recovery": {"footer": "Answer the user."}}',
+  );
+  assert.deepEqual(seed.problems, []);
+  assert.equal(seed.settings.nudgePreset, "seed");
+  assert.equal(seed.settings.recovery.header, SEED_TEXT.header);
+  assert.deepEqual(seed.settings.recovery.nudges, SEED_TEXT.nudges);
+  assert.equal(seed.settings.recovery.footer, "Answer the user.");
+  const env = await fromText("{}", { STALL_WATCH_NUDGE_PRESET: "seed" });
+  assert.equal(env.settings.recovery.defaultNudge, SEED_TEXT.defaultNudge);
+  const bad = await fromText('{"nudge_preset": "classic"}');
+  assert.deepEqual(bad.problems.map((p) => p.message), [
+    '"nudge_preset" must be one of "default", "seed", got "classic"',
+  ]);
+  assert.deepEqual(bad.settings.recovery, DEFAULT_SETTINGS.recovery);
+});
+
+Deno.test("an unknown template slot is a config problem and the preset's text is used", async () => {
+  const { settings, problems } = await fromText(
+    '{"recovery": {"nudges": {"empty_tool_result": "Read {file_path} again ({tool_input})"},' +
+      ' "default_nudge": "{tool_name} {tool_use_id} {line_number} {tool_input}",' +
+      ' "header": "Stall on {tool_name}"}}',
+  );
+  assert.deepEqual(problems, [
+    {
+      source: "stall-watch.jsonc:1:47",
+      message:
+        '"recovery.nudges.empty_tool_result" has {file_path}, which is ' +
+        "not filled in (slots: {tool_name}, {tool_input}, {tool_use_id}, " +
+        "{line_number}); using the preset's text",
+    },
+    {
+      source: "stall-watch.jsonc:1:172",
+      message: '"recovery.header" has {tool_name}, which is not filled in ' +
+        "(slots are filled only in nudges); using the preset's text",
+    },
+  ]);
+  assert.equal(
+    settings.recovery.nudges.empty_tool_result,
+    DEFAULT_SETTINGS.recovery.nudges.empty_tool_result,
+  );
+  assert.equal(settings.recovery.header, DEFAULT_SETTINGS.recovery.header);
+  assert.equal(
+    settings.recovery.defaultNudge,
+    "{tool_name} {tool_use_id} {line_number} {tool_input}",
+  );
+});
+
+Deno.test("output accepts stderr, json and context", async () => {
+  for (const mode of ["stderr", "json", "context"]) {
+    const { settings, problems } = await fromText(`{"output": "${mode}"}`);
+    assert.deepEqual(problems, []);
+    assert.equal(settings.output, mode);
+  }
+  const env = await fromText("{}", { STALL_WATCH_OUTPUT: "context" });
+  assert.equal(env.settings.output, "context");
+  const bad = await fromText('{"output": "exit2"}');
+  assert.deepEqual(bad.problems.map((p) => p.message), [
+    '"output" must be one of "stderr", "json", "context", got "exit2"',
+  ]);
 });
 
 Deno.test("the shipped example config parses without a single problem", async () => {

@@ -222,8 +222,42 @@ Deno.test("toEntry() collects assistant texts and client tool calls, not thinkin
     sidechain: true,
     messageId: "msg_1",
     texts: ["Reading it."],
-    toolUses: [{ id: "toolu_1", name: "Read" }],
+    toolUses: [{
+      id: "toolu_1",
+      name: "Read",
+      input: { field: "", value: "" },
+    }],
   });
+});
+
+Deno.test("toEntry() keeps a short summary of each call's input", () => {
+  const entry = toEntry({
+    type: "assistant",
+    message: {
+      content: [
+        {
+          type: "tool_use",
+          id: "toolu_w",
+          name: "Write",
+          input: { file_path: "/src/a.ts", content: "x".repeat(100_000) },
+        },
+        {
+          type: "tool_use",
+          id: "toolu_n",
+          name: "Odd",
+          input: "not an object",
+        },
+      ],
+    },
+  }, at);
+  assert.deepEqual(entry?.kind === "assistant" && entry.toolUses, [
+    {
+      id: "toolu_w",
+      name: "Write",
+      input: { field: "file_path", value: "/src/a.ts" },
+    },
+    { id: "toolu_n", name: "Odd" },
+  ]);
 });
 
 Deno.test("toEntry() survives wrongly typed fields and skips metadata", () => {
@@ -293,6 +327,19 @@ Deno.test("sniffEntry() reads an overlong assistant tool call and a pasted promp
       true,
     ],
   );
+  // Claude Code writes file_path before content: it is in the line's head.
+  const withPath = sniffEntry(
+    '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_x","name":"Write","input":{"file_path":"/src/\\u00e9t\\u00e9.md","content":"...',
+    '..."}}]}}',
+    at,
+  );
+  assert.deepEqual(withPath?.kind === "assistant" && withPath.toolUses, [
+    {
+      id: "toolu_x",
+      name: "Write",
+      input: { field: "file_path", value: "/src/été.md" },
+    },
+  ]);
   assert.equal(
     sniffEntry(
       '{"type":"user","message":{"role":"user","content":"Here is my log: ...',

@@ -1,0 +1,74 @@
+/**
+ * How a block reaches Claude Code, per output mode (measured with Claude
+ * Code 2.1.332, see the README's "Output modes"):
+ *
+ * - `stderr`: exit 2, report lines and prompt on stderr. The model reads all
+ *   of it; the user sees "Stop hook reported a problem".
+ * - `json`: exit 0, `{"decision":"block","reason":<prompt>}`. The model reads
+ *   the prompt; the user still sees "Stop hook reported a problem".
+ * - `context`: exit 0, `hookSpecificOutput.additionalContext` = prompt. The
+ *   turn continues the same way, and the user sees "Stop hook says: ..."
+ *   with no problem label (2.1.163+).
+ *
+ * In both JSON modes the report lines go to the user in `systemMessage`.
+ *
+ * @module
+ */
+
+import { ExitCode } from "../shared/errors.ts";
+import type { OutputMode } from "../settings/settings.ts";
+
+/** What to write for a block. */
+export interface BlockParts {
+  /** Report lines and prompt: the stderr form. */
+  message: string;
+  /** The prompt alone. */
+  prompt: string;
+  /** The report lines alone. */
+  report: string;
+  /** `Stop` or `SubagentStop`. */
+  hookEvent: string;
+  /** A config notice for the user, if one is due. */
+  notice: string | null;
+}
+
+/** The process result of a block. */
+export interface BlockOutcome {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The exit code and output of a block in `mode`.
+ *
+ * Exit 2 must not be combined with JSON on stdout, so in `stderr` mode a
+ * config notice waits for the next allowed stop.
+ */
+export function blockOutcome(
+  mode: OutputMode,
+  parts: BlockParts,
+): BlockOutcome {
+  if (mode === "stderr") {
+    return { exitCode: ExitCode.block, stdout: "", stderr: parts.message };
+  }
+  const systemMessage = parts.notice === null
+    ? parts.report
+    : `${parts.report}\n${parts.notice}`;
+  const json = mode === "json"
+    ? { decision: "block", reason: parts.prompt, systemMessage }
+    : {
+      hookSpecificOutput: {
+        hookEventName: parts.hookEvent === "SubagentStop"
+          ? "SubagentStop"
+          : "Stop",
+        additionalContext: parts.prompt,
+      },
+      systemMessage,
+    };
+  return {
+    exitCode: ExitCode.ok,
+    stdout: JSON.stringify(json) + "\n",
+    stderr: "",
+  };
+}

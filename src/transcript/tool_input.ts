@@ -1,0 +1,116 @@
+/**
+ * A short, bounded summary of a tool call's input: the one field that tells
+ * the model which call stalled (the file, the command, the URL, the query).
+ *
+ * Inputs can be megabytes (a Write's content); only the telling field is
+ * read, and only its first characters are kept.
+ *
+ * @module
+ */
+
+import { isPlainObject } from "./json_line.ts";
+
+/** The input field a recovery prompt names, cut to a few characters. */
+export interface ToolInputSummary {
+  /** The field shown (`file_path`, `command`, ...); `""` for a call without input. */
+  field: string;
+  /** The start of its value, at most {@link TOOL_INPUT_CHARS} characters. */
+  value: string;
+}
+
+/** The most characters of a field's value kept. */
+export const TOOL_INPUT_CHARS = 120;
+
+/**
+ * Fields that identify a call, most telling first: Read/Write/Edit,
+ * NotebookEdit, Bash, WebFetch, WebSearch, Grep/Glob, Task/Agent, then the
+ * folder of a search and a subagent's long prompt.
+ */
+export const TELLING_FIELDS: readonly string[] = [
+  "file_path",
+  "notebook_path",
+  "command",
+  "url",
+  "query",
+  "pattern",
+  "description",
+  "path",
+  "prompt",
+];
+
+/** A key safe to show as it is (MCP tools name their own). */
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,39}$/;
+
+/** How many keys of an unknown input are looked at for a fallback field. */
+const FALLBACK_KEYS = 16;
+
+/**
+ * Summarises a `tool_use` block's `input`.
+ *
+ * @returns The telling field, else the first short scalar field of an
+ * unknown tool's input, `{field: "", value: ""}` for an empty input, or
+ * `null` when the input is missing or not an object.
+ */
+export function summarizeToolInput(input: unknown): ToolInputSummary | null {
+  if (!isPlainObject(input)) return null;
+  for (const field of TELLING_FIELDS) {
+    const value = input[field];
+    if (typeof value === "string" && value.trim() !== "") {
+      return { field, value: cut(value) };
+    }
+  }
+  let seen = 0;
+  for (const field in input) {
+    if (++seen > FALLBACK_KEYS) break;
+    if (!FIELD_NAME.test(field)) continue;
+    const value = input[field];
+    if (typeof value === "string" && value.trim() !== "") {
+      return { field, value: cut(value) };
+    }
+    if (typeof value === "number" || typeof value === "boolean") {
+      return { field, value: String(value) };
+    }
+  }
+  return seen === 0 ? { field: "", value: "" } : null;
+}
+
+/**
+ * The summary of an input whose line was too long to parse, from the raw
+ * JSON text that follows `"input":` (the head of the line). Only a first
+ * field that is a string and a telling field is used.
+ *
+ * @param rawInput Text starting at the input object's `{`.
+ */
+export function summarizeRawToolInput(
+  rawInput: string,
+): ToolInputSummary | null {
+  const match = /^\{\s*"([A-Za-z_]+)"\s*:\s*"((?:[^"\\]|\\.){0,400})/.exec(
+    rawInput,
+  );
+  if (!match || !TELLING_FIELDS.includes(match[1] as string)) return null;
+  const value = decodeJsonFragment(match[2] as string);
+  return value.trim() === ""
+    ? null
+    : { field: match[1] as string, value: cut(value) };
+}
+
+/** Decodes the escapes of a (possibly cut) JSON string body. */
+function decodeJsonFragment(fragment: string): string {
+  // A cut may split an escape: drop a trailing partial one.
+  const whole = fragment.replace(/\\(u[0-9a-fA-F]{0,3})?$/, "");
+  try {
+    return JSON.parse(`"${whole}"`) as string;
+  } catch {
+    return whole;
+  }
+}
+
+function cut(value: string): string {
+  const line = value.trim();
+  if (line.length <= TOOL_INPUT_CHARS) return line;
+  // Never split a surrogate pair.
+  let end = TOOL_INPUT_CHARS - 1;
+  const code = line.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return line.slice(0, end) + "…";
+}
