@@ -68,7 +68,7 @@ claudeTest(
         assert.deepEqual(codesOf(await session.hookRuns(), "Stop"), [2, 0]);
         assert.match(screen, /Stop hook reported a problem/);
         assert.match(screen, /stop hook problem · ctrl\+o to see/);
-        assert.match(screen, /stall_watch recovery: a silent tool stall/);
+        assert.match(screen, /stall_watch recovery: a tool call in this turn/);
         assert.match(screen, /first stall = mcp__stub__echo \(id=toolu_/);
         assert.equal(session.api.mainRequests().length, 4);
       } finally {

@@ -80,9 +80,4 @@ claudeTest(
     assert.match(String(decision.systemMessage), /first stall = /);
     assertAnswered(outcome, ANSWER);
   },
-  // needs: JSON output modes per issue 12 item 6
-  {
-    needs:
-      "JSON reason = recovery prompt alone, report in systemMessage (item 6)",
-  },
 );

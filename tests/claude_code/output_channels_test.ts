@@ -1,0 +1,333 @@
+/**
+ * Real Claude Code and each of stall-watch's output modes (`output`):
+ * `stderr` (exit 2), `json` (`decision: "block"`) and `context`
+ * (`hookSpecificOutput.additionalContext`). For each: what the next API
+ * request carried (the model's text), how the session ended, and what the
+ * user was shown (stream-json events in `-p`; the screen in a terminal).
+ *
+ * Measured: all three continue the turn; only `context` does so without
+ * "Stop hook reported a problem" and its status line.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  contentText,
+  empty,
+  firstMessageText,
+  queue,
+  type RecordedRequest,
+  type Reply,
+  text,
+  toolCall,
+} from "./support/fake_api.ts";
+import {
+  assertAnswered,
+  assertCarriesFeedback,
+  claudeTest,
+  codesOf,
+  type Outcome,
+  runScenario,
+  runsOf,
+} from "./support/scenario.ts";
+import { type HookRun, withClaudeSession } from "./support/session.ts";
+import type { TmuxPane } from "./support/tmux.ts";
+
+const TOOL = "mcp__stub__echo";
+const ANSWER = "Recovered: echo said forty-two.";
+/** Silence twice: Claude Code retries an empty reply once on its own. */
+const SILENT_AFTER_ECHO: Reply[] = [
+  toolCall(TOOL, { text: "forty-two" }),
+  empty(),
+  empty(),
+];
+const PROBLEM_NOTICE = "stop-hook-error";
+
+type Mode = "stderr" | "json" | "context";
+
+function runMode(claude: string, mode: Mode): Promise<Outcome> {
+  return runScenario(claude, {
+    prompt: `use ${TOOL}`,
+    script: queue([...SILENT_AFTER_ECHO, text(ANSWER)]),
+    allowedTools: [TOOL],
+    env: { STALL_WATCH_OUTPUT: mode },
+  });
+}
+
+/** The text of the request's messages after the conversation's last tool result. */
+function textAfterResults(request: RecordedRequest): string {
+  const messages = (request.body?.messages ?? []) as {
+    role?: string;
+    content?: unknown;
+  }[];
+  return messages.slice(-2).map((m) => `[${m.role}] ${contentText(m.content)}`)
+    .join("\n");
+}
+
+/** The stream-json `system` events other than `init`: what `-p` shows the user. */
+function userEvents(outcome: Outcome): Record<string, unknown>[] {
+  return outcome.run.events.filter((e) =>
+    e.type === "system" && e.subtype !== "init"
+  );
+}
+
+function stopSummary(outcome: Outcome): Record<string, unknown> {
+  const line = outcome.transcripts[0]!.text.split("\n").find((l) =>
+    l.includes('"subtype":"stop_hook_summary"')
+  );
+  assert.ok(line, "no stop_hook_summary in the transcript");
+  return JSON.parse(line);
+}
+
+/** The report lines a block writes, from its first line to the first stall. */
+function assertReport(report: string, block: HookRun): void {
+  const transcript = String(block.payload.transcript_path);
+  assert.match(
+    report,
+    new RegExp(
+      `^stall_watch: 1 [a-z -_]+ in ${
+        transcript.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+      }\\nstall_watch: first stall = ${TOOL} \\(id=toolu_\\w+\\) at line \\d+ \\[`,
+    ),
+  );
+}
+
+/** Asserts the model's text names the call and carries no path or line. */
+function assertPromptAlone(prompt: string, block: HookRun): void {
+  assert.match(prompt, /^stall_watch recovery: /);
+  assert.match(prompt, /^- \[\w+\] mcp__stub__echo \(text=forty-two\) /m);
+  assert.equal(prompt.includes(String(block.payload.transcript_path)), false);
+  assert.doesNotMatch(prompt, /^stall_watch: \d/m);
+  assert.doesNotMatch(prompt, /\bline \d+|\.jsonl/);
+}
+
+claudeTest(
+  "output stderr: exit 2, the model reads report and prompt as Stop hook feedback, the user is shown a hook problem",
+  async (claude) => {
+    const outcome = await runMode(claude, "stderr");
+    assertAnswered(outcome, ANSWER);
+    assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [2, 0]);
+    const [block, after] = runsOf(outcome.hookRuns, "Stop");
+    assert.equal(block!.stdout, "");
+    assertReport(block!.stderr, block!);
+    assertCarriesFeedback(outcome, outcome.requests[3], block!);
+    assert.equal(after!.payload.stop_hook_active, true);
+    assert.deepEqual(userEvents(outcome).map((e) => e.key), [PROBLEM_NOTICE]);
+    assert.equal(
+      (stopSummary(outcome).hookErrors as string[]).length,
+      1,
+      "listed as a hook error",
+    );
+  },
+);
+
+claudeTest(
+  "output json: exit 0, the model reads the prompt alone (twice), the user gets the report and still a hook problem",
+  async (claude) => {
+    const outcome = await runMode(claude, "json");
+    assertAnswered(outcome, ANSWER);
+    assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0, 0]);
+    const [block] = runsOf(outcome.hookRuns, "Stop");
+    const output = JSON.parse(block!.stdout);
+    assert.deepEqual(Object.keys(output), [
+      "decision",
+      "reason",
+      "systemMessage",
+    ]);
+    assertPromptAlone(output.reason, block!);
+    assertReport(output.systemMessage, block!);
+    const seen = textAfterResults(outcome.requests[3]!);
+    assert.ok(seen.includes(`Stop hook feedback:\n${output.reason}`), seen);
+    assert.ok(
+      seen.includes(
+        `[system] Stop hook blocking error from command: "${outcome.hookCommand}": ${output.reason}`,
+      ),
+      seen,
+    );
+    assert.doesNotMatch(seen, /^stall_watch: \d/m);
+    const events = userEvents(outcome);
+    assert.deepEqual(
+      events.map((e) => e.subtype),
+      ["informational", "notification"],
+    );
+    assert.equal(
+      events[0]!.content,
+      output.systemMessage.split("\n").map((l: string) => `Stop says: ${l}`)
+        .join("\n"),
+    );
+    assert.equal(events[1]!.key, PROBLEM_NOTICE);
+  },
+);
+
+claudeTest(
+  "output context: exit 0, the model reads the prompt alone as additional context, the user gets the report and no problem",
+  async (claude) => {
+    const outcome = await runMode(claude, "context");
+    assertAnswered(outcome, ANSWER);
+    assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0, 0]);
+    const [block, after] = runsOf(outcome.hookRuns, "Stop");
+    const output = JSON.parse(block!.stdout);
+    assert.deepEqual(Object.keys(output), [
+      "hookSpecificOutput",
+      "systemMessage",
+    ]);
+    assert.equal(output.hookSpecificOutput.hookEventName, "Stop");
+    const prompt = output.hookSpecificOutput.additionalContext;
+    assertPromptAlone(prompt, block!);
+    assertReport(output.systemMessage, block!);
+    const seen = textAfterResults(outcome.requests[3]!);
+    assert.ok(
+      seen.endsWith(`[system] Stop hook additional context: ${prompt}`),
+      seen,
+    );
+    assert.doesNotMatch(seen, /Stop hook feedback|^stall_watch: \d/m);
+    // The loop fence still holds: the next Stop knows it follows a nudge.
+    assert.equal(after!.payload.stop_hook_active, true);
+    assert.deepEqual(userEvents(outcome).map((e) => e.subtype), [
+      "informational",
+    ]);
+    const summary = stopSummary(outcome);
+    assert.deepEqual(summary.hookErrors, []);
+    assert.deepEqual(summary.hookAdditionalContext, [prompt]);
+  },
+);
+
+claudeTest(
+  "output context: a model that stays silent after the nudge is nudged once and the session ends",
+  async (claude) => {
+    const outcome = await runScenario(claude, {
+      prompt: `use ${TOOL}`,
+      script: queue([...SILENT_AFTER_ECHO, empty()]),
+      allowedTools: [TOOL],
+      env: { STALL_WATCH_OUTPUT: "context" },
+    });
+    assert.equal(outcome.run.code, 0, outcome.run.stderr);
+    assert.equal(outcome.run.timedOut, false);
+    assert.equal(outcome.overruns, 0);
+    assert.equal(outcome.requests.length, 4);
+    assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0, 0]);
+    const [, second] = runsOf(outcome.hookRuns, "Stop");
+    assert.equal(second!.payload.stop_hook_active, true);
+    assert.equal(second!.stdout, "");
+    assert.equal(outcome.run.result?.subtype, "success");
+  },
+);
+
+claudeTest(
+  "output context: a silent subagent gets the prompt as SubagentStop additional context and answers",
+  async (claude) => {
+    const task = "SUBAGENT-TASK: call the empty tool and report.";
+    const main: Reply[] = [
+      toolCall("Agent", {
+        description: "check the empty tool",
+        prompt: task,
+        subagent_type: "general-purpose",
+        run_in_background: false,
+      }, "Delegating."),
+      text("Main: the subagent reported back."),
+    ];
+    const sub: Reply[] = [
+      toolCall("mcp__stub__empty", {}, "Subagent: calling empty."),
+      empty(),
+      empty(),
+      text("Subagent recovered."),
+    ];
+    let mainIndex = 0;
+    let subIndex = 0;
+    const outcome = await runScenario(claude, {
+      prompt: "delegate the empty tool check to a subagent",
+      script: (request) =>
+        firstMessageText(request).includes(task)
+          ? sub[subIndex++] ?? text("overrun")
+          : main[mainIndex++] ?? text("overrun"),
+      allowedTools: ["Agent", "mcp__stub__empty"],
+      env: { STALL_WATCH_OUTPUT: "context" },
+    });
+    assertAnswered(outcome, "Main: the subagent reported back.");
+    assert.deepEqual([mainIndex, subIndex], [2, 4]);
+    assert.deepEqual(codesOf(outcome.hookRuns, "SubagentStop"), [0, 0]);
+    const [block] = runsOf(outcome.hookRuns, "SubagentStop");
+    const output = JSON.parse(block!.stdout);
+    assert.equal(output.hookSpecificOutput.hookEventName, "SubagentStop");
+    const subRequests = outcome.requests.filter((r) =>
+      firstMessageText(r).includes(task)
+    );
+    assert.match(
+      textAfterResults(subRequests[3]!),
+      /Stop hook additional context: stall_watch recovery: /,
+    );
+  },
+);
+
+/** An interactive session with `output` set in the project's config file. */
+async function interactiveScreen(claude: string, mode: Mode): Promise<string> {
+  let screen = "";
+  await withClaudeSession({
+    claude,
+    script: queue([...SILENT_AFTER_ECHO, text(ANSWER)]),
+  }, async (session) => {
+    await Deno.mkdir(join(session.project, ".claude"));
+    await Deno.writeTextFile(
+      join(session.project, ".claude/stall-watch.jsonc"),
+      JSON.stringify({ output: mode }),
+    );
+    const pane = await session.startInteractive({ allowedTools: [TOOL] });
+    try {
+      await pane.waitFor(/^❯/m);
+      await submit(pane, `use ${TOOL}`);
+      await pane.waitFor(new RegExp(`● ${ANSWER}`));
+      screen = await pane.waitFor(/· done /);
+      assert.deepEqual(
+        codesOf(await session.hookRuns(), "Stop"),
+        mode === "stderr" ? [2, 0] : [0, 0],
+      );
+    } finally {
+      await pane.close();
+    }
+  });
+  return screen;
+}
+
+/**
+ * Types a prompt and presses Enter once the input box shows it: keys typed
+ * while Claude Code is still starting are dropped, so typing is retried.
+ */
+async function submit(pane: TmuxPane, prompt: string): Promise<void> {
+  for (let attempt = 1;; attempt++) {
+    await pane.type(prompt);
+    try {
+      // Claude Code puts a no-break space after the ❯.
+      await pane.waitFor(new RegExp(`❯\\s${prompt}`), 3_000);
+      break;
+    } catch (error) {
+      if (attempt === 5) throw error;
+      await pane.keys("C-u"); // clear whatever part arrived
+    }
+  }
+  await pane.keys("Enter");
+}
+
+claudeTest(
+  "interactive output context: the user sees 'Stop says' with the report and 'Stop hook says' with the prompt, no problem",
+  async (claude) => {
+    const screen = await interactiveScreen(claude, "context");
+    assert.match(screen, /Stop says: stall_watch: 1 /);
+    assert.match(screen, /Stop hook says: stall_watch recovery: /);
+    assert.doesNotMatch(screen, /reported a problem|stop hook problem/);
+  },
+  { tmux: true },
+);
+
+claudeTest(
+  "interactive output json: the user sees the report, then the prompt as 'Stop hook reported a problem'",
+  async (claude) => {
+    const screen = await interactiveScreen(claude, "json");
+    assert.match(screen, /Stop says: stall_watch: 1 /);
+    assert.match(
+      screen,
+      /Stop hook reported a problem\n\s+stall_watch recovery:/,
+    );
+    assert.match(screen, /stop hook problem · ctrl\+o to see/);
+  },
+  { tmux: true },
+);
