@@ -31,6 +31,11 @@ import {
   runsOf,
 } from "./support/scenario.ts";
 import { type HookRun, withClaudeSession } from "./support/session.ts";
+import {
+  MAIN_ANSWER,
+  silentSubagent,
+  SUBAGENT_TASK,
+} from "./support/silent_subagent.ts";
 import type { TmuxPane } from "./support/tmux.ts";
 
 const TOOL = "mcp__stub__echo";
@@ -216,41 +221,21 @@ claudeTest(
 claudeTest(
   "output context: a silent subagent gets the prompt as SubagentStop additional context and answers",
   async (claude) => {
-    const task = "SUBAGENT-TASK: call the empty tool and report.";
-    const main: Reply[] = [
-      toolCall("Agent", {
-        description: "check the empty tool",
-        prompt: task,
-        subagent_type: "general-purpose",
-        run_in_background: false,
-      }, "Delegating."),
-      text("Main: the subagent reported back."),
-    ];
-    const sub: Reply[] = [
-      toolCall("mcp__stub__empty", {}, "Subagent: calling empty."),
-      empty(),
-      empty(),
-      text("Subagent recovered."),
-    ];
-    let mainIndex = 0;
-    let subIndex = 0;
+    const subagent = silentSubagent();
     const outcome = await runScenario(claude, {
       prompt: "delegate the empty tool check to a subagent",
-      script: (request) =>
-        firstMessageText(request).includes(task)
-          ? sub[subIndex++] ?? text("overrun")
-          : main[mainIndex++] ?? text("overrun"),
+      script: subagent.script,
       allowedTools: ["Agent", "mcp__stub__empty"],
       env: { STALL_WATCH_OUTPUT: "context" },
     });
-    assertAnswered(outcome, "Main: the subagent reported back.");
-    assert.deepEqual([mainIndex, subIndex], [2, 4]);
+    assertAnswered(outcome, MAIN_ANSWER);
+    assert.deepEqual(subagent.used(), [2, 4]);
     assert.deepEqual(codesOf(outcome.hookRuns, "SubagentStop"), [0, 0]);
     const [block] = runsOf(outcome.hookRuns, "SubagentStop");
     const output = JSON.parse(block!.stdout);
     assert.equal(output.hookSpecificOutput.hookEventName, "SubagentStop");
     const subRequests = outcome.requests.filter((r) =>
-      firstMessageText(r).includes(task)
+      firstMessageText(r).includes(SUBAGENT_TASK)
     );
     assert.match(
       textAfterResults(subRequests[3]!),

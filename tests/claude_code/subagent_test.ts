@@ -6,14 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  empty,
-  firstMessageText,
-  lastUserText,
-  type Reply,
-  text,
-  toolCall,
-} from "./support/fake_api.ts";
+import { firstMessageText, lastUserText } from "./support/fake_api.ts";
 import {
   assertAnswered,
   assertCarriesFeedback,
@@ -22,41 +15,23 @@ import {
   runScenario,
   runsOf,
 } from "./support/scenario.ts";
-
-const TASK = "SUBAGENT-TASK: call the empty tool and report.";
+import {
+  MAIN_ANSWER,
+  silentSubagent,
+  SUBAGENT_TASK,
+} from "./support/silent_subagent.ts";
 
 claudeTest(
   "silent subagent: SubagentStop blocks once on agent_transcript_path, the subagent answers, the parent is not nudged",
   async (claude) => {
-    const main: Reply[] = [
-      toolCall("Agent", {
-        description: "check the empty tool",
-        prompt: TASK,
-        subagent_type: "general-purpose",
-        run_in_background: false,
-      }, "Delegating."),
-      text("Main: the subagent reported back."),
-    ];
-    const sub: Reply[] = [
-      toolCall("mcp__stub__empty", {}, "Subagent: calling empty."),
-      empty(),
-      empty(),
-      text("Subagent recovered: the empty tool gave nothing."),
-    ];
-    let mainIndex = 0;
-    let subIndex = 0;
+    const subagent = silentSubagent();
     const outcome = await runScenario(claude, {
       prompt: "delegate the empty tool check to a subagent",
-      // The subagent's requests start from its task prompt.
-      script: (request) =>
-        firstMessageText(request).includes(TASK)
-          ? sub[subIndex++] ?? text("overrun")
-          : main[mainIndex++] ?? text("overrun"),
+      script: subagent.script,
       allowedTools: ["Agent", "mcp__stub__empty"],
     });
-    assertAnswered(outcome, "Main: the subagent reported back.");
-    assert.equal(mainIndex, 2);
-    assert.equal(subIndex, 4);
+    assertAnswered(outcome, MAIN_ANSWER);
+    assert.deepEqual(subagent.used(), [2, 4]);
     assert.deepEqual(codesOf(outcome.hookRuns, "SubagentStop"), [2, 0]);
     assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0]);
     const [block, after] = runsOf(outcome.hookRuns, "SubagentStop");
@@ -68,14 +43,17 @@ claudeTest(
     assert.ok(block!.stderr.includes(` in ${agentFile}\n`), block!.stderr);
     assert.match(block!.stderr, /first stall = mcp__stub__empty \(id=toolu_/);
     const subRequests = outcome.requests.filter((r) =>
-      firstMessageText(r).includes(TASK)
+      firstMessageText(r).includes(SUBAGENT_TASK)
     );
     assertCarriesFeedback(outcome, subRequests[3], block!);
     assert.equal(after!.payload.stop_hook_active, true);
     assert.equal(after!.stderr, "");
     // The parent's follow-up carries the subagent's report and no nudge.
     const parentFollowUp = outcome.requests.at(-1)!;
-    assert.equal(firstMessageText(parentFollowUp).includes(TASK), false);
+    assert.equal(
+      firstMessageText(parentFollowUp).includes(SUBAGENT_TASK),
+      false,
+    );
     assert.match(lastUserText(parentFollowUp), /Subagent recovered/);
     assert.doesNotMatch(lastUserText(parentFollowUp), /Stop hook feedback/);
   },
