@@ -88,7 +88,14 @@ async function dispatch(
     const hint = 'run "stall-watch --help" for the list';
     throw new UsageError(
       `Unknown ${kind} "${first}": ${
-        kind === "command" ? didYouMean(first, COMMAND_WORDS, "", hint) : hint
+        kind === "command"
+          ? didYouMean(first, COMMAND_WORDS, "", hint)
+          : didYouMean(
+            first.replace(/^-+/, ""),
+            ["help", "version"],
+            "--",
+            hint,
+          )
       }`,
     );
   }

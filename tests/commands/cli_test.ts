@@ -107,6 +107,10 @@ Deno.test("unknown commands, options and help topics: one stderr line, exit 64",
       'Unexpected argument "now" for "doctor": run "stall-watch help doctor"',
     ],
     [
+      ["--verison"],
+      'Unknown option "--verison": did you mean "--version"? Run "stall-watch --help" for the list',
+    ],
+    [
       ["adit"],
       'Unknown command "adit": did you mean "audit"? Run "stall-watch --help" for the list',
     ],
