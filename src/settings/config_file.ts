@@ -222,7 +222,7 @@ const PARSE_ERROR_WORDS: Readonly<Record<string, string>> = {
   InvalidSymbol: "unexpected character",
   InvalidNumberFormat: "malformed number",
   PropertyNameExpected: "property name expected (a trailing comma?)",
-  ValueExpected: "value expected (a trailing comma?)",
+  ValueExpected: "value expected",
   ColonExpected: '":" expected',
   CommaExpected: '"," expected',
   CloseBraceExpected: '"}" expected',
