@@ -33,6 +33,8 @@ export interface RunSpec {
   readonly env: Readonly<Record<string, string>>;
   /** Text written to the child's stdin, which is then closed. */
   readonly stdin: string;
+  /** Kill the child after this many milliseconds (default: never). */
+  readonly timeoutMs?: number;
 }
 
 /** The result of one run. */
@@ -45,24 +47,35 @@ export interface Measurement {
   readonly code: number;
   /** The start of the child's stderr (for diagnostics). */
   readonly stderr: string;
+  /** True when the child was killed at `timeoutMs`. */
+  readonly timedOut: boolean;
 }
 
 const GNU_TIME = "/usr/bin/time";
 const STDERR_KEEP = 2000;
 const WAIT4_SCRIPT = `
-import json, os, subprocess, sys, time
+import json, os, subprocess, sys, threading, time
 argv = json.loads(sys.argv[1])
+timeout = float(sys.argv[2])
 data = sys.stdin.buffer.read()
 t0 = time.perf_counter_ns()
 p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-p.stdin.write(data)
-p.stdin.close()
+killed = []
+timer = threading.Timer(timeout, lambda: (killed.append(1), p.kill()))
+if timeout > 0: timer.start()
+try:
+  p.stdin.write(data)
+  p.stdin.close()
+except BrokenPipeError:
+  pass
 err = p.stderr.read()
 _, status, ru = os.wait4(p.pid, 0)
 t1 = time.perf_counter_ns()
+timer.cancel()
 p.returncode = os.waitstatus_to_exitcode(status)
 print(json.dumps({"wall_ms": (t1 - t0) / 1e6, "maxrss_kib": ru.ru_maxrss,
-  "code": p.returncode, "stderr": err[:${STDERR_KEEP}].decode("utf-8", "replace")}))
+  "code": p.returncode, "timed_out": bool(killed),
+  "stderr": err[:${STDERR_KEEP}].decode("utf-8", "replace")}))
 `;
 
 /**
@@ -111,8 +124,8 @@ async function succeeds(argv: readonly string[]): Promise<boolean> {
 
 async function run(
   argv: readonly string[],
-  spec: RunSpec,
-): Promise<Deno.CommandOutput> {
+  spec: Omit<RunSpec, "timeoutMs"> & { timeoutMs?: number | undefined },
+): Promise<Deno.CommandOutput & { timedOut: boolean }> {
   const [cmd, ...args] = argv as [string, ...string[]];
   const child = new Deno.Command(cmd, {
     args,
@@ -122,16 +135,31 @@ async function run(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(spec.stdin));
-  await writer.close();
-  return await child.output();
+  let timedOut = false;
+  const timer = spec.timeoutMs === undefined ? undefined : setTimeout(() => {
+    timedOut = true;
+    child.kill("SIGKILL");
+  }, spec.timeoutMs);
+  try {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(spec.stdin)).catch(() => {});
+    await writer.close().catch(() => {});
+    return { ...(await child.output()), timedOut };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function measureWait4(spec: RunSpec): Promise<Measurement> {
   const out = await run(
-    ["python3", "-c", WAIT4_SCRIPT, JSON.stringify(spec.argv)],
-    spec,
+    [
+      "python3",
+      "-c",
+      WAIT4_SCRIPT,
+      JSON.stringify(spec.argv),
+      String((spec.timeoutMs ?? 0) / 1000),
+    ],
+    { ...spec, timeoutMs: undefined },
   );
   const text = new TextDecoder().decode(out.stdout);
   if (!out.success) {
@@ -142,6 +170,7 @@ async function measureWait4(spec: RunSpec): Promise<Measurement> {
     wall_ms: number;
     maxrss_kib: number;
     code: number;
+    timed_out: boolean;
     stderr: string;
   };
   return {
@@ -149,6 +178,7 @@ async function measureWait4(spec: RunSpec): Promise<Measurement> {
     peakRssKiB: r.maxrss_kib,
     code: r.code,
     stderr: r.stderr,
+    timedOut: r.timed_out,
   };
 }
 
@@ -169,6 +199,7 @@ async function measureGnuTime(spec: RunSpec): Promise<Measurement> {
       peakRssKiB: Number.isFinite(rss) ? rss : null,
       code: out.code,
       stderr: stderrOf(out),
+      timedOut: out.timedOut,
     };
   } finally {
     await Deno.remove(file);
@@ -183,6 +214,7 @@ async function measureWall(spec: RunSpec): Promise<Measurement> {
     peakRssKiB: null,
     code: out.code,
     stderr: stderrOf(out),
+    timedOut: out.timedOut,
   };
 }
 

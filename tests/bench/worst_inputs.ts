@@ -1,0 +1,335 @@
+/**
+ * The adversarial inputs of `deno task bench:worst`, generated on the fly:
+ * each is a transcript (and sometimes a prepared start directory) plus the
+ * Stop payload that makes the hook read it. They are the inputs named in
+ * issue 14, each built to hit one cost of a decision as hard as the input
+ * limits (a 32 MiB payload, whatever a file may hold) allow.
+ *
+ * @module
+ */
+
+import { ChunkWriter } from "./chunk_writer.ts";
+
+const MIB = 1024 * 1024;
+const SESSION = "5b0e7d2c-1f3a-4c9e-8d6b-2a7f0c4e9b13";
+
+/** One prepared input. */
+export interface WorstInput {
+  /** The row's name in the table. */
+  readonly name: string;
+  /** What it is, in words. */
+  readonly what: string;
+  /** The transcript the payload names. */
+  readonly transcript: string;
+  /** The Stop payload, as an object (`transcript_path` and `cwd` are filled in). */
+  readonly payload: Record<string, unknown>;
+  /** Extra environment for the hook. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Prepares the start directory of one run (e.g. plants a FIFO). */
+  readonly prepareCwd?: (cwd: string) => Promise<void>;
+  /** While the hook runs, appends to the transcript every this many ms. */
+  readonly growEveryMs?: number;
+  /** Also time `wc -l` of the transcript, for the line-number target. */
+  readonly compareWc?: boolean;
+}
+
+/** The envelope Claude Code writes around every conversation entry. */
+function envelope(
+  type: string,
+  uuid: number,
+  body: Record<string, unknown>,
+): string {
+  return JSON.stringify({
+    parentUuid: uuid === 1 ? null : `uuid-${uuid - 1}`,
+    isSidechain: false,
+    userType: "external",
+    cwd: "/home/dev/projects/invoice-api",
+    sessionId: SESSION,
+    version: "2.1.332",
+    gitBranch: "main",
+    type,
+    ...body,
+    uuid: `uuid-${uuid}`,
+    timestamp: "2026-03-14T09:12:03.516Z",
+  }) + "\n";
+}
+
+function prompt(uuid: number, text: string): string {
+  return envelope("user", uuid, {
+    message: { role: "user", content: text },
+    promptId: "prompt-1",
+  });
+}
+
+function assistant(uuid: number, id: string, blocks: unknown[]): string {
+  return envelope("assistant", uuid, {
+    message: {
+      model: "claude-opus-4-5-20251101",
+      id,
+      type: "message",
+      role: "assistant",
+      content: blocks,
+      stop_reason: "tool_use",
+      usage: { input_tokens: 3, output_tokens: 40 },
+    },
+    requestId: `req_${id}`,
+  });
+}
+
+function call(id: string, name: string): Record<string, unknown> {
+  return { type: "tool_use", id, name, input: { file_path: "/src/a.ts" } };
+}
+
+function result(uuid: number, id: string, text: string): string {
+  return envelope("user", uuid, {
+    message: {
+      role: "user",
+      content: [{ tool_use_id: id, type: "tool_result", content: text }],
+    },
+    toolUseResult: { stdout: text },
+    promptId: "prompt-1",
+  });
+}
+
+/** A turn's opening: a prompt and one call that never got its result. */
+function stalledOpening(): string {
+  return prompt(1, "Please read the config and fix the port.") +
+    assistant(2, "msg_open", [call("toolu_pending", "Read")]);
+}
+
+function write(path: string, fill: (out: ChunkWriter) => void): void {
+  const out = new ChunkWriter(
+    Deno.openSync(path, { write: true, create: true, truncate: true }),
+  );
+  try {
+    fill(out);
+  } finally {
+    out.close();
+  }
+}
+
+function repeatTo(out: ChunkWriter, text: string, bytes: number): void {
+  const block = text.repeat(Math.max(1, Math.floor(MIB / text.length)));
+  while (out.bytes + block.length <= bytes) out.text(block);
+  while (out.bytes + text.length <= bytes) out.text(text);
+}
+
+function stop(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    session_id: SESSION,
+    hook_event_name: "Stop",
+    stop_hook_active: false,
+    prompt_id: "prompt-1",
+    ...extra,
+  };
+}
+
+/** Lag wait off unless a row is about it: a row measures one cost. */
+const NO_LAG = { STALL_WATCH_LAG_WAIT_MS: "0" };
+
+/**
+ * Writes every input into `dir`. Requires `--allow-write` (and
+ * `--allow-run` for `mkfifo`).
+ *
+ * @param options.gb Also the 1 GiB stalled transcript (`gbTranscript`).
+ */
+export function writeWorstInputs(
+  dir: string,
+  options: { gbTranscript: string | null },
+): WorstInput[] {
+  const inputs: WorstInput[] = [];
+  const path = (name: string) => `${dir}/${name}.jsonl`;
+
+  // 1. The follow-up proof: one pending call, then one message's text
+  // split over 100K short lines, with last_assistant_message set.
+  const followUp = path("follow-up-proof");
+  write(followUp, (out) => {
+    out.text(stalledOpening());
+    for (let i = 0; out.bytes < 8.5 * MIB; i++) {
+      out.text(
+        JSON.stringify({
+          type: "assistant",
+          message: {
+            id: "msg_long",
+            content: [{ type: "text", text: `${i}` }],
+          },
+        }) + "\n",
+      );
+    }
+  });
+  inputs.push({
+    name: "follow-up proof",
+    what: "8.5 MiB: a pending call, then 100K text lines of one message; " +
+      "last_assistant_message set",
+    transcript: followUp,
+    payload: stop({ last_assistant_message: "All done: the port is 8081." }),
+    env: NO_LAG,
+  });
+
+  // 2, 3. Cheap lines in bulk after a pending call.
+  for (
+    const [name, line] of [["blank lines", "\n"], ["{} lines", "{}\n"]] as const
+  ) {
+    const file = path(name === "blank lines" ? "blank-lines" : "empty-objects");
+    write(file, (out) => {
+      out.text(stalledOpening());
+      repeatTo(out, line, 64 * MIB);
+    });
+    inputs.push({
+      name,
+      what: `a pending call, then 64 MiB of ${JSON.stringify(line)} lines`,
+      transcript: file,
+      payload: stop(),
+      env: NO_LAG,
+    });
+  }
+
+  // 4. An 8 GiB sparse file without one newline.
+  const sparse = path("sparse-8g");
+  sparseFile(sparse, 8 * 1024 * MIB, "");
+  inputs.push({
+    name: "sparse, no newline",
+    what: "8 GiB sparse file (NUL bytes), not one newline",
+    transcript: sparse,
+    payload: stop(),
+    env: NO_LAG,
+  });
+
+  // 5. The same, with a stalled turn after it: line numbers would need a
+  // pass over 8 GiB.
+  const sparseTail = path("sparse-8g-stalled");
+  sparseFile(sparseTail, 8 * 1024 * MIB, "\n" + stalledOpening());
+  inputs.push({
+    name: "sparse, then a stall",
+    what: "8 GiB of NUL bytes, then a newline and a stalled turn",
+    transcript: sparseTail,
+    payload: stop(),
+    env: NO_LAG,
+  });
+
+  // 6. 100 pending MCP calls against 1M running background tasks.
+  const mcp = path("mcp-100");
+  write(mcp, (out) => {
+    out.text(prompt(1, "Open issues for every failing check."));
+    const calls = Array.from(
+      { length: 100 },
+      (_, i) => call(`toolu_mcp_${i}`, `mcp__github__create_issue_${i}`),
+    );
+    out.text(assistant(2, "msg_mcp", calls));
+  });
+  const tasks = Array.from(
+    { length: 1_000_000 },
+    (_, i) => ({ id: `t${i}`, tool: `t${i % 997}` }),
+  );
+  inputs.push({
+    name: "100 pending x 1M tasks",
+    what: "100 pending MCP calls; 1M running background_tasks, none linked",
+    transcript: mcp,
+    payload: stop({ background_tasks: tasks }),
+    env: NO_LAG,
+  });
+
+  // 7. A stalled 20 MiB turn that grows every 10 ms during the lag wait.
+  const growing = path("growing-20m");
+  write(growing, (out) => {
+    out.text(prompt(1, "Refactor the billing module."));
+    const chunk = "The invoice total is computed per line item. ".repeat(10);
+    let uuid = 2;
+    for (let i = 0; out.bytes < 20 * MIB; i++) {
+      out.text(assistant(uuid++, `msg_${i}`, [call(`toolu_${i}`, "Read")]));
+      out.text(result(uuid++, `toolu_${i}`, chunk));
+    }
+    out.text(assistant(uuid, "msg_last", [call("toolu_pending", "Read")]));
+  });
+  inputs.push({
+    name: "growing stalled turn",
+    what: "20 MiB stalled turn; a metadata line appended every 10 ms; " +
+      "lag wait 300 ms (default)",
+    transcript: growing,
+    payload: stop(),
+    env: {},
+    growEveryMs: 10,
+  });
+
+  // 8. 738K pending calls (100 per line), event log on.
+  const many = path("pending-738k");
+  write(many, (out) => {
+    out.text(prompt(1, "Read every file in the repository."));
+    let uuid = 2;
+    for (let i = 0; i < 738_000; i += 100) {
+      const calls = Array.from(
+        { length: 100 },
+        (_, j) => call(`toolu_${String(i + j).padStart(7, "0")}`, "Read"),
+      );
+      out.text(assistant(uuid++, `msg_${i}`, calls));
+    }
+  });
+  inputs.push({
+    name: "738K pending calls",
+    what: "738K pending calls (100 per line, 61 MiB); event log on",
+    transcript: many,
+    payload: stop(),
+    env: {
+      ...NO_LAG,
+      STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl",
+    },
+  });
+
+  // 9. A FIFO planted where the state folder's prune marker goes.
+  const small = path("stalled-small");
+  write(small, (out) => out.text(stalledOpening()));
+  inputs.push({
+    name: "FIFO prune marker",
+    what: "a stalled turn; .claude/stall_watch/.last-prune is a FIFO",
+    transcript: small,
+    payload: stop(),
+    env: NO_LAG,
+    prepareCwd: async (cwd) => {
+      const marker = `${cwd}/.claude/stall_watch/.last-prune`;
+      await Deno.mkdir(`${cwd}/.claude/stall_watch`, { recursive: true });
+      const made = await new Deno.Command("mkfifo", { args: [marker] })
+        .output();
+      if (!made.success) throw new Error("Cannot run mkfifo");
+      // Old enough that a prune is due.
+      await Deno.utime(marker, 0, 0);
+    },
+  });
+
+  // 10. The 1 GiB stalled transcript of `deno task bench`.
+  if (options.gbTranscript !== null) {
+    inputs.push({
+      name: "1 GiB stalled",
+      what: "the 1 GiB generated transcript, stalled tail (line numbers)",
+      transcript: options.gbTranscript,
+      payload: stop({ prompt_id: null }),
+      env: NO_LAG,
+      compareWc: true,
+    });
+  }
+  return inputs;
+}
+
+/** A file of `size` NUL bytes (a hole: no disk used), then `tail`. */
+function sparseFile(path: string, size: number, tail: string): void {
+  const file = Deno.openSync(path, {
+    write: true,
+    create: true,
+    truncate: true,
+  });
+  try {
+    file.truncateSync(size);
+    file.seekSync(size, Deno.SeekMode.Start);
+    const bytes = new TextEncoder().encode(tail);
+    let at = 0;
+    while (at < bytes.length) at += file.writeSync(bytes.subarray(at));
+  } finally {
+    file.close();
+  }
+}
+
+/** The line the growing row appends: metadata that changes no verdict. */
+export const GROWTH_LINE: string = JSON.stringify({
+  type: "progress",
+  sessionId: SESSION,
+  data: { type: "hook_progress", hookEvent: "Stop" },
+}) + "\n";
