@@ -176,6 +176,7 @@ function currentTurnInput(
     promptId,
     lastAssistantMessage: null,
     backgroundTasks: [],
+    backgroundTasksOverBudget: false,
     cwd,
   };
 }

@@ -7,7 +7,7 @@
 
 import {
   type BackgroundTask,
-  findLinkedTask,
+  taskLinker,
   type TaskLinkQuery,
 } from "./background_tasks.ts";
 import {
@@ -210,11 +210,9 @@ function judgeTurn(
 
   const signatures: StallSignature[] = [];
   const covered: string[] = [];
+  const linkedTask = taskLinker(context.backgroundTasks);
   for (const signature of candidates) {
-    const task = findLinkedTask(
-      linkQuery(signature, results),
-      context.backgroundTasks,
-    );
+    const task = linkedTask(linkQuery(signature, results));
     if (task) covered.push(task.id || task.type);
     else signatures.push(signature);
   }

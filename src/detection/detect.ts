@@ -7,14 +7,28 @@
 
 import { classifyTurn, type StallSignature } from "./classify.ts";
 import { provesFollowUp } from "./follow_up_proof.ts";
-import type { BackgroundTask } from "./background_tasks.ts";
+import {
+  type BackgroundTask,
+  MAX_BACKGROUND_TASKS,
+} from "./background_tasks.ts";
 import { syncReader } from "../transcript/line_reader.ts";
 import {
+  DEFAULT_SCAN_BUDGETS,
   openRegularFile,
+  type ScanBudgetName,
+  type ScanBudgets,
   scanCurrentTurn,
   type TurnScan,
 } from "../transcript/tail_scan.ts";
 import { importLazily } from "../shared/lazy_import.ts";
+
+/** A budget that cut a decision short: the stop is allowed unjudged. */
+export interface ExhaustedBudget {
+  /** Which budget (see the README's list). */
+  name: ScanBudgetName | "signatures" | "background_tasks";
+  /** Its limit, in its own unit. */
+  limit: number;
+}
 
 /** What detection found, with the facts behind it. */
 export interface Detection {
@@ -30,18 +44,31 @@ export interface Detection {
   waitedMs: number;
   /** The turn ended on Claude Code's synthetic API-error entry. */
   endedOnApiError: boolean;
+  /**
+   * Set when a budget kept detection from judging the whole turn and what
+   * it did read proves no stall: the stop is allowed and the user told.
+   */
+  exhausted: ExhaustedBudget | null;
 }
 
 /** Tuning and clock for {@link detectStalls}. */
 export interface DetectOptions {
-  /** Total time to wait for a lagging transcript to grow; 0 disables. */
+  /**
+   * How long after the first scan a lagging transcript may still grow;
+   * rescans count against it. 0 disables.
+   */
   lagWaitMs: number;
   /** Interval between size checks while waiting. */
   lagPollMs?: number;
-  /** Bytes the tail scan may read; see `scanCurrentTurn`. */
-  budgetBytes?: number;
+  /** Budgets of the tail scan; see `scanCurrentTurn`. */
+  budgets?: Partial<ScanBudgets>;
   /** Sleeps; a parameter so tests can avoid real waiting. */
   sleep: (ms: number) => Promise<void>;
+  /**
+   * Milliseconds on a clock the lag wait's deadline is kept by. Without it,
+   * only sleeping counts (tests with a fake `sleep`).
+   */
+  now?: () => number;
 }
 
 /**
@@ -57,9 +84,17 @@ export interface DetectInput {
   /** `null` when the payload has no such field. */
   lastAssistantMessage: string | null;
   backgroundTasks: BackgroundTask[];
+  /** True when the payload listed more background tasks than the budget. */
+  backgroundTasksOverBudget?: boolean;
 }
 
 const DEFAULT_LAG_POLL_MS = 20;
+
+/**
+ * At most this many stalls are reported and nudged at once; a turn with
+ * more is no real session's, and is allowed unjudged.
+ */
+export const MAX_SIGNATURES = 100;
 
 /**
  * Decides whether the payload's current turn ended in a silent stall.
@@ -79,15 +114,15 @@ export async function detectStalls(
   const scanOptions = {
     promptId: input.promptId,
     includeSidechains: input.isSubagent,
-    ...(options.budgetBytes === undefined
-      ? {}
-      : { budgetBytes: options.budgetBytes }),
+    ...(options.budgets === undefined ? {} : { budgets: options.budgets }),
   };
+  const clock = lagClock(options);
+  let scanStart = clock.now();
   let scan = await scanCurrentTurn(path, scanOptions);
   if (scan === null) return noEvidence(path, "the transcript does not exist");
   const context = { backgroundTasks: input.backgroundTasks };
   let verdict = classifyTurn(scan.entries, context);
-  let waitedMs = 0;
+  let scanMs = clock.now() - scanStart;
 
   if (verdict.signatures.length > 0) {
     if (provesFollowUp(input.lastAssistantMessage, scan.entries)) {
@@ -97,27 +132,46 @@ export async function detectStalls(
           "does not have yet (transcript lag)",
         path,
         scan,
-        waitedMs,
+        waitedMs: 0,
         endedOnApiError: verdict.endedOnApiError === true,
+        exhausted: null,
       };
     }
   }
-  // Without last_assistant_message, give a lagging transcript a moment.
+  // Without last_assistant_message, give a lagging transcript a moment:
+  // until a deadline that rescanning counts against, and a rescan starts
+  // only when one as long as the last fits before it, so a file that keeps
+  // growing cannot keep the hook rescanning.
   const poll = options.lagPollMs ?? DEFAULT_LAG_POLL_MS;
+  const waitStart = clock.now();
+  const deadline = waitStart + options.lagWaitMs;
   while (
     verdict.signatures.length > 0 && input.lastAssistantMessage === null &&
-    waitedMs < options.lagWaitMs
+    clock.now() + scanMs < deadline
   ) {
-    const step = Math.min(poll, options.lagWaitMs - waitedMs);
-    await options.sleep(step);
-    waitedMs += step;
+    await clock.sleep(Math.min(poll, deadline - clock.now()));
     const size = await sizeOf(path);
     // Gone while we waited: no evidence left (and no lines to point at).
     if (size === null) return noEvidence(path, "the transcript disappeared");
-    if (size === scan.fileSize) continue;
+    if (size === scan.fileSize || clock.now() + scanMs >= deadline) continue;
+    scanStart = clock.now();
     scan = await scanCurrentTurn(path, scanOptions);
     if (scan === null) return noEvidence(path, "the transcript disappeared");
     verdict = classifyTurn(scan.entries, context);
+    scanMs = clock.now() - scanStart;
+  }
+  const waitedMs = Math.round(clock.now() - waitStart);
+  const exhausted = exhaustedBudget(verdict.signatures, scan, input, options);
+  if (exhausted !== null) {
+    return {
+      signatures: [],
+      reason: `the ${describeBudget(exhausted)} budget ran out`,
+      path,
+      scan,
+      waitedMs,
+      endedOnApiError: false,
+      exhausted,
+    };
   }
   const endedOnApiError = verdict.endedOnApiError === true;
   if (verdict.signatures.length === 0) {
@@ -128,6 +182,7 @@ export async function detectStalls(
       scan,
       waitedMs,
       endedOnApiError,
+      exhausted: null,
     };
   }
   return {
@@ -137,6 +192,61 @@ export async function detectStalls(
     scan,
     waitedMs,
     endedOnApiError,
+    exhausted: null,
+  };
+}
+
+/**
+ * Which budget, if any, leaves the verdict unproven. A stall found in the
+ * newest part of a long turn is real (results follow their calls), so a
+ * scan budget matters only when no stall was found there.
+ */
+function exhaustedBudget(
+  signatures: readonly StallSignature[],
+  scan: TurnScan,
+  input: DetectInput,
+  options: DetectOptions,
+): ExhaustedBudget | null {
+  if (signatures.length === 0) {
+    if (scan.budget === null) return null;
+    const limits = { ...DEFAULT_SCAN_BUDGETS, ...options.budgets };
+    return { name: scan.budget, limit: limits[scan.budget] };
+  }
+  if (signatures.length > MAX_SIGNATURES) {
+    return { name: "signatures", limit: MAX_SIGNATURES };
+  }
+  // Too many tasks to link: any of the calls might be one of them.
+  if (input.backgroundTasksOverBudget === true) {
+    return { name: "background_tasks", limit: MAX_BACKGROUND_TASKS };
+  }
+  return null;
+}
+
+/** A budget in words, for the reason and the stderr line. */
+export function describeBudget(budget: ExhaustedBudget): string {
+  switch (budget.name) {
+    case "bytes":
+      return `${budget.limit / (1024 * 1024)} MiB read`;
+    case "lines":
+      return `${budget.limit} lines`;
+    case "entries":
+      return `${budget.limit} entries`;
+    case "signatures":
+      return `${budget.limit} stalls`;
+    case "background_tasks":
+      return `${budget.limit} background tasks`;
+  }
+}
+
+/** The lag wait's clock: the caller's, or one that only sleeping moves. */
+function lagClock(options: DetectOptions) {
+  let slept = 0;
+  return {
+    now: options.now ?? (() => slept),
+    sleep: async (ms: number) => {
+      await options.sleep(ms);
+      slept += ms;
+    },
   };
 }
 
@@ -189,5 +299,6 @@ function noEvidence(path: string | null, reason: string): Detection {
     scan: null,
     waitedMs: 0,
     endedOnApiError: false,
+    exhausted: null,
   };
 }

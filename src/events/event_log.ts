@@ -27,6 +27,7 @@ export type EventName =
   | "retry_cap_hit"
   | "recovery_dispatched"
   | "healthy_stop"
+  | "budget_exhausted"
   | "watch_started"
   | "watch_finished";
 
@@ -40,28 +41,68 @@ export interface EventRecord {
   data: Readonly<Record<string, unknown>>;
 }
 
+/** Longest event line written, whatever `event_log.max_bytes` allows. */
+export const MAX_EVENT_LINE_BYTES = 64 * 1024;
+
+/** Ever smaller cuts, tried in turn until a line fits. */
+const CUTS = [
+  { items: 100, chars: 4000 },
+  { items: 10, chars: 200 },
+  { items: 0, chars: 40 },
+];
+
 /**
  * Serialises an event as one JSON line with keys sorted at every level, so
  * lines diff and grep well.
+ *
+ * A line longer than `maxBytes` (a huge path or id from the payload, a long
+ * list) is cut: lists keep their first items and strings their start, and
+ * the line says `"truncated": true`.
+ *
+ * @param maxBytes Longest line in UTF-8 bytes, newline included.
  */
-export function formatEvent(record: EventRecord): string {
+export function formatEvent(
+  record: EventRecord,
+  maxBytes: number = MAX_EVENT_LINE_BYTES,
+): string {
   const flat: Record<string, unknown> = {
     ...record.data,
     event: record.event,
     session_id: record.sessionId,
     ts: record.ts,
   };
-  return JSON.stringify(sortKeys(flat)) + "\n";
+  let line = JSON.stringify(sortKeys(flat, null)) + "\n";
+  for (const cut of CUTS) {
+    if (utf8Length(line, maxBytes) <= maxBytes) return line;
+    line = JSON.stringify(sortKeys({ ...flat, truncated: true }, cut)) + "\n";
+  }
+  return line;
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
+function sortKeys(
+  value: unknown,
+  cut: { items: number; chars: number } | null,
+): unknown {
+  if (typeof value === "string") {
+    return cut && value.length > cut.chars
+      ? `${value.slice(0, cut.chars)}…`
+      : value;
+  }
+  if (Array.isArray(value)) {
+    const kept = cut ? value.slice(0, cut.items) : value;
+    return kept.map((item) => sortKeys(item, cut));
+  }
   if (typeof value !== "object" || value === null) return value;
   const sorted: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
-    sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
+    sorted[key] = sortKeys((value as Record<string, unknown>)[key], cut);
   }
   return sorted;
+}
+
+function utf8Length(text: string, limit: number): number {
+  // Exact only when needed: most lines are far below any limit.
+  return text.length * 3 <= limit ? text.length : encoder.encode(text).length;
 }
 
 /** Where and how big the log may be. */
@@ -114,8 +155,10 @@ export async function appendEvents(
     "event log folder",
   );
   const name = basename(options.path);
+  // One line never outgrows the log it goes to.
+  const maxLine = Math.min(options.maxBytes, MAX_EVENT_LINE_BYTES);
   for (const record of records) {
-    const bytes = encoder.encode(formatEvent(record));
+    const bytes = encoder.encode(formatEvent(record, maxLine));
     await rotateIfFull(dir, name, bytes.length, options);
     appendConfined(dir, name, bytes, "event log", isEventLogText);
   }

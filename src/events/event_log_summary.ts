@@ -44,6 +44,7 @@ export interface EventLogSummary {
 /** Events that record what the hook (or the watchdog) decided. */
 export const DECISION_EVENTS: ReadonlySet<string> = new Set([
   "healthy_stop",
+  "budget_exhausted",
   "recovery_dispatched",
   "retry_cap_hit",
   "cooldown_skipped",
@@ -211,6 +212,8 @@ export function describeDecision(record: Record<string, unknown>): string {
   switch (record.event) {
     case "healthy_stop":
       return text(record.reason) || "healthy";
+    case "budget_exhausted":
+      return `allowed unjudged: ${text(record.reason) || "a budget ran out"}`;
     case "recovery_dispatched": {
       const retries = isPlainObject(record.retries) ? record.retries : {};
       const calls = listOf(record.signatures).map((s) => {

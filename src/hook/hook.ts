@@ -10,7 +10,7 @@
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
-import { detectStalls } from "../detection/detect.ts";
+import { describeBudget, detectStalls } from "../detection/detect.ts";
 import type { EventRecord } from "../events/event_log.ts";
 import { ExitCode } from "../shared/errors.ts";
 import { parseHookInput } from "./hook_input.ts";
@@ -49,6 +49,7 @@ export async function runHook(
   const detection = await detectStalls(input, {
     lagWaitMs: settings.lagWaitMs,
     sleep: io.sleep,
+    now: io.now,
   });
   const nowSeconds = io.now() / 1000;
   const notices = new Notices(
@@ -58,6 +59,29 @@ export async function runHook(
   );
   const transcript = detection.path ?? input.transcriptPath;
 
+  if (detection.exhausted !== null) {
+    // Fail open: a verdict on part of the turn proves nothing either way.
+    const { name, limit } = detection.exhausted;
+    const logError = await log(io, settings, [{
+      event: "budget_exhausted",
+      sessionId: input.sessionId,
+      ts: nowSeconds,
+      data: {
+        hook_event: input.hookEventName,
+        transcript,
+        budget: name,
+        limit,
+        reason: detection.reason,
+      },
+    }]);
+    return await allow(
+      notices,
+      `stall_watch: budget exhausted (${
+        describeBudget(detection.exhausted)
+      }) before the turn could be judged; stop allowed`,
+      logError,
+    );
+  }
   if (detection.signatures.length === 0) {
     const logError = await log(io, settings, [{
       event: "healthy_stop",

@@ -9,6 +9,7 @@
 
 import {
   type BackgroundTask,
+  backgroundTasksOverBudget,
   runningBackgroundTasks,
 } from "../detection/background_tasks.ts";
 import { InputError } from "../shared/errors.ts";
@@ -33,6 +34,8 @@ export interface HookInput {
   /** `null` when the payload has no such field (older Claude Code). */
   lastAssistantMessage: string | null;
   backgroundTasks: BackgroundTask[];
+  /** More `background_tasks` than the budget: then `backgroundTasks` is empty. */
+  backgroundTasksOverBudget: boolean;
   cwd: string;
 }
 
@@ -63,6 +66,9 @@ export function parseHookInput(text: string): HookInput {
       ? payload.last_assistant_message
       : null,
     backgroundTasks: runningBackgroundTasks(payload.background_tasks),
+    backgroundTasksOverBudget: backgroundTasksOverBudget(
+      payload.background_tasks,
+    ),
     cwd: stringField(payload, "cwd") ?? "",
   };
 }

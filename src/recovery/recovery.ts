@@ -58,7 +58,7 @@ export function fillTemplate(
       ? quoteForPrompt(signature.toolUseId)
       : "<unknown>",
     tool_input: describeToolInput(signature.toolInput),
-    line_number: String(signature.line),
+    line_number: lineLabel(signature),
   };
   return template.replace(
     /\{(tool_name|tool_input|tool_use_id|line_number)\}/g,
@@ -85,6 +85,16 @@ export type PromptWording = "stop" | "idle";
 export interface PromptOptions {
   /** Default `"stop"`; the watchdog uses `"idle"` (its own header). */
   wording?: PromptWording;
+}
+
+/**
+ * A signature's line number, or its byte offset when the line was not
+ * counted (beyond the line-number pass's budget).
+ */
+export function lineLabel(signature: StallSignature): string {
+  return signature.line > 0
+    ? String(signature.line)
+    : `? (byte offset ${signature.offset})`;
 }
 
 /**
@@ -127,7 +137,7 @@ export function buildReportLines(
     const id = first.toolUseId ? quoteForPrompt(first.toolUseId) : "<unknown>";
     lines.push(
       `stall_watch: first stall = ${tool} ` +
-        `(id=${id}) at line ${first.line} ` +
+        `(id=${id}) at line ${lineLabel(first)} ` +
         `[${KIND_LABELS[first.kind]}]`,
     );
   }

@@ -41,12 +41,12 @@ function readStdin(limitBytes: number): Promise<string> {
 function readStdinSync(limitBytes: number): string {
   // Plain synchronous reads, not `Deno.stdin.readable` or async reads: web
   // streams and thread-pool round trips cost the hook milliseconds of
-  // start-up at every stop.
-  const chunks: Uint8Array[] = [];
+  // start-up at every stop. One buffer of the limit's size (its pages are
+  // only touched as they fill), so a large payload is held once, not twice.
+  const bytes = new Uint8Array(limitBytes + 1);
   let total = 0;
-  const buffer = new Uint8Array(64 * 1024);
   for (;;) {
-    const read = Deno.stdin.readSync(buffer);
+    const read = Deno.stdin.readSync(bytes.subarray(total));
     if (read === null) break;
     total += read;
     if (total > limitBytes) {
@@ -56,15 +56,8 @@ function readStdinSync(limitBytes: number): string {
         } MiB`,
       );
     }
-    chunks.push(buffer.slice(0, read));
   }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(bytes.subarray(0, total));
 }
 
 function writeAll(stream: typeof Deno.stdout, text: string): void {

@@ -83,12 +83,24 @@ export function syncReader(file: Deno.FsFile): ReadableAt {
 
 const NEWLINE = 0x0a;
 
+/** Options of {@link readLinesBackward}. */
+export interface BackwardReaderOptions extends LineReaderOptions {
+  /**
+   * Read at most this many bytes, counted from the end: nothing before
+   * `size - budgetBytes` is read, however long the line that spans it.
+   */
+  budgetBytes?: number;
+}
+
 /**
  * Yields the complete lines of `file[0, size)`, newest first.
  *
  * Bytes after the last `\n` are an unfinished write and are skipped. Reading
  * stops as soon as the consumer stops iterating, so the cost is proportional
- * to what the consumer asks for, not to the file's size.
+ * to what the consumer asks for, not to the file's size. With a budget, the
+ * line cut by the budget's edge is incomplete and is not yielded. A yielded
+ * line's bytes may view the reader's buffer: use them before asking for the
+ * next line.
  *
  * @param file An open file (needs `--allow-read`).
  * @param size The file's size when the scan started.
@@ -96,12 +108,14 @@ const NEWLINE = 0x0a;
 export async function* readLinesBackward(
   file: ReadableAt,
   size: number,
-  options: LineReaderOptions = {},
+  options: BackwardReaderOptions = {},
 ): AsyncGenerator<RawLine> {
   const { chunkBytes, maxLineBytes, keepBytes } = {
     ...DEFAULT_LINE_READER_OPTIONS,
     ...options,
   };
+  // The first byte the budget lets us read.
+  const floor = Math.max(0, size - (options.budgetBytes ?? Infinity));
   // The line being assembled, as chunks collected newest first.
   let pieces: Uint8Array[] = [];
   let pieceBytes = 0;
@@ -127,8 +141,23 @@ export async function* readLinesBackward(
     return line;
   };
 
-  while (position > 0) {
-    const readBytes = Math.min(chunkBytes, position);
+  const inChunkLine = (start: number, bytes: Uint8Array): RawLine => {
+    if (bytes.length <= maxLineBytes) {
+      return {
+        offset: start,
+        length: bytes.length,
+        head: bytes,
+        tail: EMPTY,
+        clipped: false,
+      };
+    }
+    const line = clippedLine(start, bytes.length, bytes, bytes, keepBytes);
+    line.toolUseIds = searchAll([bytes], start).ids();
+    return line;
+  };
+
+  while (position > floor) {
+    const readBytes = Math.min(chunkBytes, position - floor);
     position -= readBytes;
     const chunk = await readExactly(file, position, buffer, readBytes);
     let end = readBytes; // exclusive end of the unconsumed part of `chunk`
@@ -136,7 +165,10 @@ export async function* readLinesBackward(
       const newline = end > 0 ? chunk.lastIndexOf(NEWLINE, end - 1) : -1;
       if (newline < 0) break;
       const absolute = position + newline;
-      if (lineEnd >= 0) {
+      if (lineEnd >= 0 && pieceBytes === 0 && !dropped) {
+        // The whole line is in this chunk: yield a view, copy nothing.
+        yield inChunkLine(absolute + 1, chunk.subarray(newline + 1, end));
+      } else if (lineEnd >= 0) {
         collect(chunk.subarray(newline + 1, end), absolute + 1);
         yield finishLine(absolute + 1);
       }
@@ -146,7 +178,7 @@ export async function* readLinesBackward(
     }
     if (lineEnd >= 0 && end > 0) collect(chunk.slice(0, end), position);
   }
-  if (lineEnd >= 0) yield finishLine(0);
+  if (lineEnd >= 0 && floor === 0) yield finishLine(0);
 
   /** Adds the bytes at file offset `at`, just left of those collected. */
   function collect(bytes: Uint8Array, at: number): void {

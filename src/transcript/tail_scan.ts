@@ -16,12 +16,39 @@ import {
 } from "./line_reader.ts";
 import { BackwardTurnCollector, type TurnOptions } from "./turn.ts";
 
+/** The budgets of one tail scan; see {@link DEFAULT_SCAN_BUDGETS}. */
+export interface ScanBudgets {
+  /** Bytes read, counted from the end of the file. */
+  bytes: number;
+  /** Lines examined, blank and unparsable ones included. */
+  lines: number;
+  /** Entries collected, each tool call and tool result counting as one. */
+  entries: number;
+}
+
+/** Which scan budget ran out before the turn's start was found. */
+export type ScanBudgetName = keyof ScanBudgets;
+
+/**
+ * The default budgets. A turn longer than any of them is judged on its
+ * newest part: results always follow their calls, so a stall found there is
+ * real; what lies before it (an older unanswered call) is not seen, and the
+ * hook says so when it allows such a stop.
+ */
+export const DEFAULT_SCAN_BUDGETS: Readonly<ScanBudgets> = Object.freeze({
+  bytes: 64 * 1024 * 1024,
+  lines: 250_000,
+  entries: 50_000,
+});
+
 /** The current turn as read from the end of a transcript. */
 export interface TurnScan {
   /** The turn's entries in file order. */
   entries: Entry[];
-  /** False when the budget ran out, or the file began, before the turn's start. */
+  /** False when a budget ran out, or the file began, before the turn's start. */
   reachedStart: boolean;
+  /** The budget that ran out before the turn's start, or `null`. */
+  budget: ScanBudgetName | null;
   /** Size of the file when the scan started. */
   fileSize: number;
   /** Bytes examined from the end. */
@@ -38,8 +65,8 @@ export interface TurnScan {
 
 /** Options for {@link scanCurrentTurn}. */
 export interface ScanOptions extends TurnOptions, LineReaderOptions {
-  /** Stop reading this many bytes before the end, even mid-turn. */
-  budgetBytes?: number;
+  /** Budgets to use instead of {@link DEFAULT_SCAN_BUDGETS}. */
+  budgets?: Partial<ScanBudgets>;
   /**
    * Asked between lines (every few hundred): true ends the scan where it is,
    * as a spent budget does. Lets a caller with a deadline keep it.
@@ -54,13 +81,6 @@ const STOP_CHECK_LINES = 256;
 const MAX_PATH_CHARS = 200;
 
 /**
- * Default scan budget. A turn longer than this is judged on its newest
- * 64 MiB: results always follow their calls, so a stall at the end of the
- * turn is still seen.
- */
-export const DEFAULT_SCAN_BUDGET_BYTES = 64 * 1024 * 1024;
-
-/**
  * How the hook reads lines: lines over 64 KiB (file reads, images, big
  * tool inputs) are judged from their first and last 16 KiB by the sniffer.
  * Decoding and parsing them whole is the largest cost of a decision, and
@@ -72,7 +92,7 @@ export const SCAN_LINE_OPTIONS: Readonly<LineReaderOptions> = Object.freeze({
 });
 
 /**
- * Reads the current turn from the end of `path`.
+ * Reads the current turn from the end of `path`, within the budgets.
  *
  * Requires `--allow-read`.
  *
@@ -87,16 +107,19 @@ export async function scanCurrentTurn(
   if (!file) return null;
   try {
     const fileSize = file.statSync().size;
-    const budget = options.budgetBytes ?? DEFAULT_SCAN_BUDGET_BYTES;
+    const budgets = { ...DEFAULT_SCAN_BUDGETS, ...options.budgets };
     const collector = new BackwardTurnCollector(options);
     let bytesScanned = 0;
     let endOffset = -1;
     let stopped = false;
     let lines = 0;
+    let entryCount = 0;
+    let budget: ScanBudgetName | null = null;
     for await (
       const raw of readLinesBackward(syncReader(file), fileSize, {
         ...SCAN_LINE_OPTIONS,
         ...options,
+        budgetBytes: budgets.bytes,
       })
     ) {
       bytesScanned = fileSize - raw.offset;
@@ -104,17 +127,31 @@ export async function scanCurrentTurn(
       const entries = lineEntries(raw);
       let done = false;
       for (let i = entries.length - 1; i >= 0 && !done; i--) {
-        done = collector.offer(entries[i] as Entry);
+        const entry = entries[i] as Entry;
+        done = collector.offer(entry);
+        entryCount += weight(entry);
       }
-      if (done || bytesScanned >= budget) break;
-      if (++lines % STOP_CHECK_LINES === 0 && options.stopWhen?.()) {
+      if (done) break;
+      if (++lines >= budgets.lines) budget = "lines";
+      else if (entryCount >= budgets.entries) budget = "entries";
+      if (budget !== null) break;
+      if (lines % STOP_CHECK_LINES === 0 && options.stopWhen?.()) {
         stopped = true;
         break;
       }
     }
+    // The reader stopped at its byte budget, short of the file's start.
+    if (
+      !collector.complete && budget === null && !stopped &&
+      fileSize > budgets.bytes
+    ) {
+      budget = "bytes";
+      bytesScanned = budgets.bytes;
+    }
     return {
       entries: collector.entries(),
       reachedStart: collector.complete,
+      budget,
       fileSize,
       bytesScanned,
       endOffset: endOffset < 0 ? fileSize : endOffset,
@@ -129,6 +166,13 @@ export async function scanCurrentTurn(
   } finally {
     file.close();
   }
+}
+
+/** An entry's share of the entries budget: itself and its tool blocks. */
+function weight(entry: Entry): number {
+  if (entry.kind === "assistant") return 1 + entry.toolUses.length;
+  if (entry.kind === "results") return 1 + entry.results.length;
+  return 1;
 }
 
 /**

@@ -23,7 +23,7 @@ import {
   syncReader,
 } from "../transcript/line_reader.ts";
 import {
-  DEFAULT_SCAN_BUDGET_BYTES,
+  DEFAULT_SCAN_BUDGETS,
   openRegularFile,
   SCAN_LINE_OPTIONS,
   scanCurrentTurn,
@@ -56,7 +56,7 @@ export interface FollowedMarks {
  * appends, or a line without end) continues at the next look, so each look
  * stays short and a deadline is kept.
  */
-export const LOOK_BUDGET_BYTES = DEFAULT_SCAN_BUDGET_BYTES;
+export const LOOK_BUDGET_BYTES = DEFAULT_SCAN_BUDGETS.bytes;
 
 /**
  * Entries kept for one turn. Beyond it the turn is not judged (a turn of

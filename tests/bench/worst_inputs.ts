@@ -141,17 +141,19 @@ export function writeWorstInputs(
   const path = (name: string) => `${dir}/${name}.jsonl`;
 
   // 1. The follow-up proof: one pending call, then one message's text
-  // split over 100K short lines, with last_assistant_message set.
+  // split over 40K lines (within the entries budget), with
+  // last_assistant_message set.
   const followUp = path("follow-up-proof");
   write(followUp, (out) => {
     out.text(stalledOpening());
+    const words = "checked the handler, its tests and the config loader; ";
     for (let i = 0; out.bytes < 8.5 * MIB; i++) {
       out.text(
         JSON.stringify({
           type: "assistant",
           message: {
             id: "msg_long",
-            content: [{ type: "text", text: `${i}` }],
+            content: [{ type: "text", text: `${i}: ${words.repeat(2)}` }],
           },
         }) + "\n",
       );
@@ -159,7 +161,7 @@ export function writeWorstInputs(
   });
   inputs.push({
     name: "follow-up proof",
-    what: "8.5 MiB: a pending call, then 100K text lines of one message; " +
+    what: "8.5 MiB: a pending call, then 45K text lines of one message; " +
       "last_assistant_message set",
     transcript: followUp,
     payload: stop({ last_assistant_message: "All done: the port is 8081." }),
