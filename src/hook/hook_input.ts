@@ -10,8 +10,10 @@
 import {
   type BackgroundTask,
   backgroundTasksOverBudget,
+  MAX_BACKGROUND_TASKS,
   runningBackgroundTasks,
 } from "../detection/background_tasks.ts";
+import { cutOversizedArrays } from "./oversized_array.ts";
 import { InputError } from "../shared/errors.ts";
 import { isPlainObject } from "../transcript/json_line.ts";
 
@@ -48,7 +50,13 @@ const MAX_ECHO_CHARS = 80;
  * missing or non-string `transcript_path`.
  */
 export function parseHookInput(text: string): HookInput {
-  const payload = parsePayloadObject(text);
+  // A list of tasks over the budget is never parsed into objects.
+  const tasks = cutOversizedArrays(
+    text,
+    "background_tasks",
+    MAX_BACKGROUND_TASKS,
+  );
+  const payload = parsePayloadObject(tasks.text);
   const transcriptPath = requiredPath(payload, "transcript_path");
   const hookEventName = stringField(payload, "hook_event_name") ?? "Stop";
   const isSubagent = hookEventName === "SubagentStop";
@@ -66,9 +74,8 @@ export function parseHookInput(text: string): HookInput {
       ? payload.last_assistant_message
       : null,
     backgroundTasks: runningBackgroundTasks(payload.background_tasks),
-    backgroundTasksOverBudget: backgroundTasksOverBudget(
-      payload.background_tasks,
-    ),
+    backgroundTasksOverBudget: tasks.cut ||
+      backgroundTasksOverBudget(payload.background_tasks),
     cwd: stringField(payload, "cwd") ?? "",
   };
 }

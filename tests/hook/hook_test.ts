@@ -117,6 +117,53 @@ Deno.test("hook with stop_hook_active policy 'check' judges the turn anyway", as
   });
 });
 
+Deno.test("hook allows the stop with one line and a budget_exhausted event when a budget runs out", async () => {
+  await withTranscript(async (dir, transcript) => {
+    // 101 pending calls: more stalls than one nudge may carry.
+    const calls = Array.from({ length: 101 }, (_, i) => ({
+      type: "tool_use",
+      id: `toolu_${i}`,
+      name: "Read",
+      input: {},
+    }));
+    await Deno.writeTextFile(
+      transcript,
+      JSON.stringify({
+        type: "user",
+        message: { role: "user", content: "Read them all." },
+      }) + "\n" +
+        JSON.stringify({
+          type: "assistant",
+          message: { id: "msg_1", role: "assistant", content: calls },
+        }) + "\n",
+    );
+    const io = fakeIO({
+      cwd: dir,
+      env: { STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl" },
+      stdin: JSON.stringify(stopPayload("budget", transcript, dir)),
+    });
+    assert.equal(await main([], io), 0);
+    assert.deepEqual(io.stdout, []);
+    assert.deepEqual(io.stderr, [
+      "stall_watch: budget exhausted (100 stalls) before the turn could be " +
+      "judged; stop allowed\n",
+    ]);
+    const log = await Deno.readTextFile(
+      join(dir, ".claude/stall_watch/events.jsonl"),
+    );
+    const events = log.trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(
+      events.map((e) => [e.event, e.budget, e.limit, e.reason]),
+      [[
+        "budget_exhausted",
+        "signatures",
+        100,
+        "the 100 stalls budget ran out",
+      ]],
+    );
+  });
+});
+
 Deno.test("hook prints usage instead of waiting when stdin is a terminal", async () => {
   const io = fakeIO({ cwd: "/", stdinIsTerminal: true });
   assert.equal(await main([], io), 64);

@@ -1,0 +1,219 @@
+/**
+ * The tail scan's budgets (bytes, lines, entries) and the line-number pass's
+ * byte budget: each cuts off exactly where the README says.
+ */
+
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { join } from "node:path";
+import {
+  type RawLine,
+  type ReadableAt,
+  readLinesBackward,
+} from "../../src/transcript/line_reader.ts";
+import {
+  DEFAULT_SCAN_BUDGETS,
+  scanCurrentTurn,
+} from "../../src/transcript/tail_scan.ts";
+import { lineNumbersAt } from "../../src/transcript/line_count.ts";
+import {
+  countWithIndexOf,
+  newlineCounter,
+} from "../../src/transcript/newline_count.ts";
+import { memoryFile, utf8 } from "../support/memory_file.ts";
+import { tempProject } from "../support/hook_process.ts";
+import { TranscriptBuilder } from "../support/transcript_builder.ts";
+import { fuzzParameters } from "../support/fuzz.ts";
+
+/** A memory file that counts the bytes handed out. */
+function countingFile(bytes: Uint8Array): ReadableAt & { bytesRead: number } {
+  const inner = memoryFile(bytes);
+  const file = {
+    bytesRead: 0,
+    async read(buffer: Uint8Array) {
+      const read = await inner.read(buffer);
+      file.bytesRead += read ?? 0;
+      return read;
+    },
+    seek: (offset: number, whence: Deno.SeekMode) => inner.seek(offset, whence),
+  };
+  return file;
+}
+
+async function backward(
+  file: ReadableAt,
+  size: number,
+  budgetBytes: number,
+): Promise<RawLine[]> {
+  const lines: RawLine[] = [];
+  for await (
+    const line of readLinesBackward(file, size, {
+      budgetBytes,
+      chunkBytes: 1000,
+    })
+  ) {
+    lines.push({ ...line, head: line.head.slice(), tail: line.tail.slice() });
+  }
+  return lines;
+}
+
+Deno.test("readLinesBackward() reads no more than its byte budget from a file without a newline", async () => {
+  const bytes = new Uint8Array(50_000).fill(0x61);
+  const file = countingFile(bytes);
+  assert.deepEqual(await backward(file, bytes.length, 7_000), []);
+  assert.equal(file.bytesRead, 7_000);
+});
+
+Deno.test("readLinesBackward() yields only the lines wholly inside the budget", async () => {
+  // Lines of 10 bytes + newline: "line00000\n" etc.
+  const text = Array.from(
+    { length: 100 },
+    (_, i) => `line${String(i).padStart(5, "0")}\n`,
+  ).join("");
+  const bytes = utf8(text);
+  const file = countingFile(bytes);
+  // 35 bytes from the end: 3 whole lines (30 bytes) and part of a fourth.
+  const lines = await backward(file, bytes.length, 35);
+  assert.deepEqual(
+    lines.map((l) => new TextDecoder().decode(l.head)),
+    ["line00099", "line00098", "line00097"],
+  );
+  assert.equal(file.bytesRead, 35);
+});
+
+async function withTranscript(
+  text: string,
+  fn: (path: string) => Promise<void>,
+): Promise<void> {
+  const project = await tempProject();
+  try {
+    const path = join(project.dir, "session.jsonl");
+    await Deno.writeTextFile(path, text);
+    await fn(path);
+  } finally {
+    await project.cleanup();
+  }
+}
+
+const TURN = { promptId: null, includeSidechains: false };
+
+Deno.test("scanCurrentTurn() stops at the lines budget, blank lines included", async () => {
+  const t = new TranscriptBuilder("s", { legacy: true });
+  t.prompt("Read the config.");
+  t.call("msg_1", "toolu_1", "Read");
+  const text = t.toString() + "\n".repeat(10);
+  await withTranscript(text, async (path) => {
+    const cut = await scanCurrentTurn(path, {
+      ...TURN,
+      budgets: { lines: 10 },
+    });
+    assert.equal(cut?.budget, "lines");
+    assert.equal(cut?.reachedStart, false);
+    assert.deepEqual(cut?.entries, []);
+    // One more line in the budget reaches the call, two more the prompt.
+    const whole = await scanCurrentTurn(path, {
+      ...TURN,
+      budgets: { lines: 12 },
+    });
+    assert.equal(whole?.budget, null);
+    assert.equal(whole?.reachedStart, true);
+    assert.equal(whole?.entries.length, 1);
+  });
+});
+
+Deno.test("scanCurrentTurn() counts each tool call and result against the entries budget", async () => {
+  const t = new TranscriptBuilder("s", { legacy: true });
+  t.prompt("Read both files.");
+  // One line with 3 calls weighs 4; each result line weighs 2.
+  t.assistant(
+    "msg_1",
+    [1, 2, 3].map((i) => ({
+      type: "tool_use",
+      id: `toolu_${i}`,
+      name: "Read",
+      input: {},
+    })),
+  );
+  t.result("toolu_1", "a");
+  t.result("toolu_2", "b");
+  await withTranscript(t.toString(), async (path) => {
+    const cut = await scanCurrentTurn(path, {
+      ...TURN,
+      budgets: { entries: 4 },
+    });
+    assert.equal(cut?.budget, "entries");
+    assert.equal(cut?.entries.length, 2, "the two results: weight 4");
+    const whole = await scanCurrentTurn(path, {
+      ...TURN,
+      budgets: { entries: 9 },
+    });
+    assert.equal(whole?.budget, null);
+    assert.equal(whole?.entries.length, 3);
+  });
+});
+
+Deno.test("scanCurrentTurn() names the bytes budget when the turn starts before it", async () => {
+  const t = new TranscriptBuilder("s", { legacy: true });
+  t.prompt("Read the config.");
+  t.call("msg_1", "toolu_1", "Read");
+  const text = t.toString() + "x".repeat(5000) + "\n";
+  await withTranscript(text, async (path) => {
+    const cut = await scanCurrentTurn(path, {
+      ...TURN,
+      budgets: { bytes: 4000 },
+    });
+    assert.equal(cut?.budget, "bytes");
+    assert.equal(cut?.bytesScanned, 4000);
+    const whole = await scanCurrentTurn(path, TURN);
+    assert.equal(whole?.budget, null);
+    assert.equal(whole?.reachedStart, true);
+  });
+});
+
+Deno.test("the default scan budgets are the README's: 64 MiB, 250,000 lines, 50,000 entries", () => {
+  assert.deepEqual({ ...DEFAULT_SCAN_BUDGETS }, {
+    bytes: 64 * 1024 * 1024,
+    lines: 250_000,
+    entries: 50_000,
+  });
+});
+
+Deno.test("newlineCounter() counts like an indexOf loop for any bytes and range", () => {
+  const counter = newlineCounter(4096);
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ minLength: 0, maxLength: 4096 }),
+      fc.nat(4096),
+      fc.nat(4096),
+      fc.boolean(),
+      (bytes, a, b, dense) => {
+        const source = dense ? bytes.map((x) => x % 3 === 0 ? 0x0a : x) : bytes;
+        counter.buffer.fill(0);
+        counter.buffer.set(source);
+        const [from, to] = [Math.min(a, b), Math.max(a, b)];
+        assert.equal(
+          counter.count(from, to),
+          countWithIndexOf(counter.buffer, from, to),
+        );
+      },
+    ),
+    fuzzParameters(300),
+  );
+  // Every byte a newline: more than 255 per lane must not overflow.
+  counter.buffer.fill(0x0a);
+  assert.equal(counter.count(0, 4096), 4096);
+});
+
+Deno.test("lineNumbersAt() numbers offsets within its byte budget and leaves the rest out", async () => {
+  const text = "a\nbb\nccc\ndddd\n"; // lines start at 0, 2, 5, 9
+  const file = memoryFile(utf8(text), 3);
+  const all = await lineNumbersAt(file, [9, 0, 5, 2]);
+  assert.deepEqual([...all].sort((x, y) => x[0] - y[0]), [
+    [0, 1],
+    [2, 2],
+    [5, 3],
+    [9, 4],
+  ]);
+  const cut = await lineNumbersAt(file, [9, 2, 5], { budgetBytes: 5 });
+  assert.deepEqual([...cut].sort((x, y) => x[0] - y[0]), [[2, 2], [5, 3]]);
+});
