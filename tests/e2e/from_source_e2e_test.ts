@@ -23,6 +23,16 @@ const NO_NETWORK = {
   ALL_PROXY: "http://127.0.0.1:9",
 };
 
+/** What a process needs from ours to start at all (Windows: SYSTEMROOT). */
+function inherited(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "SYSTEMROOT", "TEMP", "TMP", "TMPDIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
 interface Run {
   code: number;
   stdout: string;
@@ -39,7 +49,7 @@ async function run(
   const child = new Deno.Command(program, {
     args,
     cwd,
-    env: { PATH: Deno.env.get("PATH") ?? "", ...env },
+    env: { ...inherited(), ...env },
     clearEnv: true,
     stdin: "piped",
     stdout: "piped",
