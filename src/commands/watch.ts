@@ -46,6 +46,9 @@ Stop hook's guardrail and event-log settings.
 Register it with a timeout above the deadline:
   stall-watch install --watch
 
+Run for any event but PostToolUse and PostToolUseFailure it does nothing:
+exit 0 at once, telling the user once per session in a systemMessage.
+
 Exit codes: 0 nothing to do / held back, 1 bad payload or transcript,
 2 wake Claude (recovery prompt on stderr), 3 internal error, 64 usage error.
 `;
@@ -69,6 +72,7 @@ export async function run(
   }
   const payload = await io.readStdin(MAX_WATCH_PAYLOAD_BYTES);
   const result = await runWatch(payload, io);
+  if (result.stdout) io.writeStdout(result.stdout);
   if (result.stderr) io.writeStderr(result.stderr);
   return result.exitCode;
 }

@@ -1,6 +1,7 @@
 /**
  * Per-session guardrail state: retries per tool_use_id, the time of the last
- * recovery, and which config problems the user was already told about.
+ * recovery, and which config problems and misregistrations the user was
+ * already told about.
  *
  * One JSON file per session under the state folder, changed only while
  * holding the session's lock and replaced atomically, so concurrent hooks of
@@ -34,7 +35,15 @@ export interface SessionState {
   lastRecoveryAt: number;
   /** Fingerprint of the config problems already shown to the user. */
   configNotice: string | null;
+  /**
+   * Misregistrations already shown to the user (`<command>:<event>`, e.g.
+   * `hook:PreToolUse`); absent when none was.
+   */
+  eventNotices?: string[];
 }
+
+/** At most this many misregistration notices are remembered. */
+const MAX_EVENT_NOTICES = 32;
 
 /** A fresh state. */
 export function emptyState(): SessionState {
@@ -78,6 +87,12 @@ export function parseState(text: string): LoadedState {
   if (typeof data.config_notice === "string") {
     state.configNotice = data.config_notice;
   }
+  if (Array.isArray(data.event_notices)) {
+    const notices = data.event_notices.filter((n): n is string =>
+      typeof n === "string"
+    ).slice(0, MAX_EVENT_NOTICES);
+    if (notices.length > 0) state.eventNotices = notices;
+  }
   const note = dropped > 0
     ? `state file had ${dropped} unusable field(s)`
     : null;
@@ -89,6 +104,9 @@ export function serializeState(state: SessionState): string {
   return JSON.stringify(
     {
       config_notice: state.configNotice,
+      ...(state.eventNotices?.length
+        ? { event_notices: state.eventNotices.slice(0, MAX_EVENT_NOTICES) }
+        : {}),
       last_recovery_at: state.lastRecoveryAt,
       retries: state.retries,
     },
@@ -350,7 +368,12 @@ function noteOf(error: unknown): string {
 }
 
 /** The keys of a state file. */
-const STATE_KEYS = ["config_notice", "last_recovery_at", "retries"];
+const STATE_KEYS = [
+  "config_notice",
+  "event_notices",
+  "last_recovery_at",
+  "retries",
+];
 
 /** Whether a file's text is a state file this module wrote. */
 function isStateText(text: string): boolean {

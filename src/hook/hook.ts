@@ -5,6 +5,8 @@
  * the user about a broken config, once per session). Block = exit 2 with the
  * report and recovery prompt on stderr, or, with `STALL_WATCH_OUTPUT=json` or
  * `context`, exit 0 with JSON on stdout (see `block_output.ts`).
+ * On an event other than Stop and SubagentStop (a misregistration) it
+ * always allows, and says so once per session in a `systemMessage`.
  *
  * @module
  */
@@ -13,7 +15,17 @@ import type { CliIO } from "../shared/cli_io.ts";
 import { describeBudget, detectStalls } from "../detection/detect.ts";
 import type { EventRecord } from "../events/event_log.ts";
 import { ExitCode } from "../shared/errors.ts";
-import { parseHookInput } from "./hook_input.ts";
+import {
+  hookEventOf,
+  hookInputFrom,
+  parseHookPayload,
+  stringField,
+} from "./hook_input.ts";
+import {
+  claimMisregistrationNotice,
+  handles,
+  misregistrationNotice,
+} from "./event_guard.ts";
 import { formatProblems, loadSettings } from "../settings/load_settings.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
 import type { StateStore } from "../guardrails/state.ts";
@@ -41,7 +53,10 @@ export async function runHook(
   payloadText: string,
   io: HookIO,
 ): Promise<HookOutcome> {
-  const input = parseHookInput(payloadText);
+  const { payload, tasksCut } = parseHookPayload(payloadText);
+  const event = hookEventOf(payload);
+  if (!handles("hook", event)) return await misregistered(payload, event, io);
+  const input = hookInputFrom(payload, tasksCut);
   const { settings, problems } = await loadSettings(io.env, io.cwd);
   if (input.stopHookActive && settings.stopHookActive === "allow") {
     return { exitCode: ExitCode.ok, stdout: "", stderr: "" };
@@ -138,6 +153,33 @@ export async function runHook(
     notice: settings.output === "stderr" ? null : await notices.claim(),
   });
   return { ...outcome, stderr: outcome.stderr + logError };
+}
+
+/**
+ * Run for an event it is not for (see `event_guard.ts`): exit 0, and tell
+ * the user once per session, with any config problems.
+ */
+async function misregistered(
+  payload: Record<string, unknown>,
+  event: string,
+  io: HookIO,
+): Promise<HookOutcome> {
+  const { settings, problems } = await loadSettings(io.env, io.cwd);
+  const sessionId = stringField(payload, "session_id") ?? "";
+  const store = () => openStateStore(io, settings);
+  const lines: string[] = [];
+  if (await claimMisregistrationNotice(store, sessionId, "hook", event)) {
+    lines.push(misregistrationNotice("hook", event));
+  }
+  const config = await new Notices(store, sessionId, problems).claim();
+  if (config) lines.push(config);
+  return {
+    exitCode: ExitCode.ok,
+    stdout: lines.length > 0
+      ? JSON.stringify({ systemMessage: lines.join("\n") }) + "\n"
+      : "",
+    stderr: "",
+  };
 }
 
 /** Tells the user about config problems once per session, via `systemMessage`. */

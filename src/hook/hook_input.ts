@@ -50,15 +50,49 @@ const MAX_ECHO_CHARS = 80;
  * missing or non-string `transcript_path`.
  */
 export function parseHookInput(text: string): HookInput {
+  const { payload, tasksCut } = parseHookPayload(text);
+  return hookInputFrom(payload, tasksCut);
+}
+
+/** A payload object, and whether an oversized task list was cut from it. */
+export interface HookPayload {
+  payload: Record<string, unknown>;
+  /** `background_tasks` was over the budget and cut before parsing. */
+  tasksCut: boolean;
+}
+
+/**
+ * Parses the payload text into its object.
+ *
+ * @throws {InputError} On empty input, invalid JSON or a non-object.
+ */
+export function parseHookPayload(text: string): HookPayload {
   // A list of tasks over the budget is never parsed into objects.
   const tasks = cutOversizedArrays(
     text,
     "background_tasks",
     MAX_BACKGROUND_TASKS,
   );
-  const payload = parsePayloadObject(tasks.text);
+  return { payload: parsePayloadObject(tasks.text), tasksCut: tasks.cut };
+}
+
+/** The payload's `hook_event_name`; `Stop` when it has none (older versions). */
+export function hookEventOf(payload: Record<string, unknown>): string {
+  return stringField(payload, "hook_event_name") ?? "Stop";
+}
+
+/**
+ * Reads a parsed payload object.
+ *
+ * @param tasksCut See {@link HookPayload.tasksCut}.
+ * @throws {InputError} On a missing or non-string `transcript_path`.
+ */
+export function hookInputFrom(
+  payload: Record<string, unknown>,
+  tasksCut = false,
+): HookInput {
   const transcriptPath = requiredPath(payload, "transcript_path");
-  const hookEventName = stringField(payload, "hook_event_name") ?? "Stop";
+  const hookEventName = hookEventOf(payload);
   const isSubagent = hookEventName === "SubagentStop";
   return {
     sessionId: stringField(payload, "session_id") ?? "",
@@ -74,7 +108,7 @@ export function parseHookInput(text: string): HookInput {
       ? payload.last_assistant_message
       : null,
     backgroundTasks: runningBackgroundTasks(payload.background_tasks),
-    backgroundTasksOverBudget: tasks.cut ||
+    backgroundTasksOverBudget: tasksCut ||
       backgroundTasksOverBudget(payload.background_tasks),
     cwd: stringField(payload, "cwd") ?? "",
   };

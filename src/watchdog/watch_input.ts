@@ -39,10 +39,24 @@ export interface WatchInput {
  * missing or unusable `transcript_path` or `tool_use_id`.
  */
 export function parseWatchInput(text: string): WatchInput {
-  const payload = parsePayloadObject(text);
+  return watchInputFrom(parsePayloadObject(text));
+}
+
+/** The payload's `hook_event_name`; `PostToolUse` when it has none. */
+export function watchEventOf(payload: Record<string, unknown>): string {
+  return stringField(payload, "hook_event_name") ?? "PostToolUse";
+}
+
+/**
+ * Reads a parsed payload object.
+ *
+ * @throws {InputError} On a missing or unusable `transcript_path` or
+ * `tool_use_id`.
+ */
+export function watchInputFrom(payload: Record<string, unknown>): WatchInput {
   return {
     sessionId: stringField(payload, "session_id") ?? "",
-    hookEventName: stringField(payload, "hook_event_name") ?? "PostToolUse",
+    hookEventName: watchEventOf(payload),
     transcriptPath: requiredPath(payload, "transcript_path"),
     toolUseId: requiredPath(payload, "tool_use_id"),
     toolName: stringField(payload, "tool_name") ?? "",

@@ -24,10 +24,17 @@ import { loadSettings } from "../settings/load_settings.ts";
 import type { Settings } from "../settings/settings.ts";
 import { StateStore } from "../guardrails/state.ts";
 import {
-  parseWatchInput,
   unattendedRun,
+  watchEventOf,
   type WatchInput,
+  watchInputFrom,
 } from "./watch_input.ts";
+import { parsePayloadObject, stringField } from "../hook/hook_input.ts";
+import {
+  claimMisregistrationNotice,
+  handles,
+  misregistrationNotice,
+} from "../hook/event_guard.ts";
 import { watchTranscript } from "./watch_loop.ts";
 import { claimWatch, isSuperseded, type WatchClaim } from "./watch_marker.ts";
 import { apiTimeoutMs, watchLimits } from "./watch_step.ts";
@@ -42,11 +49,16 @@ export const API_ERROR_NOTE =
   "with an API error, not the tool: the tool ran and its result is in the " +
   "conversation. Carry on from that result; do not run the tool again.\n";
 
-/** What the process should do. The watchdog never writes to stdout. */
+/**
+ * What the process should do. The watchdog writes to stdout only to tell
+ * the user it runs under the wrong event.
+ */
 export interface WatchResult {
   /** 0, or 2 to wake Claude with `stderr`. */
   exitCode: number;
   stderr: string;
+  /** A `systemMessage` JSON line, on a misregistration only. */
+  stdout?: string;
 }
 
 /** The parts of the process boundary a watch uses. */
@@ -64,7 +76,10 @@ export async function runWatch(
   payloadText: string,
   io: WatchIO,
 ): Promise<WatchResult> {
-  const input = parseWatchInput(payloadText);
+  const payload = parsePayloadObject(payloadText);
+  const event = watchEventOf(payload);
+  if (!handles("watch", event)) return await misregistered(payload, event, io);
+  const input = watchInputFrom(payload);
   const { settings } = await loadSettings(io.env, io.cwd);
   const log = new WatchLog(io, settings, input);
   if (input.agentId !== null) {
@@ -186,6 +201,42 @@ export async function runWatch(
 }
 
 /** Collects the watch's events and writes them once, with the final result. */
+/**
+ * Run for an event it is not for (say, PreToolUse, where waiting would hold
+ * up every call): exit 0 at once, and tell the user once per session.
+ */
+async function misregistered(
+  payload: Record<string, unknown>,
+  event: string,
+  io: WatchIO,
+): Promise<WatchResult> {
+  const { settings } = await loadSettings(io.env, io.cwd);
+  const store = () =>
+    Promise.resolve(
+      new StateStore({
+        cwd: io.cwd,
+        stateDir: settings.stateDir,
+        sleep: io.sleep,
+      }),
+    );
+  const sessionId = stringField(payload, "session_id") ?? "";
+  const tell = await claimMisregistrationNotice(
+    store,
+    sessionId,
+    "watch",
+    event,
+  );
+  return {
+    exitCode: ExitCode.ok,
+    stderr: "",
+    stdout: tell
+      ? JSON.stringify({
+        systemMessage: misregistrationNotice("watch", event),
+      }) + "\n"
+      : "",
+  };
+}
+
 class WatchLog {
   #io: WatchIO;
   #settings: Settings;
