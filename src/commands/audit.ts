@@ -141,8 +141,9 @@ function findAllTranscripts(
   const all: FoundTranscripts = { files: [], unreadable: [], skippedOlder: 0 };
   for (const root of roots) {
     const found = findTranscripts(root, sinceMs);
-    all.files.push(...found.files);
-    all.unreadable.push(...found.unreadable);
+    // Loops, not push(...): a spread of 130,000 files overflows the stack.
+    for (const file of found.files) all.files.push(file);
+    for (const path of found.unreadable) all.unreadable.push(path);
     all.skippedOlder += found.skippedOlder;
   }
   return all;

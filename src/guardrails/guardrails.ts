@@ -8,7 +8,7 @@
  */
 
 import type { StallSignature } from "../detection/classify.ts";
-import type { SessionState } from "./state.ts";
+import { retriesOf, type SessionState } from "./state.ts";
 
 /** Whether the kill switch is on, and what turned it on. */
 export interface KillSwitchStatus {
@@ -23,6 +23,22 @@ const FALSY = new Set(["", "0", "false", "no", "off"]);
 /** The seed's truthiness for the kill-switch variable. */
 export function isTruthy(value: string): boolean {
   return !FALSY.has(value.trim().toLowerCase());
+}
+
+/** Values of the kill-switch variable that are safe to show: they are no secret. */
+const SHOWN = new Set([...FALSY, "1", "true", "yes", "on"]);
+
+/**
+ * How the kill-switch variable is named in messages and the event log. Its
+ * value is shown only when it is one of the spelled-out on/off words: the
+ * config may name any variable (`"kill_switch_env": "GITHUB_TOKEN"`), and
+ * stall-watch never prints an environment variable's value.
+ */
+export function envSource(name: string, value: string): string {
+  const word = value.trim().toLowerCase();
+  return SHOWN.has(word) && word !== ""
+    ? `env ${name}=${word}`
+    : `env ${name} (set)`;
 }
 
 /** The facts the kill switch depends on, gathered by the caller. */
@@ -44,7 +60,7 @@ export interface KillSwitchFacts {
 export function killSwitchStatus(facts: KillSwitchFacts): KillSwitchStatus {
   const value = facts.env[facts.envName];
   if (value !== undefined) {
-    return { active: isTruthy(value), source: `env ${facts.envName}=${value}` };
+    return { active: isTruthy(value), source: envSource(facts.envName, value) };
   }
   if (facts.file !== null && facts.fileExists) {
     return { active: true, source: `file ${facts.file}` };
@@ -113,17 +129,20 @@ export function evaluateGates(
   const allowed: StallSignature[] = [];
   const capped: CappedSignature[] = [];
   for (const signature of signatures) {
-    const retries = state.retries[signature.toolUseId] ?? 0;
+    const retries = retriesOf(state, signature.toolUseId);
     if (retries >= limits.maxRetries) capped.push({ signature, retries });
     else allowed.push(signature);
   }
   if (allowed.length === 0) {
     return { gate: "retry_cap", maxRetries: limits.maxRetries, capped };
   }
-  const retries: Record<string, number> = {};
+  // A Map, then Object.fromEntries: ids such as `__proto__` or
+  // `constructor` come from the transcript and must never meet a prototype.
+  const counts = new Map<string, number>();
   for (const { toolUseId: id } of allowed) {
-    retries[id] ??= (state.retries[id] ?? 0) + 1; // once per id per recovery
+    if (!counts.has(id)) counts.set(id, retriesOf(state, id) + 1); // once per id per recovery
   }
+  const retries = Object.fromEntries(counts);
   return {
     gate: "recover",
     maxRetries: limits.maxRetries,

@@ -45,6 +45,17 @@ export interface SessionState {
 /** At most this many misregistration notices are remembered. */
 const MAX_EVENT_NOTICES = 32;
 
+/**
+ * The recoveries already dispatched for `toolUseId`: an own property only,
+ * so ids named like `Object.prototype` members (`constructor`, `toString`,
+ * `__proto__`) count like any other.
+ */
+export function retriesOf(state: SessionState, toolUseId: string): number {
+  if (!Object.hasOwn(state.retries, toolUseId)) return 0;
+  const count = state.retries[toolUseId];
+  return typeof count === "number" ? count : 0;
+}
+
 /** A fresh state. */
 export function emptyState(): SessionState {
   return { retries: {}, lastRecoveryAt: 0, configNotice: null };
@@ -74,11 +85,14 @@ export function parseState(text: string): LoadedState {
   const state = emptyState();
   let dropped = 0;
   if (isPlainObject(data.retries)) {
+    const kept: [string, number][] = [];
     for (const [id, count] of Object.entries(data.retries)) {
       if (typeof count === "number" && Number.isInteger(count) && count >= 0) {
-        state.retries[id] = count;
+        kept.push([id, count]);
       } else dropped++;
     }
+    // fromEntries defines own properties: `__proto__` stays a plain key.
+    state.retries = Object.fromEntries(kept);
   } else if (data.retries !== undefined) dropped++;
   const last = data.last_recovery_at;
   if (typeof last === "number" && Number.isFinite(last) && last >= 0) {

@@ -3,7 +3,8 @@
  * how it recognises its own handlers there again.
  *
  * On macOS and Linux a handler is a shell command,
- * `cd "$CLAUDE_PROJECT_DIR" && /abs/stall-watch`: Claude Code runs it with
+ * `cd -- "$CLAUDE_PROJECT_DIR" && /abs/stall-watch` (`--`: a project folder
+ * whose name starts with `-` is not taken for an option): Claude Code runs it with
  * `sh -c`, and starting in the project root puts state in the project's
  * `.claude` even after the session has `cd`-ed elsewhere. On Windows the
  * shell is Git Bash, or PowerShell when Git Bash is missing, and no one
@@ -73,7 +74,7 @@ export interface Invocation {
 export const SOURCE_RUN_FLAGS: readonly string[] = Object.freeze(["--quiet"]);
 
 /** The shell prefix that starts a handler in the project root. */
-export const PROJECT_DIR_PREFIX = 'cd "$CLAUDE_PROJECT_DIR" && ';
+export const PROJECT_DIR_PREFIX = 'cd -- "$CLAUDE_PROJECT_DIR" && ';
 
 /** Default `timeout` (seconds) of the Stop and SubagentStop handlers. */
 export const DEFAULT_HOOK_TIMEOUT = 30;
@@ -189,6 +190,13 @@ export interface ParsedCommand {
   words: string[];
   /** A shell command that changes to `$CLAUDE_PROJECT_DIR` first. */
   startsInProjectDir: boolean;
+  /**
+   * Whether the command is that one program run alone, after at most
+   * `cd "$CLAUDE_PROJECT_DIR"` steps: no other command before or after it
+   * (`&&`, `;`, `|`), no redirection or substitution. Only such a command
+   * can be one stall-watch wrote.
+   */
+  alone: boolean;
 }
 
 /**
@@ -210,21 +218,28 @@ export function parseHandlerCommand(
       form: "exec",
       words: [command, ...args],
       startsInProjectDir: false,
+      alone: args.length === handler.args.length,
     };
   }
   const steps = shellSteps(command);
   if (steps === null) return null;
   let startsInProjectDir = false;
+  let onlyProjectCds = true;
   let index = 0;
   while (index < steps.length - 1 && steps[index]?.[0] === "cd") {
-    const dir = steps[index]?.[1] ?? "";
-    startsInProjectDir = /^\$\{?CLAUDE_PROJECT_DIR\}?\/?$/.test(dir);
+    const step = steps[index] ?? [];
+    const dirs = step.slice(1).filter((word, i) => !(i === 0 && word === "--"));
+    startsInProjectDir = dirs.length === 1 &&
+      /^\$\{?CLAUDE_PROJECT_DIR\}?\/?$/.test(dirs[0] ?? "");
+    onlyProjectCds &&= startsInProjectDir;
     index++;
   }
   return {
     form: "shell",
     words: steps[index] ?? [],
     startsInProjectDir,
+    alone: onlyProjectCds && index === steps.length - 1 &&
+      !/[<>`]|\$\(/.test(command),
   };
 }
 
@@ -272,11 +287,14 @@ function shellSteps(command: string): string[][] | null {
 
 /**
  * The arguments a handler passes to stall-watch (`[]` for the hook,
- * `["watch"]` for the watchdog), or `null` when the handler does not run
- * stall-watch. Recognised: a program named `stall-watch` (any suffix such
- * as a target triple, with or without `.exe`), one of `knownPaths` (this
- * executable or `main.ts`), and `deno run` of a `main.ts` from a folder
- * named `stall-watch` or with exactly the release permission flags.
+ * `["watch"]` for the watchdog), or `null` when the handler is not one
+ * stall-watch wrote. Install and uninstall own only those exact commands:
+ * the program alone (see {@link ParsedCommand.alone}) with no argument or
+ * just `watch`, the program being one of `knownPaths` (this executable or
+ * `main.ts`), a release binary (`stall-watch`, `stall-watch-<target>`,
+ * with or without `.exe`), or `deno run [--quiet]` with exactly the release
+ * permission flags of a `main.ts`. A `stall-watch-notify.sh` or a command
+ * that runs something else as well is never stall-watch's.
  *
  * @param knownPaths Paths of this stall-watch, e.g. from {@link selfInvocation}.
  */
@@ -284,16 +302,23 @@ export function stallWatchArgs(
   parsed: ParsedCommand,
   knownPaths: readonly string[],
 ): string[] | null {
-  const [program, ...rest] = parsed.words;
+  if (!parsed.alone) return null;
+  const args = programArgs(parsed.words, knownPaths);
+  if (args === null || args.length > 1) return null;
+  return args.length === 0 || args[0] === "watch" ? args : null;
+}
+
+function programArgs(
+  words: readonly string[],
+  knownPaths: readonly string[],
+): string[] | null {
+  const [program, ...rest] = words;
   if (program === undefined) return null;
   const known = new Set(knownPaths.map(normalise));
   if (known.has(normalise(program)) && !isDenoProgram(program)) return rest;
   if (isStallWatchProgram(program)) return rest;
   if (!isDenoProgram(program) || !rest.includes("run")) return null;
-  const main = rest.findIndex((word) =>
-    known.has(normalise(word)) ||
-    (baseName(word) === "main.ts" && STALL_WATCH_NAME.test(parentName(word)))
-  );
+  const main = rest.findIndex((word) => known.has(normalise(word)));
   if (main !== -1) return rest.slice(main + 1);
   // `deno run [--quiet] <exactly the release flags> <any>/main.ts`: what
   // install writes from a checkout (before 0.2 without `--quiet`),
@@ -309,12 +334,16 @@ export function stallWatchArgs(
     : null;
 }
 
-const STALL_WATCH_NAME = /^stall[-_]watch(?:[-_.][A-Za-z0-9_.-]*)?$/i;
+/**
+ * The release binaries' names: `stall-watch`, or suffixed with one of the
+ * release targets (how a downloaded asset may be kept), `_` for `-` allowed.
+ */
+const STALL_WATCH_NAME =
+  /^stall[-_]watch(?:[-_](?:x86_64|aarch64)-(?:unknown-linux-gnu|apple-darwin|pc-windows-msvc))?$/i;
 
 /** A program file named `stall-watch`, `stall_watch-<target>`, `stall-watch.exe`... */
 export function isStallWatchProgram(path: string): boolean {
-  const name = baseName(path).replace(/\.exe$/i, "");
-  return STALL_WATCH_NAME.test(name) && !/\.(json|jsonc|ts|js|md)$/i.test(name);
+  return STALL_WATCH_NAME.test(baseName(path).replace(/\.exe$/i, ""));
 }
 
 /** The `deno` executable itself (`deno`, `deno.exe`). */
@@ -324,11 +353,6 @@ export function isDenoProgram(path: string): boolean {
 
 function baseName(path: string): string {
   return path.split(/[\\/]/).pop() ?? "";
-}
-
-function parentName(path: string): string {
-  const parts = path.split(/[\\/]/);
-  return parts[parts.length - 2] ?? "";
 }
 
 function normalise(path: string): string {

@@ -52,8 +52,16 @@ export function parseSettingsText(
       `${name} is not strict JSON: it starts with a byte order mark, which makes Claude Code ignore it`,
     );
   }
+  const deep = tooDeepAt(text);
+  if (deep !== null) {
+    throw new SettingsFileError(
+      `${name} is nested more than ${MAX_SETTINGS_DEPTH} levels deep (on line ${
+        lineColumn(text, deep).split(":")[0]
+      }); no settings file is: fix it first`,
+    );
+  }
   const errors: ParseError[] = [];
-  parseTree(text, errors, {
+  const tree = parseTree(text, errors, {
     disallowComments: true,
     allowTrailingComma: false,
     allowEmptyContent: false,
@@ -78,7 +86,66 @@ export function parseSettingsText(
       `${name} is not a settings file: its top level is not a JSON object`,
     );
   }
+  const duplicate = tree ? firstDuplicateKey(tree) : null;
+  if (duplicate) {
+    throw new SettingsFileError(
+      `${name} has the key ${JSON.stringify(duplicate.value)} twice in one ` +
+        `object (again on line ${
+          lineColumn(text, duplicate.offset).split(":")[0]
+        }); Claude ` +
+        "Code reads only the last one, so stall-watch edits neither: " +
+        "remove one first",
+    );
+  }
   return value;
+}
+
+/** Deeper than any settings file; the parser recurses once per level. */
+const MAX_SETTINGS_DEPTH = 256;
+
+/**
+ * The offset where `text` nests deeper than {@link MAX_SETTINGS_DEPTH}
+ * (strings skipped), or `null`. A loop: 100,000 levels must give one error
+ * line, not a stack overflow in the recursive parser.
+ */
+function tooDeepAt(text: string): number | null {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_SETTINGS_DEPTH) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return null;
+}
+
+/**
+ * The first key in the text that repeats a key of its object (the repeat),
+ * found without recursion.
+ */
+function firstDuplicateKey(root: Node): Node | null {
+  let first: Node | null = null;
+  const pending: Node[] = [root];
+  for (let node = pending.pop(); node; node = pending.pop()) {
+    if (node.type === "object") {
+      const seen = new Set<string>();
+      for (const property of node.children ?? []) {
+        const key = property.children?.[0];
+        if (!key || typeof key.value !== "string") continue;
+        if (seen.has(key.value) && (!first || key.offset < first.offset)) {
+          first = key;
+        }
+        seen.add(key.value);
+      }
+    }
+    for (const child of node.children ?? []) pending.push(child);
+  }
+  return first;
 }
 
 /** How a file is laid out, so inserted text matches it. */

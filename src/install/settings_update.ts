@@ -19,6 +19,7 @@ import {
 import { SettingsFileError } from "./settings_json.ts";
 import type { Scope } from "./settings_scope.ts";
 import { unifiedDiff } from "./unified_diff.ts";
+import { shellQuote } from "./hook_command.ts";
 
 /** Which file to change, and how. */
 export interface UpdateRequest {
@@ -103,9 +104,9 @@ function outsideMessage(cwd: string, request: UpdateRequest): string {
     `stall-watch may only write inside ${claudeRoot(cwd)}`;
   const again = `stall-watch ${request.command} --scope ${request.scope}`;
   if (basename(dir) === ".claude") {
-    return `${head}; run it from ${dirname(dir)}: cd "${
-      dirname(dir)
-    }" && ${again}`;
+    return `${head}; run it from ${dirname(dir)}: cd -- ${
+      shellQuote(dirname(dir))
+    } && ${again}`;
   }
   return `${head}, and that file is not in a .claude folder: ` +
     `make the change by hand (${again} --dry-run shows it)`;

@@ -33,7 +33,8 @@ export function unifiedDiff(
   const b = splitLines(after);
   const ops = diffLines(a, b);
   const out = [`--- ${fromName}`, `+++ ${toName}`];
-  for (const hunk of hunks(ops)) out.push(...hunk);
+  // Loops, not push(...run): a spread of 100,000 lines overflows the stack.
+  for (const hunk of hunks(ops)) for (const line of hunk) out.push(line);
   return out.join("\n") + "\n";
 }
 
@@ -93,8 +94,8 @@ function reorderRuns(ops: Op[]): Op[] {
   const out: Op[] = [];
   let run: Op[] = [];
   const flush = () => {
-    out.push(...run.filter((o) => o.kind === "-"));
-    out.push(...run.filter((o) => o.kind === "+"));
+    for (const o of run) if (o.kind === "-") out.push(o);
+    for (const o of run) if (o.kind === "+") out.push(o);
     run = [];
   };
   for (const op of ops) {

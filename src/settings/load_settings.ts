@@ -37,8 +37,11 @@ export async function loadSettings(
 ): Promise<LoadedSettings> {
   const configPath = env.STALL_WATCH_CONFIG || DEFAULT_CONFIG_PATH;
   const config = await loadConfigFile(configPath, cwd);
-  const { settings, problems } = resolveSettings(env, config.values);
-  problems.unshift(...config.problems);
+  const resolved = resolveSettings(env, config.values);
+  const settings = resolved.settings;
+  // An array literal, not unshift(...): a hostile config may hold 200,000
+  // unknown keys, and a call with that many arguments overflows the stack.
+  const problems = [...config.problems, ...resolved.problems];
   settings.stateDir = confinedOrDefault(
     cwd,
     settings.stateDir,

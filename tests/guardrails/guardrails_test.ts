@@ -6,7 +6,12 @@ import {
   killSwitchStatus,
   recordRecovery,
 } from "../../src/guardrails/guardrails.ts";
-import { emptyState, type SessionState } from "../../src/guardrails/state.ts";
+import {
+  emptyState,
+  parseState,
+  serializeState,
+  type SessionState,
+} from "../../src/guardrails/state.ts";
 
 function signature(toolUseId: string, line = 7): StallSignature {
   return {
@@ -160,4 +165,42 @@ Deno.test("evaluateGates() applies the cooldown before the retry cap", () => {
     cooldownSeconds: 0,
   }, 1001);
   assert.equal(off.gate, "recover");
+});
+
+Deno.test("the retry cap holds for tool_use ids named like Object.prototype members", () => {
+  for (
+    const id of [
+      "constructor",
+      "toString",
+      "__proto__",
+      "hasOwnProperty",
+      "valueOf",
+    ]
+  ) {
+    let state: SessionState = emptyState();
+    let nudges = 0;
+    for (let stop = 0; stop < 10; stop++) {
+      const decision = evaluateGates([signature(id)], state, limits, 1000);
+      if (decision.gate !== "recover") break;
+      nudges++;
+      // Through the state file and back, as between two hook runs.
+      state = parseState(
+        serializeState(recordRecovery(state, decision.retries, 1000)),
+      ).state;
+    }
+    assert.equal(nudges, limits.maxRetries, id);
+    assert.deepEqual(Object.entries(state.retries), [[id, 3]], id);
+    assert.equal(Object.getPrototypeOf(state.retries), Object.prototype, id);
+  }
+});
+
+Deno.test("killSwitchStatus() never shows the value of the variable it names", () => {
+  const status = killSwitchStatus({
+    env: { GITHUB_TOKEN: "ghp_secret-xyz" },
+    envName: "GITHUB_TOKEN",
+    file: null,
+    fileExists: false,
+    configured: false,
+  });
+  assert.deepEqual(status, { active: true, source: "env GITHUB_TOKEN (set)" });
 });

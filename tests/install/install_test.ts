@@ -25,7 +25,7 @@ const HANDLER: Record<string, unknown> = windows
   ? { type: "command", command: BIN, args: [], timeout: 30 }
   : {
     type: "command",
-    command: `cd "$CLAUDE_PROJECT_DIR" && ${BIN}`,
+    command: `cd -- "$CLAUDE_PROJECT_DIR" && ${BIN}`,
     timeout: 30,
   };
 /** Settings file names as the commands print them (native separators). */
@@ -266,7 +266,9 @@ Deno.test("install --scope user works from the home folder and explains itself e
         join(home, ".claude", "settings.json")
       }: ` +
       `stall-watch may only write inside ${join(project, ".claude")}; ` +
-      `run it from ${home}: cd "${home}" && stall-watch install --scope user`,
+      `run it from ${home}: cd -- ${
+        shellQuote(home)
+      } && stall-watch install --scope user`,
     ]);
     assert.deepEqual(await listTree(home), ["project/"]);
     const remove = io(project, { HOME: home });
@@ -429,7 +431,7 @@ Deno.test("install as a process under the release flags registers a command that
     } else {
       assert.equal(
         handler.command,
-        `cd "$CLAUDE_PROJECT_DIR" && ${argv.map(shellQuote).join(" ")}`,
+        `cd -- "$CLAUDE_PROJECT_DIR" && ${argv.map(shellQuote).join(" ")}`,
       );
     }
     assert.equal(handler.timeout, 30);
