@@ -8,7 +8,9 @@
  * dependency `@anthropic-ai/claude-code-<platform>`. Test files run in
  * parallel, so the install is serialised by a lock folder, and a failed
  * install is remembered for the rest of the run: the tier says it is skipped
- * in one line, once.
+ * in one line, once. When `.ci/run` already failed to install it, it passes
+ * the reason in `STALL_WATCH_CLAUDE_INSTALL_ERROR` and npm is not tried
+ * again.
  *
  * @module
  */
@@ -177,7 +179,9 @@ export async function findOrInstallClaude(): Promise<string | null> {
       const marker = await Deno.readTextFile(failedPath);
       if (marker.startsWith(`${Deno.pid}\n`)) return null;
     } catch { /* no earlier failure */ }
-    const problem = await npmInstall(cache) ??
+    // `.ci/run` tried already: say why once, do not wait for npm again.
+    const problem = Deno.env.get("STALL_WATCH_CLAUDE_INSTALL_ERROR") ||
+      await npmInstall(cache) ||
       ((await findIn(cache))
         ? null
         : "no runnable native binary after install");
