@@ -3,8 +3,9 @@
  *
  * This costs one pass over the file up to the last offset, so the hook pays
  * it only on the rare block path, where a jump-to-line pointer is worth it.
- * The pass counts with WebAssembly SIMD (`newline_count.ts`), about as fast
- * as `wc -l`, and stops at a byte budget: offsets beyond it stay unnumbered.
+ * A long pass counts with WebAssembly SIMD (`newline_count.ts`), about as
+ * fast as `wc -l`, and every pass stops at a byte budget: offsets beyond it
+ * stay unnumbered.
  *
  * @module
  */
@@ -12,9 +13,12 @@
 import type { ReadableAt } from "./line_reader.ts";
 import { newlineCounter } from "./newline_count.ts";
 
-// 1 MiB: few read calls over a 1 GB file; a small file touches only the
-// pages it fills.
-const CHUNK_BYTES = 1024 * 1024;
+// A pass this long counts with WebAssembly SIMD in 1 MiB reads (few calls
+// over a 1 GB file); a shorter one with `indexOf` in 256 KiB reads, without
+// WebAssembly's few MiB of memory.
+const SIMD_FROM_BYTES = 64 * 1024 * 1024;
+const SIMD_CHUNK_BYTES = 1024 * 1024;
+const CHUNK_BYTES = 256 * 1024;
 
 /**
  * Default budget of the pass: 2 GiB, about a quarter of a second here. A
@@ -26,6 +30,8 @@ export const DEFAULT_LINE_COUNT_BUDGET_BYTES = 2 * 1024 * 1024 * 1024;
 export interface LineCountOptions {
   /** Read at most this many bytes from the start of the file. */
   budgetBytes?: number;
+  /** Count with SIMD when the pass is at least this long (64 MiB). */
+  simdFromBytes?: number;
 }
 
 /**
@@ -48,8 +54,11 @@ export async function lineNumbersAt(
   const numbers = new Map<number, number>();
   if (wanted.length === 0) return numbers;
   await file.seek(0, Deno.SeekMode.Start);
-  const counter = newlineCounter(CHUNK_BYTES);
-  const buffer = counter.buffer.subarray(0, CHUNK_BYTES);
+  const simd = (wanted.at(-1) as number) >=
+    (options.simdFromBytes ?? SIMD_FROM_BYTES);
+  const chunkBytes = simd ? SIMD_CHUNK_BYTES : CHUNK_BYTES;
+  const counter = newlineCounter(chunkBytes, { simd });
+  const buffer = counter.buffer.subarray(0, chunkBytes);
   let position = 0; // file offset of buffer[0]
   let newlines = 0; // newlines strictly before `position`
   let next = 0; // index into `wanted`

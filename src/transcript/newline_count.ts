@@ -27,10 +27,15 @@ const PAGE_BYTES = 64 * 1024;
  * A counter over a buffer of `bytes` bytes (rounded up to 16).
  *
  * @param bytes Buffer size; the caller reads chunks of at most this size.
+ * @param options.simd False for the `indexOf` loop: WebAssembly costs about
+ * 4 MiB of memory, worth it only for a long pass.
  */
-export function newlineCounter(bytes: number): NewlineCounter {
+export function newlineCounter(
+  bytes: number,
+  options: { simd?: boolean } = {},
+): NewlineCounter {
   const size = Math.ceil(bytes / 16) * 16;
-  const simd = simdCounter(size);
+  const simd = options.simd === false ? null : simdCounter(size);
   if (simd) return simd;
   const buffer = new Uint8Array(size);
   return { buffer, count: (from, to) => countWithIndexOf(buffer, from, to) };

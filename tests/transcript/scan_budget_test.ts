@@ -217,3 +217,26 @@ Deno.test("lineNumbersAt() numbers offsets within its byte budget and leaves the
   const cut = await lineNumbersAt(file, [9, 2, 5], { budgetBytes: 5 });
   assert.deepEqual([...cut].sort((x, y) => x[0] - y[0]), [[2, 2], [5, 3]]);
 });
+
+Deno.test("lineNumbersAt() numbers alike with and without SIMD", async () => {
+  const lines = Array.from({ length: 3000 }, (_, i) => "x".repeat(i % 97));
+  const text = lines.map((l) => l + "\n").join("");
+  const starts: number[] = [];
+  let at = 0;
+  for (const line of lines) {
+    starts.push(at);
+    at += line.length + 1;
+  }
+  const wanted = starts.filter((_, i) => i % 7 === 0);
+  const plain = await lineNumbersAt(memoryFile(utf8(text), 999), wanted, {
+    simdFromBytes: Infinity,
+  });
+  const simd = await lineNumbersAt(memoryFile(utf8(text), 999), wanted, {
+    simdFromBytes: 0,
+  });
+  assert.deepEqual(simd, plain);
+  assert.deepEqual(
+    wanted.map((o) => plain.get(o)),
+    wanted.map((o) => starts.indexOf(o) + 1),
+  );
+});
