@@ -165,7 +165,9 @@ export async function detectStalls(
   if (exhausted !== null) {
     return {
       signatures: [],
-      reason: `the ${describeBudget(exhausted)} budget ran out`,
+      reason: `the ${
+        describeBudget(exhausted)
+      } budget ran out before the turn could be judged`,
       path,
       scan,
       waitedMs,

@@ -65,7 +65,10 @@ Deno.test("detectStalls() allows unjudged when the scan budget ran out before an
     });
     assert.deepEqual(cut.signatures, []);
     assert.deepEqual(cut.exhausted, { name: "lines", limit: 20 });
-    assert.equal(cut.reason, "the 20 lines budget ran out");
+    assert.equal(
+      cut.reason,
+      "the 20 lines budget ran out before the turn could be judged",
+    );
     const whole = await detectStalls(input(path), NO_WAIT);
     assert.equal(whole.exhausted, null);
     assert.equal(whole.signatures.length, 1);

@@ -158,7 +158,7 @@ Deno.test("hook allows the stop with one line and a budget_exhausted event when 
         "budget_exhausted",
         "signatures",
         100,
-        "the 100 stalls budget ran out",
+        "the 100 stalls budget ran out before the turn could be judged",
       ]],
     );
   });
