@@ -172,3 +172,30 @@ claudeTest(
     assert.equal(outcome.run.result?.result, "");
   },
 );
+
+claudeTest(
+  "a real block is decided without the transcript-lag wait (Claude Code 2.1.332 omits last_assistant_message on every silent reply)",
+  async (claude) => {
+    const tool = "mcp__stub__empty";
+    const outcome = await runScenario(claude, {
+      prompt: `use ${tool}`,
+      script: queue([toolCall(tool), empty(), empty(), text("Recovered.")]),
+      allowedTools: [tool],
+      env: { STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl" },
+    });
+    assertAnswered(outcome, "Recovered.");
+    const [block] = runsOf(outcome.hookRuns, "Stop");
+    assert.equal(block?.code, 2);
+    assert.equal("last_assistant_message" in block!.payload, false);
+    const detected = outcome.events.filter((e) => e.event === "stall_detected");
+    assert.equal(detected.length, 1);
+    // The default wait is 300 ms; on a current transcript there is no lag
+    // to wait for (issue 12, item 2).
+    assert.ok(
+      Number(detected[0]!.waited_ms) < 100,
+      `waited ${detected[0]!.waited_ms} ms`,
+    );
+  },
+  // needs: lag wait only where lag is possible
+  { needs: "no lag wait on a current payload (issue 12, item 2)" },
+);

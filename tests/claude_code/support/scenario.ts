@@ -7,6 +7,7 @@
  */
 
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { findOrInstallClaude } from "./claude_install.ts";
 import { haveTmux } from "./tmux.ts";
 import { lastUserText, type RecordedRequest, type Script } from "./fake_api.ts";
@@ -15,6 +16,7 @@ import {
   type HookEvent,
   type HookRun,
   type PrintOptions,
+  readJsonl,
   withClaudeSession,
 } from "./session.ts";
 
@@ -74,6 +76,8 @@ export interface Outcome {
   transcripts: { path: string; text: string }[];
   /** The session's temp folder (for replacing it by a placeholder). */
   root: string;
+  /** stall-watch's event log, when the run turned it on (`.claude/stall_watch/events.jsonl`). */
+  events: Record<string, unknown>[];
 }
 
 /** Options of {@link runScenario}. */
@@ -99,7 +103,16 @@ export async function runScenario(
       for (const path of await session.transcripts()) {
         transcripts.push({ path, text: await Deno.readTextFile(path) });
       }
+      let events: Record<string, unknown>[] = [];
+      try {
+        events = await readJsonl(
+          join(session.project, ".claude", "stall_watch", "events.jsonl"),
+        );
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
       outcome = {
+        events,
         run,
         hookRuns: await session.hookRuns(),
         requests: session.api.mainRequests(),
