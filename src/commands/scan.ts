@@ -175,6 +175,7 @@ function currentTurnInput(
     stopHookActive: false,
     promptId,
     lastAssistantMessage: null,
+    payloadSendsLastMessage: false,
     backgroundTasks: [],
     backgroundTasksOverBudget: false,
     cwd,

@@ -7,6 +7,7 @@
 
 import { classifyTurn, type StallSignature } from "./classify.ts";
 import { provesFollowUp } from "./follow_up_proof.ts";
+import { mayLag } from "./lag_evidence.ts";
 import {
   type BackgroundTask,
   MAX_BACKGROUND_TASKS,
@@ -86,6 +87,8 @@ export interface DetectInput {
   backgroundTasks: BackgroundTask[];
   /** True when the payload listed more background tasks than the budget. */
   backgroundTasksOverBudget?: boolean;
+  /** See `LagEvidence.payloadSendsLastMessage`; absent = false. */
+  payloadSendsLastMessage?: boolean;
 }
 
 const DEFAULT_LAG_POLL_MS = 20;
@@ -138,15 +141,20 @@ export async function detectStalls(
       };
     }
   }
-  // Without last_assistant_message, give a lagging transcript a moment:
-  // until a deadline that rescanning counts against, and a rescan starts
-  // only when one as long as the last fits before it, so a file that keeps
-  // growing cannot keep the hook rescanning.
+  // Where a lagging transcript could still change the verdict (see
+  // `lag_evidence.ts`), give it a moment: until a deadline that rescanning
+  // counts against, and a rescan starts only when one as long as the last
+  // fits before it, so a file that keeps growing cannot keep the hook
+  // rescanning.
+  const waitable = verdict.signatures.length > 0 && mayLag({
+    lastAssistantMessage: input.lastAssistantMessage,
+    payloadSendsLastMessage: input.payloadSendsLastMessage === true,
+  }, scan.entries);
   const poll = options.lagPollMs ?? DEFAULT_LAG_POLL_MS;
   const waitStart = clock.now();
   const deadline = waitStart + options.lagWaitMs;
   while (
-    verdict.signatures.length > 0 && input.lastAssistantMessage === null &&
+    waitable && verdict.signatures.length > 0 &&
     clock.now() + scanMs < deadline
   ) {
     await clock.sleep(Math.min(poll, deadline - clock.now()));

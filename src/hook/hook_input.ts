@@ -35,6 +35,12 @@ export interface HookInput {
   promptId: string | null;
   /** `null` when the payload has no such field (older Claude Code). */
   lastAssistantMessage: string | null;
+  /**
+   * The payload has a field only Claude Code 2.1.145+ sends (`prompt_id`,
+   * `background_tasks`), so a missing `last_assistant_message` means a
+   * reply without text, not an older version.
+   */
+  payloadSendsLastMessage: boolean;
   backgroundTasks: BackgroundTask[];
   /** More `background_tasks` than the budget: then `backgroundTasks` is empty. */
   backgroundTasksOverBudget: boolean;
@@ -107,6 +113,8 @@ export function hookInputFrom(
     lastAssistantMessage: typeof payload.last_assistant_message === "string"
       ? payload.last_assistant_message
       : null,
+    payloadSendsLastMessage: "prompt_id" in payload ||
+      "background_tasks" in payload,
     backgroundTasks: runningBackgroundTasks(payload.background_tasks),
     backgroundTasksOverBudget: tasksCut ||
       backgroundTasksOverBudget(payload.background_tasks),

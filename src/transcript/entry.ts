@@ -46,6 +46,11 @@ interface EntryBase {
   promptId: string | null;
   /** Entry belongs to a subagent (`isSidechain: true`). */
   sidechain: boolean;
+  /**
+   * The Claude Code version that wrote the entry (`version`, on every entry
+   * of current releases); absent when the line did not say or was sniffed.
+   */
+  version?: string;
 }
 
 /** A `compact_boundary`: nothing before it is visible to the model. */
@@ -149,12 +154,14 @@ export function toEntry(
   raw: Record<string, unknown>,
   at: LinePosition,
 ): Entry | null {
-  const base = {
+  const version = stringOrNull(raw.version);
+  const base: EntryBase = {
     offset: at.offset,
     line: at.line,
     promptId: stringOrNull(raw.promptId),
     sidechain: raw.isSidechain === true,
   };
+  if (version !== null) base.version = version;
   switch (raw.type) {
     case "assistant":
       return assistantEntry(raw, base);

@@ -7,7 +7,9 @@
  * Per row it prints medians over `--rounds` runs: wall time and peak RSS of
  * the hook and of the floor, their ratio / difference, and PASS or MISS
  * against the targets (wall within 1.3x of the floor, peak RSS within
- * 16 MiB of it). Then it times `main.ts audit DIR --json` on a generated
+ * 16 MiB of it); then, per size, a block's wall time against a healthy
+ * stop's (within 2x: the hook runs with its defaults, so a lag wait on a
+ * current payload would show here). Then it times `main.ts audit DIR --json` on a generated
  * corpus, when that command exists.
  *
  * ```sh
@@ -46,8 +48,13 @@ const EXPECTED_EXIT: Readonly<Record<Tail, number>> = {
   healthy: 0,
   stalled: 2,
 };
-/** The hook must not wait for transcript growth on the block path. */
-const HOOK_ENV = { STALL_WATCH_LAG_WAIT_MS: "0" };
+/**
+ * The hook runs with its defaults, lag wait included: on a current payload
+ * a block must not wait for transcript growth (see `lag_evidence.ts`).
+ */
+const HOOK_ENV = {};
+/** A block may take at most this multiple of a healthy stop's time. */
+export const BLOCK_RATIO_TARGET = 2;
 const MIB = 1024 * 1024;
 
 /** Parsed command-line options. */
@@ -141,13 +148,18 @@ async function buildSetup(options: Options): Promise<Setup> {
   return { method: await detectMethod(), hook, floor, rounds: options.rounds };
 }
 
+/** A Stop payload shaped like real Claude Code 2.1.332's, without text. */
 function payload(transcriptPath: string, cwd: string): string {
   return JSON.stringify({
     session_id: "bench",
     transcript_path: transcriptPath,
     cwd,
+    permission_mode: "default",
+    effort: { level: "medium" },
     hook_event_name: "Stop",
     stop_hook_active: false,
+    background_tasks: [],
+    session_crons: [],
   });
 }
 
@@ -264,6 +276,29 @@ function printTable(rows: readonly Row[]): void {
   console.log(
     `targets: wall <= ${WALL_RATIO_TARGET}x floor, peak RSS <= floor + ${RSS_DELTA_TARGET_MIB} MiB; ${misses} MISS`,
   );
+  for (const line of blockRatioLines(rows)) console.log(line);
+}
+
+/** Per size: the stalled tail's wall time against the healthy one's. */
+function blockRatioLines(rows: readonly Row[]): string[] {
+  const lines: string[] = [];
+  for (const healthy of rows.filter((r) => r.tail === "healthy")) {
+    const stalled = rows.find((r) =>
+      r.tail === "stalled" && r.size === healthy.size
+    );
+    if (!stalled) continue;
+    const ratio = stalled.wallMs / healthy.wallMs;
+    lines.push(
+      `block vs healthy stop, ${formatSize(healthy.size)}: ${
+        fixed(stalled.wallMs, 1)
+      } / ${fixed(healthy.wallMs, 1)} ms = ${
+        fixed(ratio, 2)
+      }x (target <= ${BLOCK_RATIO_TARGET}x) ${
+        verdict(ratio <= BLOCK_RATIO_TARGET)
+      }`,
+    );
+  }
+  return lines;
 }
 
 async function auditAvailable(setup: Setup): Promise<boolean> {

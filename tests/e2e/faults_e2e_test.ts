@@ -22,6 +22,7 @@ import {
   withSandbox,
 } from "../support/sandbox.ts";
 import {
+  asPreLastMessageClient,
   assistantTextLine,
   pendingTranscript,
   resultLine,
@@ -237,12 +238,15 @@ Deno.test("a transcript deleted or cut while the hook waits for it to grow is ju
         ],
       ] as const
     ) {
-      // A missing follow-up with no last_assistant_message: the hook waits.
+      // A missing follow-up written by a Claude Code from before
+      // last_assistant_message: the hook waits.
       await Deno.writeTextFile(
         s.transcript,
-        pendingTranscript(TOOL_ID) + resultLine(TOOL_ID, "8080"),
+        asPreLastMessageClient(
+          pendingTranscript(TOOL_ID) + resultLine(TOOL_ID, "8080"),
+        ),
       );
-      const running = hook(s, lagWait);
+      const running = hook(s, lagWait, { prompt_id: undefined });
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await damage();
       const result = await running;

@@ -8,9 +8,12 @@ import { join } from "node:path";
 import { main } from "../../src/cli.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import { tempProject } from "../support/hook_process.ts";
+import { FIXTURES_DIR } from "../support/cases.ts";
 import {
+  asPreLastMessageClient,
   assistantTextLine,
   pendingTranscript,
+  preLastMessageStopPayload,
   resultLine,
   stopPayload,
 } from "../support/transcripts.ts";
@@ -23,7 +26,9 @@ async function withTranscript(
   // The call was answered but the model's follow-up has not reached the file.
   await Deno.writeTextFile(
     transcript,
-    pendingTranscript("toolu_lag") + resultLine("toolu_lag", "8080"),
+    asPreLastMessageClient(
+      pendingTranscript("toolu_lag") + resultLine("toolu_lag", "8080"),
+    ),
   );
   try {
     await fn(project.dir, transcript);
@@ -38,7 +43,7 @@ Deno.test("hook waits for a lagging transcript and allows once the follow-up lan
     const io = fakeIO({
       cwd: dir,
       env: { STALL_WATCH_LAG_WAIT_MS: "300" },
-      stdin: JSON.stringify(stopPayload("lag", transcript, dir)),
+      stdin: JSON.stringify(preLastMessageStopPayload("lag", transcript, dir)),
       onSleep: async () => {
         if (appended) return;
         appended = true;
@@ -64,7 +69,7 @@ Deno.test("hook blocks after the bounded lag wait when the transcript does not g
     const io = fakeIO({
       cwd: dir,
       env: { STALL_WATCH_LAG_WAIT_MS: "300" },
-      stdin: JSON.stringify(stopPayload("lag", transcript, dir)),
+      stdin: JSON.stringify(preLastMessageStopPayload("lag", transcript, dir)),
     });
     const started = io.now();
     assert.equal(await main([], io), 2);
@@ -73,10 +78,76 @@ Deno.test("hook blocks after the bounded lag wait when the transcript does not g
   });
 });
 
+Deno.test("hook blocks a current payload at once: a missing last_assistant_message means no text, not lag", async () => {
+  const project = await tempProject();
+  try {
+    // Real 2.1.332: the file and the payload at the first Stop after an
+    // empty MCP result (prompt_id, background_tasks, no last message).
+    const transcript = join(project.dir, "session.jsonl");
+    await Deno.copyFile(
+      join(FIXTURES_DIR, "real", "real_empty_mcp_result_no_followup.jsonl"),
+      transcript,
+    );
+    const payload = {
+      session_id: "dfdb1a5e",
+      transcript_path: transcript,
+      cwd: project.dir,
+      prompt_id: "dfdb1a5e-873b-47c0-a9ef-61ef9f632fb8",
+      permission_mode: "default",
+      effort: { level: "medium" },
+      hook_event_name: "Stop",
+      stop_hook_active: false,
+      background_tasks: [],
+      session_crons: [],
+    };
+    const variants: [string, Record<string, unknown>][] = [
+      ["the real payload", payload],
+      // Without the later fields, the transcript's version (2.1.332) tells.
+      ["no prompt_id or background_tasks", {
+        ...payload,
+        prompt_id: undefined,
+        background_tasks: undefined,
+      }],
+    ];
+    for (const [what, stdin] of variants) {
+      let sleeps = 0;
+      const io = fakeIO({
+        cwd: project.dir,
+        env: { STALL_WATCH_LAG_WAIT_MS: "300" },
+        stdin: JSON.stringify({ ...stdin, session_id: what }),
+        onSleep: () => void sleeps++,
+      });
+      assert.equal(await main([], io), 2, what);
+      assert.equal(sleeps, 0, `${what}: no lag wait`);
+      assert.match(io.stderr.join(""), /^stall_watch: 1 empty tool_result in /);
+    }
+  } finally {
+    await project.cleanup();
+  }
+});
+
+Deno.test("hook still waits when nothing shows the version", async () => {
+  await withTranscript(async (dir, transcript) => {
+    const text = await Deno.readTextFile(transcript);
+    await Deno.writeTextFile(
+      transcript,
+      text.replace(/"version":"[^"]*",/g, ""),
+    );
+    const io = fakeIO({
+      cwd: dir,
+      env: { STALL_WATCH_LAG_WAIT_MS: "300" },
+      stdin: JSON.stringify(preLastMessageStopPayload("lag", transcript, dir)),
+    });
+    const started = io.now();
+    assert.equal(await main([], io), 2);
+    assert.equal(io.now() - started, 300);
+  });
+});
+
 Deno.test("hook does not wait when last_assistant_message is present", async () => {
   await withTranscript(async (dir, transcript) => {
     const payload = {
-      ...stopPayload("lag", transcript, dir),
+      ...preLastMessageStopPayload("lag", transcript, dir),
       last_assistant_message: "",
     };
     const io = fakeIO({

@@ -155,7 +155,9 @@ export class TranscriptBuilder {
       userType: "external",
       cwd: "/home/dev/projects/invoice-api",
       sessionId: this.#sessionId,
-      version: "2.1.231",
+      // A legacy file comes from before promptId (2.1.196) and before
+      // last_assistant_message (2.1.47).
+      version: this.#legacy ? "2.1.30" : "2.1.231",
       gitBranch: "main",
       type,
       ...body,

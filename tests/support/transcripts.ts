@@ -84,3 +84,33 @@ export function stopPayload(
     prompt_id: PROMPT_ID,
   };
 }
+
+/**
+ * A Claude Code from before `last_assistant_message` (2.1.47): its Stop
+ * payload cannot say whether a reply is still on its way to the file, so
+ * the hook's lag wait is for it.
+ */
+export const PRE_LAST_MESSAGE_VERSION = "2.1.30";
+
+/** Transcript text as that version wrote it: its version, no promptId. */
+export function asPreLastMessageClient(text: string): string {
+  return text.replace(
+    /"version":"[^"]*"/g,
+    `"version":"${PRE_LAST_MESSAGE_VERSION}"`,
+  )
+    .replace(/,"promptId":"[^"]*"/g, "").replace(/"promptId":"[^"]*",/g, "");
+}
+
+/** The Stop payload that version sends: no prompt_id, no background_tasks. */
+export function preLastMessageStopPayload(
+  sessionId: string,
+  transcriptPath: string,
+  cwd: string,
+): Record<string, unknown> {
+  const { prompt_id: _, ...payload } = stopPayload(
+    sessionId,
+    transcriptPath,
+    cwd,
+  );
+  return payload;
+}
