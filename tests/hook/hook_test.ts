@@ -235,6 +235,64 @@ Deno.test("hook allows the stop with one line and a budget_exhausted event when 
   });
 });
 
+Deno.test("hook tells the user which budget left the turn unjudged: lines, background tasks", async () => {
+  await withTranscript(async (dir, transcript) => {
+    const pending = pendingTranscript("toolu_far");
+    const cases = [
+      {
+        what: "250,000 blank lines after the pending call",
+        text: pending + "\n".repeat(250_000),
+        payload: {},
+        line: "stall_watch: budget exhausted (250000 lines) before the turn " +
+          "could be judged; stop allowed\n",
+        budget: ["lines", 250_000],
+      },
+      {
+        what: "10,001 background tasks",
+        text: pending,
+        payload: {
+          background_tasks: Array.from(
+            { length: 10_001 },
+            (_, i) => ({ id: `task_${i}`, status: "running" }),
+          ),
+        },
+        line: "stall_watch: budget exhausted (10000 background tasks) " +
+          "before the turn could be judged; stop allowed\n",
+        budget: ["background_tasks", 10_000],
+      },
+    ];
+    for (const c of cases) {
+      await Deno.writeTextFile(transcript, c.text);
+      const log = join(dir, ".claude/stall_watch/events.jsonl");
+      await Deno.remove(log).catch(() => {});
+      const io = fakeIO({
+        cwd: dir,
+        env: { STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl" },
+        stdin: JSON.stringify({
+          ...stopPayload("budget", transcript, dir),
+          ...c.payload,
+        }),
+      });
+      assert.equal(await main([], io), 0, c.what);
+      assert.deepEqual(io.stderr, [c.line], c.what);
+      const events = (await Deno.readTextFile(log)).trim().split("\n")
+        .map((l) => JSON.parse(l));
+      assert.deepEqual(
+        events.map((e) => [e.event, e.budget, e.limit]),
+        [["budget_exhausted", ...c.budget]],
+        c.what,
+      );
+    }
+    // Within both budgets the same call is nudged.
+    await Deno.writeTextFile(transcript, pending + "\n".repeat(1000));
+    const io = fakeIO({
+      cwd: dir,
+      stdin: JSON.stringify(stopPayload("budget", transcript, dir)),
+    });
+    assert.equal(await main([], io), 2);
+  });
+});
+
 Deno.test("hook prints usage instead of waiting when stdin is a terminal", async () => {
   const io = fakeIO({ cwd: "/", stdinIsTerminal: true });
   assert.equal(await main([], io), 64);
