@@ -224,6 +224,14 @@ export function writeWorstInputs(
     (_, i) => ({ id: `t${i}`, tool: `t${i % 997}` }),
   );
   inputs.push({
+    name: "100 pending x 10K tasks",
+    what: "the same calls; 10,000 running background_tasks (the budget), " +
+      "none linked: every call is linked through the index",
+    transcript: mcp,
+    payload: stop({ background_tasks: tasks.slice(0, 10_000) }),
+    env: NO_LAG,
+  });
+  inputs.push({
     name: "100 pending x 1M tasks",
     what: "100 pending MCP calls; 1M running background_tasks, none linked",
     transcript: mcp,
