@@ -196,6 +196,4 @@ claudeTest(
       `waited ${detected[0]!.waited_ms} ms`,
     );
   },
-  // needs: lag wait only where lag is possible
-  { needs: "no lag wait on a current payload (issue 12, item 2)" },
 );
