@@ -15,8 +15,8 @@ import type { Entry } from "../transcript/entry.ts";
  * It proves nothing when it is blank or equal to text already in the turn
  * (a block's text, a message's joined texts, or the turn's joined texts):
  * that is the text written before the stalled call. Texts are compared
- * with whitespace runs collapsed, without building the normalised copies,
- * so the cost is linear in the turn's text and needs no extra memory.
+ * with whitespace runs collapsed, without building normalised copies, so
+ * the cost is linear in the turn's text and the claim, with no extra memory.
  *
  * @param lastAssistantMessage The payload field, when present.
  * @param turn The current turn's entries in file order.
@@ -26,25 +26,31 @@ export function provesFollowUp(
   turn: readonly Entry[],
 ): boolean {
   if (lastAssistantMessage === null) return false;
-  const claimed = normalise(lastAssistantMessage);
-  if (claimed === "") return false;
+  // The claim is never normalised into a copy: it may be megabytes long.
+  const claimLength = normalisedLength(lastAssistantMessage);
+  if (claimLength === 0) return false;
+  const same = (texts: readonly string[]) =>
+    normalisedEquals(lastAssistantMessage, texts);
   const all: string[] = [];
-  const byMessage = new Map<string, string[]>();
+  const byMessage = new Map<string, { texts: string[]; chars: number }>();
   for (const entry of turn) {
     if (entry.kind !== "assistant") continue;
     for (const text of entry.texts) {
-      if (normalisedEquals(claimed, [text])) return false;
+      // Normalising never lengthens a text: a shorter one cannot match.
+      if (text.length >= claimLength && same([text])) return false;
       all.push(text);
       const key = entry.messageId ?? `line:${entry.offset}`;
-      const texts = byMessage.get(key);
-      if (texts) texts.push(text);
-      else byMessage.set(key, [text]);
+      const message = byMessage.get(key);
+      if (message) {
+        message.texts.push(text);
+        message.chars += text.length + 1;
+      } else byMessage.set(key, { texts: [text], chars: text.length });
     }
   }
-  for (const texts of byMessage.values()) {
-    if (texts.length > 1 && normalisedEquals(claimed, texts)) return false;
+  for (const { texts, chars } of byMessage.values()) {
+    if (texts.length > 1 && chars >= claimLength && same(texts)) return false;
   }
-  return !normalisedEquals(claimed, all);
+  return !same(all);
 }
 
 /** Collapses whitespace runs to one space and trims. */
@@ -52,15 +58,23 @@ export function normalise(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
+/** `normalise(text).length`, without building the normalised copy. */
+export function normalisedLength(text: string): number {
+  const cursor = new NormalisedCursor(text);
+  let length = 0;
+  while (cursor.next() >= 0) length++;
+  return length;
+}
+
 /**
- * Whether `normalise(texts.join(" ")) === claimed`, for a `claimed` that is
- * already normalised. Stops at the first difference.
+ * Whether `normalise(claim) === normalise(texts.join(" "))`, without
+ * building either. Stops at the first difference.
  */
 export function normalisedEquals(
-  claimed: string,
+  claim: string,
   texts: readonly string[],
 ): boolean {
-  let at = 0; // next code unit of `claimed` to match
+  const expected = new NormalisedCursor(claim);
   let started = false; // a non-space was seen (leading spaces are trimmed)
   let space = false; // a whitespace run is pending since the last match
   for (let t = 0; t < texts.length; t++) {
@@ -73,17 +87,43 @@ export function normalisedEquals(
         continue;
       }
       if (space) {
-        if (claimed.charCodeAt(at) !== 0x20) return false;
-        at++;
+        if (expected.next() !== 0x20) return false;
         space = false;
       }
-      if (claimed.charCodeAt(at) !== code) return false;
-      at++;
+      if (expected.next() !== code) return false;
       started = true;
     }
   }
   // A trailing run is trimmed away.
-  return at === claimed.length;
+  return expected.next() < 0;
+}
+
+/** Reads `normalise(text)` one code unit at a time. */
+class NormalisedCursor {
+  #text: string;
+  #at = 0;
+  #started = false;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  /** The next code unit, or -1 at the end. */
+  next(): number {
+    const text = this.#text;
+    let at = this.#at;
+    let space = false;
+    while (at < text.length && isSpace(text.charCodeAt(at))) {
+      at++;
+      space = true;
+    }
+    this.#at = at;
+    if (at >= text.length) return -1;
+    if (space && this.#started) return 0x20; // the run, before its next char
+    this.#started = true;
+    this.#at = at + 1;
+    return text.charCodeAt(at);
+  }
 }
 
 /** The code units `\s` matches. */

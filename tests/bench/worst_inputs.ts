@@ -168,6 +168,17 @@ export function writeWorstInputs(
     env: NO_LAG,
   });
 
+  // The claim itself can be most of a 32 MiB payload.
+  const stalledTurn = path("stalled-small");
+  write(stalledTurn, (out) => out.text(stalledOpening()));
+  inputs.push({
+    name: "30 MB last message",
+    what: "a pending call; last_assistant_message of 30 MB (6M words)",
+    transcript: stalledTurn,
+    payload: stop({ last_assistant_message: "word ".repeat(6_000_000) }),
+    env: NO_LAG,
+  });
+
   // 2, 3. Cheap lines in bulk after a pending call.
   for (
     const [name, line] of [["blank lines", "\n"], ["{} lines", "{}\n"]] as const
@@ -286,12 +297,10 @@ export function writeWorstInputs(
   });
 
   // 9. A FIFO planted where the state folder's prune marker goes.
-  const small = path("stalled-small");
-  write(small, (out) => out.text(stalledOpening()));
   inputs.push({
     name: "FIFO prune marker",
     what: "a stalled turn; .claude/stall_watch/.last-prune is a FIFO",
-    transcript: small,
+    transcript: stalledTurn,
     payload: stop(),
     env: NO_LAG,
     prepareCwd: async (cwd) => {

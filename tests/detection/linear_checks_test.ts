@@ -14,6 +14,7 @@ import {
 import {
   normalise,
   normalisedEquals,
+  normalisedLength,
   provesFollowUp,
 } from "../../src/detection/follow_up_proof.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
@@ -84,7 +85,7 @@ Deno.test("taskLinker() links exactly the task the rules name, first listed firs
   );
 });
 
-Deno.test("normalisedEquals() agrees with normalise(texts.join(' ')) === claimed", () => {
+Deno.test("normalisedEquals() agrees with normalise(claim) === normalise(texts.join(' '))", () => {
   const piece = fc.constantFrom(
     "a",
     "b",
@@ -101,8 +102,12 @@ Deno.test("normalisedEquals() agrees with normalise(texts.join(' ')) === claimed
     fc.property(fc.array(text, { maxLength: 4 }), text, (texts, other) => {
       const joined = normalise(texts.join(" "));
       assert.equal(normalisedEquals(joined, texts), true);
-      const claimed = normalise(other);
-      assert.equal(normalisedEquals(claimed, texts), claimed === joined);
+      assert.equal(normalisedEquals(` ${texts.join("\n\t")} `, texts), true);
+      assert.equal(
+        normalisedEquals(other, texts),
+        normalise(other) === joined,
+      );
+      assert.equal(normalisedLength(other), normalise(other).length);
     }),
     fuzzParameters(2000),
   );
