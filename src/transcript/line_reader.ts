@@ -39,6 +39,12 @@ export interface LineReaderOptions {
   maxLineBytes?: number;
   /** Bytes kept at each end of a clipped line. */
   keepBytes?: number;
+  /**
+   * Asked before each chunk is read: true ends the reading there, as the
+   * end of the file would. Lets a caller with a deadline keep it even on a
+   * file of gigabytes without a newline.
+   */
+  stopWhen?: () => boolean;
 }
 
 /** Options of {@link readLinesForward}. */
@@ -52,7 +58,7 @@ export interface ForwardReaderOptions extends LineReaderOptions {
 
 /** The reader defaults: 64 KiB reads, lines over 1 MiB clipped to 64 KiB ends. */
 export const DEFAULT_LINE_READER_OPTIONS: Readonly<
-  Required<LineReaderOptions>
+  Required<Omit<LineReaderOptions, "stopWhen">>
 > = Object.freeze({
   chunkBytes: 64 * 1024,
   maxLineBytes: 1024 * 1024,
@@ -157,6 +163,7 @@ export async function* readLinesBackward(
   };
 
   while (position > floor) {
+    if (options.stopWhen?.()) return;
     const readBytes = Math.min(chunkBytes, position - floor);
     position -= readBytes;
     const chunk = await readExactly(file, position, buffer, readBytes);
@@ -240,6 +247,7 @@ export async function* readLinesForward(
   let lineNumber = 0;
 
   for (;;) {
+    if (options.stopWhen?.()) return;
     const read = await file.read(buffer);
     if (read === null || read === 0) break;
     const chunk = buffer.subarray(0, read);

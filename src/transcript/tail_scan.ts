@@ -59,7 +59,7 @@ export interface TurnScan {
    * the file's growth continues from.
    */
   endOffset: number;
-  /** True when {@link ScanOptions.stopWhen} ended the scan early. */
+  /** True when the `stopWhen` option ended the scan early. */
   stopped: boolean;
 }
 
@@ -67,15 +67,7 @@ export interface TurnScan {
 export interface ScanOptions extends TurnOptions, LineReaderOptions {
   /** Budgets to use instead of {@link DEFAULT_SCAN_BUDGETS}. */
   budgets?: Partial<ScanBudgets>;
-  /**
-   * Asked between lines (every few hundred): true ends the scan where it is,
-   * as a spent budget does. Lets a caller with a deadline keep it.
-   */
-  stopWhen?: () => boolean;
 }
-
-/** Lines between two calls of {@link ScanOptions.stopWhen}. */
-const STOP_CHECK_LINES = 256;
 
 /** Longest transcript path echoed in an error line. */
 const MAX_PATH_CHARS = 200;
@@ -111,7 +103,6 @@ export async function scanCurrentTurn(
     const collector = new BackwardTurnCollector(options);
     let bytesScanned = 0;
     let endOffset = -1;
-    let stopped = false;
     let lines = 0;
     let entryCount = 0;
     let budget: ScanBudgetName | null = null;
@@ -135,11 +126,10 @@ export async function scanCurrentTurn(
       if (++lines >= budgets.lines) budget = "lines";
       else if (entryCount >= budgets.entries) budget = "entries";
       if (budget !== null) break;
-      if (lines % STOP_CHECK_LINES === 0 && options.stopWhen?.()) {
-        stopped = true;
-        break;
-      }
     }
+    // The reader asks `stopWhen` before each chunk: it may have ended early.
+    const stopped = !collector.complete && budget === null &&
+      options.stopWhen?.() === true;
     // The reader stopped at its byte budget, short of the file's start.
     if (
       !collector.complete && budget === null && !stopped &&
