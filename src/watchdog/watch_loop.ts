@@ -16,6 +16,7 @@ import { type FollowedMarks, TurnFollower } from "./turn_follower.ts";
 import { type CallState, callState } from "./watch_state.ts";
 import {
   nextWatchStep,
+  SUPERSEDED,
   type WatchLimits,
   type WatchOutcome,
 } from "./watch_step.ts";
@@ -104,23 +105,32 @@ export async function watchTranscript(
         quietMs: now - lastChange,
       };
     }
-    await options.sleep(limits.tickMs);
+    // Between two looks at the transcript, the marker is read more often:
+    // a superseded watcher (parallel calls start one each) leaves at once.
+    for (let slept = 0; slept < limits.tickMs; slept += limits.pollMs) {
+      await options.sleep(Math.min(limits.pollMs, limits.tickMs - slept));
+      if (await options.superseded()) {
+        return { ...SUPERSEDED, elapsedMs: options.now() - start };
+      }
+    }
   }
 }
 
 /**
  * Whether a model request started after the result and nothing has come of
- * it yet: Claude Code writes an `api-request` line when it sends a request,
- * and the reply (an assistant line, its hidden retry note after an empty
- * reply, the synthetic API-error entry) or the end of the turn after it.
+ * it yet. Claude Code writes an `api-request` line when it sends a request
+ * (within milliseconds of the result line: sync PostToolUse hooks run
+ * before the result is written), and then the reply: an assistant line,
+ * its synthetic API-error entry, its hidden retry note after an empty
+ * reply, or the end of the turn. A Claude Code that writes no such line
+ * leaves only the idle window to go by.
  */
 export function requestOpen(
   marks: Readonly<FollowedMarks>,
   turn: readonly Entry[],
   resultOffset: number,
 ): boolean {
-  if (marks.request <= resultOffset) return false;
-  const last = turn.at(-1);
-  return (last === undefined || last.offset < marks.request) &&
-    marks.turnEnd < marks.request && marks.stopSummary < marks.request;
+  const lastEntry = turn.at(-1)?.offset ?? -1;
+  return marks.request >
+    Math.max(resultOffset, lastEntry, marks.turnEnd, marks.stopSummary);
 }

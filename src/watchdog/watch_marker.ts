@@ -34,6 +34,12 @@ export interface WatchClaim {
   path: string;
   /** Unique per watcher, so duplicate registrations of one call also yield. */
   token: string;
+  /**
+   * The marker file as this claim left it (inode and modification time):
+   * while the file is still that one, no newer claim replaced it, and the
+   * frequent check is one `lstat` instead of a read.
+   */
+  written: { ino: number | null; mtime: number | null } | null;
 }
 
 /**
@@ -77,7 +83,7 @@ export async function claimWatch(
     { isOwn: (text) => isMarkerText(text) || isReplaceableState(text) },
   );
   if (fresh) await pruneStaleState(dir, nowMs);
-  return { path, token };
+  return { path, token, written: fileIdentity(path) };
 }
 
 /**
@@ -85,6 +91,14 @@ export async function claimWatch(
  * unreadable marker proves nothing, so it does not supersede.
  */
 export function isSuperseded(claim: WatchClaim): Promise<boolean> {
+  // Claims replace the file (a rename): the same inode is the same claim.
+  const now = fileIdentity(claim.path);
+  if (
+    claim.written !== null && now !== null && now.ino !== null &&
+    now.ino === claim.written.ino && now.mtime === claim.written.mtime
+  ) {
+    return Promise.resolve(false);
+  }
   let data: unknown;
   try {
     // Never opens a FIFO or follows a link planted in the marker's place.
@@ -96,4 +110,18 @@ export function isSuperseded(claim: WatchClaim): Promise<boolean> {
     isPlainObject(data) && typeof data.token === "string" &&
       data.token !== claim.token,
   );
+}
+
+/** Inode and modification time of `path`, or `null` when it is gone. */
+function fileIdentity(
+  path: string,
+): { ino: number | null; mtime: number | null } | null {
+  try {
+    const info = lstatOrNull(path);
+    return info === null
+      ? null
+      : { ino: info.ino, mtime: info.mtime?.getTime() ?? null };
+  } catch {
+    return null; // unreadable: the full check decides
+  }
 }

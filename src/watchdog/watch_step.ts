@@ -17,14 +17,23 @@ export interface WatchLimits {
   maxMs: number;
   /** Give up this soon when the call never shows up in the transcript. */
   graceMs: number;
-  /** Time between two cheap checks (a `stat` and a marker read). */
+  /** Time between two looks at the transcript (a `stat`, a marker read). */
   tickMs: number;
+  /** Time between two reads of the session's marker (at most `tickMs`). */
+  pollMs: number;
   /**
    * How long a model request may run before its silence counts: Claude
    * Code's own request timeout (`API_TIMEOUT_MS`, 10 minutes by default).
    */
   requestMs: number;
 }
+
+/**
+ * How often a waiting watcher reads the session's marker (one small file):
+ * when a turn runs many tools in parallel, each result starts a watcher,
+ * and all but the newest should leave within this long.
+ */
+export const MARKER_POLL_MS = 100;
 
 /** Claude Code's request timeout when `API_TIMEOUT_MS` is not set. */
 export const CLAUDE_API_TIMEOUT_MS = 600_000;
@@ -51,12 +60,14 @@ export function watchLimits(
   requestMs: number = CLAUDE_API_TIMEOUT_MS,
 ): WatchLimits {
   const idleMs = settings.idleSeconds * 1000;
+  // Ten checks per idle window, at most one a second: cheap and prompt.
+  const tickMs = Math.min(1000, Math.max(20, Math.round(idleMs / 10)));
   return {
     idleMs,
     maxMs: settings.watchMaxSeconds * 1000,
     graceMs: CALL_GRACE_MS,
-    // Ten checks per idle window, at most one a second: cheap and prompt.
-    tickMs: Math.min(1000, Math.max(20, Math.round(idleMs / 10))),
+    tickMs,
+    pollMs: Math.min(tickMs, MARKER_POLL_MS),
     requestMs,
   };
 }
@@ -102,9 +113,7 @@ export interface WatchFacts {
  */
 export function nextWatchStep(facts: WatchFacts): WatchStep {
   const { state, limits } = facts;
-  if (facts.superseded) {
-    return finish("superseded", "a newer tool call of this session is watched");
-  }
+  if (facts.superseded) return SUPERSEDED;
   if (state?.kind === "absent" && facts.seen) {
     return finish(
       "new_turn",
@@ -139,6 +148,15 @@ export function nextWatchStep(facts: WatchFacts): WatchStep {
   }
   return { action: "wait" };
 }
+
+/** The step of a watcher whose session has a newer watcher. */
+export const SUPERSEDED = Object.freeze(
+  {
+    action: "finish",
+    outcome: "superseded",
+    reason: "a newer tool call of this session is watched",
+  } as const,
+);
 
 function finish(outcome: WatchOutcome, reason: string): WatchStep {
   return { action: "finish", outcome, reason };

@@ -123,6 +123,7 @@ const limits = {
   maxMs: 600_000,
   graceMs: 10_000,
   tickMs: 1000,
+  pollMs: 100,
   requestMs: 600_000,
 };
 const answered = {
@@ -207,12 +208,13 @@ Deno.test("nextWatchStep() waits, judges or finishes in the documented order", (
   );
 });
 
-Deno.test("watchLimits() checks ten times per idle window, at most once a second", () => {
+Deno.test("watchLimits() looks ten times per idle window, at most once a second, and reads the marker every 100 ms", () => {
   assert.deepEqual(watchLimits({ idleSeconds: 90, watchMaxSeconds: 600 }), {
     idleMs: 90_000,
     maxMs: 600_000,
     graceMs: 10_000,
     tickMs: 1000,
+    pollMs: 100,
     requestMs: 600_000,
   });
   assert.equal(
