@@ -39,7 +39,7 @@ and watches the transcript, checking its size about ten times per idle window
     after the kill switch, cooldown and per-tool_use_id retry cap shared with
     the Stop hook (a held-back nudge is exit 0 with one line saying why).
 
-Settings: STALL_WATCH_IDLE_SECONDS (watch.idle_seconds, default 90),
+Settings: STALL_WATCH_IDLE_SECONDS (watch.idle_seconds, default 30),
 STALL_WATCH_WATCH_MAX_SECONDS (watch.max_seconds, default 600), and the
 Stop hook's guardrail and event-log settings.
 

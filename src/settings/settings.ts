@@ -89,7 +89,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   eventLogMaxBytes: 10 * 1024 * 1024,
   stopHookActive: "allow",
   lagWaitMs: 300,
-  idleSeconds: 90,
+  idleSeconds: 30,
   watchMaxSeconds: 600,
   recovery: presetText("default"),
 });

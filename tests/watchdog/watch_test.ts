@@ -148,7 +148,7 @@ async function answeredSession(): Promise<
   return { dir: project.dir, t, id, cleanup: project.cleanup };
 }
 
-Deno.test("runWatch() with the defaults nudges after 90 quiet seconds, checking once a second", async () => {
+Deno.test("runWatch() with the defaults nudges after 30 quiet seconds, looking once a second", async () => {
   const s = await answeredSession();
   try {
     let sleeps = 0;
@@ -161,8 +161,8 @@ Deno.test("runWatch() with the defaults nudges after 90 quiet seconds, checking 
     assert.equal(result.exitCode, 2);
     assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
     assert.match(result.stderr, /at line 3 \[missing follow-up\]/);
-    assert.equal(io.now() - start, 90_000);
-    assert.equal(sleeps, 900, "a look each second, the marker every 100 ms");
+    assert.equal(io.now() - start, 30_000);
+    assert.equal(sleeps, 300, "a look each second, the marker every 100 ms");
   } finally {
     await s.cleanup();
   }
@@ -312,7 +312,7 @@ Deno.test("runWatch() wakes a turn that an API error ended after the result, say
     assert.equal(result.exitCode, 2);
     assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
     assert.ok(result.stderr.endsWith(API_ERROR_NOTE), result.stderr);
-    assert.equal(io.now() - start, 90_000, "after the idle window");
+    assert.equal(io.now() - start, 30_000, "after the idle window");
     const events = Deno.readTextFileSync(
       join(s.dir, ".claude/stall_watch/events.jsonl"),
     ).trim().split("\n").map((line) => JSON.parse(line));
@@ -343,8 +343,8 @@ Deno.test("runWatch() does not call a slow model a stall while its request is op
     const io = fakeIO({
       cwd: s.dir,
       onSleep: async () => {
-        // The model answers after 5 minutes, well past the 90 s window.
-        if (++sleeps === 300) await s.t.append(s.t.text("All 48 pass."));
+        // The model answers after 5 minutes, well past the 30 s window.
+        if (++sleeps === 3000) await s.t.append(s.t.text("All 48 pass."));
       },
     });
     const result = await runWatch(
@@ -352,8 +352,8 @@ Deno.test("runWatch() does not call a slow model a stall while its request is op
       io,
     );
     assert.deepEqual(result, { exitCode: 0, stderr: "" });
-    assert.equal(sleeps, 300);
-    // Without the request line, the same silence is a stall at 90 s.
+    assert.equal(sleeps, 3000);
+    // Without the request line, the same silence is a stall at 30 s.
     const bare = await answeredSession();
     try {
       const io2 = fakeIO({ cwd: bare.dir });
@@ -363,7 +363,7 @@ Deno.test("runWatch() does not call a slow model a stall while its request is op
         io2,
       );
       assert.equal(nudged.exitCode, 2);
-      assert.equal(io2.now() - start, 90_000);
+      assert.equal(io2.now() - start, 30_000);
     } finally {
       await bare.cleanup();
     }
