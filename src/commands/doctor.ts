@@ -160,6 +160,18 @@ async function gatherFacts(
     problems: formatProblems(loaded.problems),
     killSwitch: await killSwitchOf(loaded.settings, io),
     watchMaxSeconds: loaded.settings.watchMaxSeconds,
+    timers: {
+      watchEvents: [
+        ...new Set(
+          files.flatMap((f) => f.handlers)
+            .filter((h) => h.args[0] === "watch").map((h) => h.event),
+        ),
+      ],
+      idleSeconds: loaded.settings.idleSeconds,
+      watchMaxSeconds: loaded.settings.watchMaxSeconds,
+      maxRetries: loaded.settings.maxRetries,
+      env: io.env,
+    },
   };
 }
 

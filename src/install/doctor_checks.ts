@@ -23,6 +23,7 @@ import {
 } from "./hook_command.ts";
 import type { Misregistration, OwnHandler } from "./hook_registration.ts";
 import type { Scope } from "./settings_scope.ts";
+import { timerChecks, type TimerFacts } from "./doctor_timers.ts";
 
 /** How a check came out. `fail` makes the set-up unhealthy; `warn` does not. */
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -76,6 +77,8 @@ export interface DoctorFacts {
   problems: readonly string[];
   killSwitch: KillSwitchStatus;
   watchMaxSeconds: number;
+  /** The watchdog's windows against Claude Code's timers (`doctor_timers.ts`). */
+  timers: TimerFacts;
 }
 
 /** The files a handler runs: the program, and `main.ts` for `deno run`. */
@@ -154,6 +157,7 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
       },
   );
   results.push(...configChecks(facts), killSwitchCheck(facts));
+  results.push(...timerChecks(facts.timers));
   return results;
 }
 

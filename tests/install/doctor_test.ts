@@ -96,6 +96,11 @@ Deno.test("doctor passes a fresh install and lists where stall-watch is register
       ),
       "failed tool calls are watched too",
     );
+    assert.match(
+      out,
+      /ok {4}watchdog: a hung tool call is Claude Code's to end \(MCP idle limit 300 s network, 1800 s stdio\)/,
+      "the timer comparison",
+    );
     assert.ok(
       !out.includes("\x1b["),
       "no colour when stdout is not a terminal",
@@ -499,6 +504,13 @@ function facts(overrides: Partial<DoctorFacts> = {}): DoctorFacts {
     problems: [],
     killSwitch: { active: false, source: "" },
     watchMaxSeconds: 600,
+    timers: {
+      watchEvents: [],
+      idleSeconds: 30,
+      watchMaxSeconds: 600,
+      maxRetries: 3,
+      env: {},
+    },
     ...overrides,
   };
 }
