@@ -39,6 +39,8 @@ export interface FollowOptions {
   toolUseId: string;
   /** Most bytes one look reads ({@link LOOK_BUDGET_BYTES} by default). */
   lookBudgetBytes?: number;
+  /** Most entries kept ({@link MAX_TURN_ENTRIES} by default). */
+  maxEntries?: number;
 }
 
 /** What the appended lines said, beyond the turn's entries. */
@@ -59,8 +61,8 @@ export interface FollowedMarks {
 export const LOOK_BUDGET_BYTES = DEFAULT_SCAN_BUDGETS.bytes;
 
 /**
- * Entries kept for one turn. Beyond it the turn is not judged (a turn of
- * this many entries is no silent stall anyone waits on) and memory stays
+ * Entries kept for one turn. Beyond it the watcher gives up (fail open: a
+ * turn of this many entries is not judged on part of them) and memory stays
  * bounded.
  */
 export const MAX_TURN_ENTRIES = 200_000;
@@ -161,7 +163,9 @@ export class TurnFollower {
       this.#offset = 0;
       return;
     }
-    const entries = scan.entries.slice(-MAX_TURN_ENTRIES);
+    const max = this.#options.maxEntries ?? MAX_TURN_ENTRIES;
+    if (scan.entries.length > max) this.#overflow = true;
+    const entries = scan.entries.slice(-max);
     this.#turnPromptId ??= entries.findLast((e) => e.promptId !== null)
       ?.promptId ?? null;
     const state = callState(entries, this.#options.toolUseId);
@@ -251,7 +255,9 @@ export class TurnFollower {
       return;
     }
     this.#turnPromptId ??= entry.promptId;
-    if (this.#entries.length >= MAX_TURN_ENTRIES) {
+    if (
+      this.#entries.length >= (this.#options.maxEntries ?? MAX_TURN_ENTRIES)
+    ) {
       this.#overflow = true;
       return;
     }

@@ -12,7 +12,11 @@
  */
 
 import type { Entry } from "../transcript/entry.ts";
-import { type FollowedMarks, TurnFollower } from "./turn_follower.ts";
+import {
+  type FollowedMarks,
+  MAX_TURN_ENTRIES,
+  TurnFollower,
+} from "./turn_follower.ts";
 import { type CallState, callState } from "./watch_state.ts";
 import {
   nextWatchStep,
@@ -72,6 +76,15 @@ export async function watchTranscript(
   let seen = false;
   for (let tick = 0;; tick++) {
     if (await follower.look(pastDeadline)) lastChange = options.now();
+    if (follower.overflow) {
+      // Fail open: a turn this long is not judged on part of its entries.
+      return {
+        action: "finish",
+        outcome: "too_large",
+        reason: `the turn has more than ${MAX_TURN_ENTRIES} entries`,
+        elapsedMs: options.now() - start,
+      };
+    }
     const turn = follower.entries;
     const state: CallState | null = !follower.exists
       ? null

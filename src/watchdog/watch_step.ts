@@ -79,7 +79,8 @@ export type WatchOutcome =
   | "interrupted"
   | "new_turn"
   | "not_found"
-  | "deadline";
+  | "deadline"
+  | "too_large";
 
 /** What the watcher does next. */
 export type WatchStep =

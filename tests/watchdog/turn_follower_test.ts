@@ -202,3 +202,21 @@ Deno.test("scanCurrentTurn() ends where stopWhen says, and says where complete l
     assert.equal(asked, 18, "16 chunks read (and one last ask), not 16384");
   });
 });
+
+Deno.test("TurnFollower gives up on a turn with more entries than it keeps", async () => {
+  await withTranscript(async (t) => {
+    const id = newId("toolu_");
+    await t.append(
+      t.prompt("Run the tests."),
+      t.toolUse(id, "Bash", { command: "npm test" }),
+      t.result(id, "ok"),
+    );
+    const follower = follow(t, id, { maxEntries: 3 });
+    await follower.look(never);
+    assert.equal(follower.overflow, false);
+    await t.append(t.text("One."), t.text("Two."));
+    await follower.look(never);
+    assert.equal(follower.overflow, true);
+    assert.equal(follower.entries.length, 3, "memory stays bounded");
+  });
+});
