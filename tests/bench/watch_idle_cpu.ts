@@ -19,24 +19,13 @@
  */
 
 import { join } from "node:path";
-import { spawnStallWatch, tempProject } from "../support/hook_process.ts";
+import { tempProject } from "../support/hook_process.ts";
 import {
   newId,
-  postToolUsePayload,
   SessionTranscript,
   waitUntil,
 } from "../support/watch_session.ts";
-
-/** Clock ticks per second of /proc/<pid>/stat (`getconf CLK_TCK`, 100 on Linux). */
-const CLK_TCK = 100;
-
-/** User + system CPU seconds of a process, all its threads. */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  // Fields after the ")" that closes the command name: utime is 14th, stime 15th.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
+import { CLK_TCK, cpuSeconds, spawnWatcher } from "./watchers.ts";
 
 const windowSeconds = Number(Deno.args[0] ?? 30);
 const idleSeconds = Number(Deno.args[1] ?? 90);
@@ -60,16 +49,10 @@ try {
     t.result(id, "Tests  48 passed (48)"),
   );
   const log = ".claude/stall_watch/events.jsonl";
-  const watcher = await spawnStallWatch({
-    cwd: project.dir,
-    args: ["watch"],
-    stdin: postToolUsePayload(t, id, "Bash"),
-    env: {
-      STALL_WATCH_IDLE_SECONDS: String(idleSeconds),
-      STALL_WATCH_WATCH_MAX_SECONDS: String(windowSeconds + 60),
-      STALL_WATCH_LOG_FILE: log,
-    },
-  });
+  const watcher = await spawnWatcher(project.dir, t, id, {
+    idleSeconds,
+    maxSeconds: windowSeconds + 60,
+  }, { STALL_WATCH_LOG_FILE: log });
   await waitUntil(async () => {
     try {
       return (await Deno.readTextFile(join(project.dir, log))).includes(

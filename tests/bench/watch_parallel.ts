@@ -16,26 +16,13 @@
  * @module
  */
 
-import { spawnStallWatch, tempProject } from "../support/hook_process.ts";
-import {
-  newId,
-  postToolUsePayload,
-  SessionTranscript,
-} from "../support/watch_session.ts";
-
-/** Clock ticks per second of /proc/<pid>/stat (`getconf CLK_TCK`, 100 on Linux). */
-const CLK_TCK = 100;
+import { tempProject } from "../support/hook_process.ts";
+import { newId, SessionTranscript } from "../support/watch_session.ts";
+import { cpuSeconds, spawnWatcher } from "./watchers.ts";
 
 const calls = Number(Deno.args[0] ?? 50);
 const idleSeconds = Number(Deno.args[1] ?? 30);
 const spreadMs = Number(Deno.args[2] ?? 500);
-
-/** CPU seconds of this process's waited-for children (cutime + cstime). */
-async function childrenCpu(): Promise<number> {
-  const stat = await Deno.readTextFile("/proc/self/stat");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[13]) + Number(fields[14])) / CLK_TCK;
-}
 
 /** Resident set size of a process in KiB, or 0 when it is gone. */
 async function rssKib(pid: number): Promise<number> {
@@ -56,7 +43,7 @@ try {
     t.prompt("Check every service."),
     ...ids.map((id) => t.toolUse(id, "Bash", { command: "curl" }, messageId)),
   );
-  const cpuBefore = await childrenCpu();
+  const cpuBefore = await cpuSeconds("self", true);
   const started = performance.now();
   const live = new Map<number, Promise<unknown>>();
   const exitedAt: number[] = [];
@@ -77,14 +64,9 @@ try {
   })();
   for (const [i, id] of ids.entries()) {
     await t.append(t.result(id, `service ${i}: ok`));
-    const watcher = await spawnStallWatch({
-      cwd: project.dir,
-      args: ["watch"],
-      stdin: postToolUsePayload(t, id, "Bash"),
-      env: {
-        STALL_WATCH_IDLE_SECONDS: String(idleSeconds),
-        STALL_WATCH_WATCH_MAX_SECONDS: String(idleSeconds + 60),
-      },
+    const watcher = await spawnWatcher(project.dir, t, id, {
+      idleSeconds,
+      maxSeconds: idleSeconds + 60,
     });
     live.set(
       watcher.pid,
@@ -104,7 +86,7 @@ try {
   await Promise.all(live.values());
   sampling = false;
   await sampler;
-  const cpu = (await childrenCpu()) - cpuBefore;
+  const cpu = (await cpuSeconds("self", true)) - cpuBefore;
   console.log(
     [
       `${calls} parallel calls, results over ${spreadMs} ms, idle ${idleSeconds} s:`,

@@ -24,6 +24,17 @@ async function withTranscript(
   }
 }
 
+/** Appends a prompt, a Bash call and its result; returns the call's id. */
+async function answeredTurn(t: SessionTranscript): Promise<string> {
+  const id = newId("toolu_");
+  await t.append(
+    t.prompt("Run the tests."),
+    t.toolUse(id, "Bash", { command: "npm test" }),
+    t.result(id, "ok"),
+  );
+  return id;
+}
+
 function follow(t: SessionTranscript, id: string, over = {}): TurnFollower {
   return new TurnFollower(t.path, { promptId: null, toolUseId: id, ...over });
 }
@@ -128,12 +139,7 @@ Deno.test("TurnFollower marks the api-request, turn_duration and stop_hook_summa
 
 Deno.test("TurnFollower.look() keeps to its byte budget and its stop predicate", async () => {
   await withTranscript(async (t) => {
-    const id = newId("toolu_");
-    await t.append(
-      t.prompt("Run the tests."),
-      t.toolUse(id, "Bash", { command: "npm test" }),
-      t.result(id, "ok"),
-    );
+    const id = await answeredTurn(t);
     const follower = follow(t, id, { lookBudgetBytes: 64 * 1024 });
     await follower.look(never);
     // 1 MiB without a newline, then a follow-up: the budget skips the
@@ -205,12 +211,7 @@ Deno.test("scanCurrentTurn() ends where stopWhen says, and says where complete l
 
 Deno.test("TurnFollower gives up on a turn with more entries than it keeps", async () => {
   await withTranscript(async (t) => {
-    const id = newId("toolu_");
-    await t.append(
-      t.prompt("Run the tests."),
-      t.toolUse(id, "Bash", { command: "npm test" }),
-      t.result(id, "ok"),
-    );
+    const id = await answeredTurn(t);
     const follower = follow(t, id, { maxEntries: 3 });
     await follower.look(never);
     assert.equal(follower.overflow, false);
