@@ -24,9 +24,9 @@ import {
   parseHandlerCommand,
   type Platform,
   stallWatchArgs,
-  WATCH_EVENTS,
 } from "./hook_command.ts";
 import { isPlainObject } from "../transcript/json_line.ts";
+import { HANDLER_EVENTS } from "../hook/event_guard.ts";
 import {
   type JsonEditor,
   jsonEditor,
@@ -232,11 +232,11 @@ function kindOf(value: unknown): string {
   return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }
 
-/** The events each kind of stall-watch handler belongs in. */
-const EVENTS_FOR = {
-  hook: ["Stop", "SubagentStop"],
-  watch: WATCH_EVENTS,
-} as const;
+/**
+ * The events each kind of stall-watch handler belongs in: the ones it acts
+ * on at run time (one list, so `doctor` and the hook cannot disagree).
+ */
+const EVENTS_FOR = HANDLER_EVENTS;
 
 /** A stall-watch handler under an event it is not for. */
 export interface Misregistration {

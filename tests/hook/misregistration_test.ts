@@ -12,6 +12,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { main } from "../../src/cli.ts";
 import { runWatch } from "../../src/watchdog/watchdog.ts";
+import { HANDLER_EVENTS } from "../../src/hook/event_guard.ts";
+import { HOOK_EVENTS, WATCH_EVENTS } from "../../src/install/hook_command.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import { runStallWatch, tempProject } from "../support/hook_process.ts";
 import { pendingTranscript } from "../support/transcripts.ts";
@@ -168,4 +170,12 @@ Deno.test("the hook as a process under the release flags, run for PreToolUse: ex
     const second = await runStallWatch({ cwd: dir, stdin });
     assert.deepEqual([second.code, second.stdout, second.stderr], [0, "", ""]);
   });
+});
+
+Deno.test("the events the handlers act on are the ones install registers them for", () => {
+  assert.deepEqual([...HANDLER_EVENTS.watch], [...WATCH_EVENTS]);
+  assert.deepEqual(
+    [...HANDLER_EVENTS.hook, ...HANDLER_EVENTS.watch],
+    [...HOOK_EVENTS],
+  );
 });
