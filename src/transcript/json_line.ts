@@ -10,19 +10,24 @@
 
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
 
-// deno-lint-ignore no-control-regex -- NUL runs are what lost writes leave
-const NUL_RUN = /\u0000+/;
-
 /** Decodes bytes as UTF-8, replacing invalid sequences instead of failing. */
 export function decodeUtf8(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
 /**
+ * At most this many pieces of a line are parsed, half from each end: lost
+ * writes leave one or two NUL runs, and a line of thousands is junk whose
+ * parsing must not cost more than its reading.
+ */
+export const MAX_LINE_PIECES = 16;
+
+/**
  * Parses the JSON objects on one line, in file order.
  *
  * A run of NUL bytes inside a line usually marks a lost write followed by a
- * good one, so the pieces between NUL runs are parsed separately.
+ * good one, so the pieces between NUL runs are parsed separately (the first
+ * and last {@link MAX_LINE_PIECES} / 2 of them).
  *
  * @param text One line, without its `\n`.
  * @returns The plain objects found; arrays, strings and numbers are dropped.
@@ -30,15 +35,44 @@ export function decodeUtf8(bytes: Uint8Array): string {
 export function parseJsonObjects(text: string): Record<string, unknown>[] {
   const trimmed = trimEdges(text);
   if (trimmed === "") return [];
-  const pieces = trimmed.includes("\u0000")
-    ? trimmed.split(NUL_RUN)
-    : [trimmed];
+  const pieces = trimmed.includes("\u0000") ? nulPieces(trimmed) : [trimmed];
   const objects: Record<string, unknown>[] = [];
   for (const piece of pieces) {
     const value = parseOrUndefined(piece.trim());
     if (isPlainObject(value)) objects.push(value);
   }
   return objects;
+}
+
+/** The pieces between NUL runs, at most {@link MAX_LINE_PIECES}. */
+function nulPieces(text: string): string[] {
+  const half = MAX_LINE_PIECES / 2;
+  const head: string[] = [];
+  let from = 0;
+  while (head.length < half) {
+    const nul = text.indexOf("\u0000", from);
+    if (nul < 0) return [...head, text.slice(from)].filter((p) => p !== "");
+    head.push(text.slice(from, nul));
+    from = skipNuls(text, nul);
+  }
+  // More to come: take the last pieces from the end, back to `from`.
+  const tail: string[] = [];
+  let to = text.length;
+  while (tail.length < half && to > from) {
+    const nul = text.lastIndexOf("\u0000", to - 1);
+    const start = nul < from ? from : nul + 1;
+    tail.push(text.slice(start, to));
+    if (nul < from) break;
+    to = nul;
+    while (to > from && text.charCodeAt(to - 1) === 0) to--;
+  }
+  return [...head, ...tail.reverse()].filter((p) => p !== "");
+}
+
+function skipNuls(text: string, at: number): number {
+  let i = at;
+  while (i < text.length && text.charCodeAt(i) === 0) i++;
+  return i;
 }
 
 /** True for a non-null, non-array object. */

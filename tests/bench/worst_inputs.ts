@@ -197,6 +197,20 @@ export function writeWorstInputs(
     });
   }
 
+  // Lines just under the long-line limit, each 21,000 NUL-separated pieces.
+  const nulPieces = path("nul-pieces");
+  write(nulPieces, (out) => {
+    out.text(stalledOpening());
+    repeatTo(out, "{}\u0000".repeat(21_000) + "\n", 64 * MIB);
+  });
+  inputs.push({
+    name: "NUL-cut lines",
+    what: "a pending call, then 64 MiB of lines of 21,000 NUL-separated {}",
+    transcript: nulPieces,
+    payload: stop(),
+    env: NO_LAG,
+  });
+
   // 4. An 8 GiB sparse file without one newline.
   const sparse = path("sparse-8g");
   sparseFile(sparse, 8 * 1024 * MIB, "");

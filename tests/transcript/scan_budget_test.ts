@@ -20,6 +20,10 @@ import {
   countWithIndexOf,
   newlineCounter,
 } from "../../src/transcript/newline_count.ts";
+import {
+  MAX_LINE_PIECES,
+  parseJsonObjects,
+} from "../../src/transcript/json_line.ts";
 import { memoryFile, utf8 } from "../support/memory_file.ts";
 import { tempProject } from "../support/hook_process.ts";
 import { TranscriptBuilder } from "../support/transcript_builder.ts";
@@ -238,5 +242,26 @@ Deno.test("lineNumbersAt() numbers alike with and without SIMD", async () => {
   assert.deepEqual(
     wanted.map((o) => plain.get(o)),
     wanted.map((o) => starts.indexOf(o) + 1),
+  );
+});
+
+Deno.test("parseJsonObjects() parses the first and last pieces of a line cut by NUL runs", () => {
+  const piece = fc.constantFrom('{"a":1}', '{"b":2}', "{}", "junk", "", " ");
+  const nuls = fc.constantFrom("\u0000", "\u0000\u0000\u0000");
+  fc.assert(
+    fc.property(fc.array(fc.tuple(piece, nuls), { maxLength: 40 }), (parts) => {
+      const text = parts.map(([p, n]) => p + n).join("");
+      const pieces = text.split(/\u0000+/).map((p) => p.trim());
+      const kept = pieces.filter((p) => p !== "");
+      const expected = kept.length <= MAX_LINE_PIECES ? kept : [
+        ...kept.slice(0, MAX_LINE_PIECES / 2),
+        ...kept.slice(-MAX_LINE_PIECES / 2),
+      ];
+      assert.deepEqual(
+        parseJsonObjects(text),
+        expected.flatMap((p) => p.startsWith("{") ? [JSON.parse(p)] : []),
+      );
+    }),
+    fuzzParameters(500),
   );
 });
