@@ -251,6 +251,7 @@ Deno.test("parseJsonObjects() parses the first and last pieces of a line cut by 
   fc.assert(
     fc.property(fc.array(fc.tuple(piece, nuls), { maxLength: 40 }), (parts) => {
       const text = parts.map(([p, n]) => p + n).join("");
+      // deno-lint-ignore no-control-regex -- the definition: split on NUL runs
       const pieces = text.split(/\u0000+/).map((p) => p.trim());
       const kept = pieces.filter((p) => p !== "");
       const expected = kept.length <= MAX_LINE_PIECES ? kept : [
