@@ -452,8 +452,8 @@ export const STALE_STATE_MS = 30 * 24 * 60 * 60 * 1000;
  * Removes state files, watch markers and locks older than `maxAgeMs`, and
  * temp files left by killed writers. Only files stall-watch wrote are
  * touched, each by an exact name it proves by content: `<id>.json` holding
- * state or a marker, an empty `<id>.lock` beside one (or alone), and
- * `.<id>.json.<pid>.<random>.tmp` holding state, a marker or nothing. The
+ * state or a marker, the empty `<id>.lock` beside such a file when that
+ * goes, and `.<id>.json.<pid>.<random>.tmp` holding state or a marker. The
  * folder may be shared (`STALL_WATCH_STATE_DIR=.claude` also holds Claude
  * Code's own `settings.json`). Best effort: failures are ignored.
  *
@@ -471,27 +471,34 @@ export function pruneStaleState(
     for (const entry of Deno.readDirSync(dir)) {
       const own = ownKindOf(entry.name);
       if (own === null || !entry.isFile) continue;
-      // A lock's age is its state file's age: the lock file itself is never
-      // rewritten, and removing a held lock would let two writers in.
-      const aged = own.kind === "lock" &&
-          lstatOrNull(confinedFile(dir, own.stateName)) !== null
-        ? ageOf(own.stateName)
-        : ageOf(entry.name);
-      if (aged <= (own.kind === "temp" ? 60 * 60 * 1000 : maxAgeMs)) continue;
+      if (
+        ageOf(entry.name) <= (own.kind === "temp" ? 60 * 60 * 1000 : maxAgeMs)
+      ) {
+        continue;
+      }
       stale.push([entry.name, own.isOwn]);
     }
   } catch {
     // The folder may not exist yet; nothing to prune.
   }
-  // Decide first, remove after: a lock is judged by its state file.
   const removed: string[] = [];
-  for (const [name, isOwn] of stale) {
+  const remove = (name: string, isOwn: (text: string) => boolean) => {
     try {
       if (removeConfined(dir, name, "stale file", isOwn) === "removed") {
         removed.push(name);
+        return true;
       }
     } catch {
       // Best effort.
+    }
+    return false;
+  };
+  for (const [name, isOwn] of stale) {
+    // A lock goes only with its own stale state file: an empty file proves
+    // nothing on its own, and the lock file itself is never rewritten (its
+    // age says nothing; removing a held lock would let two writers in).
+    if (remove(name, isOwn) && name.endsWith(".json")) {
+      remove(`${name.slice(0, -".json".length)}.lock`, (text) => text === "");
     }
   }
   return Promise.resolve(removed);
@@ -549,9 +556,7 @@ function isOwnJson(text: string): boolean {
 
 /** A name stall-watch may have written, with how to prove it by content. */
 interface OwnName {
-  kind: "json" | "lock" | "temp";
-  /** The `<id>.json` a lock or temp file belongs to. */
-  stateName: string;
+  kind: "json" | "temp";
   isOwn: (text: string) => boolean;
 }
 
@@ -566,24 +571,10 @@ function ownKindOf(name: string): OwnName | null {
   const isId = (id: string) => id !== "" && safeSessionId(id) === id;
   const temp = OWN_TEMP.exec(name);
   if (temp?.[1] && isId(temp[1].slice(0, -".json".length))) {
-    return {
-      kind: "temp",
-      stateName: temp[1],
-      isOwn: (text) => text === "" || isOwnJson(text),
-    };
+    return { kind: "temp", isOwn: isOwnJson };
   }
   if (name.endsWith(".json") && isId(name.slice(0, -".json".length))) {
-    return { kind: "json", stateName: name, isOwn: isOwnJson };
-  }
-  const stem = name.slice(0, -".lock".length);
-  // An event log's rotation lock (`events.jsonl.lock`) is never rewritten,
-  // so its age says nothing: it stays.
-  if (name.endsWith(".lock") && isId(stem) && !/\.(jsonl|log)$/.test(stem)) {
-    return {
-      kind: "lock",
-      stateName: `${name.slice(0, -".lock".length)}.json`,
-      isOwn: (text) => text === "",
-    };
+    return { kind: "json", isOwn: isOwnJson };
   }
   return null;
 }
