@@ -6,6 +6,7 @@
  * @module
  */
 
+import { escapeTerminal } from "../shared/terminal_text.ts";
 import { STALL_KINDS } from "../detection/classify.ts";
 import type { AuditSummary } from "./audit_summary.ts";
 import { formatBytes, formatCount } from "../shared/number_format.ts";
@@ -40,7 +41,7 @@ export function renderAuditReport(
   out.push(
     `Audited ${formatCount(summary.files)} transcript${
       summary.files === 1 ? "" : "s"
-    } (${formatBytes(summary.bytes)}) under ${run.root} in ${
+    } (${formatBytes(summary.bytes)}) under ${escapeTerminal(run.root)} in ${
       seconds.toFixed(1)
     } s (${formatBytes(rate)}/s)\n`,
   );

@@ -208,7 +208,7 @@ function renderLog(
   style: Style,
 ): string {
   const out: string[] = [
-    `Event log: ${files.join(" + ")}\n`,
+    `Event log: ${files.map(escapeTerminal).join(" + ")}\n`,
     `  events: ${formatCount(summary.events)}   malformed lines: ${
       formatCount(summary.malformed)
     }\n`,

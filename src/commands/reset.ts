@@ -5,6 +5,7 @@
  * @module
  */
 
+import { escapeTerminal } from "../shared/terminal_text.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseCommandLine } from "../shared/command_options.ts";
 import { ConfinementError } from "../confined/confine.ts";
@@ -107,7 +108,8 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
         } in ${settings.stateDir}`,
     );
   }
-  io.writeStdout(lines.map((l) => l + "\n").join(""));
+  // Ids and counts come from state files anyone may have planted.
+  io.writeStdout(lines.map((l) => escapeTerminal(l) + "\n").join(""));
   return failed > 0 ? ExitCode.inputError : ExitCode.ok;
 }
 
@@ -129,7 +131,7 @@ async function listStates(
         ids.length === 1 ? "" : "s"
       } in ${stateDir}; "stall-watch reset <SESSION_ID>" or "--all" clears them`,
   );
-  return lines.map((l) => l + "\n").join("");
+  return lines.map((l) => escapeTerminal(l) + "\n").join("");
 }
 
 /** `3 retries on 2 calls (toolu_a 2, toolu_b 1), last recovery 2026-...Z`. */

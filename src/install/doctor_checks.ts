@@ -7,6 +7,7 @@
  * @module
  */
 
+import { escapeTerminal } from "../shared/terminal_text.ts";
 import type { KillSwitchStatus } from "../guardrails/guardrails.ts";
 import {
   handlerIdentity,
@@ -403,8 +404,9 @@ export function renderDoctorReport(
     const word = result.status === "fail" ? "FAIL" : result.status;
     const padded = word.padEnd(4);
     const status = color ? `${COLORS[result.status]}${padded}\x1b[0m` : padded;
-    lines.push(`  ${status}  ${result.text}`);
-    if (result.fix) lines.push(`        fix: ${result.fix}`);
+    // Texts quote commands and paths from settings files: one line each.
+    lines.push(`  ${status}  ${escapeTerminal(result.text)}`);
+    if (result.fix) lines.push(`        fix: ${escapeTerminal(result.fix)}`);
   }
   const fails = results.filter((r) => r.status === "fail").length;
   const warns = results.filter((r) => r.status === "warn").length;
