@@ -67,7 +67,13 @@ async function git(cwd: string, ...args: string[]): Promise<void> {
   assert.ok(out.success, new TextDecoder().decode(out.stderr));
 }
 
+/** A later planting replaces what an earlier one put at `path`. */
+async function replacing(path: string): Promise<void> {
+  await Deno.remove(path).catch(() => {});
+}
+
 async function mkfifo(path: string): Promise<void> {
+  await replacing(path);
   const out = await new Deno.Command("mkfifo", { args: [path] }).output();
   assert.ok(out.success, `mkfifo ${path}`);
 }
@@ -341,6 +347,7 @@ const PLANTINGS: Record<string, Planting> = {
       await Deno.mkdir(join(project, ".claude/stall_watch"), {
         recursive: true,
       });
+      await replacing(join(project, ".claude/stall_watch/events.jsonl"));
       await Deno.link(
         join(root, "home/.ssh/authorized_keys"),
         join(project, ".claude/stall_watch/events.jsonl"),
