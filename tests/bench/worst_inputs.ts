@@ -211,6 +211,29 @@ export function writeWorstInputs(
     env: NO_LAG,
   });
 
+  // As much text as the byte budget holds, all of it kept for the proof:
+  // lines just under the long-line limit, two UTF-8 bytes per character.
+  const texts = path("long-texts");
+  write(texts, (out) => {
+    out.text(stalledOpening());
+    const line = JSON.stringify({
+      type: "assistant",
+      message: {
+        id: "msg_t",
+        content: [{ type: "text", text: "é".repeat(32_000) }],
+      },
+    }) + "\n";
+    repeatTo(out, line, 64 * MIB);
+  });
+  inputs.push({
+    name: "64 MiB of text",
+    what: "a pending call, then 64 MiB of 64 KB text lines (é); " +
+      "last_assistant_message set",
+    transcript: texts,
+    payload: stop({ last_assistant_message: "All done: the port is 8081." }),
+    env: NO_LAG,
+  });
+
   // 4. An 8 GiB sparse file without one newline.
   const sparse = path("sparse-8g");
   sparseFile(sparse, 8 * 1024 * MIB, "");
