@@ -144,6 +144,7 @@ async function apiErrorAfter(
   tool: string,
   input: Record<string, unknown>,
   event: "PostToolUse" | "PostToolUseFailure",
+  retries = 0,
 ): Promise<void> {
   const answer = `Carried on after ${tool}.`;
   let woken = false;
@@ -172,15 +173,18 @@ async function apiErrorAfter(
     ]);
     assert.deepEqual(await watchOutcomes(session), ["nudged"]);
     const requests = session.api.mainRequests();
-    assert.deepEqual(
-      requests.map((r) => r.reply?.kind),
-      ["message", "http_error", "message"],
-    );
-    const wake = lastUserText(requests[2]!);
+    // Claude Code's own retries come first: each writes its api-request
+    // line, so the watcher sees a request open until the API error entry.
+    assert.deepEqual(requests.map((r) => r.reply?.kind), [
+      "message",
+      ...Array(retries + 1).fill("http_error"),
+      "message",
+    ]);
+    const wake = lastUserText(requests.at(-1)!);
     assert.match(wake, /stall_watch: 1 missing follow-up/);
     assert.match(wake, /failed with an API error, not the tool/);
     assert.match(wake, /do not run the tool again/);
-  }, { CLAUDE_CODE_MAX_RETRIES: "0" });
+  }, { CLAUDE_CODE_MAX_RETRIES: String(retries) });
 }
 
 claudeTest(
@@ -196,13 +200,14 @@ claudeTest(
 );
 
 claudeTest(
-  "watchdog: an API error after a failed tool call (PostToolUseFailure) is woken too",
+  "watchdog: an API error after a failed tool call (PostToolUseFailure) is woken too, after Claude Code's own 3 retries",
   (claude) =>
     apiErrorAfter(
       claude,
       "mcp__stub__fail",
       { text: "disk full" },
       "PostToolUseFailure",
+      3,
     ),
   { tmux: true },
 );
