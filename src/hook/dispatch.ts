@@ -9,6 +9,8 @@
 
 import type { StallSignature } from "../detection/classify.ts";
 import { describe } from "../shared/errors.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
+import { quoteForPrompt } from "../recovery/prompt_text.ts";
 import type { EventName, EventRecord } from "../events/event_log.ts";
 import {
   evaluateGates,
@@ -103,8 +105,9 @@ export async function dispatchStall(
     );
     return {
       action: "suppress",
-      line:
-        `stall_watch: kill switch active (${context.killSwitch.source}); recovery skipped`,
+      line: `stall_watch: kill switch active (${
+        escapeTerminal(context.killSwitch.source)
+      }); recovery skipped`,
       events,
     };
   }
@@ -152,9 +155,11 @@ export async function dispatchStall(
       line:
         `stall_watch: retry cap reached (${decision.maxRetries}/${decision.maxRetries}) ` +
         `for ${
-          decision.capped.map((c) => c.signature.toolUseId || "<unknown>").join(
-            ", ",
-          )
+          decision.capped.map((c) =>
+            c.signature.toolUseId
+              ? quoteForPrompt(c.signature.toolUseId)
+              : "<unknown>"
+          ).join(", ")
         }; ` +
         "recovery skipped",
       events,
