@@ -5,10 +5,12 @@
  */
 
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
 import { TurnFollower } from "../../src/watchdog/turn_follower.ts";
 import { callState } from "../../src/watchdog/watch_state.ts";
 import { requestOpen } from "../../src/watchdog/watch_loop.ts";
+import { fuzzParameters } from "../support/fuzz.ts";
 import { newId, SessionTranscript } from "../support/watch_session.ts";
 
 const never = () => false;
@@ -220,4 +222,72 @@ Deno.test("TurnFollower gives up on a turn with more entries than it keeps", asy
     assert.equal(follower.overflow, true);
     assert.equal(follower.entries.length, 3, "memory stays bounded");
   });
+});
+
+Deno.test("TurnFollower reading only appended bytes sees what a fresh scan of the whole turn sees", async () => {
+  // Lines of one turn after the watched call, appended in random pieces
+  // (mid-line cuts included), with a look after each piece.
+  const kinds = [
+    "text",
+    "call",
+    "result",
+    "attachment",
+    "request",
+    "apiError",
+    "turnEnd",
+    "long",
+  ] as const;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.constantFrom(...kinds), { minLength: 1, maxLength: 12 }),
+      fc.array(fc.integer({ min: 1, max: 900 }), {
+        minLength: 1,
+        maxLength: 30,
+      }),
+      async (lines, cuts) => {
+        await withTranscript(async (t) => {
+          const id = await answeredTurn(t);
+          const follower = follow(t, id);
+          await follower.look(never);
+          const other = newId("toolu_");
+          const text = lines.map((kind) => {
+            switch (kind) {
+              case "text":
+                return t.text("Still working.");
+              case "call":
+                return t.toolUse(other, "Read", { file_path: "/x" });
+              case "result":
+                return t.result(other, "contents");
+              case "attachment":
+                return t.attachment();
+              case "request":
+                return t.apiRequest();
+              case "apiError":
+                return t.apiError();
+              case "turnEnd":
+                return t.turnDuration();
+              case "long":
+                return t.result(other, "x".repeat(100_000));
+            }
+          }).join("");
+          let at = 0;
+          for (const cut of [...cuts, text.length]) {
+            const next = Math.min(text.length, at + cut);
+            await Deno.writeTextFile(t.path, text.slice(at, next), {
+              append: true,
+            });
+            at = next;
+            await follower.look(never);
+            if (at === text.length) break;
+          }
+          const fresh = await scanCurrentTurn(t.path, {
+            promptId: null,
+            includeSidechains: false,
+          });
+          assert.deepEqual(follower.entries, fresh?.entries);
+        });
+      },
+    ),
+    fuzzParameters(25),
+  );
 });
