@@ -32,6 +32,14 @@ const USER_REJECTED = /(?<!\\)"toolUseResult"\s*:\s*"User rejected tool use"/;
 const USER_TEXT_START =
   /(?<!\\)"(?:content|text)"\s*:\s*"((?:[^"\\]|\\.){0,200})/;
 
+/** What the line reader's byte search found in a whole overlong line. */
+export interface FoundInLine {
+  /** Every `tool_use_id` value, in line order. */
+  toolUseIds?: readonly string[];
+  /** A non-empty text block, anywhere in the line. */
+  hasTextBlock?: boolean;
+}
+
 /**
  * Builds an entry from the first and last bytes of an overlong line.
  *
@@ -42,14 +50,15 @@ const USER_TEXT_START =
  * @param head The line's first bytes, decoded.
  * @param tail The line's last bytes, decoded.
  * @param at Where the line sits in its file.
- * @param lineIds The `tool_use_id` values the reader found in the whole line.
+ * @param found What the reader's byte search found in the whole line.
  */
 export function sniffEntry(
   head: string,
   tail: string,
   at: LinePosition,
-  lineIds: readonly string[] = [],
+  found: FoundInLine = {},
 ): Entry | null {
+  const lineIds = found.toolUseIds ?? [];
   const type = ENTRY_TYPE.exec(head)?.[1] ?? ENTRY_TYPE.exec(tail)?.[1];
   if (type !== "user" && type !== "assistant") return null;
   const base = {
@@ -72,7 +81,9 @@ export function sniffEntry(
       kind: "assistant",
       ...base,
       messageId: MESSAGE_ID.exec(head)?.[1] ?? null,
-      texts: /(?<!\\)"type"\s*:\s*"text"/.test(head) ? ["(long text)"] : [],
+      texts: found.hasTextBlock || /(?<!\\)"type"\s*:\s*"text"/.test(head)
+        ? ["(long text)"]
+        : [],
       toolUses,
     };
     if (

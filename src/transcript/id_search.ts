@@ -8,27 +8,41 @@
  * puts the id in the middle. Searching raw bytes for the key is safe: inside
  * a JSON string every quote is escaped, so the bytes `"tool_use_id":"`
  * (quote, name, quote) cannot occur in content text, and a key opening
- * quote follows `{` or `,`.
+ * quote follows `{` or `,`. The same search notes whether the line holds a
+ * non-empty text block (`"type":"text","text":"…`), which an assistant line
+ * in the older one-line form may keep after a long thinking block.
  *
  * @module
  */
 
-const KEY = new TextEncoder().encode('"tool_use_id":"');
+/** A byte key and its Horspool shifts (under 1 ms per MiB, several times faster than an `indexOf` loop). */
+interface Key {
+  bytes: Uint8Array;
+  shift: Uint8Array;
+}
+
+function keyOf(text: string): Key {
+  const bytes = new TextEncoder().encode(text);
+  const shift = new Uint8Array(256).fill(bytes.length);
+  for (let i = 0; i < bytes.length - 1; i++) {
+    shift[bytes[i] as number] = bytes.length - 1 - i;
+  }
+  return { bytes, shift };
+}
+
+/** A result's id. */
+const ID_KEY = keyOf('"tool_use_id":"');
+/**
+ * A text block with some text: an assistant line in the older one-line
+ * form may hold its reply after a long thinking block, beyond the head.
+ */
+const TEXT_KEY = keyOf('"type":"text","text":"');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /** Ids are short; a longer "value" is no id. */
 const MAX_ID_BYTES = 256;
 /** Bytes kept from each end of a piece to search across piece boundaries. */
-const EDGE_BYTES = KEY.length + MAX_ID_BYTES + 1;
-
-/** Horspool shifts for {@link KEY}: under 1 ms per MiB, several times faster than an `indexOf` loop. */
-const SHIFT = (() => {
-  const shift = new Uint8Array(256).fill(KEY.length);
-  for (let i = 0; i < KEY.length - 1; i++) {
-    shift[KEY[i] as number] = KEY.length - 1 - i;
-  }
-  return shift;
-})();
+const EDGE_BYTES = ID_KEY.bytes.length + MAX_ID_BYTES + 1;
 
 interface Edge {
   offset: number;
@@ -44,6 +58,7 @@ interface Edge {
 export class ToolUseIdSearch {
   /** Each id with the offset of its first sighting. */
   #ids = new Map<string, number>();
+  #text = false;
   #left: Edge | null = null;
   #right: Edge | null = null;
 
@@ -86,30 +101,53 @@ export class ToolUseIdSearch {
     return [...this.#ids].sort((a, b) => a[1] - b[1]).map(([id]) => id);
   }
 
+  /** Whether the line holds a non-empty text block anywhere. */
+  hasText(): boolean {
+    return this.#text;
+  }
+
   #search(bytes: Uint8Array, origin: number): void {
-    const last = KEY.length - 1;
-    let i = last;
-    while (i < bytes.length) {
-      const byte = bytes[i] as number;
-      if (byte === QUOTE && matchesAt(bytes, i - last)) {
-        const id = valueAt(bytes, i + 1);
-        const at = origin + i - last;
-        if (id !== null && at < (this.#ids.get(id) ?? Infinity)) {
-          this.#ids.set(id, at);
-        }
+    forEachKey(bytes, ID_KEY, (end) => {
+      const id = valueAt(bytes, end);
+      const at = origin + end - ID_KEY.bytes.length;
+      if (id !== null && at < (this.#ids.get(id) ?? Infinity)) {
+        this.#ids.set(id, at);
       }
-      i += SHIFT[byte] as number;
-    }
+    });
+    if (this.#text) return;
+    forEachKey(bytes, TEXT_KEY, (end) => {
+      // An empty text is `""`; a value cut off here is seen at the junction.
+      if (end < bytes.length && bytes[end] !== QUOTE) this.#text = true;
+    });
   }
 }
 
-/** Whether {@link KEY} starts at `start` as an object key. */
-function matchesAt(bytes: Uint8Array, start: number): boolean {
+/**
+ * Calls `found` with the index just past each occurrence of `key` in
+ * `bytes` that opens an object key.
+ */
+function forEachKey(
+  bytes: Uint8Array,
+  key: Key,
+  found: (end: number) => void,
+): void {
+  const last = key.bytes.length - 1;
+  const final = key.bytes[last] as number;
+  let i = last;
+  while (i < bytes.length) {
+    const byte = bytes[i] as number;
+    if (byte === final && matchesAt(bytes, i - last, key.bytes)) found(i + 1);
+    i += key.shift[byte] as number;
+  }
+}
+
+/** Whether `key` starts at `start` as an object key. */
+function matchesAt(bytes: Uint8Array, start: number, key: Uint8Array): boolean {
   // The byte before is unknown at a piece's start: the junction search,
   // which sees it, decides.
   if (start < 1) return false;
-  for (let j = 0; j < KEY.length - 1; j++) {
-    if (bytes[start + j] !== KEY[j]) return false;
+  for (let j = 0; j < key.length - 1; j++) {
+    if (bytes[start + j] !== key[j]) return false;
   }
   const before = bytes[start - 1];
   return before === 0x7b /* { */ || before === 0x2c /* , */ ||

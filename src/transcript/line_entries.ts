@@ -24,7 +24,7 @@ export function lineEntries(raw: RawLine, lineNumber = 0): Entry[] {
       decodeUtf8(raw.head),
       decodeUtf8(raw.tail),
       at,
-      raw.toolUseIds,
+      raw,
     );
     return entry ? [entry] : [];
   }

@@ -29,6 +29,8 @@ export interface RawLine {
    * found by a byte search while the line streamed past (see `id_search.ts`).
    */
   toolUseIds?: string[];
+  /** For a clipped line: the same search saw a non-empty text block. */
+  hasTextBlock?: true;
 }
 
 /** Tuning knobs shared by both readers. */
@@ -138,7 +140,7 @@ export async function* readLinesBackward(
     const line = dropped || length > maxLineBytes
       ? clippedLine(start, length, bytes, dropped ? tailKept : bytes, keepBytes)
       : { offset: start, length, head: bytes, tail: EMPTY, clipped: false };
-    if (line.clipped && ids) line.toolUseIds = ids.ids();
+    if (line.clipped && ids) addFound(line, ids);
     pieces = [];
     pieceBytes = 0;
     dropped = false;
@@ -158,7 +160,7 @@ export async function* readLinesBackward(
       };
     }
     const line = clippedLine(start, bytes.length, bytes, bytes, keepBytes);
-    line.toolUseIds = searchAll([bytes], start).ids();
+    addFound(line, searchAll([bytes], start));
     return line;
   };
 
@@ -292,7 +294,7 @@ export async function* readLinesForward(
           clipped: false,
         };
       }
-      if (line.clipped && ids) line.toolUseIds = ids.ids();
+      if (line.clipped && ids) addFound(line, ids);
       yield line;
       carry = [];
       carryBytes = 0;
@@ -330,6 +332,12 @@ export async function* readLinesForward(
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** Puts on a clipped line what the byte search found in it. */
+function addFound(line: RawLine, search: ToolUseIdSearch): void {
+  line.toolUseIds = search.ids();
+  if (search.hasText()) line.hasTextBlock = true;
+}
 
 /** A search fed with consecutive pieces that start at `offset`. */
 function searchAll(pieces: Uint8Array[], offset: number): ToolUseIdSearch {

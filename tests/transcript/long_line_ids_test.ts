@@ -199,6 +199,76 @@ Deno.test("a long answered result line never yields a pending signature, in the 
   }
 });
 
+Deno.test("ToolUseIdSearch notes a non-empty text block, not an empty or quoted one", () => {
+  const seen = (value: unknown) => {
+    const search = new ToolUseIdSearch();
+    const bytes = utf8(JSON.stringify(value));
+    for (let i = 0; i < bytes.length; i += 5) {
+      search.feed(bytes.subarray(i, i + 5), i);
+    }
+    return search.hasText();
+  };
+  assert.equal(seen({ content: [{ type: "text", text: "Done." }] }), true);
+  assert.equal(seen({ content: [{ type: "text", text: "" }] }), false);
+  assert.equal(
+    seen({
+      content: [{ type: "thinking", thinking: '"type":"text","text":"x' }],
+    }),
+    false,
+  );
+});
+
+/** The real answer line in the older one-line form: a long thinking block, then the text. */
+function oneLineAnswer(thinking: string): string {
+  return JSON.stringify({
+    ...ANSWER,
+    message: {
+      ...ANSWER.message,
+      content: [
+        { type: "thinking", thinking, signature: "c2lnbmF0dXJl" },
+        ...ANSWER.message.content,
+      ],
+    },
+  });
+}
+
+Deno.test("a long one-line answer (thinking, then its text) is a follow-up in both readers", async () => {
+  const project = await tempProject();
+  const path = join(project.dir, "t.jsonl");
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        nastyText,
+        fc.integer({ min: 100, max: 4000 }),
+        readerOptions,
+        async (text, repeat, options) => {
+          const lines = [PROMPT, CALL, RESULT].map((o) => JSON.stringify(o));
+          lines.push(oneLineAnswer(`Let me think. ${text.repeat(repeat)}`));
+          await Deno.writeTextFile(path, lines.join("\n") + "\n");
+          const scan = await scanCurrentTurn(path, {
+            promptId: PROMPT_ID,
+            includeSidechains: false,
+            ...options,
+          });
+          const verdict = classifyTurn(scan?.entries ?? [], {
+            backgroundTasks: [],
+          });
+          assert.deepEqual(verdict.signatures, [], "hook reader");
+          using file = await Deno.open(path);
+          for await (
+            const turn of readHistoryVerdicts(file, { subagent: false })
+          ) {
+            assert.deepEqual(turn.verdict.signatures, [], "audit reader");
+          }
+        },
+      ),
+      fuzzParameters(30),
+    );
+  } finally {
+    await project.cleanup();
+  }
+});
+
 Deno.test("both readers report the ids of a clipped line and only of clipped lines", async () => {
   const long = resultLine(
     "Error: " + '\\"x'.repeat(30_000),
