@@ -139,14 +139,16 @@ const longLine = fc.record({
 
 /**
  * Any reader limits under which the other lines stay whole (they are about
- * 1.3 KB) and a head still shows the envelope (its first 200 bytes).
+ * 1.3 KB) and the ends of a clipped line still show its envelope (a user
+ * line's type is in its first 200 bytes, an assistant line's in its last
+ * 400), as with the hook's 16 KiB and the audit's 2 KiB.
  */
 const readerOptions: fc.Arbitrary<LineReaderOptions> = fc.oneof(
   fc.constant({}),
   fc.record({
     chunkBytes: fc.integer({ min: 16, max: 70_000 }),
     maxLineBytes: fc.integer({ min: 1400, max: 128 * 1024 }),
-    keepBytes: fc.integer({ min: 256, max: 32 * 1024 }),
+    keepBytes: fc.integer({ min: 1024, max: 32 * 1024 }),
   }),
 );
 
