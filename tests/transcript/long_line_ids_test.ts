@@ -152,6 +152,28 @@ const readerOptions: fc.Arbitrary<LineReaderOptions> = fc.oneof(
   }),
 );
 
+/** The signatures of `path`'s turn as `[kind, id]`, by the hook's reader and the audit's. */
+async function judgedBoth(
+  path: string,
+  options: LineReaderOptions,
+): Promise<{ hook: string[][]; audit: string[][] }> {
+  const scan = await scanCurrentTurn(path, {
+    promptId: PROMPT_ID,
+    includeSidechains: false,
+    ...options,
+  });
+  const verdict = classifyTurn(scan?.entries ?? [], { backgroundTasks: [] });
+  const audit: string[][] = [];
+  using file = await Deno.open(path);
+  for await (const turn of readHistoryVerdicts(file, { subagent: false })) {
+    audit.push(...turn.verdict.signatures.map((s) => [s.kind, s.toolUseId]));
+  }
+  return {
+    hook: verdict.signatures.map((s) => [s.kind, s.toolUseId]),
+    audit,
+  };
+}
+
 Deno.test("a long answered result line never yields a pending signature, in the hook's reader or the audit's", async () => {
   const project = await tempProject();
   const path = join(project.dir, "t.jsonl");
@@ -169,30 +191,13 @@ Deno.test("a long answered result line never yields a pending signature, in the 
         await Deno.writeTextFile(path, lines.join("\n") + "\n");
         const expected = l.answered ? [] : [["missing_followup", CALL_ID]];
 
-        const scan = await scanCurrentTurn(path, {
-          promptId: PROMPT_ID,
-          includeSidechains: false,
-          ...options,
-        });
-        const verdict = classifyTurn(scan?.entries ?? [], {
-          backgroundTasks: [],
-        });
+        const judged = await judgedBoth(path, options);
         assert.deepEqual(
-          verdict.signatures.map((s) => [s.kind, s.toolUseId]),
+          judged.hook,
           expected,
           `hook reader, line of ${result.length} chars`,
         );
-
-        using file = await Deno.open(path);
-        const history = [];
-        for await (
-          const turn of readHistoryVerdicts(file, { subagent: false })
-        ) {
-          history.push(
-            ...turn.verdict.signatures.map((s) => [s.kind, s.toolUseId]),
-          );
-        }
-        assert.deepEqual(history, expected, "audit reader");
+        assert.deepEqual(judged.audit, expected, "audit reader");
       }),
       fuzzParameters(60),
     );
@@ -247,21 +252,8 @@ Deno.test("a long one-line answer (thinking, then its text) is a follow-up in bo
           const lines = [PROMPT, CALL, RESULT].map((o) => JSON.stringify(o));
           lines.push(oneLineAnswer(`Let me think. ${text.repeat(repeat)}`));
           await Deno.writeTextFile(path, lines.join("\n") + "\n");
-          const scan = await scanCurrentTurn(path, {
-            promptId: PROMPT_ID,
-            includeSidechains: false,
-            ...options,
-          });
-          const verdict = classifyTurn(scan?.entries ?? [], {
-            backgroundTasks: [],
-          });
-          assert.deepEqual(verdict.signatures, [], "hook reader");
-          using file = await Deno.open(path);
-          for await (
-            const turn of readHistoryVerdicts(file, { subagent: false })
-          ) {
-            assert.deepEqual(turn.verdict.signatures, [], "audit reader");
-          }
+          const judged = await judgedBoth(path, options);
+          assert.deepEqual(judged, { hook: [], audit: [] });
         },
       ),
       fuzzParameters(30),
