@@ -249,6 +249,14 @@ function ensureDirectoryStep(
   return created;
 }
 
+/**
+ * Gives a folder that is stall-watch's alone a `.gitignore` of `*` when it
+ * has none, created exclusively (an existing one is left alone).
+ */
+export function ensureOwnGitignore(dir: ConfinedDir): void {
+  writeOwnGitignore(dir);
+}
+
 /** Creates `<dir>/.gitignore` exclusively; an existing one is left alone. */
 function writeOwnGitignore(dir: string): void {
   try {

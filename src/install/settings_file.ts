@@ -11,6 +11,7 @@ import {
   type ConfinedDir,
   confinedPath,
   ensureConfinedDir,
+  ensureOwnGitignore,
   isInside,
 } from "../confined/confine.ts";
 import {
@@ -108,6 +109,11 @@ export function writeSettingsFile(
   let backup: string | null = null;
   if (options.previous.exists) {
     const backups = ensureConfinedDir(cwd, BACKUP_DIR, "backup folder");
+    // `.claude/stall_watch` is stall-watch's own; one made by an older
+    // version has no `.gitignore` yet, and backups may hold an API key.
+    ensureOwnGitignore(
+      ensureConfinedDir(cwd, dirname(BACKUP_DIR), "backup folder"),
+    );
     backup = writeBackup(backups, basename(target), options, mode);
   }
   replaceConfinedFile(dir, basename(target), text, "settings file", {

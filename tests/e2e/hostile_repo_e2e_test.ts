@@ -630,43 +630,58 @@ itemTest(
   },
 );
 
-Deno.test({
-  name:
-    "hostile clone: settings backups keep a 0600 source's mode and sit under stall-watch's own .gitignore (item 5)",
-  ignore: !POSIX,
-  fn: () =>
-    attack(
-      [{
-        name: "a 0600 settings file with an API key",
-        after: (project) =>
-          Deno.chmod(join(project, ".claude/settings.local.json"), 0o600),
-      }],
-      ["install"],
-      async (c) => {
-        const backups = join(c.project, ".claude/stall_watch/backups");
-        const names = [...Deno.readDirSync(backups)].map((e) => e.name);
-        assert.equal(names.length, 1);
-        assert.equal(
-          (await Deno.stat(join(backups, names[0]!))).mode! & 0o777,
-          0o600,
-        );
-        assert.equal(
-          (await Deno.stat(join(c.project, ".claude/settings.local.json")))
-            .mode! & 0o777,
-          0o600,
-        );
-        // git sees nothing of stall-watch's folder: not the backup, not the state.
-        const status = await new Deno.Command("git", {
-          args: ["status", "--porcelain", "--untracked-files=all"],
-          cwd: c.project,
-          stdout: "piped",
-        }).output();
-        const lines = new TextDecoder().decode(status.stdout).split("\n")
-          .filter(Boolean);
-        assert.deepEqual(lines, [" M .claude/settings.local.json"]);
-      },
-    ),
-});
+for (const older of [false, true]) {
+  Deno.test({
+    name:
+      `hostile clone: settings backups keep a 0600 source's mode and sit under stall-watch's own .gitignore${
+        older ? ", also in a stall_watch folder an older version made" : ""
+      } (item 5)`,
+    ignore: !POSIX,
+    fn: () =>
+      attack(
+        [{
+          name: "a 0600 settings file with an API key",
+          after: async (project) => {
+            await Deno.chmod(
+              join(project, ".claude/settings.local.json"),
+              0o600,
+            );
+            // An older stall-watch made its folders without a .gitignore.
+            if (older) {
+              await Deno.mkdir(join(project, ".claude/stall_watch/backups"), {
+                recursive: true,
+              });
+            }
+          },
+        }],
+        ["install"],
+        async (c) => {
+          const backups = join(c.project, ".claude/stall_watch/backups");
+          const names = [...Deno.readDirSync(backups)].map((e) => e.name)
+            .filter((n) => n.endsWith(".bak"));
+          assert.equal(names.length, 1);
+          assert.equal(
+            (await Deno.stat(join(backups, names[0]!))).mode! & 0o777,
+            0o600,
+          );
+          assert.equal(
+            (await Deno.stat(join(c.project, ".claude/settings.local.json")))
+              .mode! & 0o777,
+            0o600,
+          );
+          // git sees nothing of stall-watch's folder: not the backup, not the state.
+          const status = await new Deno.Command("git", {
+            args: ["status", "--porcelain", "--untracked-files=all"],
+            cwd: c.project,
+            stdout: "piped",
+          }).output();
+          const lines = new TextDecoder().decode(status.stdout).split("\n")
+            .filter(Boolean);
+          assert.deepEqual(lines, [" M .claude/settings.local.json"]);
+        },
+      ),
+  });
+}
 
 Deno.test({
   name:
