@@ -122,8 +122,14 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
       results.push({
         status: "fail",
         text: file.error,
-        fix:
-          "make it strict JSON (no comments, no trailing commas): Claude Code ignores the whole file until then",
+        // A duplicate key, deep nesting or an unreadable file: the error
+        // line says what to do; this fix is for syntax only.
+        ...(file.error.includes("not strict JSON")
+          ? {
+            fix:
+              "make it strict JSON (no comments, no trailing commas): Claude Code ignores the whole file until then",
+          }
+          : {}),
       });
     }
   }

@@ -738,8 +738,14 @@ Deno.test({
         name: "duplicate keys",
         files: { ".claude/settings.local.json": duplicate },
       }],
-      ["install", "uninstall"],
+      ["install", "uninstall", "doctor"],
       (c, results) => {
+        const doctor = results.get("doctor")![0]!.stdout;
+        assert.match(
+          doctor,
+          /FAIL {2}\.claude\/settings\.local\.json has the key "hooks" twice/,
+        );
+        assert.ok(!doctor.includes("make it strict JSON"), doctor);
         for (const name of ["install", "uninstall"]) {
           const r = results.get(name)![0]!;
           assert.equal(r.code, 1, r.stderr);
