@@ -76,6 +76,17 @@ async function watchOutcomes(session: ClaudeSession): Promise<string[]> {
   );
 }
 
+/**
+ * Whether the watcher finished: its `watch_finished` event is written before
+ * the process exits, and the hook wrapper logs the run only after, so wait
+ * for both before reading either.
+ */
+function watcherDone(session: ClaudeSession): () => Promise<boolean> {
+  return async () =>
+    (await watchOutcomes(session)).length > 0 &&
+    watchRuns(await session.hookRuns()).length > 0;
+}
+
 /** Main requests that carried a stall-watch nudge. */
 function nudged(session: ClaudeSession): RecordedRequest[] {
   return session.api.mainRequests().filter((r) =>
@@ -228,10 +239,7 @@ claudeTest(
         await pane.type("echo forty-two");
         await pane.keys("Enter");
         await pane.waitFor(new RegExp(answer), 30_000);
-        await waitUntil(
-          async () => (await watchOutcomes(session)).length > 0,
-          "the watcher to finish",
-        );
+        await waitUntil(watcherDone(session), "the watcher to finish");
         const runs = await session.hookRuns();
         assert.deepEqual(watchRuns(runs).map((r) => r.code), [0]);
         assert.deepEqual(await watchOutcomes(session), ["followed_up"]);
@@ -297,10 +305,7 @@ claudeTest(
         );
         await pane.keys("Escape");
         await pane.waitFor(/Interrupted/);
-        await waitUntil(
-          async () => (await watchOutcomes(session)).length > 0,
-          "the watcher to finish",
-        );
+        await waitUntil(watcherDone(session), "the watcher to finish");
         await sleep((IDLE_SECONDS + 2) * 1000);
         const runs = await session.hookRuns();
         assert.deepEqual(watchRuns(runs).map((r) => r.code), [0]);
