@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 
-/** Bottom to top. Keep in step with "How the code is organised" in README. */
+/** Bottom to top. Keep in step with "How the code is organised" in docs/development.md. */
 const FLOORS = [
   "shared",
   "confined",
