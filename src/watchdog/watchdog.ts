@@ -47,7 +47,7 @@ import { apiTimeoutMs, watchLimits } from "./watch_step.ts";
 export const API_ERROR_NOTE =
   "stall_watch: the request for your answer to that tool result failed " +
   "with an API error, not the tool: the tool ran and its result is in the " +
-  "conversation. Carry on from that result; do not run the tool again.\n";
+  "conversation, so that call needs no retry: carry on from its result.\n";
 
 /**
  * What the process should do. The watchdog writes to stdout only to tell
