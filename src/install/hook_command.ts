@@ -18,6 +18,7 @@
  */
 
 import { HOOK_PERMISSION_FLAGS } from "../shared/permissions.ts";
+import { HANDLER_EVENTS } from "../hook/event_guard.ts";
 
 /** The hook events stall-watch registers for. */
 export type HookEvent =
@@ -37,12 +38,11 @@ export const HOOK_EVENTS: readonly HookEvent[] = Object.freeze([
 /**
  * The events the watchdog (`watch`) runs on: a tool call that succeeded
  * fires PostToolUse, one that failed (an error, a timeout) fires
- * PostToolUseFailure instead, and either may be followed by silence.
+ * PostToolUseFailure instead, and either may be followed by silence. The
+ * list the handler itself checks, so install and the watcher cannot differ.
  */
-export const WATCH_EVENTS: readonly HookEvent[] = Object.freeze([
-  "PostToolUse",
-  "PostToolUseFailure",
-]);
+export const WATCH_EVENTS: readonly HookEvent[] = HANDLER_EVENTS
+  .watch as readonly HookEvent[];
 
 /** Whether `event` is one of {@link WATCH_EVENTS}. */
 export function isWatchEvent(event: string): boolean {
