@@ -352,6 +352,7 @@ const PLANTINGS: Record<string, Planting> = {
         join(root, "home/.ssh/authorized_keys"),
         join(project, ".claude/stall_watch/events.jsonl"),
       );
+      await replacing(join(project, ".claude/stall_watch/events.jsonl.1"));
       await Deno.link(
         join(root, "home/.ssh/id_ed25519"),
         join(project, ".claude/stall_watch/events.jsonl.1"),
