@@ -5,7 +5,6 @@
  */
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import {
   type DetectInput,
   detectStalls,
@@ -13,22 +12,8 @@ import {
 } from "../../src/detection/detect.ts";
 import { MAX_BACKGROUND_TASKS } from "../../src/detection/background_tasks.ts";
 import { parseHookInput } from "../../src/hook/hook_input.ts";
-import { tempProject } from "../support/hook_process.ts";
+import { withTranscriptFile } from "../support/hook_process.ts";
 import { TranscriptBuilder } from "../support/transcript_builder.ts";
-
-async function withTranscript(
-  text: string,
-  fn: (path: string) => Promise<void>,
-): Promise<void> {
-  const project = await tempProject();
-  try {
-    const path = join(project.dir, "session.jsonl");
-    await Deno.writeTextFile(path, text);
-    await fn(path);
-  } finally {
-    await project.cleanup();
-  }
-}
 
 function input(path: string, extra: Record<string, unknown> = {}): DetectInput {
   return parseHookInput(
@@ -58,7 +43,7 @@ Deno.test("detectStalls() allows unjudged when the scan budget ran out before an
   const t = new TranscriptBuilder("s", { legacy: true });
   t.prompt("Read the config.");
   t.call("msg_1", "toolu_1", "Read");
-  await withTranscript(t.toString() + "\n".repeat(20), async (path) => {
+  await withTranscriptFile(t.toString() + "\n".repeat(20), async (path) => {
     const cut = await detectStalls(input(path), {
       ...NO_WAIT,
       budgets: { lines: 20 },
@@ -80,7 +65,7 @@ Deno.test("detectStalls() still blocks on a stall found inside the budget of a l
   t.prompt("Read the config.");
   for (let i = 0; i < 20; i++) t.text("msg_0", `step ${i}`);
   t.call("msg_1", "toolu_late", "Read");
-  await withTranscript(t.toString(), async (path) => {
+  await withTranscriptFile(t.toString(), async (path) => {
     const cut = await detectStalls(input(path), {
       ...NO_WAIT,
       budgets: { lines: 5 },
@@ -94,12 +79,12 @@ Deno.test("detectStalls() still blocks on a stall found inside the budget of a l
 });
 
 Deno.test(`detectStalls() reports up to ${MAX_SIGNATURES} stalls and allows unjudged beyond`, async () => {
-  await withTranscript(pendingCalls(MAX_SIGNATURES), async (path) => {
+  await withTranscriptFile(pendingCalls(MAX_SIGNATURES), async (path) => {
     const detection = await detectStalls(input(path), NO_WAIT);
     assert.equal(detection.signatures.length, MAX_SIGNATURES);
     assert.equal(detection.exhausted, null);
   });
-  await withTranscript(pendingCalls(MAX_SIGNATURES + 1), async (path) => {
+  await withTranscriptFile(pendingCalls(MAX_SIGNATURES + 1), async (path) => {
     const detection = await detectStalls(input(path), NO_WAIT);
     assert.deepEqual(detection.signatures, []);
     assert.deepEqual(detection.exhausted, {
@@ -115,7 +100,7 @@ Deno.test(`detectStalls() allows a stall unjudged when the payload lists over ${
       { length: n },
       (_, i) => ({ id: `task_${i}`, status: "running" }),
     );
-  await withTranscript(pendingCalls(2, "mcp__github__"), async (path) => {
+  await withTranscriptFile(pendingCalls(2, "mcp__github__"), async (path) => {
     const within = await detectStalls(
       input(path, { background_tasks: tasks(MAX_BACKGROUND_TASKS) }),
       NO_WAIT,
@@ -135,7 +120,7 @@ Deno.test(`detectStalls() allows a stall unjudged when the payload lists over ${
   const t = new TranscriptBuilder("s", { legacy: true });
   t.prompt("Hi");
   t.text("msg_1", "Hello.");
-  await withTranscript(t.toString(), async (path) => {
+  await withTranscriptFile(t.toString(), async (path) => {
     const healthy = await detectStalls(
       input(path, { background_tasks: tasks(MAX_BACKGROUND_TASKS + 1) }),
       NO_WAIT,
@@ -148,7 +133,7 @@ Deno.test("detectStalls() keeps the lag wait's deadline on its clock, not by add
   const t = new TranscriptBuilder("s", { legacy: true });
   t.prompt("Read the config.");
   t.call("msg_1", "toolu_1", "Read");
-  await withTranscript(t.toString(), async (path) => {
+  await withTranscriptFile(t.toString(), async (path) => {
     let now = 0;
     let sleeps = 0;
     const detection = await detectStalls(input(path), {

@@ -5,7 +5,6 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { join } from "node:path";
 import {
   type RawLine,
   type ReadableAt,
@@ -25,7 +24,7 @@ import {
   parseJsonObjects,
 } from "../../src/transcript/json_line.ts";
 import { memoryFile, utf8 } from "../support/memory_file.ts";
-import { tempProject } from "../support/hook_process.ts";
+import { withTranscriptFile } from "../support/hook_process.ts";
 import { TranscriptBuilder } from "../support/transcript_builder.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 
@@ -85,20 +84,6 @@ Deno.test("readLinesBackward() yields only the lines wholly inside the budget", 
   assert.equal(file.bytesRead, 35);
 });
 
-async function withTranscript(
-  text: string,
-  fn: (path: string) => Promise<void>,
-): Promise<void> {
-  const project = await tempProject();
-  try {
-    const path = join(project.dir, "session.jsonl");
-    await Deno.writeTextFile(path, text);
-    await fn(path);
-  } finally {
-    await project.cleanup();
-  }
-}
-
 const TURN = { promptId: null, includeSidechains: false };
 
 Deno.test("scanCurrentTurn() stops at the lines budget, blank lines included", async () => {
@@ -106,7 +91,7 @@ Deno.test("scanCurrentTurn() stops at the lines budget, blank lines included", a
   t.prompt("Read the config.");
   t.call("msg_1", "toolu_1", "Read");
   const text = t.toString() + "\n".repeat(10);
-  await withTranscript(text, async (path) => {
+  await withTranscriptFile(text, async (path) => {
     const cut = await scanCurrentTurn(path, {
       ...TURN,
       budgets: { lines: 10 },
@@ -140,7 +125,7 @@ Deno.test("scanCurrentTurn() counts each tool call and result against the entrie
   );
   t.result("toolu_1", "a");
   t.result("toolu_2", "b");
-  await withTranscript(t.toString(), async (path) => {
+  await withTranscriptFile(t.toString(), async (path) => {
     const cut = await scanCurrentTurn(path, {
       ...TURN,
       budgets: { entries: 4 },
@@ -161,7 +146,7 @@ Deno.test("scanCurrentTurn() names the bytes budget when the turn starts before 
   t.prompt("Read the config.");
   t.call("msg_1", "toolu_1", "Read");
   const text = t.toString() + "x".repeat(5000) + "\n";
-  await withTranscript(text, async (path) => {
+  await withTranscriptFile(text, async (path) => {
     const cut = await scanCurrentTurn(path, {
       ...TURN,
       budgets: { bytes: 4000 },
