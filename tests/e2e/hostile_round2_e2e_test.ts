@@ -1,0 +1,66 @@
+/**
+ * Hostile repositories, round 2: what a second review found a cloned
+ * repository (or a tool that may write only inside the project) could do
+ * to stall-watch, each run through the hook or a command as Claude Code or
+ * a user would run it, under the release permission flags. Each test fails
+ * on the code before its fix for its own reason.
+ *
+ * - A committed config of 97,000 unknown keys on one line costs one pass,
+ *   not one pass per problem (a run past the bound is a hang here).
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { linesOf, runBounded, withSandbox } from "../support/sandbox.ts";
+import { pendingTranscript, stopPayload } from "../support/transcripts.ts";
+
+const POSIX = Deno.build.os !== "windows";
+
+/** `{"k0":1,"k1":1,...}` of `bytes` characters on one line: every key unknown. */
+function unknownKeysConfig(bytes: number): { text: string; keys: number } {
+  const parts: string[] = [];
+  let size = 2;
+  while (size + 12 < bytes) {
+    const part = `"k${parts.length}":1`;
+    parts.push(part);
+    size += part.length + 1;
+  }
+  return { text: `{${parts.join(",")}}`, keys: parts.length };
+}
+
+Deno.test({
+  name:
+    "hostile clone, item 11: a 1 MB config of 97,000 unknown keys on one line costs one pass, and its problems are capped with a count of the rest",
+  ignore: !POSIX,
+  fn: () =>
+    withSandbox(async (s) => {
+      const { text, keys } = unknownKeysConfig(1024 * 1024 - 64);
+      assert.ok(keys > 95_000, `${keys} keys`);
+      await Deno.mkdir(join(s.project, ".claude"));
+      await Deno.writeTextFile(
+        join(s.project, ".claude/stall-watch.jsonc"),
+        text,
+      );
+      await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_cfg"));
+      const before = await s.snapshotOutsideClaude();
+      const hook = await runBounded({
+        cwd: s.project,
+        stdin: stopPayload("cfg", s.transcript, s.project),
+        env: { STALL_WATCH_OUTPUT: "json" },
+      });
+      assert.equal(hook.code, 0, hook.stderr);
+      const notice = JSON.parse(linesOf(hook.stdout).at(-1)!).systemMessage;
+      assert.match(notice, /unknown key "k0"/);
+      assert.match(
+        notice,
+        new RegExp(`${(keys - 10).toLocaleString("en-US")} more problems`),
+      );
+      const doctor = await runBounded({ cwd: s.project, args: ["doctor"] });
+      const listed = linesOf(doctor.stdout).filter((l) =>
+        l.includes("unknown key")
+      );
+      assert.equal(listed.length, 10, doctor.stdout);
+      assert.match(doctor.stdout, /more problems not listed/);
+      assert.deepEqual(await s.snapshotOutsideClaude(), before);
+    }),
+});
