@@ -5,8 +5,9 @@
  * a user would run it, under the release permission flags. Each test fails
  * on the code before its fix for its own reason.
  *
- * - A committed config of 97,000 unknown keys on one line costs one pass,
- *   not one pass per problem (a run past the bound is a hang here).
+ * - A committed config of 97,000 unknown keys on one line, and a payload
+ *   of `background_tasks` nested in `background_tasks`, cost one pass, not
+ *   one pass per problem or key (a run past the bound is a hang here).
  */
 
 import assert from "node:assert/strict";
@@ -62,5 +63,31 @@ Deno.test({
       assert.equal(listed.length, 10, doctor.stdout);
       assert.match(doctor.stdout, /more problems not listed/);
       assert.deepEqual(await s.snapshotOutsideClaude(), before);
+    }),
+});
+
+/** A Stop payload whose `background_tasks` nest `depth` deep, each list short. */
+function nestedTasksPayload(transcript: string, cwd: string, depth: number) {
+  const open = '{"id":"t","type":"shell","status":"running",' +
+    '"background_tasks":[';
+  const payload = JSON.stringify(stopPayload("nested", transcript, cwd));
+  return `${payload.slice(0, -1)},"background_tasks":[${open.repeat(depth)}${
+    "]}".repeat(depth)
+  }]}`;
+}
+
+Deno.test({
+  name:
+    "hostile payload, item 12: 2.4 MB of background_tasks nested in background_tasks costs the hook one pass",
+  ignore: !POSIX,
+  fn: () =>
+    withSandbox(async (s) => {
+      await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_nest"));
+      const stdin = nestedTasksPayload(s.transcript, s.project, 36_000);
+      assert.ok(stdin.length > 2_300_000, `${stdin.length} characters`);
+      JSON.parse(stdin); // valid JSON, so the hook must judge it
+      const hook = await runBounded({ cwd: s.project, stdin });
+      assert.equal(hook.code, 2, hook.stderr);
+      assert.match(hook.stderr, /pending tool_use/);
     }),
 });
