@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { cutOversizedArrays } from "../../src/hook/oversized_array.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
+import { CountedText } from "../support/counted_text.ts";
 
 const PAD = "x".repeat(1024 * 1024); // the cut looks only at texts over 1 MiB
 
@@ -66,4 +67,25 @@ Deno.test("cutOversizedArrays() leaves a text whose brackets or strings never cl
     const text = `{"pad": "${PAD}", "v": ${tail}`;
     assert.deepEqual(cutOversizedArrays(text, "list", 1), { text, cut: false });
   }
+});
+
+Deno.test("cutOversizedArrays() reads 2.4 MB of task lists nested 36,000 deep a few times per character, not once per key", () => {
+  const depth = 36_000;
+  const task =
+    '{"id":"t","type":"shell","status":"running","background_tasks":[';
+  const plain = `{"transcript_path":"/t.jsonl","background_tasks":[${
+    task.repeat(depth)
+  }${"]}".repeat(depth)}]}`;
+  // Scanning each list to its end again for every key inside it reads the
+  // text some 18,000 times over.
+  const text = new CountedText(plain, 10 * plain.length);
+  const { cut } = cutOversizedArrays(text.asString(), "background_tasks", 1);
+  assert.equal(cut, false, "no list has more than one item");
+  const over = new CountedText(plain, 10 * plain.length);
+  const result = cutOversizedArrays(over.asString(), "background_tasks", 0);
+  assert.equal(result.cut, true);
+  assert.deepEqual(JSON.parse(String(result.text)), {
+    transcript_path: "/t.jsonl",
+    background_tasks: [],
+  });
 });

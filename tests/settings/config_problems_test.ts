@@ -1,17 +1,18 @@
 /**
  * A config file's problems cost one pass over it, however many there are,
- * and only the first few are reported, with a count of the rest.
+ * and only the first few are reported, with a count of the rest. (The run
+ * of the hook and `doctor` on such a file is in
+ * `tests/e2e/hostile_round2_e2e_test.ts`, item 11.)
  */
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import {
-  lineColumn,
-  lineColumnFinder,
-  MAX_CONFIG_PROBLEMS,
-  parseConfigText,
-} from "../../src/settings/config_file.ts";
+import { lineColumn, parseConfigText } from "../../src/settings/config_file.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
+import { CountedText } from "../support/counted_text.ts";
+
+/** How many problems a config's report lists (docs/settings.md). */
+const MAX_CONFIG_PROBLEMS = 10;
 
 /** `line:column` by its definition: count the newlines before the offset. */
 function naiveLineColumn(text: string, offset: number): string {
@@ -20,17 +21,19 @@ function naiveLineColumn(text: string, offset: number): string {
   return `${line}:${offset - (before.lastIndexOf("\n") + 1) + 1}`;
 }
 
-Deno.test("lineColumnFinder() agrees with counting the newlines before each offset", () => {
+Deno.test("lineColumn() agrees with counting the newlines before each offset", () => {
   fc.assert(
     fc.property(
       fc.stringOf(fc.constantFrom("a", "\n", "\r", "é", " ")),
       fc.array(fc.nat(), { maxLength: 20 }),
       (text, picks) => {
-        const at = lineColumnFinder(text);
         for (const pick of [0, text.length, ...picks]) {
           const offset = pick % (text.length + 1);
-          assert.equal(at(offset), naiveLineColumn(text, offset), `${offset}`);
-          assert.equal(lineColumn(text, offset), at(offset));
+          assert.equal(
+            lineColumn(text, offset),
+            naiveLineColumn(text, offset),
+            `${offset}`,
+          );
         }
       },
     ),
@@ -78,4 +81,23 @@ Deno.test("parseConfigText() reports exactly the cap's worth of problems without
   const file = await parseConfigText(`{${keys.join(",")}}`, "c.jsonc");
   assert.equal(file.problems.length, MAX_CONFIG_PROBLEMS);
   assert.ok(file.problems.every((p) => p.message.startsWith("unknown key")));
+});
+
+Deno.test("parseConfigText() reads a 1 MB config of 97,000 unknown keys on one line a few times per character, not once per problem", async () => {
+  const keys: string[] = [];
+  for (let size = 2; size < 1024 * 1024 - 16; size += keys.at(-1)!.length + 1) {
+    keys.push(`"k${keys.length}":1`);
+  }
+  const plain = `{${keys.join(",")}}`;
+  // Scanning from the start of the file for each problem's line and column
+  // reads it some 50,000 times over.
+  const text = new CountedText(plain, 10 * plain.length);
+  const file = await parseConfigText(text.asString(), "c.jsonc");
+  assert.equal(file.problems.length, MAX_CONFIG_PROBLEMS + 1);
+  assert.deepEqual(file.problems.at(-1), {
+    source: "c.jsonc",
+    message: `${
+      (keys.length - MAX_CONFIG_PROBLEMS).toLocaleString("en-US")
+    } more problems not listed`,
+  });
 });
