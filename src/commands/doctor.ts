@@ -14,7 +14,6 @@ import {
   ensureConfinedDir,
 } from "../confined/confine.ts";
 import {
-  confinedFile,
   createConfinedFile,
   lstatOrNull,
   removeConfined,
@@ -200,7 +199,7 @@ function probeClaudeDir(cwd: string): Promise<string | null> {
     root = ensureConfinedDir(cwd, ".claude", ".claude folder");
     const name = `.stall-watch-doctor-${Deno.pid}.tmp`;
     // Created exclusively and removed by its exact name, only if still empty.
-    createConfinedFile(confinedFile(root, name), new Uint8Array());
+    createConfinedFile(root, name, new Uint8Array(), "probe file");
     removeConfined(root, name, "probe file", (text) => text === "");
     return Promise.resolve(null);
   } catch (error) {

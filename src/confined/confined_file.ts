@@ -13,6 +13,10 @@
  *   more than one link (stall-watch never makes links);
  * - after opening, checks that the open handle is the file it looked at
  *   (device and inode), so a swap in between is refused, not written;
+ * - right before each create, open for writing, rename or removal, checks
+ *   again that the folder is the one `ensureConfinedDir` checked
+ *   ({@link writablePath}), so a folder swapped for a symlink meanwhile
+ *   is refused, not written through;
  * - creates files exclusively (`createNew`: no existing name, no link, is
  *   ever opened by a create), and replaces by an exclusive temp file renamed
  *   over the name in the same folder;
@@ -26,6 +30,7 @@ import { joinPath, NATIVE } from "../shared/paths.ts";
 import {
   type ConfinedDir,
   ConfinementError,
+  recheckConfinedDir,
   symlinkRefusal,
 } from "./confine.ts";
 
@@ -50,6 +55,24 @@ export function confinedFile(dir: ConfinedDir, name: string): string {
     throw new ConfinementError(`Refusing file name "${name}" in ${dir}`);
   }
   return joinPath(NATIVE, dir, name);
+}
+
+/**
+ * `<dir>/<name>` for a write about to happen: the one way the functions
+ * below get a path to create, open for writing, rename or remove. It checks
+ * the folder chain again (see `recheckConfinedDir`), so call it right
+ * before the system call, after any wait.
+ *
+ * @throws {ConfinementError} When `dir` or a folder above it was replaced.
+ */
+export function writablePath(
+  dir: ConfinedDir,
+  name: string,
+  what: string,
+): string {
+  const path = confinedFile(dir, name);
+  recheckConfinedDir(dir, what);
+  return path;
 }
 
 /** `lstat`, or `null` when nothing is there. */
@@ -113,26 +136,47 @@ export interface OpenOptions {
   access: "append" | "lock" | "read";
   /** Create the file (exclusively) when it is missing. */
   create: boolean;
-  /** Permission bits of a created file (the umask still applies). */
+  /** Permission bits of a created file (the umask may take bits away). */
   mode?: number;
 }
 
 /**
- * Opens an existing plain file after checking it (see the module doc), or
- * creates it exclusively. Never opens a symlink, FIFO or device.
+ * Opens an existing plain file `<dir>/<name>` after checking it (see the
+ * module doc), or creates it exclusively. Never opens a symlink, FIFO or
+ * device.
  *
  * @returns The open file, or `null` when it is missing and `create` is off.
- * @throws {ConfinementError} When the path is not a plain file.
+ * @throws {ConfinementError} When the path is not a plain file, or the
+ * folder was replaced.
  */
 export function openConfined(
-  path: string,
+  dir: ConfinedDir,
+  name: string,
   what: string,
   options: OpenOptions,
 ): Deno.FsFile | null {
+  return openChecked(confinedFile(dir, name), what, options, dir);
+}
+
+/**
+ * {@link openConfined} by path. `dir`, the path's folder, is checked again
+ * right before the open; it is `null` only for reading, which writes
+ * nothing a swapped folder could lead elsewhere.
+ */
+function openChecked(
+  path: string,
+  what: string,
+  options: OpenOptions,
+  dir: ConfinedDir | null,
+): Deno.FsFile | null {
+  const recheck = () => {
+    if (dir !== null) recheckConfinedDir(dir, what);
+  };
   for (let attempt = 0;; attempt++) {
     const seen = lstatOrNull(path);
     if (seen === null) {
       if (!options.create) return null;
+      recheck();
       try {
         return Deno.openSync(path, {
           read: options.access !== "append",
@@ -152,6 +196,7 @@ export function openConfined(
       }
     }
     assertPlainFile(path, seen, what);
+    recheck();
     let file: Deno.FsFile;
     try {
       file = Deno.openSync(path, {
@@ -184,7 +229,7 @@ export function openConfined(
  * several links or is too large.
  */
 export function readConfinedText(path: string, what: string): string | null {
-  const file = openConfined(path, what, { access: "read", create: false });
+  const file = openChecked(path, what, { access: "read", create: false }, null);
   if (file === null) return null;
   try {
     const size = file.statSync().size;
@@ -225,16 +270,21 @@ function writeAll(file: Deno.FsFile, bytes: Uint8Array): void {
 }
 
 /**
- * Creates a new file with `bytes`, exclusively: an existing name (file,
- * link or FIFO) fails with `Deno.errors.AlreadyExists`, never opened. With
- * `mode`, the file gets exactly those permission bits (a backup of a 0600
- * settings file stays 0600, whatever the umask).
+ * Creates a new file `<dir>/<name>` with `bytes`, exclusively: an existing
+ * name (file, link or FIFO) fails with `Deno.errors.AlreadyExists`, never
+ * opened. With `mode`, the file gets exactly those permission bits (a
+ * backup of a 0600 settings file stays 0600, whatever the umask).
+ *
+ * @returns The path created.
  */
 export function createConfinedFile(
-  path: string,
+  dir: ConfinedDir,
+  name: string,
   bytes: Uint8Array,
+  what: string,
   mode?: number,
-): void {
+): string {
+  const path = writablePath(dir, name, what);
   const file = Deno.openSync(path, {
     write: true,
     createNew: true,
@@ -248,10 +298,20 @@ export function createConfinedFile(
     }
   } catch (error) {
     file.close();
-    Deno.removeSync(path);
+    removeIfSame(dir, name, what);
     throw error;
   }
   file.close();
+  return path;
+}
+
+/** Removes `<dir>/<name>` after a failed write, unless the folder was replaced. */
+function removeIfSame(dir: ConfinedDir, name: string, what: string): void {
+  try {
+    Deno.removeSync(writablePath(dir, name, what));
+  } catch {
+    // Gone already, or not ours to remove any more.
+  }
 }
 
 /** The temp file's name for `name`: `.<name>.<pid>.<random>.tmp`. */
@@ -288,18 +348,22 @@ export function replaceConfinedFile(
   const path = confinedFile(dir, name);
   if (options.isOwn) ownText(path, what, options.isOwn);
   else assertPlainOrMissing(path, what);
-  const temp = confinedFile(dir, tempNameFor(name));
-  createConfinedFile(temp, encoder.encode(text), options.mode);
+  const tempName = tempNameFor(name);
+  const temp = createConfinedFile(
+    dir,
+    tempName,
+    encoder.encode(text),
+    what,
+    options.mode,
+  );
   try {
-    // Checked again right before the rename: the name must still be plain.
-    assertPlainOrMissing(path, what);
-    Deno.renameSync(temp, path);
+    // Checked again right before the rename: the folder must be the one
+    // checked, the name still plain.
+    const checked = writablePath(dir, name, what);
+    assertPlainOrMissing(checked, what);
+    Deno.renameSync(temp, checked);
   } catch (error) {
-    try {
-      Deno.removeSync(temp);
-    } catch {
-      // Already gone.
-    }
+    removeIfSame(dir, tempName, what);
     throw error;
   }
 }
@@ -318,7 +382,10 @@ export function appendConfined(
   isOwn: Ownership,
 ): void {
   const path = confinedFile(dir, name);
-  const file = openConfined(path, what, { access: "append", create: true });
+  const file = openConfined(dir, name, what, {
+    access: "append",
+    create: true,
+  });
   try {
     if (file === null) return;
     const size = file.statSync().size;
@@ -336,7 +403,7 @@ export function appendConfined(
 
 /** Up to the first 64 KiB of a plain file, for an ownership check. */
 function readHead(path: string, what: string): string {
-  const file = openConfined(path, what, { access: "read", create: false });
+  const file = openChecked(path, what, { access: "read", create: false }, null);
   if (file === null) return "";
   try {
     const bytes = new Uint8Array(64 * 1024);
@@ -380,7 +447,7 @@ export function renameConfined(
       );
     }
   }
-  Deno.renameSync(source, target);
+  Deno.renameSync(writablePath(dir, from, what), target);
   return true;
 }
 
@@ -410,7 +477,7 @@ export function removeConfined(
   if (text === null) return "absent";
   if (!isOwn(text)) return "kept";
   try {
-    Deno.removeSync(path);
+    Deno.removeSync(writablePath(dir, name, what));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return "absent";
     throw error;
@@ -433,7 +500,7 @@ export function touchConfined(
   nowMs: number,
 ): void {
   const path = confinedFile(dir, name);
-  const file = openConfined(path, what, { access: "lock", create: true });
+  const file = openConfined(dir, name, what, { access: "lock", create: true });
   try {
     if (file === null) return;
     if (file.statSync().size !== 0) {
@@ -456,6 +523,7 @@ export function touchConfined(
 export function removeEmptyDir(dir: ConfinedDir): void {
   if (lstatOrNull(dir)?.isDirectory !== true) return;
   try {
+    recheckConfinedDir(dir, "folder");
     Deno.removeSync(dir); // not recursive: fails unless empty
   } catch {
     // Not empty, or gone: leave it.

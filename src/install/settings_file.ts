@@ -16,7 +16,6 @@ import {
 } from "../confined/confine.ts";
 import {
   assertPlainOrMissing,
-  confinedFile,
   createConfinedFile,
   lstatOrNull,
   replaceConfinedFile,
@@ -131,11 +130,10 @@ function writeBackup(
   const stamp = new Date(options.now).toISOString().replace(/[-:]|\.\d+/g, "");
   const bytes = new TextEncoder().encode(options.previous.text);
   for (let n = 0;; n++) {
-    const path = confinedFile(dir, `${name}.${stamp}${n ? `-${n}` : ""}.bak`);
+    const backup = `${name}.${stamp}${n ? `-${n}` : ""}.bak`;
     try {
       // createNew: never overwrite an earlier backup or follow a planted link.
-      createConfinedFile(path, bytes, mode);
-      return path;
+      return createConfinedFile(dir, backup, bytes, "settings backup", mode);
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists) || n >= 99) throw error;
     }

@@ -148,13 +148,13 @@ Deno.test({
     withDir(async (dir, outside) => {
       await Deno.symlink(outside, join(dir, "planted.bak"));
       assert.throws(
-        () => createConfinedFile(join(dir, "planted.bak"), bytes("secret")),
+        () => createConfinedFile(dir, "planted.bak", bytes("secret"), "t"),
         Deno.errors.AlreadyExists,
       );
       assert.equal(await Deno.readTextFile(outside), "ssh-ed25519 AAAA keep\n");
-      createConfinedFile(join(dir, "a.bak"), bytes("secret"), 0o600);
+      createConfinedFile(dir, "a.bak", bytes("secret"), "t", 0o600);
       assert.equal((await Deno.stat(join(dir, "a.bak"))).mode! & 0o777, 0o600);
-      createConfinedFile(join(dir, "b.bak"), bytes("x"), 0o644);
+      createConfinedFile(dir, "b.bak", bytes("x"), "t", 0o644);
       assert.equal((await Deno.stat(join(dir, "b.bak"))).mode! & 0o777, 0o644);
     }),
 });

@@ -10,14 +10,21 @@
  *   one pass per problem or key. (That each is one pass is shown, without
  *   timing, by the read counts in `tests/settings/config_problems_test.ts`
  *   and `tests/hook/nested_cut_test.ts`; here the commands run on them.)
+ * - A state folder swapped for a symlink while the hook waits for the
+ *   session lock is refused after the wait, not written through (the
+ *   in-process tests of every confined write are in
+ *   `tests/confined/folder_swap_test.ts`).
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { spawnStallWatch } from "../support/hook_process.ts";
 import { linesOf, runBounded, withSandbox } from "../support/sandbox.ts";
 import { pendingTranscript, stopPayload } from "../support/transcripts.ts";
 
 const POSIX = Deno.build.os !== "windows";
+/** `/proc/<pid>/fd` shows which files a process has open. */
+const LINUX = Deno.build.os === "linux";
 
 /**
  * A hang guard for runs that parse a megabyte: about a second of work, which
@@ -100,5 +107,81 @@ Deno.test({
       const hook = await runBounded({ cwd: s.project, stdin }, SLOW_MACHINE_MS);
       assert.equal(hook.code, 2, hook.stderr);
       assert.match(hook.stderr, /pending tool_use/);
+    }),
+});
+
+/**
+ * Polls `/proc/<pid>/fd` until process `pid` has the file `path` open, then
+ * exits 0 (1 when the process ended first). Run by `deno eval`, which may
+ * read `/proc` (the test's own permissions may not).
+ */
+const UNTIL_OPEN = `
+const [pid, path] = Deno.args;
+for (;;) {
+  let entries;
+  try {
+    entries = [...Deno.readDirSync(\`/proc/\${pid}/fd\`)];
+  } catch {
+    Deno.exit(1);
+  }
+  for (const entry of entries) {
+    try {
+      if (Deno.readLinkSync(\`/proc/\${pid}/fd/\${entry.name}\`) === path) Deno.exit(0);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1));
+}
+`;
+
+/** Waits until process `pid` has `path` open: it reached the lock wait. */
+async function untilOpen(pid: number, path: string): Promise<void> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", UNTIL_OPEN, String(pid), path],
+    stdout: "null",
+    stderr: "inherit",
+  }).output();
+  assert.ok(out.success, `process ${pid} ended before it opened ${path}`);
+}
+
+Deno.test({
+  name:
+    "hostile clone, item 13: a state folder swapped for a symlink while the hook waits for the session lock is refused after the wait",
+  ignore: !LINUX,
+  fn: () =>
+    withSandbox(async (s) => {
+      await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_swap"));
+      const folder = join(s.project, ".claude/stall_watch");
+      await Deno.mkdir(folder, { recursive: true });
+      const lockPath = join(folder, "swap.lock");
+      const holder = await Deno.open(lockPath, { create: true, write: true });
+      await holder.lock(true);
+      const before = await s.snapshotOutsideClaude();
+      const hook = await spawnStallWatch({
+        cwd: s.project,
+        stdin: stopPayload("swap", s.transcript, s.project),
+      });
+      try {
+        // The hook has checked the folder and opened the lock: it waits.
+        await untilOpen(hook.pid, lockPath);
+        await Deno.rename(folder, `${folder}.checked`);
+        await Deno.symlink(s.outside, folder);
+      } finally {
+        await holder.unlock();
+        holder.close();
+      }
+      const result = await hook.finished;
+      assert.deepEqual(
+        await s.snapshotOutsideClaude(),
+        before,
+        "the hook wrote through the swapped folder",
+      );
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(
+        result.stderr,
+        /^stall_watch: cannot use session state \(Refusing lock file in ".*stall_watch": .*stall_watch was replaced after stall-watch checked it\); allowing the stop/,
+      );
+      assert.equal(linesOf(result.stderr).length, 1, result.stderr);
     }),
 });
