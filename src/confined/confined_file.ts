@@ -272,8 +272,11 @@ function writeAll(file: Deno.FsFile, bytes: Uint8Array): void {
 /**
  * Creates a new file `<dir>/<name>` with `bytes`, exclusively: an existing
  * name (file, link or FIFO) fails with `Deno.errors.AlreadyExists`, never
- * opened. With `mode`, the file gets exactly those permission bits (a
- * backup of a 0600 settings file stays 0600, whatever the umask).
+ * opened. With `mode`, the file is created with those permission bits less
+ * the umask's: never more than asked for (a backup of a 0600 settings file
+ * is 0600 or stricter). The bits are never set afterwards by name: Deno has
+ * no `fchmod`, and a `chmod` by name follows whatever symlink was renamed
+ * over the new file in between (it once turned `~/.ssh/id_ed25519` 0644).
  *
  * @returns The path created.
  */
@@ -292,10 +295,6 @@ export function createConfinedFile(
   });
   try {
     writeAll(file, bytes);
-    // The umask may have taken bits away; the name is the file just made.
-    if (mode !== undefined && Deno.build.os !== "windows") {
-      Deno.chmodSync(path, mode & 0o7777);
-    }
   } catch (error) {
     file.close();
     removeIfSame(dir, name, what);

@@ -28,6 +28,7 @@ import {
 import { withFileLock } from "../../src/confined/file_lock.ts";
 import { serializeState, StateStore } from "../../src/guardrails/state.ts";
 import { appendEvents, formatEvent } from "../../src/events/event_log.ts";
+import { writeSettingsFile } from "../../src/install/settings_file.ts";
 
 const POSIX = Deno.build.os !== "windows";
 const KEYS = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB victim@laptop\n";
@@ -256,5 +257,100 @@ Deno.test({
           sleep,
         }));
       assert.ok(waits() > 0, "the rotation waited for the lock");
+    }),
+});
+
+/**
+ * Runs `fn` while every `FsFile.writeSync` that writes to a file whose name
+ * passes `target` is followed, once, by `attack(name)`: the moment after the
+ * bytes landed and before the writer's next step.
+ */
+async function afterWriteOf(
+  folder: string,
+  target: (name: string) => boolean,
+  attack: (path: string) => void,
+  fn: () => Promise<unknown> | unknown,
+): Promise<void> {
+  const proto = Deno.FsFile.prototype;
+  const original = proto.writeSync;
+  let done = false;
+  proto.writeSync = function (this: Deno.FsFile, data: Uint8Array): number {
+    const written = original.call(this, data);
+    if (!done) {
+      const name = [...Deno.readDirSync(folder)].map((e) => e.name).find(
+        target,
+      );
+      if (name !== undefined) {
+        done = true;
+        attack(join(folder, name));
+      }
+    }
+    return written;
+  };
+  try {
+    await fn();
+  } finally {
+    proto.writeSync = original;
+  }
+  assert.ok(done, "the attack ran");
+}
+
+/** Renames a symlink to `to` over `path`, as a racing process would. */
+function linkOver(path: string, to: string): void {
+  Deno.symlinkSync(to, `${path}.planted`);
+  Deno.renameSync(`${path}.planted`, path);
+}
+
+Deno.test({
+  name:
+    "a symlink renamed over a fresh temp file never takes the new file's mode to the file it leads to",
+  ignore: !POSIX,
+  fn: () =>
+    withScene(async (scene) => {
+      const dir = ensureConfinedDir(scene.project, ".claude/sw", "test");
+      const key = join(scene.outside, "authorized_keys");
+      const before = scene.outsideNow();
+      await afterWriteOf(
+        dir,
+        (name) => name.endsWith(".tmp"),
+        (path) => linkOver(path, key),
+        () => replaceConfinedFile(dir, "s.json", STATE, "t", { mode: 0o644 }),
+      );
+      assert.equal(Deno.statSync(key).mode! & 0o777, 0o600);
+      assert.deepEqual(scene.outsideNow(), before);
+    }),
+});
+
+Deno.test({
+  name:
+    "install: a symlink to ~/.ssh/id_ed25519 renamed over a fresh settings backup leaves the key's mode alone",
+  ignore: !POSIX,
+  fn: () =>
+    withScene(async (scene) => {
+      const key = join(scene.outside, "id_ed25519");
+      await Deno.writeTextFile(key, "PRIVATE KEY\n", { mode: 0o600 });
+      const settings = join(scene.project, ".claude/settings.local.json");
+      const previous = '{\n  "hooks": {}\n}\n';
+      await Deno.writeTextFile(settings, previous, { mode: 0o644 });
+      await Deno.chmod(settings, 0o644);
+      const backups = join(scene.project, ".claude/stall_watch/backups");
+      await Deno.mkdir(backups, { recursive: true });
+      await afterWriteOf(
+        backups,
+        (name) => name.endsWith(".bak"),
+        (path) => linkOver(path, key),
+        () =>
+          writeSettingsFile(
+            scene.project,
+            ".claude/settings.local.json",
+            '{\n  "hooks": { "Stop": [] }\n}\n',
+            {
+              previous: { path: settings, exists: true, text: previous },
+              now: 0,
+            },
+          ),
+      );
+      assert.equal(Deno.statSync(key).mode! & 0o777, 0o600);
+      assert.equal(Deno.readTextFileSync(key), "PRIVATE KEY\n");
     }),
 });
