@@ -529,3 +529,51 @@ fetchTest(
     assert.deepEqual(await world.recorded("curl-calls"), []);
   },
 );
+
+fetchTest(
+  "each of the five targets asks for its own release archive, by the name the release packs it under",
+  async (world, shell) => {
+    const sums = join(world.root, "sums");
+    await Deno.writeTextFile(
+      sums,
+      checksumsText(
+        TARGETS.map((t) => ({ name: archiveName(t), sha256: "ab".repeat(32) })),
+      ),
+    );
+    await world.fake(
+      "curl",
+      [
+        "out=; url=",
+        "while [ $# -gt 0 ]; do case $1 in --output) out=$2; shift ;; *) url=$1 ;; esac; shift; done",
+        `printf '%s\\n' "\${url##*/}" >> "${world.root}/curl-calls"`,
+        `case $url in */SHA256SUMS) cat "${sums}" > "$out"; exit 0 ;; esac`,
+        "exit 22",
+      ].join("\n"),
+    );
+    const unames: Record<string, string> = {
+      "x86_64-unknown-linux-gnu": "Linux x86_64",
+      "aarch64-unknown-linux-gnu": "Linux aarch64",
+      "x86_64-apple-darwin": "Darwin x86_64",
+      "aarch64-apple-darwin": "Darwin arm64",
+      "x86_64-pc-windows-msvc": "MINGW64_NT-10.0-19045 x86_64",
+    };
+    for (const target of TARGETS) {
+      await world.fake("uname", `echo '${unames[target.triple]}'`);
+      await world.run("fetch.sh", {
+        shell,
+        args: ["--now"],
+        env: { STALL_WATCH_PLUGIN_RELEASES: "http://127.0.0.1:9/v1" },
+      });
+      assert.equal(
+        (await dataState(world)).status,
+        `${PLUGIN_VERSION} ${target.triple} cannot download ${
+          archiveName(target)
+        }`,
+      );
+    }
+    assert.deepEqual(
+      await world.recorded("curl-calls"),
+      TARGETS.flatMap((t) => ["SHA256SUMS", archiveName(t)]),
+    );
+  },
+);
