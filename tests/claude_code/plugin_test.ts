@@ -22,8 +22,11 @@ import {
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import {
   empty,
+  httpError,
   lastUserText,
   queue,
+  type RecordedRequest,
+  type Reply,
   type Script,
   text,
   toolCall,
@@ -447,6 +450,65 @@ claudeTest(
       ["--config", "watchdog=true"],
     );
   },
+);
+
+/** Whether the request asks the model to answer a tool result. */
+function answersToolResult(request: RecordedRequest): boolean {
+  const messages = request.body?.messages;
+  if (!Array.isArray(messages)) return false;
+  const last = messages.findLast((m) => m?.role === "user") as
+    | { content?: unknown }
+    | undefined;
+  return Array.isArray(last?.content) &&
+    last.content.some((b) => (b as { type?: unknown }).type === "tool_result");
+}
+
+claudeTest(
+  "the watchdog option: an interactive session left idle by an API error after a tool result is woken, and the model carries on",
+  async (client) => {
+    const claude = executable(client);
+    const tool = "mcp__stub__echo";
+    const answer = "Carried on after the plugin's watchdog.";
+    let woken = false;
+    const script = (request: RecordedRequest): Reply => {
+      if (!answersToolResult(request)) return toolCall(tool, { text: "42" });
+      woken ||= /stall_watch/.test(lastUserText(request));
+      // Until the wake-up every request fails, and Claude Code gives up.
+      return woken ? text(answer) : httpError(500);
+    };
+    await withPlugin(claude, script, async (session) => {
+      // No hooks but the plugin's (the tier's --settings file registers none).
+      await Deno.writeTextFile(session.settingsPath, "{}");
+      Object.assign(session.env, {
+        CLAUDE_CODE_MAX_RETRIES: "0",
+        STALL_WATCH_IDLE_SECONDS: "2",
+        STALL_WATCH_WATCH_MAX_SECONDS: "40",
+      });
+      const pane = await session.startInteractive({
+        allowedTools: [tool],
+        args: ["--permission-mode", "default"],
+      });
+      try {
+        await pane.waitFor(/^❯/m);
+        await pane.type(`use ${tool}`);
+        await pane.keys("Enter");
+        await pane.waitFor(/API Error: 500/);
+        await pane.waitFor(new RegExp(answer), 40_000);
+      } finally {
+        await pane.close();
+      }
+      const requests = session.api.mainRequests();
+      assert.deepEqual(requests.map((r) => r.reply?.kind), [
+        "message",
+        "http_error",
+        "message",
+      ]);
+      const wake = lastUserText(requests.at(-1)!);
+      assert.match(wake, /stall_watch: 1 missing follow-up/);
+      assert.match(wake, /failed with an API error, not the tool/);
+    }, ["--config", "watchdog=true"]);
+  },
+  { tmux: true },
 );
 
 /** A stand-in "release binary": records each run, then runs the source. */
