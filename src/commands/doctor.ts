@@ -1,7 +1,7 @@
 /**
  * `stall-watch doctor`: checks the set-up and says how to fix what is
  * wrong. Gathers the facts here; the checks themselves are pure
- * (`src/doctor_checks.ts`).
+ * (`src/doctor/doctor_checks.ts`).
  *
  * @module
  */
@@ -26,10 +26,12 @@ import {
   type DoctorFacts,
   handlerPaths,
   type PathFacts,
+  type SettingsFileFacts,
+} from "../doctor/doctor_checks.ts";
+import {
   renderDoctorJson,
   renderDoctorReport,
-  type SettingsFileFacts,
-} from "../install/doctor_checks.ts";
+} from "../doctor/doctor_report.ts";
 import { describe, ExitCode } from "../shared/errors.ts";
 import {
   knownPathsOf,
@@ -43,10 +45,10 @@ import {
   hooksShapeProblems,
 } from "../install/hook_registration.ts";
 import { formatProblems, loadSettings } from "../settings/load_settings.ts";
-import { readSettingsFile } from "../install/settings_file.ts";
-import { parseSettingsText } from "../install/settings_json.ts";
-import { applicableSettingsFiles } from "../install/settings_scope.ts";
-import { displayPath } from "../install/settings_update.ts";
+import { readSettingsFile } from "../claude_settings/settings_file.ts";
+import { parseSettingsText } from "../claude_settings/settings_json.ts";
+import { applicableSettingsFiles } from "../claude_settings/settings_scope.ts";
+import { displayPath } from "../claude_settings/settings_update.ts";
 import { colorEnabled } from "../shared/term_style.ts";
 import { VERSION } from "../shared/version.ts";
 

@@ -37,7 +37,8 @@ import {
 } from "../hook/event_guard.ts";
 import { watchTranscript } from "./watch_loop.ts";
 import { claimWatch, isSuperseded, type WatchClaim } from "./watch_marker.ts";
-import { apiTimeoutMs, watchLimits } from "./watch_step.ts";
+import { watchLimits } from "./watch_step.ts";
+import { apiTimeoutMs } from "../claude_client/timers.ts";
 
 /**
  * Added to the nudge when Claude Code's request for the model's answer
