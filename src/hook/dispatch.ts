@@ -165,7 +165,7 @@ export async function dispatchStall(
       events,
     };
   }
-  await context.store.pruneDaily(context.nowSeconds * 1000);
+  context.store.pruneDaily(context.nowSeconds * 1000);
   events.push(event("recovery_dispatched", {
     max_retries: decision.maxRetries,
     retries: decision.retries,

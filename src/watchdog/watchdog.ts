@@ -108,7 +108,7 @@ export async function runWatch(
   }
   let claim: WatchClaim;
   try {
-    claim = await claimWatch(
+    claim = claimWatch(
       io.cwd,
       settings.stateDir,
       input.sessionId,
