@@ -20,7 +20,7 @@ import {
   removeConfined,
   removeEmptyDir,
 } from "../confined/confined_file.ts";
-import { killSwitchOf } from "../hook/dispatch_io.ts";
+import { killSwitchOf } from "../hook/decision_io.ts";
 import {
   doctorChecks,
   type DoctorFacts,
@@ -160,7 +160,7 @@ async function gatherFacts(
     claudeDirError: await probeClaudeDir(io.cwd),
     configPath: loaded.configPath,
     problems: formatProblems(loaded.problems),
-    killSwitch: await killSwitchOf(loaded.settings, io),
+    killSwitch: killSwitchOf(loaded.settings, io),
     watchMaxSeconds: loaded.settings.watchMaxSeconds,
     timers: {
       watchEvents: [
