@@ -15,7 +15,7 @@ import type { CliIO } from "../shared/cli_io.ts";
 import { describeBudget, detectStalls } from "../detection/detect.ts";
 import type { EventRecord } from "../events/event_log.ts";
 import { importLazily } from "../shared/lazy_import.ts";
-import { reportLine } from "../shared/report_line.ts";
+import { reportLine } from "../recovery/report_line.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import type { Settings } from "../settings/settings.ts";
 import {

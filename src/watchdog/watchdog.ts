@@ -39,7 +39,7 @@ import { watchTranscript } from "./watch_loop.ts";
 import { claimWatch, isSuperseded, type WatchClaim } from "./watch_marker.ts";
 import { watchLimits } from "./watch_step.ts";
 import { apiTimeoutMs } from "../claude_client/timers.ts";
-import { reportLine } from "../shared/report_line.ts";
+import { reportLine } from "../recovery/report_line.ts";
 import { systemMessageLine } from "../hook/hook_outcome.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 
