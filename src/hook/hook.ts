@@ -24,17 +24,18 @@ import {
   parseHookPayload,
   stringField,
 } from "./hook_input.ts";
-import {
-  claimMisregistrationNotice,
-  handles,
-  misregistrationNotice,
-} from "./event_guard.ts";
+import { handles } from "./event_guard.ts";
 import {
   allowOutcome,
   type HookOutcome,
   systemMessageLine,
 } from "./hook_outcome.ts";
-import { claimConfigNotice, stateStoreOpener } from "./notices.ts";
+import {
+  claimConfigNotice,
+  claimMisregistrationNotice,
+  misregistrationNotice,
+  stateStoreOpener,
+} from "./notices.ts";
 
 /** The parts of the process boundary a hook run uses. */
 export type HookIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
