@@ -511,6 +511,7 @@ function facts(overrides: Partial<DoctorFacts> = {}): DoctorFacts {
       maxRetries: 3,
       env: {},
     },
+    plugin: { states: [], problem: null, runtime: null },
     ...overrides,
   };
 }
