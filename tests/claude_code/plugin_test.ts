@@ -287,6 +287,79 @@ claudeTest(
   },
 );
 
+/** Runs `stall-watch <args>` from source in the session's project. */
+async function stallWatch(
+  session: ClaudeSession,
+  args: string[],
+): Promise<CliResult> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...HOOK_PERMISSION_FLAGS, MAIN_TS, ...args],
+    cwd: session.project,
+    clearEnv: true,
+    env: session.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(60_000),
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+claudeTest(
+  "doctor and install read the records claude plugin install wrote: the plugin is seen, a second registration refused",
+  async (client) => {
+    const claude = executable(client);
+    await withPlugin(claude, queue([]), async (session) => {
+      const doctor = await stallWatch(session, ["doctor", "--json"]);
+      const report = JSON.parse(doctor.stdout);
+      const texts = report.checks.map((c: { text: string }) => c.text);
+      assert.ok(
+        texts.includes(
+          `runs as the Claude Code plugin ${PLUGIN_ID} ${VERSION} (user scope)`,
+        ),
+        doctor.stdout,
+      );
+      assert.ok(
+        texts.some((t: string) =>
+          t.startsWith("the plugin runs its source with ")
+        ),
+        doctor.stdout,
+      );
+      assert.equal(doctor.code, 0, doctor.stdout);
+      const install = await stallWatch(session, ["install"]);
+      assert.equal(install.code, 1);
+      assert.match(
+        install.stderr,
+        /^stall-watch: Refusing to register stall-watch in \.claude\/settings\.local\.json: it already runs here as the Claude Code plugin stall-watch@stall-watch /,
+      );
+      // Disabled for this project (claude plugin disable), install goes ahead.
+      const disabled = await claudeCli(claude, session, [
+        "plugin",
+        "disable",
+        PLUGIN_ID,
+        "--scope",
+        "local",
+      ]);
+      assert.equal(disabled.code, 0, disabled.stdout + disabled.stderr);
+      assert.equal((await stallWatch(session, ["install"])).code, 0);
+      const after = JSON.parse(
+        (await stallWatch(session, ["doctor", "--json"])).stdout,
+      );
+      assert.ok(
+        after.checks.some((c: { text: string }) =>
+          c.text ===
+            `the Claude Code plugin ${PLUGIN_ID} ${VERSION} (user scope) is installed but not enabled here (local settings)`
+        ),
+        JSON.stringify(after.checks),
+      );
+    });
+  },
+);
+
 claudeTest(
   "installed as a plugin: a stalled turn is blocked once and answered, on the Deno path",
   async (client) => {
