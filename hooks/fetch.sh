@@ -141,7 +141,7 @@ fetch_now() {
 
 # Steps of fetch_now inside its temporary folder $1; prints the outcome.
 fetch_into() {
-  name=$(binary_name "$target")
+  name=$binary
   case $target in
     *windows*) archive=stall-watch-$target.zip ;;
     *) archive=stall-watch-$target.tar.gz ;;
@@ -183,19 +183,19 @@ fetch_into() {
     echo "cannot unpack $archive"
     return
   }
-  binary=$1/unpacked/$name
-  if [ -h "$binary" ] || [ ! -f "$binary" ]; then
+  unpacked=$1/unpacked/$name
+  if [ -h "$unpacked" ] || [ ! -f "$unpacked" ]; then
     echo "no executable $name in $archive"
     return
   fi
-  chmod 755 "$binary" 2>/dev/null
-  said=$(cd "$1" && "$binary" --version </dev/null 2>/dev/null)
+  chmod 755 "$unpacked" 2>/dev/null
+  said=$(cd "$1" && "$unpacked" --version </dev/null 2>/dev/null)
   [ "$said" = "stall-watch $version" ] || {
     echo "the binary does not run here or is not version $version"
     return
   }
   dest=$data/bin/$version/$target
-  mkdir -p "$dest" && mv -f "$binary" "$dest/$name" || {
+  mkdir -p "$dest" && mv -f "$unpacked" "$dest/$name" || {
     echo "cannot write $dest"
     return
   }
@@ -207,13 +207,13 @@ fetch_into() {
 }
 
 main() {
-  root=$(plugin_root "$0")
+  plugin_root "$0"
   data=${CLAUDE_PLUGIN_DATA-}
-  version=$(plugin_version "$root")
-  target=$(target_triple)
+  plugin_version "$root"
+  target_triple
   [ -n "$data" ] && [ -d "$data" ] && [ -n "$version" ] && [ -n "$target" ] ||
     return 0
-  [ -f "$(binary_path "$data" "$version" "$target")" ] && return 0
+  [ -f "$data/bin/$version/$target/$binary" ] && return 0
   if [ "${1-}" = --now ]; then
     fetch_now
     return 0

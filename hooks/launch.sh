@@ -39,7 +39,7 @@ say() {
 
 launch() {
   unset CDPATH
-  root=$(plugin_root "$0")
+  plugin_root "$0"
   data=${CLAUDE_PLUGIN_DATA-}
   if [ -z "${CLAUDE_PROJECT_DIR-}" ]; then
     say "CLAUDE_PROJECT_DIR is not set, so this stop was not checked (Claude Code sets it for plugin hooks; update it)"
@@ -49,17 +49,13 @@ launch() {
     say "cannot enter the project folder (CLAUDE_PROJECT_DIR), so this stop was not checked"
     return 0
   fi
-  version=$(plugin_version "$root")
+  plugin_version "$root"
+  target_triple
 
   # 1. The release binary, when fetch.sh installed one for this version.
-  target=$(target_triple)
   if [ -n "$data" ] && [ -n "$version" ] && [ -n "$target" ]; then
-    bin=$(binary_path "$data" "$version" "$target")
-    case $target in
-      *windows*) runnable=yes ;;
-      *) if [ -x "$bin" ]; then runnable=yes; else runnable=no; fi ;;
-    esac
-    if [ -f "$bin" ] && [ "$runnable" = yes ]; then
+    bin=$data/bin/$version/$target/$binary
+    if [ -f "$bin" ] && { [ "$binary" != stall-watch ] || [ -x "$bin" ]; }; then
       if [ "$mode" = watch ]; then set -- watch; else set --; fi
       run "$bin" "$@"
       return $?
@@ -67,8 +63,10 @@ launch() {
   fi
 
   # 2. The plugin's source, with Deno.
-  deno=$(command -v deno 2>/dev/null)
-  if [ -z "$deno" ]; then
+  deno=
+  if command -v deno >/dev/null 2>&1; then
+    deno=deno
+  else
     for candidate in "${DENO_INSTALL:+$DENO_INSTALL/bin/deno}" \
       "${HOME:+$HOME/.deno/bin/deno}"; do
       for name in "$candidate" "$candidate.exe"; do

@@ -2,74 +2,68 @@
 # machine's release target and where that target's binary lives. Sourced
 # (`. lib.sh`) inside the scripts' subshells, so a failure here cannot end
 # the hook with exit 2. POSIX sh: dash, bash (also macOS's 3.2), Git Bash.
+#
+# The functions set variables instead of printing, so that a stop costs no
+# process but `uname` and stall-watch itself.
 
-# The plugin's folder, from the path the script was started with ($1 =
-# its $0, which may be relative: call before any cd). Backslashes (Windows)
-# become slashes.
+# Sets $root, the plugin's folder, from the path the script was started
+# with ($1 = its $0, which may be relative: call before any cd).
+# Backslashes (Windows) become slashes.
 plugin_root() {
-  script=$1
-  case $script in
-    *\\*) script=$(printf '%s' "$script" | tr '\\' '/') ;;
+  root=$1
+  case $root in
+    *\\*) root=$(printf '%s' "$root" | tr '\\' '/') ;;
   esac
-  case $script in
-    */*) dir=${script%/*} ;;
-    *) dir=. ;;
+  case $root in
+    */*) root=${root%/*} ;;
+    *) root=. ;;
   esac
-  case $dir in
+  case $root in
     /* | [A-Za-z]:*) ;;
-    .) dir=$(pwd) ;;
-    *) dir=$(pwd)/$dir ;;
+    .) root=$PWD ;;
+    *) root=$PWD/$root ;;
   esac
-  printf '%s\n' "${dir%/*}"
+  root=${root%/*}
 }
 
-# The plugin's version: the top-level "version" of its manifest, or nothing
+# Sets $version: the top-level "version" of the manifest in $1, or nothing
 # when missing or not made of version characters.
 plugin_version() {
-  v=$(sed -n '/"version"/{s/.*"version"[^"]*"\([^"]*\)".*/\1/p;q;}' \
-    "$1/.claude-plugin/plugin.json" 2>/dev/null)
-  case $v in '' | *[!0-9A-Za-z.+-]*) return 0 ;; esac
-  printf '%s\n' "$v"
+  version=
+  manifest=$1/.claude-plugin/plugin.json
+  [ -f "$manifest" ] && [ -r "$manifest" ] || return 0
+  while IFS= read -r line || [ -n "$line" ]; do
+    case $line in
+      *'"version"'*)
+        line=${line#*'"version"'}
+        line=${line#*'"'}
+        version=${line%%'"'*}
+        break
+        ;;
+    esac
+  done <"$manifest"
+  case $version in '' | *[!0-9A-Za-z.+-]*) version= ;; esac
 }
 
-# The release target of this machine (a triple of
-# .github/scripts/compile.ts), or nothing where there is none.
+# Sets $target, the release target of this machine (a triple of
+# .github/scripts/compile.ts; nothing where there is none), and $binary,
+# the binary's file name.
 target_triple() {
   machine=$(uname -sm 2>/dev/null)
   os=${machine% *}
   arch=${machine##* }
-  case $os in
-    Linux)
-      case $arch in
-        x86_64 | amd64) echo x86_64-unknown-linux-gnu ;;
-        aarch64 | arm64) echo aarch64-unknown-linux-gnu ;;
-      esac
-      ;;
-    Darwin)
-      case $arch in
-        x86_64) echo x86_64-apple-darwin ;;
-        arm64 | aarch64) echo aarch64-apple-darwin ;;
-      esac
-      ;;
-    MINGW* | MSYS* | CYGWIN*)
-      case $arch in
-        x86_64 | amd64) echo x86_64-pc-windows-msvc ;;
-      esac
+  target=
+  binary=stall-watch
+  case $os/$arch in
+    Linux/x86_64 | Linux/amd64) target=x86_64-unknown-linux-gnu ;;
+    Linux/aarch64 | Linux/arm64) target=aarch64-unknown-linux-gnu ;;
+    Darwin/x86_64) target=x86_64-apple-darwin ;;
+    Darwin/arm64 | Darwin/aarch64) target=aarch64-apple-darwin ;;
+    MINGW*/x86_64 | MSYS*/x86_64 | CYGWIN*/x86_64 | MINGW*/amd64)
+      target=x86_64-pc-windows-msvc
+      binary=stall-watch.exe
       ;;
   esac
-}
-
-# The binary's file name for a target.
-binary_name() {
-  case $1 in
-    *windows*) echo stall-watch.exe ;;
-    *) echo stall-watch ;;
-  esac
-}
-
-# Where the binary of version $2 for target $3 lives in data folder $1.
-binary_path() {
-  printf '%s\n' "$1/bin/$2/$3/$(binary_name "$3")"
 }
 
 # $1 made safe for a JSON string and the terminal: every byte outside

@@ -33,7 +33,7 @@ Deno.test("the plugin's version is deno.json's, and the launcher reads it the sa
   const out = await new Deno.Command("sh", {
     args: [
       "-c",
-      '. "$1/hooks/lib.sh" && plugin_version "$1"',
+      '. "$1/hooks/lib.sh" && plugin_version "$1" && echo "$version"',
       "sh",
       REPO,
     ],
