@@ -17,6 +17,7 @@ import fc from "fast-check";
 import { runBounded } from "../support/sandbox.ts";
 import type { ProcessResult, RunOptions } from "../support/hook_process.ts";
 import { snapshotTree, type TreeSnapshot } from "../support/tree_snapshot.ts";
+import { tempProject } from "../support/temp_project.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 import { SessionTranscript } from "../support/watch_session.ts";
 
@@ -280,38 +281,33 @@ async function attack(
   ) => Promise<void> | void = () => {},
   toolName = HOSTILE_NAME,
 ): Promise<void> {
-  const root = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "stall-watch-hostile-" }),
-  );
-  try {
-    const c = await cloneWith(root, plantings, toolName);
-    const outside = await snapshotTree(root, inClaude);
-    const planted = await claudeSnapshot(root);
-    const results = new Map<string, ProcessResult[]>();
-    for (const name of commands) {
-      const result = await run(c, name);
-      results.set(name, [...(results.get(name) ?? []), result]);
-    }
-    assert.deepEqual(
-      await snapshotTree(root, inClaude),
-      outside,
-      "outside .claude",
-    );
-    const after = await claudeSnapshot(root);
-    const edited = commands.some((n) => EDITS_SETTINGS.has(n));
-    for (const [path, kind] of planted) {
-      if (edited && path === "project/.claude/settings.local.json") continue;
-      assert.equal(after.get(path), kind, `planted ${path} changed`);
-    }
-    assert.deepEqual(
-      await filesHolding(root, SECRET),
-      [],
-      "files holding the secret",
-    );
-    await check(c, results);
-  } finally {
-    await Deno.remove(root, { recursive: true });
+  await using temp = await tempProject("stall-watch-hostile-");
+  const root = temp.dir;
+  const c = await cloneWith(root, plantings, toolName);
+  const outside = await snapshotTree(root, inClaude);
+  const planted = await claudeSnapshot(root);
+  const results = new Map<string, ProcessResult[]>();
+  for (const name of commands) {
+    const result = await run(c, name);
+    results.set(name, [...(results.get(name) ?? []), result]);
   }
+  assert.deepEqual(
+    await snapshotTree(root, inClaude),
+    outside,
+    "outside .claude",
+  );
+  const after = await claudeSnapshot(root);
+  const edited = commands.some((n) => EDITS_SETTINGS.has(n));
+  for (const [path, kind] of planted) {
+    if (edited && path === "project/.claude/settings.local.json") continue;
+    assert.equal(after.get(path), kind, `planted ${path} changed`);
+  }
+  assert.deepEqual(
+    await filesHolding(root, SECRET),
+    [],
+    "files holding the secret",
+  );
+  await check(c, results);
 }
 
 /** What is inside the clone's `.claude` (not following a `.claude` symlink). */
