@@ -44,8 +44,7 @@ Deno.test("detectStalls() allows unjudged when the scan budget ran out before an
   t.prompt("Read the config.");
   t.call("msg_1", "toolu_1", "Read");
   await using transcript = await tempTranscript(t.toString() + "\n".repeat(20));
-  const path = transcript.path;
-  const cut = await detectStalls(input(path), {
+  const cut = await detectStalls(input(transcript.path), {
     ...NO_WAIT,
     budgets: { lines: 20 },
   });
@@ -55,7 +54,7 @@ Deno.test("detectStalls() allows unjudged when the scan budget ran out before an
     cut.reason,
     "the 20 lines budget ran out before the turn could be judged",
   );
-  const whole = await detectStalls(input(path), NO_WAIT);
+  const whole = await detectStalls(input(transcript.path), NO_WAIT);
   assert.equal(whole.exhausted, null);
   assert.equal(whole.signatures.length, 1);
 });
@@ -66,8 +65,7 @@ Deno.test("detectStalls() still blocks on a stall found inside the budget of a l
   for (let i = 0; i < 20; i++) t.text("msg_0", `step ${i}`);
   t.call("msg_1", "toolu_late", "Read");
   await using transcript = await tempTranscript(t.toString());
-  const path = transcript.path;
-  const cut = await detectStalls(input(path), {
+  const cut = await detectStalls(input(transcript.path), {
     ...NO_WAIT,
     budgets: { lines: 5 },
   });
@@ -145,10 +143,9 @@ Deno.test("detectStalls() keeps the lag wait's deadline on its clock, not by add
   t.prompt("Read the config.");
   t.call("msg_1", "toolu_1", "Read");
   await using transcript = await tempTranscript(t.toString());
-  const path = transcript.path;
   let now = 0;
   let sleeps = 0;
-  const detection = await detectStalls(input(path), {
+  const detection = await detectStalls(input(transcript.path), {
     lagWaitMs: 300,
     lagPollMs: 20,
     now: () => now,
@@ -156,7 +153,7 @@ Deno.test("detectStalls() keeps the lag wait's deadline on its clock, not by add
       sleeps++;
       // The file grows at every poll, and each poll costs 100 ms more
       // than it slept (as a slow rescan would).
-      await Deno.writeTextFile(path, '{"type":"progress"}\n', {
+      await Deno.writeTextFile(transcript.path, '{"type":"progress"}\n', {
         append: true,
       });
       now += ms + 100;

@@ -10,7 +10,6 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { join } from "node:path";
 import {
   classifyTurn,
   STALL_KINDS,
@@ -43,7 +42,7 @@ import {
   splitLines,
 } from "../support/fuzz.ts";
 import { memoryFile } from "../support/memory_file.ts";
-import { tempProject } from "../support/temp_project.ts";
+import { tempTranscript } from "../support/temp_project.ts";
 
 /** A scan of a few MB must never take longer than this, even on slow CI. */
 const SCAN_BOUND_MS = 2000;
@@ -102,8 +101,7 @@ function isLineStart(bytes: Uint8Array, offset: number): boolean {
 }
 
 Deno.test("scanCurrentTurn() on damaged fixtures never throws, is deterministic, bounded and well-formed", async () => {
-  await using project = await tempProject();
-  const path = join(project.dir, "transcript.jsonl");
+  await using transcript = await tempTranscript("", "transcript.jsonl");
   await fc.assert(
     fc.asyncProperty(
       fixture,
@@ -111,15 +109,15 @@ Deno.test("scanCurrentTurn() on damaged fixtures never throws, is deterministic,
       readerOptions,
       async (fx, list, options) => {
         const bytes = applyMutations(fx.bytes, list);
-        await Deno.writeFile(path, bytes);
+        await Deno.writeFile(transcript.path, bytes);
         const started = performance.now();
-        const first = await judge(path, fx, options);
+        const first = await judge(transcript.path, fx, options);
         const elapsed = performance.now() - started;
         assert.ok(
           elapsed < SCAN_BOUND_MS,
           `scan took ${elapsed.toFixed(0)} ms`,
         );
-        assert.deepEqual(await judge(path, fx, options), first);
+        assert.deepEqual(await judge(transcript.path, fx, options), first);
 
         const { scan, signatures } = first;
         assert.equal(scan.fileSize, bytes.length);
@@ -151,8 +149,7 @@ Deno.test("scanCurrentTurn() on damaged fixtures never throws, is deterministic,
 });
 
 Deno.test("scanCurrentTurn() treats a file cut mid-line like the same file cut at the line's start", async () => {
-  await using project = await tempProject();
-  const path = join(project.dir, "transcript.jsonl");
+  await using transcript = await tempTranscript("", "transcript.jsonl");
   await fc.assert(
     fc.asyncProperty(
       fixture,
@@ -163,10 +160,13 @@ Deno.test("scanCurrentTurn() treats a file cut mid-line like the same file cut a
         const cut = Math.floor(where * bytes.length);
         // (lastIndexOf with a negative start would search the whole array)
         const lineEnd = cut === 0 ? 0 : bytes.lastIndexOf(0x0a, cut - 1) + 1;
-        await Deno.writeFile(path, bytes.subarray(0, cut));
-        const { scan: mid, signatures } = await judge(path, fx);
-        await Deno.writeFile(path, bytes.subarray(0, lineEnd));
-        const { scan: atStart, signatures: expected } = await judge(path, fx);
+        await Deno.writeFile(transcript.path, bytes.subarray(0, cut));
+        const { scan: mid, signatures } = await judge(transcript.path, fx);
+        await Deno.writeFile(transcript.path, bytes.subarray(0, lineEnd));
+        const { scan: atStart, signatures: expected } = await judge(
+          transcript.path,
+          fx,
+        );
         assert.deepEqual(mid.entries, atStart.entries);
         assert.equal(mid.reachedStart, atStart.reachedStart);
         assert.deepEqual(signatures, expected);
@@ -212,8 +212,7 @@ Deno.test("detectStalls() on a fixture cut after line k agrees with the classifi
   // Two independent paths: backward chunked reading with an early stop and
   // a separate line count, against one forward pass that numbers lines.
   const oracle = new Map<FixtureTranscript, Promise<Entry[]>>();
-  await using project = await tempProject();
-  const path = join(project.dir, "transcript.jsonl");
+  await using transcript = await tempTranscript("", "transcript.jsonl");
   await fc.assert(
     fc.asyncProperty(
       fixture,
@@ -224,12 +223,12 @@ Deno.test("detectStalls() on a fixture cut after line k agrees with the classifi
         const { lines } = splitLines(fx.bytes);
         const k = Math.round(where * lines.length);
         await Deno.writeFile(
-          path,
+          transcript.path,
           joinLines(lines.slice(0, k), new Uint8Array()),
         );
         const expected = verdictOnPrefix(entries, k, fx);
         assert.deepEqual(
-          (await detect(path, fx)).map(comparable),
+          (await detect(transcript.path, fx)).map(comparable),
           expected.map(comparable),
           `${fx.name} cut after line ${k}`,
         );
@@ -241,8 +240,7 @@ Deno.test("detectStalls() on a fixture cut after line k agrees with the classifi
 
 Deno.test("detectStalls() ignores junk lines anywhere and CRLF line ends", async () => {
   const identity = (s: StallSignature) => [s.kind, s.toolName, s.toolUseId];
-  await using project = await tempProject();
-  const path = join(project.dir, "transcript.jsonl");
+  await using transcript = await tempTranscript("", "transcript.jsonl");
   await fc.assert(
     fc.asyncProperty(
       fixture,
@@ -251,8 +249,8 @@ Deno.test("detectStalls() ignores junk lines anywhere and CRLF line ends", async
       }),
       fc.boolean(),
       async (fx, junk, crlf) => {
-        await Deno.writeFile(path, fx.bytes);
-        const expected = await detect(path, fx);
+        await Deno.writeFile(transcript.path, fx.bytes);
+        const expected = await detect(transcript.path, fx);
         const { lines, tail } = splitLines(fx.bytes);
         for (const { line, bytes } of junk) {
           lines.splice(line % (lines.length + 1), 0, bytes);
@@ -260,8 +258,8 @@ Deno.test("detectStalls() ignores junk lines anywhere and CRLF line ends", async
         const damaged = crlf
           ? lines.map((l) => Uint8Array.from([...l, 0x0d]))
           : lines;
-        await Deno.writeFile(path, joinLines(damaged, tail));
-        const got = await detect(path, fx);
+        await Deno.writeFile(transcript.path, joinLines(damaged, tail));
+        const got = await detect(transcript.path, fx);
         assert.deepEqual(got.map(identity), expected.map(identity));
         if (junk.length === 0) {
           assert.deepEqual(

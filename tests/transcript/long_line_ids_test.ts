@@ -21,7 +21,7 @@ import {
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
-import { tempProject } from "../support/temp_project.ts";
+import { tempTranscript } from "../support/temp_project.ts";
 import { memoryFile, utf8 } from "../support/memory_file.ts";
 
 const REAL = Deno.readTextFileSync(
@@ -175,8 +175,7 @@ async function judgedBoth(
 }
 
 Deno.test("a long answered result line never yields a pending signature, in the hook's reader or the audit's", async () => {
-  await using project = await tempProject();
-  const path = join(project.dir, "t.jsonl");
+  await using transcript = await tempTranscript("", "t.jsonl");
   await fc.assert(
     fc.asyncProperty(longLine, readerOptions, async (l, options) => {
       const result = resultLine(
@@ -187,10 +186,10 @@ Deno.test("a long answered result line never yields a pending signature, in the 
       const lines = [PROMPT, CALL].map((o) => JSON.stringify(o));
       lines.push(result);
       if (l.answered) lines.push(JSON.stringify(ANSWER));
-      await Deno.writeTextFile(path, lines.join("\n") + "\n");
+      await Deno.writeTextFile(transcript.path, lines.join("\n") + "\n");
       const expected = l.answered ? [] : [["missing_followup", CALL_ID]];
 
-      const judged = await judgedBoth(path, options);
+      const judged = await judgedBoth(transcript.path, options);
       assert.deepEqual(
         judged.hook,
         expected,
@@ -236,8 +235,7 @@ function oneLineAnswer(thinking: string): string {
 }
 
 Deno.test("a long one-line answer (thinking, then its text) is a follow-up in both readers", async () => {
-  await using project = await tempProject();
-  const path = join(project.dir, "t.jsonl");
+  await using transcript = await tempTranscript("", "t.jsonl");
   await fc.assert(
     fc.asyncProperty(
       nastyText,
@@ -246,8 +244,8 @@ Deno.test("a long one-line answer (thinking, then its text) is a follow-up in bo
       async (text, repeat, options) => {
         const lines = [PROMPT, CALL, RESULT].map((o) => JSON.stringify(o));
         lines.push(oneLineAnswer(`Let me think. ${text.repeat(repeat)}`));
-        await Deno.writeTextFile(path, lines.join("\n") + "\n");
-        const judged = await judgedBoth(path, options);
+        await Deno.writeTextFile(transcript.path, lines.join("\n") + "\n");
+        const judged = await judgedBoth(transcript.path, options);
         assert.deepEqual(judged, { hook: [], audit: [] });
       },
     ),

@@ -92,8 +92,7 @@ Deno.test("scanCurrentTurn() stops at the lines budget, blank lines included", a
   t.call("msg_1", "toolu_1", "Read");
   const text = t.toString() + "\n".repeat(10);
   await using transcript = await tempTranscript(text);
-  const path = transcript.path;
-  const cut = await scanCurrentTurn(path, {
+  const cut = await scanCurrentTurn(transcript.path, {
     ...TURN,
     budgets: { lines: 10 },
   });
@@ -101,7 +100,7 @@ Deno.test("scanCurrentTurn() stops at the lines budget, blank lines included", a
   assert.equal(cut?.reachedStart, false);
   assert.deepEqual(cut?.entries, []);
   // One more line in the budget reaches the call, two more the prompt.
-  const whole = await scanCurrentTurn(path, {
+  const whole = await scanCurrentTurn(transcript.path, {
     ...TURN,
     budgets: { lines: 12 },
   });
@@ -126,14 +125,13 @@ Deno.test("scanCurrentTurn() counts each tool call and result against the entrie
   t.result("toolu_1", "a");
   t.result("toolu_2", "b");
   await using transcript = await tempTranscript(t.toString());
-  const path = transcript.path;
-  const cut = await scanCurrentTurn(path, {
+  const cut = await scanCurrentTurn(transcript.path, {
     ...TURN,
     budgets: { entries: 4 },
   });
   assert.equal(cut?.budget, "entries");
   assert.equal(cut?.entries.length, 2, "the two results: weight 4");
-  const whole = await scanCurrentTurn(path, {
+  const whole = await scanCurrentTurn(transcript.path, {
     ...TURN,
     budgets: { entries: 9 },
   });
@@ -147,14 +145,13 @@ Deno.test("scanCurrentTurn() names the bytes budget when the turn starts before 
   t.call("msg_1", "toolu_1", "Read");
   const text = t.toString() + "x".repeat(5000) + "\n";
   await using transcript = await tempTranscript(text);
-  const path = transcript.path;
-  const cut = await scanCurrentTurn(path, {
+  const cut = await scanCurrentTurn(transcript.path, {
     ...TURN,
     budgets: { bytes: 4000 },
   });
   assert.equal(cut?.budget, "bytes");
   assert.equal(cut?.bytesScanned, 4000);
-  const whole = await scanCurrentTurn(path, TURN);
+  const whole = await scanCurrentTurn(transcript.path, TURN);
   assert.equal(whole?.budget, null);
   assert.equal(whole?.reachedStart, true);
 });
