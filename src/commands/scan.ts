@@ -12,7 +12,7 @@ import type { StallSignature } from "../detection/classify.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseCommandLine } from "../shared/command_options.ts";
 import { detectStalls } from "../detection/detect.ts";
-import { signatureData } from "../hook/dispatch.ts";
+import { signatureData } from "../detection/classify.ts";
 import {
   describe,
   ExitCode,
