@@ -1,6 +1,6 @@
 /**
  * How a block reaches Claude Code, per output mode (measured with Claude
- * Code 2.1.332, see the README's "Output modes"):
+ * Code 2.1.332, see docs/detection.md, "Output modes"):
  *
  * - `stderr`: exit 2, report lines and prompt on stderr. The model reads all
  *   of it; the user sees "Stop hook reported a problem".

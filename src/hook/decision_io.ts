@@ -16,7 +16,7 @@ import {
 } from "../guardrails/guardrails.ts";
 import type { Settings } from "../settings/settings.ts";
 import { importLazily } from "../shared/lazy_import.ts";
-import { reportLine } from "../shared/report_line.ts";
+import { reportLine } from "../recovery/report_line.ts";
 
 /** The parts of the process boundary these edges use. */
 export type DecisionIO = Pick<CliIO, "env" | "cwd" | "sleep">;

@@ -15,7 +15,7 @@ import type { CliIO } from "../shared/cli_io.ts";
 import { describeBudget, detectStalls } from "../detection/detect.ts";
 import type { EventRecord } from "../events/event_log.ts";
 import { importLazily } from "../shared/lazy_import.ts";
-import { reportLine } from "../shared/report_line.ts";
+import { reportLine } from "../recovery/report_line.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import type { Settings } from "../settings/settings.ts";
 import {
@@ -24,17 +24,18 @@ import {
   parseHookPayload,
   stringField,
 } from "./hook_input.ts";
-import {
-  claimMisregistrationNotice,
-  handles,
-  misregistrationNotice,
-} from "./event_guard.ts";
+import { handles } from "./event_guard.ts";
 import {
   allowOutcome,
   type HookOutcome,
   systemMessageLine,
 } from "./hook_outcome.ts";
-import { claimConfigNotice, stateStoreOpener } from "./notices.ts";
+import {
+  claimConfigNotice,
+  claimMisregistrationNotice,
+  misregistrationNotice,
+  stateStoreOpener,
+} from "./notices.ts";
 
 /** The parts of the process boundary a hook run uses. */
 export type HookIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;

@@ -1,8 +1,9 @@
 /**
- * What the hook tells the user (not the model) once per session: config
+ * What stall-watch tells the user (not the model) once per session: config
  * problems, remembered by a fingerprint in the session's state so an
- * unchanged problem is shown once (`hook_outcome.ts` writes the
- * `systemMessage` line that carries it).
+ * unchanged problem is shown once, and a handler run under an event it is
+ * not for (`hook_outcome.ts` writes the `systemMessage` line that carries
+ * them).
  *
  * Kept off the decision path: a healthy stop with a broken config hashes
  * its problems here without loading the guardrails or the recovery texts.
@@ -15,6 +16,7 @@ import { importLazily } from "../shared/lazy_import.ts";
 import { formatProblems } from "../settings/load_settings.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
 import type { StateStore } from "../guardrails/state.ts";
+import { type Handler, HANDLER_EVENTS } from "./event_guard.ts";
 
 /** Opens the session state store when first asked, once per run. */
 export type StoreOpener = () => Promise<StateStore>;
@@ -79,5 +81,54 @@ export async function claimConfigNotice(
     return fresh ? text : null;
   } catch {
     return text;
+  }
+}
+
+/** Event names are identifiers; anything else is shown as a placeholder. */
+const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * The notice for a handler run under the wrong event: what happened, and
+ * how to fix it.
+ *
+ * @param handler Which handler ran.
+ * @param event The payload's `hook_event_name`.
+ */
+export function misregistrationNotice(handler: Handler, event: string): string {
+  const name = EVENT_NAME.test(event) ? event : "an unknown event";
+  const what = handler === "hook"
+    ? "The stall-watch hook"
+    : "stall-watch watch";
+  const install = handler === "hook"
+    ? "stall-watch install"
+    : "stall-watch install --watch";
+  return `stall-watch: ${what} ran for ${name}, but it is for ${
+    HANDLER_EVENTS[handler].join(" and ")
+  } only, so it did nothing. Remove it from "hooks.${name}" in your Claude ` +
+    `Code settings ("stall-watch doctor" names the file) and run ` +
+    `"${install}" to register it where it belongs.`;
+}
+
+/**
+ * Claims the misregistration notice for this session: true the first time
+ * (the caller shows it), false once it was shown. When state cannot be
+ * used, true: better shown twice than never.
+ */
+export async function claimMisregistrationNotice(
+  store: StoreOpener,
+  sessionId: string,
+  handler: Handler,
+  event: string,
+): Promise<boolean> {
+  const key = `${handler}:${EVENT_NAME.test(event) ? event : "?"}`;
+  try {
+    return await (await store()).update(sessionId, ({ state }) => {
+      const shown = state.eventNotices ?? [];
+      return shown.includes(key)
+        ? { state: null, result: false }
+        : { state: { ...state, eventNotices: [...shown, key] }, result: true };
+    });
+  } catch {
+    return true;
   }
 }

@@ -26,7 +26,7 @@ import {
 } from "../recovery/recovery.ts";
 import type { Settings } from "../settings/settings.ts";
 import type { StateStore } from "../guardrails/state.ts";
-import { reportLine } from "../shared/report_line.ts";
+import { reportLine } from "../recovery/report_line.ts";
 
 /** A stall the caller detected and wants to act on. */
 export interface StallRequest {

@@ -9,7 +9,7 @@ import type { StallKind, StallSignature } from "../detection/classify.ts";
 import { quoteForPrompt } from "./prompt_text.ts";
 import type { ToolInputSummary } from "../transcript/tool_input.ts";
 import { DEFAULT_TEXT, type RecoveryText } from "./nudge_texts.ts";
-import { reportLine } from "../shared/report_line.ts";
+import { reportLine } from "./report_line.ts";
 
 export type { RecoveryText };
 

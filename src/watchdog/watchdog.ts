@@ -30,16 +30,16 @@ import {
   watchInputFrom,
 } from "./watch_input.ts";
 import { parsePayloadObject, stringField } from "../hook/hook_input.ts";
+import { handles } from "../hook/event_guard.ts";
 import {
   claimMisregistrationNotice,
-  handles,
   misregistrationNotice,
-} from "../hook/event_guard.ts";
+} from "../hook/notices.ts";
 import { watchTranscript } from "./watch_loop.ts";
 import { claimWatch, isSuperseded, type WatchClaim } from "./watch_marker.ts";
 import { watchLimits } from "./watch_step.ts";
 import { apiTimeoutMs } from "../claude_client/timers.ts";
-import { reportLine } from "../shared/report_line.ts";
+import { reportLine } from "../recovery/report_line.ts";
 import { systemMessageLine } from "../hook/hook_outcome.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 
