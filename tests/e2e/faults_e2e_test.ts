@@ -326,7 +326,7 @@ Deno.test(
       },
     ];
     for (const stdin of payloads) {
-      const result = await runBounded({ cwd: s.project, stdin }, 10_000);
+      const result = await runBounded({ cwd: s.project, stdin });
       assert.equal(result.code, 1);
       assert.equal(result.stdout, "");
       assertOneLine(

@@ -58,12 +58,20 @@ export interface BoundedResult extends ProcessResult {
 }
 
 /**
+ * How long a run may take before it counts as a hang. A guard against a
+ * run that never ends, not a speed check (those are `deno task bench`): a
+ * loaded CI machine (load 20+ on two cores) takes several seconds for the
+ * heaviest hostile inputs, so the bound is far above any real run.
+ */
+export const HANG_MS = 60_000;
+
+/**
  * Runs stall-watch and fails if it has not exited within `timeoutMs` (it is
  * killed first, so a hang cannot stall the suite).
  */
 export async function runBounded(
   options: RunOptions,
-  timeoutMs = 15_000,
+  timeoutMs = HANG_MS,
 ): Promise<BoundedResult> {
   const started = performance.now();
   const running = await spawnStallWatch(options);
