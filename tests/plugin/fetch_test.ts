@@ -23,10 +23,10 @@ import {
   listNames,
   PLUGIN_VERSION,
   type ScriptWorld,
+  scriptWorld,
   SHELLS,
   standInScript,
   waitForFile,
-  withScriptWorld,
 } from "../support/plugin_scripts.ts";
 
 const TARGET = TARGETS.find((t) => t.triple === hostTarget())!;
@@ -174,7 +174,10 @@ function fetchTest(
       name: `fetch.sh (${shell}): ${name}`,
       ignore: !CAN_RUN_SCRIPTS,
       // The fake release server is shut down by each test.
-      fn: () => withScriptWorld((world) => fn(world, shell)),
+      fn: async () => {
+        await using world = await scriptWorld();
+        await fn(world, shell);
+      },
     });
   }
 }

@@ -16,8 +16,8 @@ import {
   PLUGIN_VERSION,
   REPO,
   type ScriptWorld,
+  scriptWorld,
   SHELLS,
-  withScriptWorld,
 } from "../support/plugin_scripts.ts";
 
 const STALLED = join(REPO, "fixtures", "pending_tool_use_split_lines.jsonl");
@@ -54,7 +54,10 @@ function launcherTest(
     Deno.test({
       name: `launch.sh (${shell}): ${name}`,
       ignore: !CAN_RUN_SCRIPTS,
-      fn: () => withScriptWorld((world) => fn(world, shell)),
+      fn: async () => {
+        await using world = await scriptWorld();
+        await fn(world, shell);
+      },
     });
   }
 }

@@ -12,6 +12,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TARGETS } from "../../.github/scripts/compile.ts";
+import { tempFixture } from "./temp_project.ts";
 
 /** The repository root (the plugin's root when installed). */
 export const REPO: string = fileURLToPath(new URL("../..", import.meta.url))
@@ -177,14 +178,9 @@ export function standInScript(record: string, options: StandInOptions): string {
   return lines.join("\n");
 }
 
-/** Runs `fn` in a fresh world and removes it afterwards. */
-export async function withScriptWorld(
-  fn: (world: ScriptWorld) => Promise<void>,
-): Promise<void> {
-  const root = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "stall-watch-plugin-" }),
-  );
-  try {
+/** A fresh world; disposal removes it. */
+export function scriptWorld(): Promise<ScriptWorld & AsyncDisposable> {
+  return tempFixture(async (root): Promise<ScriptWorld> => {
     const plugin = join(root, "plugin");
     const data = join(root, "data");
     const project = join(root, "project");
@@ -292,10 +288,8 @@ export async function withScriptWorld(
         }
       },
     };
-    await fn(world);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+    return world;
+  }, "stall-watch-plugin-");
 }
 
 async function copyFolder(from: string, to: string): Promise<void> {
