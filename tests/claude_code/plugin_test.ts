@@ -32,6 +32,7 @@ import {
   toolCall,
 } from "./support/fake_api.ts";
 import { claudeTest, feedbackText } from "./support/scenario.ts";
+import { waitForFile } from "../support/plugin_scripts.ts";
 import {
   type ClaudeSession,
   MAIN_TS,
@@ -85,12 +86,13 @@ interface CliResult {
   stderr: string;
 }
 
-async function claudeCli(
-  claude: string,
+/** Runs `program args` in the session's project with its environment. */
+async function runIn(
   session: ClaudeSession,
+  program: string,
   args: string[],
 ): Promise<CliResult> {
-  const out = await new Deno.Command(claude, {
+  const out = await new Deno.Command(program, {
     args,
     cwd: session.project,
     clearEnv: true,
@@ -105,6 +107,15 @@ async function claudeCli(
     stdout: new TextDecoder().decode(out.stdout),
     stderr: new TextDecoder().decode(out.stderr),
   };
+}
+
+/** `claude <args>` (the plugin commands). */
+function claudeCli(
+  claude: string,
+  session: ClaudeSession,
+  args: string[],
+): Promise<CliResult> {
+  return runIn(session, claude, args);
 }
 
 /** The installed plugin a scenario works with. */
@@ -287,26 +298,18 @@ claudeTest(
   },
 );
 
-/** Runs `stall-watch <args>` from source in the session's project. */
-async function stallWatch(
+/** `stall-watch <args>` from source, with the release permissions. */
+function stallWatch(
   session: ClaudeSession,
   args: string[],
 ): Promise<CliResult> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...HOOK_PERMISSION_FLAGS, MAIN_TS, ...args],
-    cwd: session.project,
-    clearEnv: true,
-    env: session.env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(60_000),
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
+  return runIn(session, Deno.execPath(), [
+    "run",
+    "--quiet",
+    ...HOOK_PERMISSION_FLAGS,
+    MAIN_TS,
+    ...args,
+  ]);
 }
 
 claudeTest(
@@ -525,17 +528,6 @@ claudeTest(
   },
 );
 
-/** Whether the request asks the model to answer a tool result. */
-function answersToolResult(request: RecordedRequest): boolean {
-  const messages = request.body?.messages;
-  if (!Array.isArray(messages)) return false;
-  const last = messages.findLast((m) => m?.role === "user") as
-    | { content?: unknown }
-    | undefined;
-  return Array.isArray(last?.content) &&
-    last.content.some((b) => (b as { type?: unknown }).type === "tool_result");
-}
-
 claudeTest(
   "the watchdog option: an interactive session left idle by an API error after a tool result is woken, and the model carries on",
   async (client) => {
@@ -543,8 +535,8 @@ claudeTest(
     const tool = "mcp__stub__echo";
     const answer = "Carried on after the plugin's watchdog.";
     let woken = false;
-    const script = (request: RecordedRequest): Reply => {
-      if (!answersToolResult(request)) return toolCall(tool, { text: "42" });
+    const script = (request: RecordedRequest, index: number): Reply => {
+      if (index === 0) return toolCall(tool, { text: "42" });
       woken ||= /stall_watch/.test(lastUserText(request));
       // Until the wake-up every request fails, and Claude Code gives up.
       return woken ? text(answer) : httpError(500);
@@ -661,7 +653,11 @@ claudeTest(
             env,
           });
           assert.equal(warm.code, 0, warm.stderr);
-          const status = await waitFor(join(plugin.data, "fetch-status"));
+          const status = await waitForFile(
+            join(plugin.data, "fetch-status"),
+            "the background fetch",
+            120_000,
+          );
           assert.equal(status.trim(), `${VERSION} ${target.triple} ok`);
           assert.deepEqual(asked, [
             `/v${VERSION}/SHA256SUMS`,
@@ -702,17 +698,3 @@ claudeTest(
     );
   },
 );
-
-/** Waits for a file the background fetch writes last (bounded). */
-async function waitFor(path: string): Promise<string> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    try {
-      return await Deno.readTextFile(path);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the background fetch wrote no ${path}`);
-}

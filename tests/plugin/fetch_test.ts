@@ -18,13 +18,11 @@ import {
   sha256File,
 } from "../../.github/scripts/package.ts";
 import {
-  CAN_RUN_SCRIPTS,
   hostTarget,
   listNames,
   PLUGIN_VERSION,
+  scriptTest,
   type ScriptWorld,
-  scriptWorld,
-  SHELLS,
   standInScript,
   waitForFile,
 } from "../support/plugin_scripts.ts";
@@ -169,17 +167,7 @@ function fetchTest(
   name: string,
   fn: (world: ScriptWorld, shell: string) => Promise<void>,
 ): void {
-  for (const shell of SHELLS) {
-    Deno.test({
-      name: `fetch.sh (${shell}): ${name}`,
-      ignore: !CAN_RUN_SCRIPTS,
-      // The fake release server is shut down by each test.
-      fn: async () => {
-        await using world = await scriptWorld();
-        await fn(world, shell);
-      },
-    });
-  }
+  scriptTest("fetch.sh", name, fn);
 }
 
 const STATUS = `${PLUGIN_VERSION} ${hostTarget()}`;

@@ -15,8 +15,8 @@ import {
   listNames,
   PLUGIN_VERSION,
   REPO,
+  scriptTest,
   type ScriptWorld,
-  scriptWorld,
   SHELLS,
 } from "../support/plugin_scripts.ts";
 
@@ -50,16 +50,7 @@ function launcherTest(
   name: string,
   fn: (world: ScriptWorld, shell: string) => Promise<void>,
 ): void {
-  for (const shell of SHELLS) {
-    Deno.test({
-      name: `launch.sh (${shell}): ${name}`,
-      ignore: !CAN_RUN_SCRIPTS,
-      fn: async () => {
-        await using world = await scriptWorld();
-        await fn(world, shell);
-      },
-    });
-  }
+  scriptTest("launch.sh", name, fn);
 }
 
 // ---- 1. The release binary ----------------------------------------------

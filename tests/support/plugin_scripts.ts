@@ -178,6 +178,28 @@ export function standInScript(record: string, options: StandInOptions): string {
   return lines.join("\n");
 }
 
+/**
+ * Registers `fn` as one test per shell in {@link SHELLS}, named
+ * `<script> (<shell>): <name>`, each in a fresh world; skipped where the
+ * scripts cannot run.
+ */
+export function scriptTest(
+  script: string,
+  name: string,
+  fn: (world: ScriptWorld, shell: string) => Promise<void>,
+): void {
+  for (const shell of SHELLS) {
+    Deno.test({
+      name: `${script} (${shell}): ${name}`,
+      ignore: !CAN_RUN_SCRIPTS,
+      fn: async () => {
+        await using world = await scriptWorld();
+        await fn(world, shell);
+      },
+    });
+  }
+}
+
 /** A fresh world; disposal removes it. */
 export function scriptWorld(): Promise<ScriptWorld & AsyncDisposable> {
   return tempFixture(async (root): Promise<ScriptWorld> => {
