@@ -491,6 +491,7 @@ function facts(overrides: Partial<DoctorFacts> = {}): DoctorFacts {
       maxRetries: 3,
       env: {},
     },
+    plugin: { states: [], problem: null, runtime: null },
     ...overrides,
   };
 }
