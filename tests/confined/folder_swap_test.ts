@@ -28,7 +28,7 @@ import {
 import { withFileLock } from "../../src/confined/file_lock.ts";
 import { serializeState, StateStore } from "../../src/guardrails/state.ts";
 import { appendEvents, formatEvent } from "../../src/events/event_log.ts";
-import { writeSettingsFile } from "../../src/install/settings_file.ts";
+import { writeSettingsFile } from "../../src/claude_settings/settings_file.ts";
 
 const POSIX = Deno.build.os !== "windows";
 const KEYS = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB victim@laptop\n";

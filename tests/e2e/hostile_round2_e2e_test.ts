@@ -18,8 +18,9 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { attack } from "../support/hostile_attack.ts";
 import { spawnStallWatch } from "../support/hook_process.ts";
-import { linesOf, runBounded, withSandbox } from "../support/sandbox.ts";
+import { linesOf, runBounded, tempSandbox } from "../support/sandbox.ts";
 import { pendingTranscript, stopPayload } from "../support/transcripts.ts";
 
 const POSIX = Deno.build.os !== "windows";
@@ -27,61 +28,48 @@ const POSIX = Deno.build.os !== "windows";
 const LINUX = Deno.build.os === "linux";
 
 /**
- * A hang guard for runs that parse a megabyte: about a second of work, which
- * a machine at load 10 may stretch well past the usual 15 s.
+ * `{"watch": {...}, "k0":1, "k1":1, ...}` of `bytes` characters on one line:
+ * a short watch window (so the watcher ends soon), then only unknown keys.
  */
-const SLOW_MACHINE_MS = 120_000;
-
-/** `{"k0":1,"k1":1,...}` of `bytes` characters on one line: every key unknown. */
 function unknownKeysConfig(bytes: number): { text: string; keys: number } {
-  const parts: string[] = [];
-  let size = 2;
+  const parts = ['"watch":{"idle_seconds":0.05,"max_seconds":1}'];
+  let size = parts[0]!.length + 2;
   while (size + 12 < bytes) {
-    const part = `"k${parts.length}":1`;
+    const part = `"k${parts.length - 1}":1`;
     parts.push(part);
     size += part.length + 1;
   }
-  return { text: `{${parts.join(",")}}`, keys: parts.length };
+  return { text: `{${parts.join(",")}}`, keys: parts.length - 1 };
 }
 
 Deno.test({
   name:
-    "hostile clone, item 11: a 1 MB config of 97,000 unknown keys on one line costs one pass, and its problems are capped with a count of the rest",
+    "hostile clone, item 11: a committed 1 MB config of 97,000 unknown keys on one line costs one pass, and its problems are capped with a count of the rest",
   ignore: !POSIX,
-  fn: () =>
-    withSandbox(async (s) => {
-      const { text, keys } = unknownKeysConfig(1024 * 1024 - 64);
-      assert.ok(keys > 95_000, `${keys} keys`);
-      await Deno.mkdir(join(s.project, ".claude"));
-      await Deno.writeTextFile(
-        join(s.project, ".claude/stall-watch.jsonc"),
-        text,
-      );
-      await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_cfg"));
-      const before = await s.snapshotOutsideClaude();
-      const hook = await runBounded({
-        cwd: s.project,
-        stdin: stopPayload("cfg", s.transcript, s.project),
-        env: { STALL_WATCH_OUTPUT: "json" },
-      }, SLOW_MACHINE_MS);
-      assert.equal(hook.code, 0, hook.stderr);
-      const notice = JSON.parse(linesOf(hook.stdout).at(-1)!).systemMessage;
-      assert.match(notice, /unknown key "k0"/);
-      assert.match(
-        notice,
-        new RegExp(`${(keys - 10).toLocaleString("en-US")} more problems`),
-      );
-      const doctor = await runBounded(
-        { cwd: s.project, args: ["doctor"] },
-        SLOW_MACHINE_MS,
-      );
-      const listed = linesOf(doctor.stdout).filter((l) =>
-        l.includes("unknown key")
-      );
-      assert.equal(listed.length, 10, doctor.stdout);
-      assert.match(doctor.stdout, /more problems not listed/);
-      assert.deepEqual(await s.snapshotOutsideClaude(), before);
-    }),
+  fn: async () => {
+    const { text, keys } = unknownKeysConfig(1024 * 1024 - 64);
+    assert.ok(keys > 95_000, `${keys} keys`);
+    await attack(
+      [{
+        name: "a config of 97,000 unknown keys",
+        files: { ".claude/stall-watch.jsonc": text },
+      }],
+      ["hook", "watch", "doctor"],
+      (_c, results) => {
+        assert.equal(results.get("hook")![0]!.code, 2, "the stop is judged");
+        const doctor = results.get("doctor")![0]!.stdout;
+        const listed = linesOf(doctor).filter((l) => l.includes("unknown key"));
+        assert.equal(listed.length, 10, doctor);
+        assert.match(
+          doctor,
+          new RegExp(
+            `${(keys - 10).toLocaleString("en-US")} more problems not listed`,
+          ),
+        );
+      },
+      "Read",
+    );
+  },
 });
 
 /** A Stop payload whose `background_tasks` nest `depth` deep, each list short. */
@@ -98,16 +86,16 @@ Deno.test({
   name:
     "hostile payload, item 12: 2.4 MB of background_tasks nested in background_tasks costs the hook one pass",
   ignore: !POSIX,
-  fn: () =>
-    withSandbox(async (s) => {
-      await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_nest"));
-      const stdin = nestedTasksPayload(s.transcript, s.project, 36_000);
-      assert.ok(stdin.length > 2_300_000, `${stdin.length} characters`);
-      JSON.parse(stdin); // valid JSON, so the hook must judge it
-      const hook = await runBounded({ cwd: s.project, stdin }, SLOW_MACHINE_MS);
-      assert.equal(hook.code, 2, hook.stderr);
-      assert.match(hook.stderr, /pending tool_use/);
-    }),
+  fn: async () => {
+    await using s = await tempSandbox();
+    await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_nest"));
+    const stdin = nestedTasksPayload(s.transcript, s.project, 36_000);
+    assert.ok(stdin.length > 2_300_000, `${stdin.length} characters`);
+    JSON.parse(stdin); // valid JSON, so the hook must judge it
+    const hook = await runBounded({ cwd: s.project, stdin });
+    assert.equal(hook.code, 2, hook.stderr);
+    assert.match(hook.stderr, /pending tool_use/);
+  },
 });
 
 /**
@@ -149,39 +137,39 @@ Deno.test({
   name:
     "hostile clone, item 13: a state folder swapped for a symlink while the hook waits for the session lock is refused after the wait",
   ignore: !LINUX,
-  fn: () =>
-    withSandbox(async (s) => {
-      await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_swap"));
-      const folder = join(s.project, ".claude/stall_watch");
-      await Deno.mkdir(folder, { recursive: true });
-      const lockPath = join(folder, "swap.lock");
-      const holder = await Deno.open(lockPath, { create: true, write: true });
-      await holder.lock(true);
-      const before = await s.snapshotOutsideClaude();
-      const hook = await spawnStallWatch({
-        cwd: s.project,
-        stdin: stopPayload("swap", s.transcript, s.project),
-      });
-      try {
-        // The hook has checked the folder and opened the lock: it waits.
-        await untilOpen(hook.pid, lockPath);
-        await Deno.rename(folder, `${folder}.checked`);
-        await Deno.symlink(s.outside, folder);
-      } finally {
-        await holder.unlock();
-        holder.close();
-      }
-      const result = await hook.finished;
-      assert.deepEqual(
-        await s.snapshotOutsideClaude(),
-        before,
-        "the hook wrote through the swapped folder",
-      );
-      assert.equal(result.code, 0, result.stderr);
-      assert.match(
-        result.stderr,
-        /^stall_watch: cannot use session state \(Refusing lock file in ".*stall_watch": .*stall_watch was replaced after stall-watch checked it\); allowing the stop/,
-      );
-      assert.equal(linesOf(result.stderr).length, 1, result.stderr);
-    }),
+  fn: async () => {
+    await using s = await tempSandbox();
+    await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_swap"));
+    const folder = join(s.project, ".claude/stall_watch");
+    await Deno.mkdir(folder, { recursive: true });
+    const lockPath = join(folder, "swap.lock");
+    const holder = await Deno.open(lockPath, { create: true, write: true });
+    await holder.lock(true);
+    const before = await s.snapshotOutsideClaude();
+    const hook = await spawnStallWatch({
+      cwd: s.project,
+      stdin: stopPayload("swap", s.transcript, s.project),
+    });
+    try {
+      // The hook has checked the folder and opened the lock: it waits.
+      await untilOpen(hook.pid, lockPath);
+      await Deno.rename(folder, `${folder}.checked`);
+      await Deno.symlink(s.outside, folder);
+    } finally {
+      await holder.unlock();
+      holder.close();
+    }
+    const result = await hook.finished;
+    assert.deepEqual(
+      await s.snapshotOutsideClaude(),
+      before,
+      "the hook wrote through the swapped folder",
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stderr,
+      /^stall_watch: cannot use session state \(Refusing lock file in ".*stall_watch": .*stall_watch was replaced after stall-watch checked it\); allowing the stop/,
+    );
+    assert.equal(linesOf(result.stderr).length, 1, result.stderr);
+  },
 });
