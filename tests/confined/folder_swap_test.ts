@@ -28,6 +28,7 @@ import {
 import { withFileLock } from "../../src/confined/file_lock.ts";
 import { serializeState, StateStore } from "../../src/guardrails/state.ts";
 import { appendEvents, formatEvent } from "../../src/events/event_log.ts";
+import { tempFixture, type TempProject } from "../support/temp_project.ts";
 import { writeSettingsFile } from "../../src/claude_settings/settings_file.ts";
 
 const POSIX = Deno.build.os !== "windows";
@@ -55,11 +56,9 @@ interface Scene {
   outsideNow(): string[];
 }
 
-async function withScene(fn: (scene: Scene) => Promise<void> | void) {
-  const root = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "stall-watch-swap-" }),
-  );
-  try {
+/** A fresh {@link Scene}: `await using scene = await tempScene();`. */
+function tempScene(): Promise<Scene & TempProject> {
+  return tempFixture(async (root) => {
     const project = join(root, "project");
     const outside = join(root, "home", ".ssh");
     await Deno.mkdir(join(project, ".claude"), { recursive: true });
@@ -76,10 +75,10 @@ async function withScene(fn: (scene: Scene) => Promise<void> | void) {
       const old = new Date(Date.UTC(2020, 0, 1));
       await Deno.utime(join(outside, name), old, old);
     }
-    await fn({
+    return {
       project,
       outside,
-      swap(folder) {
+      swap(folder: string) {
         Deno.renameSync(folder, `${folder}.checked`);
         Deno.symlinkSync(outside, folder);
       },
@@ -92,10 +91,8 @@ async function withScene(fn: (scene: Scene) => Promise<void> | void) {
             info.mode?.toString(8)
           } ${info.mtime?.getTime()} ${JSON.stringify(text)}`;
         }).sort(),
-    });
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+    };
+  }, "stall-watch-swap-");
 }
 
 const own = () => true;
@@ -150,12 +147,12 @@ for (const [name, write] of Object.entries(WRITES)) {
     name:
       `${name} refuses a folder swapped for a symlink after the check, and writes nothing through it`,
     ignore: !POSIX,
-    fn: () =>
-      withScene(async (scene) => {
-        const dir = ensureConfinedDir(scene.project, ".claude/sw", "test");
-        scene.swap(join(scene.project, ".claude/sw"));
-        await refusedWithoutWriting(scene, name, () => write(dir));
-      }),
+    fn: async () => {
+      await using scene = await tempScene();
+      const dir = ensureConfinedDir(scene.project, ".claude/sw", "test");
+      scene.swap(join(scene.project, ".claude/sw"));
+      await refusedWithoutWriting(scene, name, () => write(dir));
+    },
   });
 }
 
@@ -163,16 +160,16 @@ Deno.test({
   name:
     "a .claude swapped for a symlink out of the project after the check is refused too",
   ignore: !POSIX,
-  fn: () =>
-    withScene(async (scene) => {
-      const dir = ensureConfinedDir(scene.project, ".claude", "test");
-      scene.swap(join(scene.project, ".claude"));
-      await refusedWithoutWriting(
-        scene,
-        "replaceConfinedFile()",
-        () => replaceConfinedFile(dir, "s.json", STATE, "t"),
-      );
-    }),
+  fn: async () => {
+    await using scene = await tempScene();
+    const dir = ensureConfinedDir(scene.project, ".claude", "test");
+    scene.swap(join(scene.project, ".claude"));
+    await refusedWithoutWriting(
+      scene,
+      "replaceConfinedFile()",
+      () => replaceConfinedFile(dir, "s.json", STATE, "t"),
+    );
+  },
 });
 
 /**
@@ -209,55 +206,59 @@ Deno.test({
   name:
     "a state folder swapped for a symlink while the hook waits for the session lock is refused after the wait",
   ignore: !POSIX,
-  fn: () =>
-    withScene(async (scene) => {
-      const folder = join(scene.project, ".claude/stall_watch");
-      const { sleep, waits } = lockSwappedDuringWait(scene, folder, "s.lock");
-      const store = new StateStore({
-        cwd: scene.project,
-        stateDir: ".claude/stall_watch",
-        sleep,
-      });
-      await refusedWithoutWriting(scene, "the state update", () =>
+  fn: async () => {
+    await using scene = await tempScene();
+    const folder = join(scene.project, ".claude/stall_watch");
+    const { sleep, waits } = lockSwappedDuringWait(scene, folder, "s.lock");
+    const store = new StateStore({
+      cwd: scene.project,
+      stateDir: ".claude/stall_watch",
+      sleep,
+    });
+    await refusedWithoutWriting(
+      scene,
+      "the state update",
+      () =>
         store.update("s", ({ state }) => ({
           state: { ...state, retries: { toolu_b: 1 } },
           result: null,
-        })));
-      assert.ok(waits() > 0, "the update waited for the lock");
-    }),
+        })),
+    );
+    assert.ok(waits() > 0, "the update waited for the lock");
+  },
 });
 
 Deno.test({
   name:
     "an event-log folder swapped for a symlink while a hook waits to rotate the log is refused after the wait",
   ignore: !POSIX,
-  fn: () =>
-    withScene(async (scene) => {
-      const folder = join(scene.project, ".claude/logs");
-      const { sleep, waits } = lockSwappedDuringWait(
-        scene,
-        folder,
-        "events.jsonl.lock",
-      );
-      // Full: the next line rotates it.
-      await Deno.writeTextFile(
-        join(folder, "events.jsonl"),
-        EVENT.repeat(Math.ceil(4096 / EVENT.length)),
-      );
-      await refusedWithoutWriting(scene, "the rotation", () =>
-        appendEvents([{
-          event: "healthy_stop",
-          sessionId: "s",
-          ts: 2,
-          data: { reason: "answered" },
-        }], {
-          cwd: scene.project,
-          path: ".claude/logs/events.jsonl",
-          maxBytes: 4096,
-          sleep,
-        }));
-      assert.ok(waits() > 0, "the rotation waited for the lock");
-    }),
+  fn: async () => {
+    await using scene = await tempScene();
+    const folder = join(scene.project, ".claude/logs");
+    const { sleep, waits } = lockSwappedDuringWait(
+      scene,
+      folder,
+      "events.jsonl.lock",
+    );
+    // Full: the next line rotates it.
+    await Deno.writeTextFile(
+      join(folder, "events.jsonl"),
+      EVENT.repeat(Math.ceil(4096 / EVENT.length)),
+    );
+    await refusedWithoutWriting(scene, "the rotation", () =>
+      appendEvents([{
+        event: "healthy_stop",
+        sessionId: "s",
+        ts: 2,
+        data: { reason: "answered" },
+      }], {
+        cwd: scene.project,
+        path: ".claude/logs/events.jsonl",
+        maxBytes: 4096,
+        sleep,
+      }));
+    assert.ok(waits() > 0, "the rotation waited for the lock");
+  },
 });
 
 /**
@@ -305,52 +306,52 @@ Deno.test({
   name:
     "a symlink renamed over a fresh temp file never takes the new file's mode to the file it leads to",
   ignore: !POSIX,
-  fn: () =>
-    withScene(async (scene) => {
-      const dir = ensureConfinedDir(scene.project, ".claude/sw", "test");
-      const key = join(scene.outside, "authorized_keys");
-      const before = scene.outsideNow();
-      await afterWriteOf(
-        dir,
-        (name) => name.endsWith(".tmp"),
-        (path) => linkOver(path, key),
-        () => replaceConfinedFile(dir, "s.json", STATE, "t", { mode: 0o644 }),
-      );
-      assert.equal(Deno.statSync(key).mode! & 0o777, 0o600);
-      assert.deepEqual(scene.outsideNow(), before);
-    }),
+  fn: async () => {
+    await using scene = await tempScene();
+    const dir = ensureConfinedDir(scene.project, ".claude/sw", "test");
+    const key = join(scene.outside, "authorized_keys");
+    const before = scene.outsideNow();
+    await afterWriteOf(
+      dir,
+      (name) => name.endsWith(".tmp"),
+      (path) => linkOver(path, key),
+      () => replaceConfinedFile(dir, "s.json", STATE, "t", { mode: 0o644 }),
+    );
+    assert.equal(Deno.statSync(key).mode! & 0o777, 0o600);
+    assert.deepEqual(scene.outsideNow(), before);
+  },
 });
 
 Deno.test({
   name:
     "install: a symlink to ~/.ssh/id_ed25519 renamed over a fresh settings backup leaves the key's mode alone",
   ignore: !POSIX,
-  fn: () =>
-    withScene(async (scene) => {
-      const key = join(scene.outside, "id_ed25519");
-      await Deno.writeTextFile(key, "PRIVATE KEY\n", { mode: 0o600 });
-      const settings = join(scene.project, ".claude/settings.local.json");
-      const previous = '{\n  "hooks": {}\n}\n';
-      await Deno.writeTextFile(settings, previous, { mode: 0o644 });
-      await Deno.chmod(settings, 0o644);
-      const backups = join(scene.project, ".claude/stall_watch/backups");
-      await Deno.mkdir(backups, { recursive: true });
-      await afterWriteOf(
-        backups,
-        (name) => name.endsWith(".bak"),
-        (path) => linkOver(path, key),
-        () =>
-          writeSettingsFile(
-            scene.project,
-            ".claude/settings.local.json",
-            '{\n  "hooks": { "Stop": [] }\n}\n',
-            {
-              previous: { path: settings, exists: true, text: previous },
-              now: 0,
-            },
-          ),
-      );
-      assert.equal(Deno.statSync(key).mode! & 0o777, 0o600);
-      assert.equal(Deno.readTextFileSync(key), "PRIVATE KEY\n");
-    }),
+  fn: async () => {
+    await using scene = await tempScene();
+    const key = join(scene.outside, "id_ed25519");
+    await Deno.writeTextFile(key, "PRIVATE KEY\n", { mode: 0o600 });
+    const settings = join(scene.project, ".claude/settings.local.json");
+    const previous = '{\n  "hooks": {}\n}\n';
+    await Deno.writeTextFile(settings, previous, { mode: 0o644 });
+    await Deno.chmod(settings, 0o644);
+    const backups = join(scene.project, ".claude/stall_watch/backups");
+    await Deno.mkdir(backups, { recursive: true });
+    await afterWriteOf(
+      backups,
+      (name) => name.endsWith(".bak"),
+      (path) => linkOver(path, key),
+      () =>
+        writeSettingsFile(
+          scene.project,
+          ".claude/settings.local.json",
+          '{\n  "hooks": { "Stop": [] }\n}\n',
+          {
+            previous: { path: settings, exists: true, text: previous },
+            now: 0,
+          },
+        ),
+    );
+    assert.equal(Deno.statSync(key).mode! & 0o777, 0o600);
+    assert.equal(Deno.readTextFileSync(key), "PRIVATE KEY\n");
+  },
 });
