@@ -515,6 +515,67 @@ export function touchConfined(
 }
 
 /**
+ * Why an entry is not one stall-watch could ever have written or can use:
+ * a symlink, FIFO, folder, socket or device, or a file with more than one
+ * link. `null` for a plain file (one link).
+ */
+export function unusableShape(info: Deno.FileInfo): string | null {
+  if (info.isSymlink) return "it is a symlink";
+  if (info.isFifo) return "it is a FIFO";
+  if (info.isDirectory) return "it is a directory";
+  if (!info.isFile) return "it is not a regular file";
+  if (info.nlink !== null && info.nlink > 1) {
+    return `it has ${info.nlink} hard links`;
+  }
+  return null;
+}
+
+/** The name `n` of the entries moved aside from `name`. */
+export function quarantineName(name: string, n: number): string {
+  return `${name}.quarantined-${n}`;
+}
+
+/**
+ * Moves the entry `<dir>/<name>` aside, to the first free
+ * `<name>.quarantined-<n>` (n from 1 to `maxKept`) in the same folder, so
+ * that the name can be used afresh. A rename moves the entry itself, never
+ * what a link leads to, and never opens it: a symlink, FIFO, folder or
+ * hard link is moved as it is, and nothing outside the folder changes. The
+ * entry must still be the one `seen` describes (device and inode), and the
+ * folder is checked again first.
+ *
+ * @returns The name it was moved to, or `null` when all `maxKept` names are
+ * taken (a fault that keeps coming back fills no disk).
+ * @throws {ConfinementError} When the entry changed since `seen`, or the
+ * folder was replaced.
+ */
+export function quarantineConfined(
+  dir: ConfinedDir,
+  name: string,
+  what: string,
+  seen: Deno.FileInfo,
+  maxKept: number,
+): string | null {
+  for (let n = 1; n <= maxKept; n++) {
+    const aside = quarantineName(name, n);
+    if (lstatOrNull(confinedFile(dir, aside)) !== null) continue;
+    const path = writablePath(dir, name, what);
+    const now = lstatOrNull(path);
+    if (
+      now === null || now.isSymlink !== seen.isSymlink ||
+      (seen.ino !== null && (now.ino !== seen.ino || now.dev !== seen.dev))
+    ) {
+      throw new ConfinementError(
+        `Refusing ${what} "${path}": it changed while being moved aside`,
+      );
+    }
+    Deno.renameSync(path, confinedFile(dir, aside));
+    return aside;
+  }
+  return null;
+}
+
+/**
  * Removes `dir` if it is an empty folder (not a symlink) that the caller
  * created itself, e.g. the `.claude` that `doctor` made for its probe.
  * Anything else is left alone. Best effort.
