@@ -60,7 +60,7 @@ export async function updateSettings(
   if (!request.dryRun && !writable) {
     throw new InputError(outsideMessage(io.cwd, request));
   }
-  const file = await readSettingsFile(path);
+  const file = readSettingsFile(path);
   let result: SettingsEdit;
   try {
     result = plan(file.text, name);

@@ -53,6 +53,7 @@ import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
 import { pluginDataDir } from "../claude_settings/plugin_records.ts";
 import type { PluginFacts, PluginRuntime } from "../doctor/doctor_plugin.ts";
 import { VERSION } from "../shared/version.ts";
+import { readRegularText } from "../shared/regular_file.ts";
 
 /** The `help doctor` text. */
 export const help: string = `stall-watch doctor: check the set-up
@@ -136,7 +137,7 @@ async function gatherFacts(
     };
     files.push(facts);
     try {
-      const file = await readSettingsFile(path);
+      const file = readSettingsFile(path);
       facts.exists = file.exists;
       if (!file.exists) continue;
       const settings = parseSettingsText(file.text, display);
@@ -190,7 +191,7 @@ async function pluginFacts(
   io: CliIO,
   platform: Platform,
 ): Promise<PluginFacts> {
-  const lookup = await lookUpPlugin(io.env, io.cwd);
+  const lookup = lookUpPlugin(io.env, io.cwd);
   const enabled = lookup.states.find((s) => s.enabled);
   let runtime: PluginRuntime | null = null;
   if (enabled && lookup.configDir !== null) {
@@ -207,11 +208,23 @@ async function pluginFacts(
     runtime = {
       binary: enabled.install.version && await isFile(binary) ? binary : null,
       deno: await findDeno(io.env, platform),
-      fetchStatus: await Deno.readTextFile([data, "fetch-status"].join(sep))
-        .then((text) => text.trim().split("\n")[0] ?? null, () => null),
+      fetchStatus: firstLineOf([data, "fetch-status"].join(sep)),
     };
   }
   return { states: lookup.states, problem: lookup.problem, runtime };
+}
+
+/**
+ * The first line of the plugin's small status file, or `null` when it is
+ * missing or not a regular file of at most 4 KiB.
+ */
+function firstLineOf(path: string): string | null {
+  try {
+    return readRegularText(path, "fetch status", 4096)?.trim().split("\n")[0] ??
+      null;
+  } catch {
+    return null;
+  }
 }
 
 /** The Deno the plugin's launcher would use: on PATH, else ~/.deno/bin. */

@@ -14,11 +14,15 @@
  *   session lock is refused after the wait, not written through (the
  *   in-process tests of every confined write are in
  *   `tests/confined/folder_swap_test.ts`).
+ * - Claude Code's settings files and `.gitignore`, committed as symlinks to
+ *   `/dev/zero` or planted as FIFOs, are refused with one line, never read
+ *   without end or opened to hang.
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { attack } from "../support/hostile_attack.ts";
+import { mkfifo } from "../support/hostile_clone.ts";
 import { spawnStallWatch } from "../support/hook_process.ts";
 import { linesOf, runBounded, tempSandbox } from "../support/sandbox.ts";
 import { pendingTranscript, stopPayload } from "../support/transcripts.ts";
@@ -172,4 +176,82 @@ Deno.test({
     );
     assert.equal(linesOf(result.stderr).length, 1, result.stderr);
   },
+});
+
+/** Where each of install, uninstall and doctor must say the settings file is unusable. */
+function assertSettingsRefused(
+  results: Map<string, { code: number; stdout: string; stderr: string }[]>,
+): void {
+  for (const name of ["install", "uninstall"]) {
+    const r = results.get(name)![0]!;
+    assert.equal(r.code, 1, `${name}: ${r.stderr}`);
+    assert.match(
+      r.stderr,
+      /^stall-watch: Cannot read settings file ".*settings\.local\.json": it is not a regular file\n$/,
+      name,
+    );
+  }
+  const doctor = results.get("doctor")![0]!;
+  assert.match(
+    doctor.stdout,
+    /settings\.local\.json.*it is not a regular file/,
+    doctor.stdout,
+  );
+}
+
+Deno.test({
+  name:
+    "hostile clone, item 16: a settings file committed as a symlink to /dev/zero is refused with one line, never read without end",
+  ignore: !POSIX,
+  fn: () =>
+    attack(
+      [{
+        name: "settings.local.json -> /dev/zero",
+        files: { ".claude/settings.local.json": { link: "/dev/zero" } },
+      }],
+      ["install", "uninstall", "doctor"],
+      (_c, results) => assertSettingsRefused(results),
+      "Read",
+    ),
+});
+
+Deno.test({
+  name:
+    "hostile clone, item 16: a settings file that is a FIFO is refused with one line, never opened",
+  ignore: !POSIX,
+  fn: () =>
+    attack(
+      [{
+        name: "settings.local.json is a FIFO",
+        after: (project) =>
+          mkfifo(join(project, ".claude/settings.local.json")),
+      }],
+      ["install", "uninstall", "doctor"],
+      (_c, results) => assertSettingsRefused(results),
+      "Read",
+    ),
+});
+
+Deno.test({
+  name:
+    "hostile clone, item 16: a .gitignore that is a symlink to /dev/zero or a FIFO is passed over; install still installs",
+  ignore: !POSIX,
+  fn: () =>
+    attack(
+      [{
+        name: ".gitignore -> /dev/zero, .claude/.gitignore a FIFO",
+        files: { ".gitignore": { link: "/dev/zero" } },
+        after: (project) => mkfifo(join(project, ".claude/.gitignore")),
+      }],
+      ["install"],
+      (c, results) => {
+        const install = results.get("install")![0]!;
+        assert.equal(install.code, 0, install.stderr);
+        assert.match(
+          Deno.readTextFileSync(join(c.project, ".claude/settings.local.json")),
+          /"Stop"/,
+        );
+      },
+      "Read",
+    ),
 });
