@@ -10,6 +10,7 @@ import type { CliIO } from "../shared/cli_io.ts";
 import { parseOptions, parseSeconds } from "../shared/command_options.ts";
 import { InputError } from "../shared/errors.ts";
 import { readRegularText } from "../shared/regular_file.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
 import {
   DEFAULT_HOOK_TIMEOUT,
   type HookEvent,
@@ -227,6 +228,8 @@ function noteProjectDir(io: CliIO, scope: Scope): void {
   if (scope === "user" || !projectDir) return;
   if (resolve(io.cwd, projectDir) === resolve(io.cwd)) return;
   io.writeStderr(
-    `stall-watch: note: installing into ${io.cwd}, but CLAUDE_PROJECT_DIR is ${projectDir}\n`,
+    `stall-watch: note: installing into ${
+      escapeTerminal(io.cwd)
+    }, but CLAUDE_PROJECT_DIR is ${escapeTerminal(projectDir)}\n`,
   );
 }
