@@ -122,6 +122,9 @@ async function gatherFacts(
 ): Promise<DoctorFacts> {
   const self = selfInvocation(io.execPath, io.mainModule, platform);
   const knownPaths = knownPathsOf(self);
+  const selfPath = knownPaths[0] === undefined
+    ? null
+    : realPathOrNull(knownPaths[0], platform);
   const files: SettingsFileFacts[] = [];
   const paths = new Map<string, PathFacts>();
   for (const { scope, path } of applicableSettingsFiles(io.env, io.cwd)) {
@@ -164,6 +167,7 @@ async function gatherFacts(
     self,
     platform,
     projectDir: io.cwd,
+    ...(selfPath === null ? {} : { selfPath }),
     files,
     paths,
     claudeDirError: await probeClaudeDir(io.cwd),
@@ -254,6 +258,16 @@ async function findDeno(
   return null;
 }
 
+/** `path` with links resolved (native separators turned portable), or `null`. */
+function realPathOrNull(path: string, platform?: Platform): string | null {
+  try {
+    const real = Deno.realPathSync(path);
+    return platform === "windows" ? real.replaceAll("\\", "/") : real;
+  } catch {
+    return null;
+  }
+}
+
 function isFile(path: string): Promise<boolean> {
   return Deno.stat(path).then((info) => info.isFile, () => false);
 }
@@ -264,7 +278,13 @@ async function pathFacts(path: string, platform: Platform): Promise<PathFacts> {
     const executable = platform === "windows"
       ? /\.(exe|cmd|bat)$/i.test(path)
       : ((info.mode ?? 0) & 0o111) !== 0;
-    return { exists: true, isFile: info.isFile, executable };
+    const real = realPathOrNull(path, platform);
+    return {
+      exists: true,
+      isFile: info.isFile,
+      executable,
+      ...(real === null ? {} : { realPath: real }),
+    };
   } catch {
     return { exists: false, isFile: false, executable: false };
   }
