@@ -293,7 +293,17 @@ function ensureDirectoryStep(
     );
   }
   const link = info.isSymlink;
-  if (link) info = Deno.statSync(current);
+  if (link) {
+    const target = statOrNull(current);
+    if (target === null) {
+      // A committed `.claude -> missing`: say so, not "internal error".
+      throw new ConfinementError(
+        `Cannot use ${what} "${requested}": ${current} is a symlink to ` +
+          `${readLinkOrUnknown(current)}, which does not exist`,
+      );
+    }
+    info = target;
+  }
   if (!info.isDirectory) {
     throw new ConfinementError(
       `Cannot use ${what} "${requested}": ${current} is not a directory`,
@@ -340,6 +350,22 @@ function realOrSelf(path: string): string {
 
 function realRoot(root: string): string {
   return realOrSelf(root);
+}
+
+function statOrNull(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function readLinkOrUnknown(path: string): string {
+  try {
+    return JSON.stringify(Deno.readLinkSync(path));
+  } catch {
+    return "an unreadable target";
+  }
 }
 
 function lstatOrNull(path: string): Deno.FileInfo | null {

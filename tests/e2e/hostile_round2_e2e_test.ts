@@ -23,6 +23,8 @@
  *   a folder named `proj-$(cmd)` so that pasting it runs nothing.
  * - `doctor` does not vouch for a repository's own `tools/stall-watch`
  *   registered for Stop.
+ * - A committed `.claude -> missing` gets one clear line and exit 1 from
+ *   `install`, not exit 3.
  */
 
 import assert from "node:assert/strict";
@@ -427,6 +429,30 @@ Deno.test({
         assert.match(
           out,
           /warn {2}Stop in \.claude\/settings\.local\.json: .*tools\/stall-watch lives inside the project/,
+        );
+      },
+      "Read",
+    ),
+});
+
+Deno.test({
+  name:
+    "hostile clone, item 19: a committed .claude -> missing symlink makes install exit 1 with one clear line, never exit 3",
+  ignore: !POSIX,
+  // attack() fails any command that exits 3.
+  fn: () =>
+    attack(
+      [{
+        name: ".claude -> missing",
+        files: { ".claude": { link: "missing" } },
+      }],
+      ["install", "uninstall", "doctor", "hook", "watch", "reset"],
+      (_c, results) => {
+        const install = results.get("install")![0]!;
+        assert.equal(install.code, 1, install.stderr);
+        assert.match(
+          install.stderr,
+          /^stall-watch: Cannot use settings folder "\.claude": .*\.claude is a symlink to "missing", which does not exist\n$/,
         );
       },
       "Read",
