@@ -1,7 +1,7 @@
 /**
  * `stall-watch doctor`: checks the set-up and says how to fix what is
  * wrong. Gathers the facts here; the checks themselves are pure
- * (`src/doctor_checks.ts`).
+ * (`src/doctor/doctor_checks.ts`).
  *
  * @module
  */
@@ -20,16 +20,18 @@ import {
   removeConfined,
   removeEmptyDir,
 } from "../confined/confined_file.ts";
-import { killSwitchOf } from "../hook/dispatch_io.ts";
+import { killSwitchOf } from "../hook/decision_io.ts";
 import {
   doctorChecks,
   type DoctorFacts,
   handlerPaths,
   type PathFacts,
+  type SettingsFileFacts,
+} from "../doctor/doctor_checks.ts";
+import {
   renderDoctorJson,
   renderDoctorReport,
-  type SettingsFileFacts,
-} from "../install/doctor_checks.ts";
+} from "../doctor/doctor_report.ts";
 import { describe, ExitCode } from "../shared/errors.ts";
 import {
   knownPathsOf,
@@ -43,10 +45,10 @@ import {
   hooksShapeProblems,
 } from "../install/hook_registration.ts";
 import { formatProblems, loadSettings } from "../settings/load_settings.ts";
-import { readSettingsFile } from "../install/settings_file.ts";
-import { parseSettingsText } from "../install/settings_json.ts";
-import { applicableSettingsFiles } from "../install/settings_scope.ts";
-import { displayPath } from "../install/settings_update.ts";
+import { readSettingsFile } from "../claude_settings/settings_file.ts";
+import { parseSettingsText } from "../claude_settings/settings_json.ts";
+import { applicableSettingsFiles } from "../claude_settings/settings_scope.ts";
+import { displayPath } from "../claude_settings/settings_update.ts";
 import { colorEnabled } from "../shared/term_style.ts";
 import { VERSION } from "../shared/version.ts";
 
@@ -158,7 +160,7 @@ async function gatherFacts(
     claudeDirError: await probeClaudeDir(io.cwd),
     configPath: loaded.configPath,
     problems: formatProblems(loaded.problems),
-    killSwitch: await killSwitchOf(loaded.settings, io),
+    killSwitch: killSwitchOf(loaded.settings, io),
     watchMaxSeconds: loaded.settings.watchMaxSeconds,
     timers: {
       watchEvents: [

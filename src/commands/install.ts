@@ -26,8 +26,11 @@ import {
   parseScope,
   type Scope,
   settingsPath,
-} from "../install/settings_scope.ts";
-import { displayPath, updateSettings } from "../install/settings_update.ts";
+} from "../claude_settings/settings_scope.ts";
+import {
+  displayPath,
+  updateSettings,
+} from "../claude_settings/settings_update.ts";
 import { type InstallFacts, installNotes } from "../install/install_notes.ts";
 
 /** The scope used without `--scope`: the command holds a path on this machine. */

@@ -19,6 +19,7 @@
 
 import { HOOK_PERMISSION_FLAGS } from "../shared/permissions.ts";
 import { HANDLER_EVENTS } from "../hook/event_guard.ts";
+import { shellQuote } from "../shared/shell_quote.ts";
 
 /** The hook events stall-watch registers for. */
 export type HookEvent =
@@ -175,12 +176,6 @@ export function buildHandler(
     handler.asyncRewake = true;
   }
   return handler;
-}
-
-/** Quotes a word for `sh` only when it needs it. */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /** A handler's command split into words. */

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { auditFiles } from "../../src/audit/audit.ts";
 import { auditFilesInParallel } from "../../src/audit/audit_pool.ts";
 import { main } from "../../src/cli.ts";
-import { signatureData } from "../../src/hook/dispatch.ts";
+import { signatureData } from "../../src/detection/classify.ts";
 import { findTranscripts } from "../../src/transcript/transcript_files.ts";
 import { writeCorpusSync } from "../bench/gen_transcript.ts";
 import { fakeIO } from "../support/fake_io.ts";

@@ -215,7 +215,7 @@ Deno.test("log without a log file says how to turn it on; --file must exist", as
     assert.equal(directory.code, 1);
     assert.match(
       directory.stderr,
-      /^stall-watch: Cannot read event log ".+d\.jsonl": it is not a regular file\n$/,
+      /^stall-watch: Cannot read event log ".+d\.jsonl": it is a directory\n$/,
     );
     for (
       const args of [["log", "--last", "0"], ["log", "--last", "x"], [

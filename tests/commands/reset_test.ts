@@ -63,8 +63,8 @@ Deno.test("reset SESSION_ID removes that session's retries and cooldown and says
     );
     // The hook starts from an empty budget again.
     const store = new StateStore({ cwd: dir, stateDir: STATE, sleep });
-    assert.deepEqual((await store.read("s1")).state.retries, {});
-    assert.deepEqual((await store.read("s2")).state.retries, { toolu_c: 1 });
+    assert.deepEqual((store.read("s1")).state.retries, {});
+    assert.deepEqual((store.read("s2")).state.retries, { toolu_c: 1 });
   } finally {
     await cleanup();
   }

@@ -78,7 +78,7 @@ Deno.test({
                 dir,
                 name,
                 { timeoutMs: 10, sleep: async () => {} },
-                () => Promise.resolve(),
+                () => {},
               ),
           ],
         ];

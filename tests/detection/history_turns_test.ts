@@ -10,7 +10,7 @@ import {
   classifyTurn,
   type TurnVerdict,
 } from "../../src/detection/classify.ts";
-import { signatureData } from "../../src/hook/dispatch.ts";
+import { signatureData } from "../../src/detection/classify.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import {
   type HistoryVerdict,

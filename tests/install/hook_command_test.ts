@@ -9,9 +9,9 @@ import {
   knownPathsOf,
   parseHandlerCommand,
   selfInvocation,
-  shellQuote,
   stallWatchArgs,
 } from "../../src/install/hook_command.ts";
+import { shellQuote } from "../../src/shared/shell_quote.ts";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 
 const compiled = selfInvocation(

@@ -91,7 +91,7 @@ Deno.test("the compile step embeds every src module, including the lazily import
     const lazy of [
       "src/commands/install.ts",
       "src/commands/watch.ts",
-      "src/hook/dispatch.ts",
+      "src/hook/block_path.ts",
       "src/guardrails/state.ts",
       "src/transcript/line_count.ts",
       "src/events/event_log.ts",

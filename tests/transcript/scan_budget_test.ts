@@ -1,6 +1,6 @@
 /**
  * The tail scan's budgets (bytes, lines, entries) and the line-number pass's
- * byte budget: each cuts off exactly where the README says.
+ * byte budget: each cuts off exactly where docs/detection.md says.
  */
 
 import assert from "node:assert/strict";
@@ -159,7 +159,7 @@ Deno.test("scanCurrentTurn() names the bytes budget when the turn starts before 
   });
 });
 
-Deno.test("the default scan budgets are the README's: 64 MiB, 250,000 lines, 50,000 entries", () => {
+Deno.test("the default scan budgets are docs/detection.md's: 64 MiB, 250,000 lines, 50,000 entries", () => {
   assert.deepEqual({ ...DEFAULT_SCAN_BUDGETS }, {
     bytes: 64 * 1024 * 1024,
     lines: 250_000,

@@ -1,22 +1,20 @@
 /**
- * The watchdog's edges in process: payload parsing, the turn-end marker, the
- * per-session marker, and whole watches on a fake clock (the default 90 s
- * idle window and 600 s deadline, without waiting for them).
+ * The watchdog's edges in process: payload parsing, the per-session marker,
+ * and whole watches on a fake clock (the default 90 s idle window and 600 s
+ * deadline, without waiting for them).
  */
 
 import assert from "node:assert/strict";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { main } from "../../src/cli.ts";
 import { ConfinementError } from "../../src/confined/confine.ts";
 import { InputError } from "../../src/shared/errors.ts";
-import { turnEndAfter } from "../../src/transcript/turn_end_marker.ts";
 import {
   parseWatchInput,
   unattendedRun,
 } from "../../src/watchdog/watch_input.ts";
 import { claimWatch, isSuperseded } from "../../src/watchdog/watch_marker.ts";
 import { API_ERROR_NOTE, runWatch } from "../../src/watchdog/watchdog.ts";
-import { FIXTURES_DIR } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import { tempProject } from "../support/hook_process.ts";
 import {
@@ -60,29 +58,10 @@ Deno.test("parseWatchInput() reads the PostToolUse fields and requires tool_use_
   );
 });
 
-Deno.test("turnEndAfter() sees a turn_duration line after the result, within the scanned size", async () => {
-  const path = resolve(
-    FIXTURES_DIR,
-    "missing_followup_metadata_after_result.jsonl",
-  );
-  const bytes = await Deno.readFile(path);
-  const starts = [0];
-  bytes.forEach((b, i) => {
-    if (b === 0x0a) starts.push(i + 1);
-  });
-  const lineAt = (n: number) => starts[n - 1] as number; // 1-based
-  // Line 17 is the unanswered Bash result, line 20 the turn_duration line.
-  assert.equal(await turnEndAfter(path, lineAt(17), bytes.length), true);
-  assert.equal(await turnEndAfter(path, lineAt(17), lineAt(20)), false);
-  assert.equal(await turnEndAfter(path, lineAt(17), lineAt(21)), true);
-  assert.equal(await turnEndAfter(path, lineAt(21), bytes.length), false);
-  assert.equal(await turnEndAfter(path + ".gone", 0, 100), false);
-});
-
 Deno.test("claimWatch() makes the newest watcher of a session the only one", async () => {
   const project = await tempProject();
   try {
-    const first = await claimWatch(
+    const first = claimWatch(
       project.dir,
       ".claude/stall_watch",
       "s/1",
@@ -93,33 +72,33 @@ Deno.test("claimWatch() makes the newest watcher of a session the only one", asy
       first.path,
       join(project.dir, ".claude/stall_watch/watch/s_1.json"),
     );
-    assert.equal(await isSuperseded(first), false);
-    const second = await claimWatch(
+    assert.equal(isSuperseded(first), false);
+    const second = claimWatch(
       project.dir,
       ".claude/stall_watch",
       "s/1",
       "A",
       1e12,
     );
-    assert.equal(await isSuperseded(first), true, "even for the same call");
-    assert.equal(await isSuperseded(second), false);
-    const other = await claimWatch(
+    assert.equal(isSuperseded(first), true, "even for the same call");
+    assert.equal(isSuperseded(second), false);
+    const other = claimWatch(
       project.dir,
       ".claude/stall_watch",
       "s2",
       "B",
       1e12,
     );
-    assert.equal(await isSuperseded(second), false, "sessions are separate");
+    assert.equal(isSuperseded(second), false, "sessions are separate");
     await Deno.writeTextFile(other.path, "{not json");
     assert.equal(
-      await isSuperseded(other),
+      isSuperseded(other),
       false,
       "a corrupt marker proves nothing",
     );
     await Deno.remove(other.path);
-    assert.equal(await isSuperseded(other), false);
-    await assert.rejects(
+    assert.equal(isSuperseded(other), false);
+    assert.throws(
       () => claimWatch(project.dir, "../elsewhere", "s1", "A", 1e12),
       ConfinementError,
     );

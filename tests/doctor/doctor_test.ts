@@ -10,8 +10,8 @@ import { main } from "../../src/cli.ts";
 import {
   doctorChecks,
   type DoctorFacts,
-  renderDoctorReport,
-} from "../../src/install/doctor_checks.ts";
+} from "../../src/doctor/doctor_checks.ts";
+import { renderDoctorReport } from "../../src/doctor/doctor_report.ts";
 import { selfInvocation } from "../../src/install/hook_command.ts";
 import { type FakeIO, fakeIO } from "../support/fake_io.ts";
 import { runStallWatch, tempProject } from "../support/hook_process.ts";
