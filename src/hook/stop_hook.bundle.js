@@ -819,7 +819,7 @@ function simdCounter(size) {
     memory = new WebAssembly.Memory({
       initial: Math.ceil(size / PAGE_BYTES)
     });
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(COUNT_MODULE), {
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(countModule()), {
       env: {
         memory
       }
@@ -867,7 +867,211 @@ function name(text2) {
     ].map((c) => c.charCodeAt(0))
   ];
 }
-var NEWLINE2, PAGE_BYTES, SIMD, get, set, tee, AT, N, END, STOP, ACC, SUM, NL, BODY, COUNT_MODULE;
+function countModule() {
+  const body = [
+    ...[
+      2,
+      2,
+      127,
+      3,
+      123
+    ],
+    ...[
+      get,
+      AT,
+      get,
+      N,
+      106,
+      set,
+      END
+    ],
+    ...[
+      65,
+      10,
+      SIMD,
+      15,
+      set,
+      NL
+    ],
+    ...[
+      2,
+      64,
+      3,
+      64
+    ],
+    ...[
+      get,
+      AT,
+      get,
+      END,
+      79,
+      13,
+      1
+    ],
+    ...[
+      get,
+      AT,
+      65,
+      240,
+      31,
+      106,
+      tee,
+      STOP,
+      get,
+      END
+    ],
+    ...[
+      get,
+      STOP,
+      get,
+      END,
+      73,
+      27,
+      set,
+      STOP
+    ],
+    ...[
+      SIMD,
+      12,
+      ...new Array(16).fill(0),
+      set,
+      ACC
+    ],
+    ...[
+      3,
+      64
+    ],
+    ...[
+      get,
+      ACC,
+      get,
+      AT,
+      SIMD,
+      0,
+      0,
+      0,
+      get,
+      NL,
+      SIMD,
+      35
+    ],
+    ...[
+      SIMD,
+      113,
+      set,
+      ACC
+    ],
+    ...[
+      get,
+      AT,
+      65,
+      16,
+      106,
+      tee,
+      AT,
+      get,
+      STOP,
+      73,
+      13,
+      0
+    ],
+    11,
+    ...[
+      get,
+      SUM,
+      get,
+      ACC,
+      SIMD,
+      125,
+      SIMD,
+      127,
+      SIMD,
+      174,
+      1,
+      set,
+      SUM
+    ],
+    ...[
+      12,
+      0,
+      11,
+      11
+    ],
+    ...[
+      get,
+      SUM,
+      SIMD,
+      27,
+      0,
+      get,
+      SUM,
+      SIMD,
+      27,
+      1,
+      106
+    ],
+    ...[
+      get,
+      SUM,
+      SIMD,
+      27,
+      2,
+      get,
+      SUM,
+      SIMD,
+      27,
+      3,
+      106,
+      106
+    ],
+    11
+  ];
+  return new Uint8Array([
+    ...[
+      0,
+      97,
+      115,
+      109,
+      1,
+      0,
+      0,
+      0
+    ],
+    ...section(1, [
+      1,
+      96,
+      2,
+      127,
+      127,
+      1,
+      127
+    ]),
+    ...section(2, [
+      1,
+      ...name("env"),
+      ...name("memory"),
+      2,
+      0,
+      1
+    ]),
+    ...section(3, [
+      1,
+      0
+    ]),
+    ...section(7, [
+      1,
+      ...name("count"),
+      0,
+      0
+    ]),
+    ...section(10, [
+      1,
+      ...leb128(body.length),
+      ...body
+    ])
+  ]);
+}
+var NEWLINE2, PAGE_BYTES, SIMD, get, set, tee, AT, N, END, STOP, ACC, SUM, NL;
 var init_newline_count = __esm({
   "src/transcript/newline_count.ts"() {
     NEWLINE2 = 10;
@@ -883,208 +1087,6 @@ var init_newline_count = __esm({
     ACC = 4;
     SUM = 5;
     NL = 6;
-    BODY = [
-      ...[
-        2,
-        2,
-        127,
-        3,
-        123
-      ],
-      ...[
-        get,
-        AT,
-        get,
-        N,
-        106,
-        set,
-        END
-      ],
-      ...[
-        65,
-        10,
-        SIMD,
-        15,
-        set,
-        NL
-      ],
-      ...[
-        2,
-        64,
-        3,
-        64
-      ],
-      ...[
-        get,
-        AT,
-        get,
-        END,
-        79,
-        13,
-        1
-      ],
-      ...[
-        get,
-        AT,
-        65,
-        240,
-        31,
-        106,
-        tee,
-        STOP,
-        get,
-        END
-      ],
-      ...[
-        get,
-        STOP,
-        get,
-        END,
-        73,
-        27,
-        set,
-        STOP
-      ],
-      ...[
-        SIMD,
-        12,
-        ...new Array(16).fill(0),
-        set,
-        ACC
-      ],
-      ...[
-        3,
-        64
-      ],
-      ...[
-        get,
-        ACC,
-        get,
-        AT,
-        SIMD,
-        0,
-        0,
-        0,
-        get,
-        NL,
-        SIMD,
-        35
-      ],
-      ...[
-        SIMD,
-        113,
-        set,
-        ACC
-      ],
-      ...[
-        get,
-        AT,
-        65,
-        16,
-        106,
-        tee,
-        AT,
-        get,
-        STOP,
-        73,
-        13,
-        0
-      ],
-      11,
-      ...[
-        get,
-        SUM,
-        get,
-        ACC,
-        SIMD,
-        125,
-        SIMD,
-        127,
-        SIMD,
-        174,
-        1,
-        set,
-        SUM
-      ],
-      ...[
-        12,
-        0,
-        11,
-        11
-      ],
-      ...[
-        get,
-        SUM,
-        SIMD,
-        27,
-        0,
-        get,
-        SUM,
-        SIMD,
-        27,
-        1,
-        106
-      ],
-      ...[
-        get,
-        SUM,
-        SIMD,
-        27,
-        2,
-        get,
-        SUM,
-        SIMD,
-        27,
-        3,
-        106,
-        106
-      ],
-      11
-    ];
-    COUNT_MODULE = new Uint8Array([
-      ...[
-        0,
-        97,
-        115,
-        109,
-        1,
-        0,
-        0,
-        0
-      ],
-      ...section(1, [
-        1,
-        96,
-        2,
-        127,
-        127,
-        1,
-        127
-      ]),
-      ...section(2, [
-        1,
-        ...name("env"),
-        ...name("memory"),
-        2,
-        0,
-        1
-      ]),
-      ...section(3, [
-        1,
-        0
-      ]),
-      ...section(7, [
-        1,
-        ...name("count"),
-        0,
-        0
-      ]),
-      ...section(10, [
-        1,
-        ...leb128(BODY.length),
-        ...BODY
-      ])
-    ]);
   }
 });
 
@@ -3424,7 +3426,7 @@ function createConfinedFile(path2, bytes, mode) {
   file.close();
 }
 function tempNameFor(name2) {
-  const random = crypto.getRandomValues(new Uint32Array(1))[0]?.toString(36);
+  const random = Math.floor(Math.random() * 2 ** 32).toString(36);
   return `.${name2}.${Deno.pid}.${random}.tmp`;
 }
 function replaceConfinedFile(dir, name2, text2, what, options = {}) {
