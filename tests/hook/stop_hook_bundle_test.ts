@@ -33,13 +33,14 @@ Deno.test("the committed bundle is what deno task bundle builds from the sources
   }
 });
 
-Deno.test("the bundle is built from the hook's process entry, for Deno, and says how", () => {
+Deno.test("the bundle is built from the hook's process entry, for Deno, minified, and says how", () => {
   assert.equal(BUNDLE_ENTRY, "src/hook/stop_hook.ts");
   assert.deepEqual(bundleArgs(), [
     "bundle",
     "--quiet",
     "--platform",
     "deno",
+    "--minify",
     BUNDLE_ENTRY,
   ]);
   const header = bundleHeader("9.9.9");
