@@ -12,33 +12,51 @@
  * non-empty text block (`"type":"text","text":"…`), which an assistant line
  * in the older one-line form may keep after a long thinking block.
  *
- * The search itself is the engine's: each piece is decoded as UTF-8 and
- * searched with `String.prototype.indexOf`. A byte loop in JavaScript was
- * the one piece of the hook hot enough for V8 to optimise at every stop,
- * which cost more CPU and memory (its optimising compilers) than the
- * search. Keys and ids are ASCII, so decoding changes neither what matches
- * nor what is an id; positions are counted in UTF-16 units from the piece's
- * byte offset, which keeps ids in line order.
+ * Two ways to scan, for two kinds of process. A stop searches a few
+ * hundred KB once: there `Uint8Array.prototype.indexOf` finds each
+ * occurrence of one rare byte of the key (`_` in `tool_use_id`, the comma in
+ * the text key), and only there are the key's other bytes compared. A
+ * Horspool loop in JavaScript, which skips most bytes, is several times
+ * faster once V8 has optimised it, which pays only where gigabytes stream
+ * past (the audit, `readLinesForward`): at a stop it was the one function
+ * hot enough for Maglev and TurboFan, whose compiles cost more CPU and
+ * memory than the search.
  *
  * @module
  */
 
-/** Invalid bytes become U+FFFD; a BOM is kept, so it stays one unit. */
-const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
+/** A byte key: one of its rarer bytes to find it by, and its Horspool shifts. */
+interface Key {
+  bytes: Uint8Array;
+  /** Where in `bytes` the anchor byte is. */
+  anchorAt: number;
+  anchor: number;
+  shift: Uint8Array;
+}
+
+function keyOf(text: string, anchor: string): Key {
+  const bytes = new TextEncoder().encode(text);
+  const anchorAt = text.indexOf(anchor);
+  const shift = new Uint8Array(256).fill(bytes.length);
+  for (let i = 0; i < bytes.length - 1; i++) {
+    shift[bytes[i] as number] = bytes.length - 1 - i;
+  }
+  return { bytes, anchorAt, anchor: bytes[anchorAt] as number, shift };
+}
 
 /** A result's id. */
-const ID_KEY = '"tool_use_id":"';
+const ID_KEY = keyOf('"tool_use_id":"', "_");
 /**
  * A text block with some text: an assistant line in the older one-line
  * form may hold its reply after a long thinking block, beyond the head.
  */
-const TEXT_KEY = '"type":"text","text":"';
+const TEXT_KEY = keyOf('"type":"text","text":"', ",");
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /** Ids are short; a longer "value" is no id. */
 const MAX_ID_BYTES = 256;
 /** Bytes kept from each end of a piece to search across piece boundaries. */
-const EDGE_BYTES = ID_KEY.length + MAX_ID_BYTES + 1;
+const EDGE_BYTES = ID_KEY.bytes.length + MAX_ID_BYTES + 1;
 
 interface Edge {
   offset: number;
@@ -52,11 +70,22 @@ interface Edge {
  * so a key split between two reads is still found.
  */
 export class ToolUseIdSearch {
-  /** Each id with the position of its first sighting (see the module doc). */
+  /** Each id with the offset of its first sighting. */
   #ids = new Map<string, number>();
+  #forEachKey: typeof forEachKeyByAnchor;
   #text = false;
   #left: Edge | null = null;
   #right: Edge | null = null;
+
+  /**
+   * @param options.skipping Scan with the Horspool loop: for a process that
+   * searches megabytes, where V8 optimises it (see the module doc).
+   */
+  constructor(options: { skipping?: boolean } = {}) {
+    this.#forEachKey = options.skipping
+      ? forEachKeyBySkipping
+      : forEachKeyByAnchor;
+  }
 
   /**
    * Searches one piece of the line.
@@ -103,57 +132,86 @@ export class ToolUseIdSearch {
   }
 
   #search(bytes: Uint8Array, origin: number): void {
-    const text = UTF8.decode(bytes);
-    forEachKey(text, ID_KEY, (end) => {
-      const id = valueAt(text, end);
-      const at = origin + end - ID_KEY.length;
+    this.#forEachKey(bytes, ID_KEY, (end) => {
+      const id = valueAt(bytes, end);
+      const at = origin + end - ID_KEY.bytes.length;
       if (id !== null && at < (this.#ids.get(id) ?? Infinity)) {
         this.#ids.set(id, at);
       }
     });
     if (this.#text) return;
-    forEachKey(text, TEXT_KEY, (end) => {
+    this.#forEachKey(bytes, TEXT_KEY, (end) => {
       // An empty text is `""`; a value cut off here is seen at the junction.
-      if (end < text.length && text.charCodeAt(end) !== QUOTE) {
-        this.#text = true;
-      }
+      if (end < bytes.length && bytes[end] !== QUOTE) this.#text = true;
     });
   }
 }
 
 /**
  * Calls `found` with the index just past each occurrence of `key` in
- * `text` that opens an object key.
+ * `bytes` that opens an object key, found by its anchor byte.
  */
-function forEachKey(
-  text: string,
-  key: string,
+function forEachKeyByAnchor(
+  bytes: Uint8Array,
+  key: Key,
   found: (end: number) => void,
 ): void {
-  // From index 1: the byte before a piece's first is unknown, and the
-  // junction search, which sees it, decides.
-  for (let at = text.indexOf(key, 1); at >= 0; at = text.indexOf(key, at + 1)) {
-    if (opensKey(text.charCodeAt(at - 1))) found(at + key.length);
+  const { anchor, anchorAt } = key;
+  // The byte after the anchor is compared here: the comma of the text key
+  // is common in content, but never followed by a bare quote there.
+  const next = key.bytes[anchorAt + 1];
+  for (
+    let at = bytes.indexOf(anchor, anchorAt);
+    at >= 0;
+    at = bytes.indexOf(anchor, at + 1)
+  ) {
+    if (bytes[at + 1] !== next) continue;
+    const start = at - anchorAt;
+    if (matchesAt(bytes, start, key.bytes)) found(start + key.bytes.length);
   }
 }
 
-/** Whether a key's quote after this byte opens an object key. */
-function opensKey(before: number): boolean {
+/** {@link forEachKeyByAnchor} with the Horspool loop. */
+function forEachKeyBySkipping(
+  bytes: Uint8Array,
+  key: Key,
+  found: (end: number) => void,
+): void {
+  const last = key.bytes.length - 1;
+  const final = key.bytes[last] as number;
+  let i = last;
+  while (i < bytes.length) {
+    const byte = bytes[i] as number;
+    if (byte === final && matchesAt(bytes, i - last, key.bytes)) found(i + 1);
+    i += key.shift[byte] as number;
+  }
+}
+
+/** Whether `key` starts at `start` as an object key. */
+function matchesAt(bytes: Uint8Array, start: number, key: Uint8Array): boolean {
+  // The byte before is unknown at a piece's start: the junction search,
+  // which sees it, decides.
+  if (start < 1 || start + key.length > bytes.length) return false;
+  for (let j = 0; j < key.length; j++) {
+    if (bytes[start + j] !== key[j]) return false;
+  }
+  const before = bytes[start - 1];
   return before === 0x7b /* { */ || before === 0x2c /* , */ ||
     before === 0x20 || before === 0x09 || before === 0x0a || before === 0x0d;
 }
 
 /** The string value opening at `from` (after its quote), if it is id-like. */
-function valueAt(text: string, from: number): string | null {
-  const close = text.indexOf('"', from);
-  // Cut off here (the junction search sees the whole value), or too long.
-  if (close < 0 || close - from > MAX_ID_BYTES || close === from) return null;
-  for (let i = from; i < close; i++) {
-    const code = text.charCodeAt(i);
+function valueAt(bytes: Uint8Array, from: number): string | null {
+  const limit = Math.min(bytes.length, from + MAX_ID_BYTES + 1);
+  let id = "";
+  for (let i = from; i < limit; i++) {
+    const byte = bytes[i] as number;
+    if (byte === QUOTE) return id === "" ? null : id;
     // Escapes and non-ASCII bytes: no id Claude Code writes.
-    if (code === BACKSLASH || code < 0x20 || code > 0x7e) return null;
+    if (byte === BACKSLASH || byte < 0x20 || byte > 0x7e) return null;
+    id += String.fromCharCode(byte);
   }
-  return text.slice(from, close);
+  return null; // cut off: the junction search sees the whole value
 }
 
 /** The first {@link EDGE_BYTES} of `bytes` (a copy), which start at `offset`. */
