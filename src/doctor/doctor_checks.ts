@@ -16,8 +16,10 @@ import {
   isInNpxCache,
   isWatchEvent,
   NPX_CACHE_FIX,
+  OLD_PROJECT_DIR_PREFIX,
   parseHandlerCommand,
   type Platform,
+  PROJECT_DIR_PREFIX,
   SOURCE_RUN_FLAGS,
 } from "../install/hook_command.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
@@ -28,6 +30,11 @@ import type {
 } from "../install/hook_registration.ts";
 import type { Scope } from "../claude_settings/settings_scope.ts";
 import { timerChecks, type TimerFacts } from "./doctor_timers.ts";
+import {
+  pluginChecks,
+  pluginEnabled,
+  type PluginFacts,
+} from "./doctor_plugin.ts";
 
 /** What was found in one settings file. */
 export interface SettingsFileFacts {
@@ -72,6 +79,8 @@ export interface DoctorFacts {
   watchMaxSeconds: number;
   /** The watchdog's windows against Claude Code's timers (`doctor_timers.ts`). */
   timers: TimerFacts;
+  /** stall-watch as a Claude Code plugin here (`doctor_plugin.ts`). */
+  plugin: PluginFacts;
 }
 
 /** The files a handler runs: the program, and `main.ts` for `deno run`. */
@@ -136,6 +145,13 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
     }
   }
   results.push(...registrationChecks(facts));
+  results.push(
+    ...pluginChecks(
+      facts.plugin,
+      facts.files.filter((f) => f.handlers.length > 0)
+        .map((f) => ({ scope: f.scope, display: f.display })),
+    ),
+  );
   for (const file of facts.files) {
     for (const handler of file.handlers) {
       results.push(...handlerChecks(facts, file, handler));
@@ -172,10 +188,14 @@ function registrationChecks(facts: DoctorFacts): CheckResult[] {
   const stop = facts.files.some((f) =>
     f.handlers.some((h) => h.event === "Stop")
   );
-  return stop ? [] : [{
+  if (stop || pluginEnabled(facts.plugin)) return [];
+  const disabled = facts.plugin.states[0]?.install.id;
+  return [{
     status: "fail",
     text: "stall-watch is not registered for Stop in any settings file",
-    fix: 'run "stall-watch install" in the project root',
+    fix: disabled
+      ? `enable its plugin here ("claude plugin enable ${disabled}"), or run "stall-watch install" in the project root`
+      : 'run "stall-watch install" in the project root',
   }];
 }
 
@@ -315,7 +335,15 @@ function handlerChecks(
       text:
         `${at}: starts in the session's current folder, not the project root`,
       fix:
-        `begin the command with cd "$CLAUDE_PROJECT_DIR" && (or ${reinstall})`,
+        `begin the command with ${PROJECT_DIR_PREFIX.trim()} (or ${reinstall})`,
+    });
+  }
+  if (command.startsWith(OLD_PROJECT_DIR_PREFIX)) {
+    results.push({
+      status: "warn",
+      text:
+        `${at}: if the project folder is moved or deleted, the failed cd exits 2 (dash, the sh of Debian and Ubuntu), which Claude Code reads as a block at every stop`,
+      fix: reinstall,
     });
   }
   return results;

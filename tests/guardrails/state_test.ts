@@ -6,7 +6,7 @@ import {
   serializeState,
   StateStore,
 } from "../../src/guardrails/state.ts";
-import { tempProject } from "../support/hook_process.ts";
+import { tempProject } from "../support/temp_project.ts";
 
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -38,71 +38,59 @@ Deno.test("parseState() reads what serializeState() writes", () => {
 });
 
 Deno.test("StateStore.update() saves atomically and leaves no temporary files", async () => {
-  const project = await tempProject();
-  try {
-    const store = new StateStore({
-      cwd: project.dir,
-      stateDir: ".claude/stall_watch",
-      sleep,
-    });
-    const seen = await store.update("s1", ({ state }) => ({
-      state: { ...state, retries: { toolu_a: 1 } },
-      result: state.retries,
-    }));
-    assert.deepEqual(seen, {});
-    assert.deepEqual((store.read("s1")).state.retries, { toolu_a: 1 });
-    const names = [];
-    for await (
-      const entry of Deno.readDir(join(project.dir, ".claude/stall_watch"))
-    ) names.push(entry.name);
-    assert.deepEqual(names.sort(), [".gitignore", "s1.json", "s1.lock"]);
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const store = new StateStore({
+    cwd: project.dir,
+    stateDir: ".claude/stall_watch",
+    sleep,
+  });
+  const seen = await store.update("s1", ({ state }) => ({
+    state: { ...state, retries: { toolu_a: 1 } },
+    result: state.retries,
+  }));
+  assert.deepEqual(seen, {});
+  assert.deepEqual((store.read("s1")).state.retries, { toolu_a: 1 });
+  const names = [];
+  for await (
+    const entry of Deno.readDir(join(project.dir, ".claude/stall_watch"))
+  ) names.push(entry.name);
+  assert.deepEqual(names.sort(), [".gitignore", "s1.json", "s1.lock"]);
 });
 
 Deno.test("StateStore.update() starts from an empty state when the file is corrupt", async () => {
-  const project = await tempProject();
-  try {
-    const dir = join(project.dir, ".claude/stall_watch");
-    await Deno.mkdir(dir, { recursive: true });
-    await Deno.writeTextFile(join(dir, "s1.json"), '{"retries": {"toolu_a": 2');
-    const store = new StateStore({
-      cwd: project.dir,
-      stateDir: ".claude/stall_watch",
-      sleep,
-    });
-    const note = await store.update(
-      "s1",
-      (loaded) => ({ state: loaded.state, result: loaded.note }),
-    );
-    assert.equal(note, "state file is not valid JSON");
-    assert.deepEqual(
-      parseState(await Deno.readTextFile(join(dir, "s1.json"))).state,
-      emptyState(),
-    );
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const dir = join(project.dir, ".claude/stall_watch");
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(join(dir, "s1.json"), '{"retries": {"toolu_a": 2');
+  const store = new StateStore({
+    cwd: project.dir,
+    stateDir: ".claude/stall_watch",
+    sleep,
+  });
+  const note = await store.update(
+    "s1",
+    (loaded) => ({ state: loaded.state, result: loaded.note }),
+  );
+  assert.equal(note, "state file is not valid JSON");
+  assert.deepEqual(
+    parseState(await Deno.readTextFile(join(dir, "s1.json"))).state,
+    emptyState(),
+  );
 });
 
 Deno.test("StateStore.update() serialises concurrent updates in one process", async () => {
-  const project = await tempProject();
-  try {
-    const store = new StateStore({
-      cwd: project.dir,
-      stateDir: ".claude/stall_watch",
-      sleep,
-    });
-    await Promise.all(
-      Array.from({ length: 20 }, () =>
-        store.update("s1", ({ state }) => ({
-          state: { ...state, retries: { n: (state.retries.n ?? 0) + 1 } },
-          result: null,
-        }))),
-    );
-    assert.equal((store.read("s1")).state.retries.n, 20);
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const store = new StateStore({
+    cwd: project.dir,
+    stateDir: ".claude/stall_watch",
+    sleep,
+  });
+  await Promise.all(
+    Array.from({ length: 20 }, () =>
+      store.update("s1", ({ state }) => ({
+        state: { ...state, retries: { n: (state.retries.n ?? 0) + 1 } },
+        result: null,
+      }))),
+  );
+  assert.equal((store.read("s1")).state.retries.n, 20);
 });
