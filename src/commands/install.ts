@@ -71,8 +71,9 @@ Options:
   --dry-run    print the change as a diff and write nothing
 
 Run it in the project root. On macOS and Linux the handler is
-  cd "$CLAUDE_PROJECT_DIR" && /abs/path/stall-watch
-so state always lands in the project's .claude; on Windows it is exec form
+  cd -- "$CLAUDE_PROJECT_DIR" || exit 1; /abs/path/stall-watch
+so state always lands in the project's .claude (and a project folder that
+is gone is a hook error, never a block); on Windows it is exec form
 ("command" + "args", forward slashes), which needs neither Git Bash nor
 PowerShell.
 

@@ -16,8 +16,10 @@ import {
   isInNpxCache,
   isWatchEvent,
   NPX_CACHE_FIX,
+  OLD_PROJECT_DIR_PREFIX,
   parseHandlerCommand,
   type Platform,
+  PROJECT_DIR_PREFIX,
   SOURCE_RUN_FLAGS,
 } from "../install/hook_command.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
@@ -378,7 +380,15 @@ function handlerChecks(
       text:
         `${at}: starts in the session's current folder, not the project root`,
       fix:
-        `begin the command with cd "$CLAUDE_PROJECT_DIR" && (or ${reinstall})`,
+        `begin the command with ${PROJECT_DIR_PREFIX.trim()} (or ${reinstall})`,
+    });
+  }
+  if (command.startsWith(OLD_PROJECT_DIR_PREFIX)) {
+    results.push({
+      status: "warn",
+      text:
+        `${at}: if the project folder is moved or deleted, the failed cd exits 2 (dash, the sh of Debian and Ubuntu), which Claude Code reads as a block at every stop`,
+      fix: reinstall,
     });
   }
   return results;

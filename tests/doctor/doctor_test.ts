@@ -437,6 +437,38 @@ Deno.test("doctor warns about a shell command that does not start in the project
   ]);
 });
 
+Deno.test("doctor warns about the cd ... && form older versions wrote: a project folder that is gone would block every stop", async () => {
+  await using s = await tempSetup();
+  await s.write(
+    "settings.local.json",
+    JSON.stringify({
+      hooks: {
+        Stop: [{
+          hooks: [{
+            type: "command",
+            command: `cd -- "$CLAUDE_PROJECT_DIR" && ${s.shown}`,
+            timeout: 30,
+          }],
+        }],
+      },
+    }),
+  );
+  const { code, out } = await s.doctor();
+  assert.equal(code, 0, out);
+  assert.deepEqual(lines(out, "warn").map((l) => l.slice(8)), [
+    `Stop in ${LOCAL}: if the project folder is moved or deleted, the failed cd exits 2 (dash, the sh of Debian and Ubuntu), which Claude Code reads as a block at every stop`,
+  ]);
+  assert.ok(
+    out.includes(
+      `        fix: run "stall-watch install --scope local"\n`,
+    ),
+    out,
+  );
+  // What install writes now draws no such warning.
+  assert.equal(await main(["install"], s.io()), 0);
+  assert.deepEqual(lines((await s.doctor()).out, "warn"), []);
+});
+
 Deno.test("doctor checks the watch handler's async flags and timeout", async () => {
   await using s = await tempSetup();
   await s.write(

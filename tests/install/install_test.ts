@@ -23,7 +23,7 @@ const HANDLER: Record<string, unknown> = windows
   ? { type: "command", command: BIN, args: [], timeout: 30 }
   : {
     type: "command",
-    command: `cd -- "$CLAUDE_PROJECT_DIR" && ${BIN}`,
+    command: `cd -- "$CLAUDE_PROJECT_DIR" || exit 1; ${BIN}`,
     timeout: 30,
   };
 /** Settings file names as the commands print them (native separators). */
@@ -421,7 +421,9 @@ Deno.test("install as a process under the release flags registers a command that
   } else {
     assert.equal(
       handler.command,
-      `cd -- "$CLAUDE_PROJECT_DIR" && ${argv.map(shellQuote).join(" ")}`,
+      `cd -- "$CLAUDE_PROJECT_DIR" || exit 1; ${
+        argv.map(shellQuote).join(" ")
+      }`,
     );
   }
   assert.equal(handler.timeout, 30);
@@ -523,4 +525,44 @@ Deno.test("install and uninstall as processes keep every write inside .claude", 
       "project/",
     ],
   );
+});
+
+Deno.test({
+  name:
+    "the registered command ends with exit 1, never the block's 2, when the project folder is gone (dash and bash)",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    await using project = await tempProject();
+    const installed = await runStallWatch({
+      cwd: project.dir,
+      args: ["install"],
+    });
+    assert.equal(installed.code, 0, installed.stderr);
+    const settings = JSON.parse(
+      await Deno.readTextFile(
+        join(project.dir, ".claude", "settings.local.json"),
+      ),
+    );
+    const command: string = settings.hooks.Stop[0].hooks[0].command;
+    const shells = ["/bin/sh", "/bin/dash", "/bin/bash"].filter((shell) => {
+      try {
+        return Deno.statSync(shell).isFile;
+      } catch {
+        return false;
+      }
+    });
+    assert.ok(shells.length > 0);
+    for (const shell of shells) {
+      const result = await new Deno.Command(shell, {
+        args: ["-c", command],
+        cwd: project.dir,
+        env: { CLAUDE_PROJECT_DIR: join(project.dir, "moved-away") },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      // dash's failed cd returns 2: passed on, Claude Code would block.
+      assert.equal(result.code, 1, shell);
+    }
+  },
 });
