@@ -192,9 +192,9 @@ async function withQuarantineReport(
   },
 ): Promise<HookOutcome> {
   if (entries.length === 0) return outcome;
-  const { quarantineEvents, quarantineLine } = await importLazily<
-    typeof import("./quarantine_report.ts")
-  >("./quarantine_report.ts", import.meta.url);
+  const { quarantineEvents, quarantineLine } = await import(
+    "./quarantine_report.ts"
+  );
   const logError = await log(
     context.io,
     context.settings,
