@@ -8,6 +8,7 @@
 
 import type { StallSignature } from "../detection/classify.ts";
 import { describe } from "../shared/errors.ts";
+import { openRegularFile } from "../shared/regular_file.ts";
 import {
   HISTORY_READER_OPTIONS,
   readHistoryVerdicts,
@@ -94,12 +95,14 @@ export async function auditFile(
     stalledTurns: [],
     error: null,
   };
-  let handle: Deno.FsFile;
+  let handle: Deno.FsFile | null;
   try {
-    handle = Deno.openSync(file.path, { read: true });
+    // Listed as a regular file, but it may have been swapped since.
+    handle = openRegularFile(file.path, "transcript");
   } catch (error) {
     return { ...audit, error: describe(error) };
   }
+  if (handle === null) return { ...audit, error: "it no longer exists" };
   try {
     const notTranscript = sniffTranscript(handle);
     if (notTranscript !== null) {

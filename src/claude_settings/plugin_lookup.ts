@@ -40,10 +40,10 @@ export interface PluginLookup {
  * settings file that is missing or not strict JSON (Claude Code ignores
  * it) enables nothing.
  */
-export async function lookUpPlugin(
+export function lookUpPlugin(
   env: Readonly<Record<string, string>>,
   cwd: string,
-): Promise<PluginLookup> {
+): PluginLookup {
   const configDir = userConfigDir(env, cwd);
   if (configDir === null) return { configDir, states: [], problem: null };
   const path = installedPluginsPath(configDir);
@@ -67,7 +67,7 @@ export async function lookUpPlugin(
   const layers: SettingsLayer[] = [];
   for (const { scope, path } of applicableSettingsFiles(env, cwd)) {
     try {
-      const file = await readSettingsFile(path);
+      const file = readSettingsFile(path);
       if (file.exists) {
         layers.push({ scope, settings: parseSettingsText(file.text, path) });
       }

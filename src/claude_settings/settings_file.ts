@@ -16,12 +16,12 @@ import {
 } from "../confined/confine.ts";
 import {
   assertPlainOrMissing,
-  confinedFile,
   createConfinedFile,
   lstatOrNull,
   replaceConfinedFile,
 } from "../confined/confined_file.ts";
-import { describe, InputError } from "../shared/errors.ts";
+import { InputError } from "../shared/errors.ts";
+import { readRegularBytes } from "../shared/regular_file.ts";
 
 /** Where backups of edited settings files go, relative to the start directory. */
 export const BACKUP_DIR = ".claude/stall_watch/backups";
@@ -35,22 +35,28 @@ export interface SettingsFileText {
 }
 
 /**
- * Reads a settings file as UTF-8. A missing file reads as empty. Requires
- * `--allow-read`.
- *
- * @throws {InputError} When it is a folder, unreadable, or not UTF-8.
+ * Largest settings file read. Claude Code's are a few kilobytes; a cloned
+ * repository may commit one as a symlink to `/dev/zero`, which never ends.
  */
-export async function readSettingsFile(
-  path: string,
-): Promise<SettingsFileText> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      return { path, exists: false, text: "" };
-    }
-    throw new InputError(`Cannot read ${path}: ${describe(error)}`);
+export const MAX_SETTINGS_FILE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads a settings file as UTF-8, only when it is a regular file of at most
+ * {@link MAX_SETTINGS_FILE_BYTES} (`shared/regular_file.ts`: a FIFO is
+ * never opened, a device never read). A missing file reads as empty.
+ * Requires `--allow-read`.
+ *
+ * @throws {InputError} When it is a folder, a FIFO or device, too large,
+ * unreadable, or not UTF-8.
+ */
+export function readSettingsFile(path: string): SettingsFileText {
+  const bytes = readRegularBytes(
+    path,
+    "settings file",
+    MAX_SETTINGS_FILE_BYTES,
+  );
+  if (bytes === null) {
+    return { path, exists: false, text: "" };
   }
   try {
     // Keep a byte order mark so the strict-JSON check can refuse it.
@@ -131,11 +137,10 @@ function writeBackup(
   const stamp = new Date(options.now).toISOString().replace(/[-:]|\.\d+/g, "");
   const bytes = new TextEncoder().encode(options.previous.text);
   for (let n = 0;; n++) {
-    const path = confinedFile(dir, `${name}.${stamp}${n ? `-${n}` : ""}.bak`);
+    const backup = `${name}.${stamp}${n ? `-${n}` : ""}.bak`;
     try {
       // createNew: never overwrite an earlier backup or follow a planted link.
-      createConfinedFile(path, bytes, mode);
-      return path;
+      return createConfinedFile(dir, backup, bytes, "settings backup", mode);
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists) || n >= 99) throw error;
     }

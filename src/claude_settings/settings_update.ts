@@ -19,6 +19,7 @@ import { SettingsFileError } from "./settings_json.ts";
 import type { Scope } from "./settings_scope.ts";
 import { unifiedDiff } from "./unified_diff.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
 
 /** New text for a settings file, and what changed (empty: nothing). */
 export interface SettingsEdit {
@@ -60,7 +61,7 @@ export async function updateSettings(
   if (!request.dryRun && !writable) {
     throw new InputError(outsideMessage(io.cwd, request));
   }
-  const file = await readSettingsFile(path);
+  const file = readSettingsFile(path);
   let result: SettingsEdit;
   try {
     result = plan(file.text, name);
@@ -79,7 +80,11 @@ export async function updateSettings(
     io.writeStdout(
       unifiedDiff(file.text, result.text, name, `${name} (after ${command})`),
     );
-    if (!writable) io.writeStdout(`note: ${outsideMessage(io.cwd, request)}\n`);
+    if (!writable) {
+      io.writeStdout(
+        `note: ${escapeTerminal(outsideMessage(io.cwd, request))}\n`,
+      );
+    }
     return { exitCode: ExitCode.ok, changes };
   }
   const backup = await writeSettingsFile(io.cwd, path, result.text, {
@@ -95,7 +100,10 @@ export async function updateSettings(
 
 /** A path relative to the start directory when inside it, else absolute. */
 export function displayPath(cwd: string, path: string): string {
-  return isInside(cwd, path) ? relative(cwd, path) || "." : path;
+  // A folder may be named with a newline or an escape sequence.
+  return escapeTerminal(
+    isInside(cwd, path) ? relative(cwd, path) || "." : path,
+  );
 }
 
 /**

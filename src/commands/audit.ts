@@ -15,6 +15,7 @@ import { ExitCode, InputError, UsageError } from "../shared/errors.ts";
 import { formatCount } from "../shared/number_format.ts";
 import { ProgressBar } from "../shared/progress_bar.ts";
 import { styleFor } from "../shared/term_style.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
 import {
   defaultProjectsDirs,
   findTranscripts,
@@ -151,7 +152,7 @@ function findAllTranscripts(
 
 /** Why nothing was audited, and what to try. */
 function emptyHint(roots: readonly string[], found: FoundTranscripts): string {
-  const where = roots.join(" and ");
+  const where = roots.map(escapeTerminal).join(" and ");
   if (found.skippedOlder > 0) {
     return `every transcript under ${where} is older than --since (${
       formatCount(found.skippedOlder)

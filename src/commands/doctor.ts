@@ -14,7 +14,6 @@ import {
   ensureConfinedDir,
 } from "../confined/confine.ts";
 import {
-  confinedFile,
   createConfinedFile,
   lstatOrNull,
   removeConfined,
@@ -54,6 +53,7 @@ import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
 import { pluginDataDir } from "../claude_settings/plugin_records.ts";
 import type { PluginFacts, PluginRuntime } from "../doctor/doctor_plugin.ts";
 import { VERSION } from "../shared/version.ts";
+import { readRegularText } from "../shared/regular_file.ts";
 
 /** The `help doctor` text. */
 export const help: string = `stall-watch doctor: check the set-up
@@ -122,6 +122,9 @@ async function gatherFacts(
 ): Promise<DoctorFacts> {
   const self = selfInvocation(io.execPath, io.mainModule, platform);
   const knownPaths = knownPathsOf(self);
+  const selfPath = knownPaths[0] === undefined
+    ? null
+    : realPathOrNull(knownPaths[0], platform);
   const files: SettingsFileFacts[] = [];
   const paths = new Map<string, PathFacts>();
   for (const { scope, path } of applicableSettingsFiles(io.env, io.cwd)) {
@@ -137,7 +140,7 @@ async function gatherFacts(
     };
     files.push(facts);
     try {
-      const file = await readSettingsFile(path);
+      const file = readSettingsFile(path);
       facts.exists = file.exists;
       if (!file.exists) continue;
       const settings = parseSettingsText(file.text, display);
@@ -164,6 +167,7 @@ async function gatherFacts(
     self,
     platform,
     projectDir: io.cwd,
+    ...(selfPath === null ? {} : { selfPath }),
     files,
     paths,
     claudeDirError: await probeClaudeDir(io.cwd),
@@ -191,7 +195,7 @@ async function pluginFacts(
   io: CliIO,
   platform: Platform,
 ): Promise<PluginFacts> {
-  const lookup = await lookUpPlugin(io.env, io.cwd);
+  const lookup = lookUpPlugin(io.env, io.cwd);
   const enabled = lookup.states.find((s) => s.enabled);
   let runtime: PluginRuntime | null = null;
   if (enabled && lookup.configDir !== null) {
@@ -208,11 +212,23 @@ async function pluginFacts(
     runtime = {
       binary: enabled.install.version && await isFile(binary) ? binary : null,
       deno: await findDeno(io.env, platform),
-      fetchStatus: await Deno.readTextFile([data, "fetch-status"].join(sep))
-        .then((text) => text.trim().split("\n")[0] ?? null, () => null),
+      fetchStatus: firstLineOf([data, "fetch-status"].join(sep)),
     };
   }
   return { states: lookup.states, problem: lookup.problem, runtime };
+}
+
+/**
+ * The first line of the plugin's small status file, or `null` when it is
+ * missing or not a regular file of at most 4 KiB.
+ */
+function firstLineOf(path: string): string | null {
+  try {
+    return readRegularText(path, "fetch status", 4096)?.trim().split("\n")[0] ??
+      null;
+  } catch {
+    return null;
+  }
 }
 
 /** The Deno the plugin's launcher would use: on PATH, else ~/.deno/bin. */
@@ -242,6 +258,16 @@ async function findDeno(
   return null;
 }
 
+/** `path` with links resolved (native separators turned portable), or `null`. */
+function realPathOrNull(path: string, platform?: Platform): string | null {
+  try {
+    const real = Deno.realPathSync(path);
+    return platform === "windows" ? real.replaceAll("\\", "/") : real;
+  } catch {
+    return null;
+  }
+}
+
 function isFile(path: string): Promise<boolean> {
   return Deno.stat(path).then((info) => info.isFile, () => false);
 }
@@ -252,7 +278,13 @@ async function pathFacts(path: string, platform: Platform): Promise<PathFacts> {
     const executable = platform === "windows"
       ? /\.(exe|cmd|bat)$/i.test(path)
       : ((info.mode ?? 0) & 0o111) !== 0;
-    return { exists: true, isFile: info.isFile, executable };
+    const real = realPathOrNull(path, platform);
+    return {
+      exists: true,
+      isFile: info.isFile,
+      executable,
+      ...(real === null ? {} : { realPath: real }),
+    };
   } catch {
     return { exists: false, isFile: false, executable: false };
   }
@@ -271,7 +303,7 @@ function probeClaudeDir(cwd: string): Promise<string | null> {
     root = ensureConfinedDir(cwd, ".claude", ".claude folder");
     const name = `.stall-watch-doctor-${Deno.pid}.tmp`;
     // Created exclusively and removed by its exact name, only if still empty.
-    createConfinedFile(confinedFile(root, name), new Uint8Array());
+    createConfinedFile(root, name, new Uint8Array(), "probe file");
     removeConfined(root, name, "probe file", (text) => text === "");
     return Promise.resolve(null);
   } catch (error) {

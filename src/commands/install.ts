@@ -9,6 +9,8 @@ import { dirname, join, resolve } from "node:path";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseOptions, parseSeconds } from "../shared/command_options.ts";
 import { InputError } from "../shared/errors.ts";
+import { readRegularText } from "../shared/regular_file.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
 import {
   DEFAULT_HOOK_TIMEOUT,
   type HookEvent,
@@ -126,7 +128,7 @@ export async function run(
   }
   const { settings } = await loadSettings(io.env, io.cwd);
   const path = settingsPath(scope, io.env, io.cwd);
-  await refuseBesidePlugin(io, displayPath(io.cwd, path));
+  refuseBesidePlugin(io, displayPath(io.cwd, path));
   noteProjectDir(io, scope);
   const before = await placeFacts(io);
   const result = await updateSettings(io, {
@@ -151,7 +153,7 @@ export async function run(
     scope,
     settingsFile: displayPath(io.cwd, path),
     program: invocation.program,
-    gitignore: await readGitignores(io.cwd),
+    gitignore: readGitignores(io.cwd),
   });
   for (const note of notes) io.writeStderr(`stall-watch: note: ${note}\n`);
   return result.exitCode;
@@ -164,8 +166,8 @@ export async function run(
  *
  * @throws {InputError} Naming the plugin and how to go on.
  */
-async function refuseBesidePlugin(io: CliIO, file: string): Promise<void> {
-  const { states } = await lookUpPlugin(io.env, io.cwd);
+function refuseBesidePlugin(io: CliIO, file: string): void {
+  const { states } = lookUpPlugin(io.env, io.cwd);
   const plugin = states.find((s) => s.enabled);
   if (!plugin) return;
   const id = plugin.install.id;
@@ -202,14 +204,23 @@ async function placeFacts(
   return { claudeDirExisted, rootAbove, isGitRoot };
 }
 
-/** `.gitignore` and `.claude/.gitignore` of the start folder ("" if none). */
-async function readGitignores(cwd: string): Promise<string> {
-  const texts = await Promise.all(
-    [join(cwd, ".gitignore"), join(cwd, ".claude", ".gitignore")].map((p) =>
-      Deno.readTextFile(p).catch(() => "")
-    ),
-  );
-  return texts.join("\n");
+/** Largest `.gitignore` read; a cloned one may be a symlink to `/dev/zero`. */
+const MAX_GITIGNORE_BYTES = 1024 * 1024;
+
+/**
+ * `.gitignore` and `.claude/.gitignore` of the start folder ("" for one
+ * that is missing, not a regular file, or over 1 MiB: it only tunes a note).
+ */
+function readGitignores(cwd: string): string {
+  return [join(cwd, ".gitignore"), join(cwd, ".claude", ".gitignore")].map(
+    (path) => {
+      try {
+        return readRegularText(path, ".gitignore", MAX_GITIGNORE_BYTES) ?? "";
+      } catch {
+        return "";
+      }
+    },
+  ).join("\n");
 }
 
 /** Warns when run inside a Claude Code session from below its project root. */
@@ -218,6 +229,8 @@ function noteProjectDir(io: CliIO, scope: Scope): void {
   if (scope === "user" || !projectDir) return;
   if (resolve(io.cwd, projectDir) === resolve(io.cwd)) return;
   io.writeStderr(
-    `stall-watch: note: installing into ${io.cwd}, but CLAUDE_PROJECT_DIR is ${projectDir}\n`,
+    `stall-watch: note: installing into ${
+      escapeTerminal(io.cwd)
+    }, but CLAUDE_PROJECT_DIR is ${escapeTerminal(projectDir)}\n`,
   );
 }

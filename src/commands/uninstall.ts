@@ -80,7 +80,7 @@ export async function run(
   }, (text, name) => planUninstall(text, name, knownPaths));
   for (const other of applicableSettingsFiles(io.env, io.cwd)) {
     if (other.path === path) continue;
-    if (await registersStallWatch(other.path, knownPaths)) {
+    if (registersStallWatch(other.path, knownPaths)) {
       io.writeStdout(
         `stall-watch is still registered in ${
           displayPath(io.cwd, other.path)
@@ -91,12 +91,12 @@ export async function run(
   return result.exitCode;
 }
 
-async function registersStallWatch(
+function registersStallWatch(
   path: string,
   knownPaths: readonly string[],
-): Promise<boolean> {
+): boolean {
   try {
-    const { text } = await readSettingsFile(path);
+    const { text } = readSettingsFile(path);
     return findOwnHandlers(parseSettingsText(text, path), knownPaths).length >
       0;
   } catch {

@@ -88,18 +88,76 @@ export function ensureConfinedDir(
   const target = confinedPath(cwd, dir, what);
   const root = claudeRoot(cwd);
   const steps = stepsBelow(root, target) ?? [];
-  ensureRoot(cwd, root, what, dir);
+  // The identity of each folder as checked, for recheckConfinedDir().
+  const chain = [ensureRoot(cwd, root, what, dir)];
   let current = root;
   let ignored = false;
   for (const step of steps) {
     current = joinPath(NATIVE, current, step);
-    const created = ensureDirectoryStep(current, root, what, dir);
+    const { created, id } = ensureDirectoryStep(current, root, what, dir);
+    chain.push(id);
     if (created && !ignored) {
       writeOwnGitignore(current);
       ignored = true;
     }
   }
+  checkedChains.set(target, chain);
   return target as ConfinedDir;
+}
+
+/** One folder on the way to a {@link ConfinedDir}, as it was checked. */
+interface FolderId {
+  path: string;
+  /** It was a symlink (only `.claude` may be one). */
+  link: boolean;
+  /** Device and inode of the folder (through the link); `null` where Deno reports none (Windows). */
+  dev: number;
+  ino: number | null;
+}
+
+/**
+ * What {@link ensureConfinedDir} saw on the way to each folder it returned:
+ * `.claude`, then every folder below it. {@link recheckConfinedDir} compares
+ * against it.
+ */
+const checkedChains = new Map<string, FolderId[]>();
+
+/**
+ * Checks again, right before a write, that `dir` is still the folder
+ * {@link ensureConfinedDir} checked: `.claude` and every folder below it on
+ * the way have the same device and inode, none became a symlink. Deno has
+ * no `openat`, so every write goes by path; without this, a folder swapped
+ * for a symlink after the check (while a hook waits up to 3 s for the
+ * session lock, say) would lead the write out of `.claude`. What remains
+ * is the time between this check and the system call itself.
+ *
+ * @throws {ConfinementError} When a folder on the way was replaced.
+ */
+export function recheckConfinedDir(dir: ConfinedDir, what: string): void {
+  const chain = checkedChains.get(dir);
+  if (chain === undefined) {
+    throw new ConfinementError(
+      `Refusing ${what} in "${dir}": it is not a folder stall-watch checked`,
+    );
+  }
+  for (const seen of chain) {
+    let same = false;
+    try {
+      const link = Deno.lstatSync(seen.path).isSymlink;
+      const now = link ? Deno.statSync(seen.path) : Deno.lstatSync(seen.path);
+      same = link === seen.link && now.isDirectory &&
+        (seen.ino === null || now.ino === null ||
+          (now.ino === seen.ino && now.dev === seen.dev));
+    } catch {
+      // Gone, or a link that leads nowhere: not the folder checked.
+    }
+    if (!same) {
+      throw new ConfinementError(
+        `Refusing ${what} in "${dir}": ${seen.path} was replaced after ` +
+          "stall-watch checked it",
+      );
+    }
+  }
 }
 
 /**
@@ -179,31 +237,40 @@ function linkTarget(link: string): string {
 /**
  * `.claude` must be a folder; it may be a symlink (the user's choice) only
  * to a folder inside the start directory.
+ *
+ * @returns Its identity: for a symlink, that of the folder inside the start
+ * directory it was checked to lead to.
  */
 function ensureRoot(
   cwd: string,
   root: string,
   what: string,
   requested: string,
-): void {
-  ensureDirectoryStep(root, root, what, requested, true);
-  if (!lstatOrNull(root)?.isSymlink) return;
+): FolderId {
+  const step = ensureDirectoryStep(root, root, what, requested, true);
+  if (!step.id.link) return step.id;
   const real = Deno.realPathSync(root);
   if (!isInside(realRoot(cwd), real)) {
     throw new ConfinementError(
       `Refusing ${what} "${requested}": ${root} is a symlink to ${real}, outside ${cwd}`,
     );
   }
+  const info = Deno.statSync(real);
+  return { path: root, link: true, dev: info.dev, ino: info.ino };
 }
 
-/** Makes sure `current` is a folder, creating it; @returns whether it was created. */
+/**
+ * Makes sure `current` is a folder, creating it.
+ *
+ * @returns Whether it was created, and the identity of the folder checked.
+ */
 function ensureDirectoryStep(
   current: string,
   root: string,
   what: string,
   requested: string,
   symlinkAllowed = false,
-): boolean {
+): { created: boolean; id: FolderId } {
   let info: Deno.FileInfo;
   let created = false;
   try {
@@ -225,13 +292,27 @@ function ensureDirectoryStep(
       refusal.message.replace(`"${current}": it`, `"${requested}": ${current}`),
     );
   }
-  if (info.isSymlink) info = Deno.statSync(current);
+  const link = info.isSymlink;
+  if (link) {
+    const target = statOrNull(current);
+    if (target === null) {
+      // A committed `.claude -> missing`: say so, not "internal error".
+      throw new ConfinementError(
+        `Cannot use ${what} "${requested}": ${current} is a symlink to ` +
+          `${readLinkOrUnknown(current)}, which does not exist`,
+      );
+    }
+    info = target;
+  }
   if (!info.isDirectory) {
     throw new ConfinementError(
       `Cannot use ${what} "${requested}": ${current} is not a directory`,
     );
   }
-  return created;
+  return {
+    created,
+    id: { path: current, link, dev: info.dev, ino: info.ino },
+  };
 }
 
 /**
@@ -269,6 +350,22 @@ function realOrSelf(path: string): string {
 
 function realRoot(root: string): string {
   return realOrSelf(root);
+}
+
+function statOrNull(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function readLinkOrUnknown(path: string): string {
+  try {
+    return JSON.stringify(Deno.readLinkSync(path));
+  } catch {
+    return "an unreadable target";
+  }
 }
 
 function lstatOrNull(path: string): Deno.FileInfo | null {

@@ -13,6 +13,10 @@
  *   more than one link (stall-watch never makes links);
  * - after opening, checks that the open handle is the file it looked at
  *   (device and inode), so a swap in between is refused, not written;
+ * - right before each create, open for writing, rename or removal, checks
+ *   again that the folder is the one `ensureConfinedDir` checked
+ *   ({@link writablePath}), so a folder swapped for a symlink meanwhile
+ *   is refused, not written through;
  * - creates files exclusively (`createNew`: no existing name, no link, is
  *   ever opened by a create), and replaces by an exclusive temp file renamed
  *   over the name in the same folder;
@@ -26,6 +30,7 @@ import { joinPath, NATIVE } from "../shared/paths.ts";
 import {
   type ConfinedDir,
   ConfinementError,
+  recheckConfinedDir,
   symlinkRefusal,
 } from "./confine.ts";
 
@@ -50,6 +55,24 @@ export function confinedFile(dir: ConfinedDir, name: string): string {
     throw new ConfinementError(`Refusing file name "${name}" in ${dir}`);
   }
   return joinPath(NATIVE, dir, name);
+}
+
+/**
+ * `<dir>/<name>` for a write about to happen: the one way the functions
+ * below get a path to create, open for writing, rename or remove. It checks
+ * the folder chain again (see `recheckConfinedDir`), so call it right
+ * before the system call, after any wait.
+ *
+ * @throws {ConfinementError} When `dir` or a folder above it was replaced.
+ */
+export function writablePath(
+  dir: ConfinedDir,
+  name: string,
+  what: string,
+): string {
+  const path = confinedFile(dir, name);
+  recheckConfinedDir(dir, what);
+  return path;
 }
 
 /** `lstat`, or `null` when nothing is there. */
@@ -113,26 +136,47 @@ export interface OpenOptions {
   access: "append" | "lock" | "read";
   /** Create the file (exclusively) when it is missing. */
   create: boolean;
-  /** Permission bits of a created file (the umask still applies). */
+  /** Permission bits of a created file (the umask may take bits away). */
   mode?: number;
 }
 
 /**
- * Opens an existing plain file after checking it (see the module doc), or
- * creates it exclusively. Never opens a symlink, FIFO or device.
+ * Opens an existing plain file `<dir>/<name>` after checking it (see the
+ * module doc), or creates it exclusively. Never opens a symlink, FIFO or
+ * device.
  *
  * @returns The open file, or `null` when it is missing and `create` is off.
- * @throws {ConfinementError} When the path is not a plain file.
+ * @throws {ConfinementError} When the path is not a plain file, or the
+ * folder was replaced.
  */
 export function openConfined(
-  path: string,
+  dir: ConfinedDir,
+  name: string,
   what: string,
   options: OpenOptions,
 ): Deno.FsFile | null {
+  return openChecked(confinedFile(dir, name), what, options, dir);
+}
+
+/**
+ * {@link openConfined} by path. `dir`, the path's folder, is checked again
+ * right before the open; it is `null` only for reading, which writes
+ * nothing a swapped folder could lead elsewhere.
+ */
+function openChecked(
+  path: string,
+  what: string,
+  options: OpenOptions,
+  dir: ConfinedDir | null,
+): Deno.FsFile | null {
+  const recheck = () => {
+    if (dir !== null) recheckConfinedDir(dir, what);
+  };
   for (let attempt = 0;; attempt++) {
     const seen = lstatOrNull(path);
     if (seen === null) {
       if (!options.create) return null;
+      recheck();
       try {
         return Deno.openSync(path, {
           read: options.access !== "append",
@@ -152,6 +196,7 @@ export function openConfined(
       }
     }
     assertPlainFile(path, seen, what);
+    recheck();
     let file: Deno.FsFile;
     try {
       file = Deno.openSync(path, {
@@ -184,7 +229,7 @@ export function openConfined(
  * several links or is too large.
  */
 export function readConfinedText(path: string, what: string): string | null {
-  const file = openConfined(path, what, { access: "read", create: false });
+  const file = openChecked(path, what, { access: "read", create: false }, null);
   if (file === null) return null;
   try {
     const size = file.statSync().size;
@@ -225,16 +270,24 @@ function writeAll(file: Deno.FsFile, bytes: Uint8Array): void {
 }
 
 /**
- * Creates a new file with `bytes`, exclusively: an existing name (file,
- * link or FIFO) fails with `Deno.errors.AlreadyExists`, never opened. With
- * `mode`, the file gets exactly those permission bits (a backup of a 0600
- * settings file stays 0600, whatever the umask).
+ * Creates a new file `<dir>/<name>` with `bytes`, exclusively: an existing
+ * name (file, link or FIFO) fails with `Deno.errors.AlreadyExists`, never
+ * opened. With `mode`, the file is created with those permission bits less
+ * the umask's: never more than asked for (a backup of a 0600 settings file
+ * is 0600 or stricter). The bits are never set afterwards by name: Deno has
+ * no `fchmod`, and a `chmod` by name follows whatever symlink was renamed
+ * over the new file in between (it once turned `~/.ssh/id_ed25519` 0644).
+ *
+ * @returns The path created.
  */
 export function createConfinedFile(
-  path: string,
+  dir: ConfinedDir,
+  name: string,
   bytes: Uint8Array,
+  what: string,
   mode?: number,
-): void {
+): string {
+  const path = writablePath(dir, name, what);
   const file = Deno.openSync(path, {
     write: true,
     createNew: true,
@@ -242,16 +295,22 @@ export function createConfinedFile(
   });
   try {
     writeAll(file, bytes);
-    // The umask may have taken bits away; the name is the file just made.
-    if (mode !== undefined && Deno.build.os !== "windows") {
-      Deno.chmodSync(path, mode & 0o7777);
-    }
   } catch (error) {
     file.close();
-    Deno.removeSync(path);
+    removeIfSame(dir, name, what);
     throw error;
   }
   file.close();
+  return path;
+}
+
+/** Removes `<dir>/<name>` after a failed write, unless the folder was replaced. */
+function removeIfSame(dir: ConfinedDir, name: string, what: string): void {
+  try {
+    Deno.removeSync(writablePath(dir, name, what));
+  } catch {
+    // Gone already, or not ours to remove any more.
+  }
 }
 
 /** The temp file's name for `name`: `.<name>.<pid>.<random>.tmp`. */
@@ -291,18 +350,22 @@ export function replaceConfinedFile(
   const path = confinedFile(dir, name);
   if (options.isOwn) ownText(path, what, options.isOwn);
   else assertPlainOrMissing(path, what);
-  const temp = confinedFile(dir, tempNameFor(name));
-  createConfinedFile(temp, encoder.encode(text), options.mode);
+  const tempName = tempNameFor(name);
+  const temp = createConfinedFile(
+    dir,
+    tempName,
+    encoder.encode(text),
+    what,
+    options.mode,
+  );
   try {
-    // Checked again right before the rename: the name must still be plain.
-    assertPlainOrMissing(path, what);
-    Deno.renameSync(temp, path);
+    // Checked again right before the rename: the folder must be the one
+    // checked, the name still plain.
+    const checked = writablePath(dir, name, what);
+    assertPlainOrMissing(checked, what);
+    Deno.renameSync(temp, checked);
   } catch (error) {
-    try {
-      Deno.removeSync(temp);
-    } catch {
-      // Already gone.
-    }
+    removeIfSame(dir, tempName, what);
     throw error;
   }
 }
@@ -321,7 +384,10 @@ export function appendConfined(
   isOwn: Ownership,
 ): void {
   const path = confinedFile(dir, name);
-  const file = openConfined(path, what, { access: "append", create: true });
+  const file = openConfined(dir, name, what, {
+    access: "append",
+    create: true,
+  });
   try {
     if (file === null) return;
     const size = file.statSync().size;
@@ -339,7 +405,7 @@ export function appendConfined(
 
 /** Up to the first 64 KiB of a plain file, for an ownership check. */
 function readHead(path: string, what: string): string {
-  const file = openConfined(path, what, { access: "read", create: false });
+  const file = openChecked(path, what, { access: "read", create: false }, null);
   if (file === null) return "";
   try {
     const bytes = new Uint8Array(64 * 1024);
@@ -383,7 +449,7 @@ export function renameConfined(
       );
     }
   }
-  Deno.renameSync(source, target);
+  Deno.renameSync(writablePath(dir, from, what), target);
   return true;
 }
 
@@ -413,7 +479,7 @@ export function removeConfined(
   if (text === null) return "absent";
   if (!isOwn(text)) return "kept";
   try {
-    Deno.removeSync(path);
+    Deno.removeSync(writablePath(dir, name, what));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return "absent";
     throw error;
@@ -436,7 +502,7 @@ export function touchConfined(
   nowMs: number,
 ): void {
   const path = confinedFile(dir, name);
-  const file = openConfined(path, what, { access: "lock", create: true });
+  const file = openConfined(dir, name, what, { access: "lock", create: true });
   try {
     if (file === null) return;
     if (file.statSync().size !== 0) {
@@ -452,6 +518,67 @@ export function touchConfined(
 }
 
 /**
+ * Why an entry is not one stall-watch could ever have written or can use:
+ * a symlink, FIFO, folder, socket or device, or a file with more than one
+ * link. `null` for a plain file (one link).
+ */
+export function unusableShape(info: Deno.FileInfo): string | null {
+  if (info.isSymlink) return "it is a symlink";
+  if (info.isFifo) return "it is a FIFO";
+  if (info.isDirectory) return "it is a directory";
+  if (!info.isFile) return "it is not a regular file";
+  if (info.nlink !== null && info.nlink > 1) {
+    return `it has ${info.nlink} hard links`;
+  }
+  return null;
+}
+
+/** The name `n` of the entries moved aside from `name`. */
+export function quarantineName(name: string, n: number): string {
+  return `${name}.quarantined-${n}`;
+}
+
+/**
+ * Moves the entry `<dir>/<name>` aside, to the first free
+ * `<name>.quarantined-<n>` (n from 1 to `maxKept`) in the same folder, so
+ * that the name can be used afresh. A rename moves the entry itself, never
+ * what a link leads to, and never opens it: a symlink, FIFO, folder or
+ * hard link is moved as it is, and nothing outside the folder changes. The
+ * entry must still be the one `seen` describes (device and inode), and the
+ * folder is checked again first.
+ *
+ * @returns The name it was moved to, or `null` when all `maxKept` names are
+ * taken (a fault that keeps coming back fills no disk).
+ * @throws {ConfinementError} When the entry changed since `seen`, or the
+ * folder was replaced.
+ */
+export function quarantineConfined(
+  dir: ConfinedDir,
+  name: string,
+  what: string,
+  seen: Deno.FileInfo,
+  maxKept: number,
+): string | null {
+  for (let n = 1; n <= maxKept; n++) {
+    const aside = quarantineName(name, n);
+    if (lstatOrNull(confinedFile(dir, aside)) !== null) continue;
+    const path = writablePath(dir, name, what);
+    const now = lstatOrNull(path);
+    if (
+      now === null || now.isSymlink !== seen.isSymlink ||
+      (seen.ino !== null && (now.ino !== seen.ino || now.dev !== seen.dev))
+    ) {
+      throw new ConfinementError(
+        `Refusing ${what} "${path}": it changed while being moved aside`,
+      );
+    }
+    Deno.renameSync(path, confinedFile(dir, aside));
+    return aside;
+  }
+  return null;
+}
+
+/**
  * Removes `dir` if it is an empty folder (not a symlink) that the caller
  * created itself, e.g. the `.claude` that `doctor` made for its probe.
  * Anything else is left alone. Best effort.
@@ -459,6 +586,7 @@ export function touchConfined(
 export function removeEmptyDir(dir: ConfinedDir): void {
   if (lstatOrNull(dir)?.isDirectory !== true) return;
   try {
+    recheckConfinedDir(dir, "folder");
     Deno.removeSync(dir); // not recursive: fails unless empty
   } catch {
     // Not empty, or gone: leave it.

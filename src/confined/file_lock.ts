@@ -11,7 +11,7 @@
  */
 
 import { ExitCode, StallWatchError } from "../shared/errors.ts";
-import type { ConfinedDir } from "./confine.ts";
+import { type ConfinedDir, recheckConfinedDir } from "./confine.ts";
 import { confinedFile, openConfined } from "./confined_file.ts";
 
 /**
@@ -54,7 +54,7 @@ export async function withFileLock<T>(
   action: () => T | Promise<T>,
 ): Promise<T> {
   const path = confinedFile(dir, name);
-  const file = openConfined(path, "lock file", {
+  const file = openConfined(dir, name, "lock file", {
     access: "lock",
     create: true,
   });
@@ -71,6 +71,9 @@ export async function withFileLock<T>(
       pause = Math.min(pause * 2, 16);
     }
     try {
+      // The wait may have been long: the folder must still be the one
+      // checked before anything is read or written under the lock.
+      recheckConfinedDir(dir, "lock file");
       return await action();
     } finally {
       file.unlockSync();

@@ -57,6 +57,8 @@ export interface PathFacts {
   isFile: boolean;
   /** Has an execute bit (POSIX) or an `.exe` name (Windows). */
   executable: boolean;
+  /** Where it leads, links resolved (absent: not known). */
+  realPath?: string;
 }
 
 /** Everything the checks look at. */
@@ -66,6 +68,11 @@ export interface DoctorFacts {
   platform: Platform;
   /** The project root (the start directory). */
   projectDir: string;
+  /**
+   * The file that is this stall-watch (the binary, or `main.ts` from
+   * source), links resolved; absent when not known.
+   */
+  selfPath?: string;
   files: SettingsFileFacts[];
   /** Facts per path from {@link handlerPaths}. */
   paths: ReadonlyMap<string, PathFacts>;
@@ -108,6 +115,14 @@ export function handlerPaths(
     w.replace(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR/g, projectDir)
   );
   return { written, resolved };
+}
+
+/** Whether `path` is `dir` or below it (either platform's separators). */
+function isPathInside(dir: string, path: string): boolean {
+  const norm = (p: string) => p.replaceAll("\\", "/").replace(/\/+$/, "");
+  const base = norm(dir);
+  const target = norm(path);
+  return base !== "" && (target === base || target.startsWith(`${base}/`));
 }
 
 /** An absolute path on either platform (`/x`, `C:/x`, `C:\x`, `//server/x`). */
@@ -303,12 +318,42 @@ function handlerChecks(
     }
   }
   if (problems.length > 0) return problems;
-  const results: CheckResult[] = [{
-    status: "ok",
-    text: `${at}: ${
-      [...paths.written, ...own.args].join(" ")
-    } (timeout ${timeout} s)`,
-  }];
+  const runs = `${
+    [...paths.written, ...own.args].join(" ")
+  } (timeout ${timeout} s)`;
+  const results: CheckResult[] = [];
+  // The file that is stall-watch: `main.ts` for `deno run`, else the program.
+  const identifying = paths.resolved.at(-1);
+  const real = identifying === undefined
+    ? undefined
+    : facts.paths.get(identifying)?.realPath;
+  if (
+    real !== undefined && facts.selfPath !== undefined &&
+    real !== facts.selfPath
+  ) {
+    // A program of the same name is not this stall-watch: a repository can
+    // register its own "stall-watch" (say, a curl | sh) for Stop.
+    results.push({
+      status: "warn",
+      text:
+        `${at}: runs ${runs}, a different program than this stall-watch (${facts.selfPath}), which doctor cannot vouch for`,
+      fix: `if you did not put it there, remove it and ${reinstall}`,
+    });
+  } else {
+    results.push({ status: "ok", text: `${at}: ${runs}` });
+  }
+  // As written: a link inside the project can be changed like a file.
+  if (
+    identifying !== undefined && isPathInside(facts.projectDir, identifying)
+  ) {
+    results.push({
+      status: "warn",
+      text: `${at}: ${
+        paths.written.at(-1)
+      } lives inside the project, so whatever changes the project (a pull, a cloned repository, a tool) changes what runs at every stop`,
+      fix: `install stall-watch outside the project and ${reinstall} with it`,
+    });
+  }
   const [program, ...words] = parsed?.words ?? [];
   if (program !== undefined && isInNpxCache(program)) {
     results.push({

@@ -19,7 +19,10 @@ import {
 } from "../confined/confined_file.ts";
 import { withFileLock } from "../confined/file_lock.ts";
 
-/** The seed's six decision events, plus the watchdog's own. */
+/**
+ * The seed's six decision events, plus `budget_exhausted`,
+ * `state_quarantined` and the watchdog's own.
+ */
 export type EventName =
   | "stall_detected"
   | "kill_switch_active"
@@ -28,6 +31,7 @@ export type EventName =
   | "recovery_dispatched"
   | "healthy_stop"
   | "budget_exhausted"
+  | "state_quarantined"
   | "watch_started"
   | "watch_finished";
 

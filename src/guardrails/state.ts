@@ -7,6 +7,11 @@
  * holding the session's lock and replaced atomically, so concurrent hooks of
  * one session (parallel subagents share a session id) never lose a count.
  *
+ * A state or lock file stall-watch cannot use (corrupt, a symlink, a hard
+ * link, a FIFO, a folder) is moved aside inside the checked folder and the
+ * session starts afresh, instead of giving up on recovery for the rest of
+ * the session; see {@link StateStore.update}.
+ *
  * @module
  */
 
@@ -18,9 +23,12 @@ import {
 } from "../confined/confine.ts";
 import {
   confinedFile,
+  lstatOrNull,
+  quarantineConfined,
   readConfinedText,
   removeConfined,
   replaceConfinedFile,
+  unusableShape,
 } from "../confined/confined_file.ts";
 import { type LockOptions, withFileLock } from "../confined/file_lock.ts";
 import { isPlainObject } from "../transcript/json_line.ts";
@@ -67,6 +75,11 @@ export interface LoadedState {
   state: SessionState;
   /** Why the file was not used, e.g. corrupt JSON; `null` when fine or absent. */
   note: string | null;
+  /**
+   * Set when the file held no state at all (not JSON, or not an object):
+   * why, in words for a message ("it is not valid JSON").
+   */
+  corrupt?: string;
 }
 
 /**
@@ -78,10 +91,18 @@ export function parseState(text: string): LoadedState {
   try {
     data = JSON.parse(text);
   } catch {
-    return { state: emptyState(), note: "state file is not valid JSON" };
+    return {
+      state: emptyState(),
+      note: "state file is not valid JSON",
+      corrupt: "it is not valid JSON",
+    };
   }
   if (!isPlainObject(data)) {
-    return { state: emptyState(), note: "state file is not a JSON object" };
+    return {
+      state: emptyState(),
+      note: "state file is not a JSON object",
+      corrupt: "it is not a JSON object",
+    };
   }
   const state = emptyState();
   let dropped = 0;
@@ -139,7 +160,29 @@ export interface StateStoreOptions {
   sleep: (ms: number) => Promise<void>;
   /** How long to wait for another hook of the session. */
   lockTimeoutMs?: number;
+  /** Told of every file moved aside, for the event log and the user. */
+  onQuarantine?: (entry: QuarantinedEntry) => void;
 }
+
+/** A session's state or lock file that could not be used and was moved aside. */
+export interface QuarantinedEntry {
+  /** Which of the session's two files. */
+  file: "state" | "lock";
+  /** Where it was. */
+  path: string;
+  /** Its name now, in the same folder. */
+  movedTo: string;
+  /** Why it could not be used: "it is a symlink", "it is not valid JSON". */
+  reason: string;
+}
+
+/**
+ * At most this many of one session's state files, and as many lock files,
+ * are kept moved aside (`<name>.quarantined-1` to `-3`); past that the file
+ * is refused as before, so a fault that keeps coming back fills no disk and
+ * cannot restart the retry budget without end.
+ */
+export const MAX_QUARANTINED = 3;
 
 /** What {@link StateStore.remove} did. */
 export type RemovedState =
@@ -210,7 +253,15 @@ export class StateStore {
    * saves the state it returns, atomically. Requires write access to the
    * state folder.
    *
-   * @throws {ConfinementError} When the state folder escapes `.claude`.
+   * A lock or state file that can never be used (a symlink, FIFO, folder or
+   * hard link; a state file that holds no JSON object) is moved aside by a
+   * rename inside the checked state folder, which moves the entry, never
+   * what a link leads to, and the session starts with a fresh lock or a
+   * fresh state (see {@link MAX_QUARANTINED}); `onQuarantine` is told. A
+   * file that holds someone else's JSON is refused, never moved.
+   *
+   * @throws {ConfinementError} When the state folder escapes `.claude`, or
+   * the state file is someone else's.
    * @throws {LockTimeoutError} When another hook holds the lock too long.
    */
   async update<T>(
@@ -218,14 +269,19 @@ export class StateStore {
     change: (loaded: LoadedState) => StateChange<T>,
   ): Promise<T> {
     const files = this.#sessionFiles(sessionId);
+    // There is no lock to hold while moving a lock file aside: a hook that
+    // finds it unusable at the same moment moves nothing that changed since
+    // it looked (quarantineConfined checks the inode).
+    this.#quarantineUnusable(files, "lock");
     return await withFileLock(
       files.dir,
       files.lockName,
       this.#lockOptions(),
       () => {
-        // A planted symlink, FIFO, hard link or foreign file under the
-        // state's name is refused here, before anything is decided.
-        const { state, result } = change(readState(files.statePath));
+        // A planted symlink, FIFO, hard link or corrupt file under the
+        // state's name is moved aside here, and a foreign file refused,
+        // before anything is decided.
+        const { state, result } = change(this.#loadHealing(files));
         if (state !== null) {
           replaceConfinedFile(
             files.dir,
@@ -238,6 +294,60 @@ export class StateStore {
         return result;
       },
     );
+  }
+
+  /**
+   * The session's state, with an unusable file moved aside first. Runs
+   * under the session lock.
+   */
+  #loadHealing(files: SessionFiles): LoadedState {
+    if (this.#quarantineUnusable(files, "state")) {
+      return { state: emptyState(), note: null };
+    }
+    const loaded = readState(files.statePath);
+    if (loaded.corrupt === undefined) return loaded;
+    const seen = lstatOrNull(files.statePath);
+    if (
+      seen !== null && this.#moveAside(files, "state", seen, loaded.corrupt)
+    ) {
+      return { state: emptyState(), note: null };
+    }
+    return loaded; // no room to keep it: replaced by the next save, as before
+  }
+
+  /**
+   * Moves the session's `file` aside when its shape makes it unusable.
+   *
+   * @returns Whether it was moved.
+   */
+  #quarantineUnusable(files: SessionFiles, file: "state" | "lock"): boolean {
+    const seen = lstatOrNull(confinedFile(files.dir, nameOf(files, file)));
+    const reason = seen === null ? null : unusableShape(seen);
+    return reason !== null && this.#moveAside(files, file, seen!, reason);
+  }
+
+  #moveAside(
+    files: SessionFiles,
+    file: "state" | "lock",
+    seen: Deno.FileInfo,
+    reason: string,
+  ): boolean {
+    const name = nameOf(files, file);
+    const movedTo = quarantineConfined(
+      files.dir,
+      name,
+      `${file} file`,
+      seen,
+      MAX_QUARANTINED,
+    );
+    if (movedTo === null) return false;
+    this.#options.onQuarantine?.({
+      file,
+      path: confinedFile(files.dir, name),
+      movedTo,
+      reason,
+    });
+    return true;
   }
 
   /**
@@ -331,6 +441,10 @@ interface SessionFiles {
   stateName: string;
   lockName: string;
   statePath: string;
+}
+
+function nameOf(files: SessionFiles, file: "state" | "lock"): string {
+  return file === "state" ? files.stateName : files.lockName;
 }
 
 function sessionFilesIn(dir: ConfinedDir, sessionId: string): SessionFiles {

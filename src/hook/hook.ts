@@ -16,9 +16,11 @@ import { describeBudget, detectStalls } from "../detection/detect.ts";
 import type { EventRecord } from "../events/event_log.ts";
 import { reportLine } from "../recovery/report_line.ts";
 import { loadSettings } from "../settings/load_settings.ts";
-import type { Settings } from "../settings/settings.ts";
+import type { SettingProblem, Settings } from "../settings/settings.ts";
+import type { QuarantinedEntry } from "../guardrails/state.ts";
 import {
   hookEventOf,
+  type HookInput,
   hookInputFrom,
   parseHookPayload,
   stringField,
@@ -34,6 +36,7 @@ import {
   claimMisregistrationNotice,
   misregistrationNotice,
   stateStoreOpener,
+  type StoreOpener,
 } from "./notices.ts";
 
 /** The parts of the process boundary a hook run uses. */
@@ -59,13 +62,40 @@ export async function runHook(
   if (input.stopHookActive && settings.stopHookActive === "allow") {
     return allowOutcome(null);
   }
+  const quarantined: QuarantinedEntry[] = [];
+  const openStore = stateStoreOpener(
+    io,
+    settings,
+    (entry) => quarantined.push(entry),
+  );
+  const outcome = await judgeStop(input, { io, settings, problems, openStore });
+  return await withQuarantineReport(outcome, quarantined, {
+    io,
+    settings,
+    sessionId: input.sessionId,
+    hookEvent: input.hookEventName,
+  });
+}
+
+/** What judging a stop needs besides the payload. */
+interface StopContext {
+  io: HookIO;
+  settings: Settings;
+  problems: readonly SettingProblem[];
+  openStore: StoreOpener;
+}
+
+/** Detects stalls in the turn and decides: allow, or the block path. */
+async function judgeStop(
+  input: HookInput,
+  { io, settings, problems, openStore }: StopContext,
+): Promise<HookOutcome> {
   const detection = await detectStalls(input, {
     lagWaitMs: settings.lagWaitMs,
     sleep: io.sleep,
     now: io.now,
   });
   const nowSeconds = io.now() / 1000;
-  const openStore = stateStoreOpener(io, settings);
   const claimNotice = () =>
     claimConfigNotice(openStore, input.sessionId, problems);
   const transcript = detection.path ?? input.transcriptPath;
@@ -127,14 +157,55 @@ async function misregistered(
 ): Promise<HookOutcome> {
   const { settings, problems } = await loadSettings(io.env, io.cwd);
   const sessionId = stringField(payload, "session_id") ?? "";
-  const openStore = stateStoreOpener(io, settings);
+  const quarantined: QuarantinedEntry[] = [];
+  const openStore = stateStoreOpener(
+    io,
+    settings,
+    (entry) => quarantined.push(entry),
+  );
   const lines: string[] = [];
   if (await claimMisregistrationNotice(openStore, sessionId, "hook", event)) {
     lines.push(misregistrationNotice("hook", event));
   }
   const config = await claimConfigNotice(openStore, sessionId, problems);
   if (config) lines.push(config);
-  return { ...allowOutcome(null), stdout: systemMessageLine(lines) };
+  return await withQuarantineReport(
+    { ...allowOutcome(null), stdout: systemMessageLine(lines) },
+    quarantined,
+    { io, settings, sessionId, hookEvent: event },
+  );
+}
+
+/**
+ * `outcome` with a line on stderr for each state or lock file the run moved
+ * aside, and their `state_quarantined` events logged (the report's code
+ * loads only then).
+ */
+async function withQuarantineReport(
+  outcome: HookOutcome,
+  entries: readonly QuarantinedEntry[],
+  context: {
+    io: HookIO;
+    settings: Settings;
+    sessionId: string;
+    hookEvent: string;
+  },
+): Promise<HookOutcome> {
+  if (entries.length === 0) return outcome;
+  const { quarantineEvents, quarantineLine } = await import(
+    "./quarantine_report.ts"
+  );
+  const logError = await log(
+    context.io,
+    context.settings,
+    quarantineEvents(entries, {
+      sessionId: context.sessionId,
+      ts: context.io.now() / 1000,
+      hookEvent: context.hookEvent,
+    }),
+  );
+  const lines = entries.map((entry) => quarantineLine(entry) + "\n");
+  return { ...outcome, stderr: outcome.stderr + lines.join("") + logError };
 }
 
 /** Writes events when the log is on (its code loads only then). */

@@ -14,7 +14,7 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import { formatProblems } from "../settings/load_settings.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
-import type { StateStore } from "../guardrails/state.ts";
+import type { QuarantinedEntry, StateStore } from "../guardrails/state.ts";
 import { type Handler, HANDLER_EVENTS } from "./event_guard.ts";
 
 /** Opens the session state store when first asked, once per run. */
@@ -23,10 +23,13 @@ export type StoreOpener = () => Promise<StateStore>;
 /**
  * A {@link StoreOpener} for the effective settings: the state module loads
  * only when a notice or a decision needs state.
+ *
+ * @param onQuarantine Told of each state or lock file moved aside.
  */
 export function stateStoreOpener(
   io: Pick<CliIO, "cwd" | "sleep">,
   settings: Pick<Settings, "stateDir">,
+  onQuarantine?: (entry: QuarantinedEntry) => void,
 ): StoreOpener {
   let store: Promise<StateStore> | null = null;
   return () =>
@@ -35,6 +38,7 @@ export function stateStoreOpener(
         cwd: io.cwd,
         stateDir: settings.stateDir,
         sleep: io.sleep,
+        ...(onQuarantine ? { onQuarantine } : {}),
       })
     );
 }

@@ -9,6 +9,8 @@
  */
 
 import type { Scope } from "../claude_settings/settings_scope.ts";
+import { shellQuote } from "../shared/shell_quote.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
 
 /** What the notes look at. */
 export interface InstallFacts {
@@ -47,7 +49,11 @@ export function installNotes(facts: InstallFacts): string[] {
   if (facts.scope !== "user" && !facts.claudeDirExisted && facts.rootAbove) {
     const { dir, marker } = facts.rootAbove;
     notes.push(
-      `this folder had no .claude, but ${dir} has ${marker}: if that is the project root, Claude Code will not read the new .claude here; run install there instead: cd "${dir}" && stall-watch install`,
+      `this folder had no .claude, but ${
+        escapeTerminal(dir)
+      } has ${marker}: if that is the project root, Claude Code will not read the new .claude here; run install there instead: cd -- ${
+        escapeTerminal(shellQuote(dir))
+      } && stall-watch install`,
     );
   }
   if (facts.scope !== "user" && facts.isGitRoot) {

@@ -121,22 +121,68 @@ export async function parseConfigText(
       problems: [{ source: name, message: "syntax error: nested too deeply" }],
     };
   }
-  const where = (offset: number) => `${name}:${lineColumn(text, offset)}`;
-  const problems: SettingProblem[] = errors.map((e) => ({
-    source: where(e.offset),
-    message: `syntax error: ${parseErrorWords(printParseErrorCode(e.error))}`,
-  }));
-  const values = new Map<string, ConfigValue>();
-  if (problems.length > 0) return { path: name, values, problems };
-  if (!root || root.type !== "object") {
-    problems.push({
-      source: where(root?.offset ?? 0),
-      message: "the config must be a JSON object",
-    });
-    return { path: name, values, problems };
+  const problems = new ProblemList(name, lineColumnFinder(text));
+  for (const e of errors) {
+    problems.add(
+      e.offset,
+      `syntax error: ${parseErrorWords(printParseErrorCode(e.error))}`,
+    );
   }
-  collect(root, CONFIG_KEYS, "", values, problems, where);
-  return { path: name, values, problems };
+  const values = new Map<string, ConfigValue>();
+  if (errors.length > 0) {
+    return { path: name, values, problems: problems.list() };
+  }
+  if (!root || root.type !== "object") {
+    problems.add(root?.offset ?? 0, "the config must be a JSON object");
+    return { path: name, values, problems: problems.list() };
+  }
+  collect(root, CONFIG_KEYS, "", values, problems);
+  return { path: name, values, problems: problems.list() };
+}
+
+/** At most this many of a config file's problems are reported, then a count of the rest. */
+export const MAX_CONFIG_PROBLEMS = 10;
+
+/**
+ * The problems found in one file: the first {@link MAX_CONFIG_PROBLEMS}
+ * with their line and column, and how many more there were. A committed
+ * config of 97,000 unknown keys costs a count, not 97,000 messages.
+ */
+class ProblemList {
+  #name: string;
+  #where: (offset: number) => string;
+  #kept: SettingProblem[] = [];
+  #more = 0;
+
+  constructor(name: string, where: (offset: number) => string) {
+    this.#name = name;
+    this.#where = where;
+  }
+
+  /** `<file>:<line>:<column>` of a character offset. */
+  locate(offset: number): string {
+    return `${this.#name}:${this.#where(offset)}`;
+  }
+
+  /** Records a problem at a character offset of the file. */
+  add(offset: number, message: string): void {
+    if (this.#kept.length >= MAX_CONFIG_PROBLEMS) {
+      this.#more++;
+      return;
+    }
+    this.#kept.push({ source: this.locate(offset), message });
+  }
+
+  /** The problems to report, the count of the rest last. */
+  list(): SettingProblem[] {
+    if (this.#more === 0) return this.#kept;
+    return [...this.#kept, {
+      source: this.#name,
+      message: `${this.#more.toLocaleString("en-US")} more problem${
+        this.#more === 1 ? "" : "s"
+      } not listed`,
+    }];
+  }
 }
 
 function collect(
@@ -144,8 +190,7 @@ function collect(
   spec: { readonly [key: string]: KeySpec },
   prefix: string,
   values: Map<string, ConfigValue>,
-  problems: SettingProblem[],
-  where: (offset: number) => string,
+  problems: ProblemList,
 ): void {
   for (const property of object.children ?? []) {
     const [keyNode, valueNode] = property.children ?? [];
@@ -155,35 +200,33 @@ function collect(
     const expected = Object.hasOwn(spec, key) ? spec[key] : undefined;
     if (expected === undefined) {
       const known = Object.keys(spec).filter((k) => k !== "$schema").join(", ");
-      problems.push({
-        source: where(keyNode.offset),
-        message: `unknown key "${dotted}" (known here: ${known})`,
-      });
+      problems.add(
+        keyNode.offset,
+        `unknown key "${dotted}" (known here: ${known})`,
+      );
       continue;
     }
     if (typeof expected !== "string") {
       if (valueNode.type === "object") {
-        collect(valueNode, expected, `${dotted}.`, values, problems, where);
+        collect(valueNode, expected, `${dotted}.`, values, problems);
       } else {
-        problems.push({
-          source: where(valueNode.offset),
-          message: `"${dotted}" must be an object, got ${valueNode.type}`,
-        });
+        problems.add(
+          valueNode.offset,
+          `"${dotted}" must be an object, got ${valueNode.type}`,
+        );
       }
       continue;
     }
     if (!hasType(valueNode, expected)) {
-      problems.push({
-        source: where(valueNode.offset),
-        message: `"${dotted}" must be ${
-          article(expected)
-        }, got ${valueNode.type}`,
-      });
+      problems.add(
+        valueNode.offset,
+        `"${dotted}" must be ${article(expected)}, got ${valueNode.type}`,
+      );
       continue;
     }
     values.set(dotted, {
       value: valueNode.value,
-      where: where(valueNode.offset),
+      where: problems.locate(valueNode.offset),
     });
   }
 }
@@ -201,15 +244,35 @@ function article(type: string): string {
 
 /** 1-based `line:column` of a character offset. */
 export function lineColumn(text: string, offset: number): string {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
+  return lineColumnFinder(text)(offset);
+}
+
+/**
+ * `line:column` (1-based) of any number of offsets in `text`, for the cost
+ * of one pass over it: the line starts are found once, on the first call,
+ * and each offset is then a binary search among them. (Scanning from the
+ * start for each offset made a config of 97,000 problems on one line take
+ * 30 seconds.)
+ */
+export function lineColumnFinder(text: string): (offset: number) => string {
+  let starts: number[] | null = null;
+  return (offset) => {
+    if (starts === null) {
+      starts = [0];
+      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) {
+        starts.push(i + 1);
+      }
     }
-  }
-  return `${line}:${offset - lineStart + 1}`;
+    const at = Math.max(0, Math.min(offset, text.length));
+    let low = 0; // starts[low] <= at < starts[high]
+    let high = starts.length;
+    while (high - low > 1) {
+      const mid = (low + high) >>> 1;
+      if (starts[mid]! <= at) low = mid;
+      else high = mid;
+    }
+    return `${low + 1}:${offset - starts[low]! + 1}`;
+  };
 }
 
 /** What each of the JSON parser's error names means, in words. */

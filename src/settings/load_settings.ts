@@ -7,6 +7,7 @@
 
 import { DEFAULT_CONFIG_PATH, loadConfigFile } from "./config_file.ts";
 import { confinedPath, ConfinementError } from "../confined/confine.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
 import {
   DEFAULT_SETTINGS,
   resolveSettings,
@@ -91,9 +92,14 @@ function confinedOrDefault(
   }
 }
 
-/** One line per problem, for stderr, `doctor` and the user notice. */
+/**
+ * One line per problem, for stderr, `doctor` and the user notice, escaped
+ * for the terminal: a key name, path or value from the config file or the
+ * environment may hold a newline (which would forge a line of the report)
+ * or a control sequence.
+ */
 export function formatProblems(problems: readonly SettingProblem[]): string[] {
   return problems.map((p) =>
-    p.source ? `${p.source}: ${p.message}` : p.message
+    escapeTerminal(p.source ? `${p.source}: ${p.message}` : p.message)
   );
 }

@@ -108,6 +108,22 @@ export function readRegularText(
   what: string,
   maxBytes: number,
 ): string | null {
+  const bytes = readRegularBytes(path, what, maxBytes);
+  return bytes === null ? null : new TextDecoder().decode(bytes);
+}
+
+/**
+ * {@link readRegularText}'s bytes, undecoded (for a caller that decodes
+ * strictly).
+ *
+ * @returns The bytes, or `null` when the file does not exist.
+ * @throws {UnreadableFileError} As {@link readRegularText}.
+ */
+export function readRegularBytes(
+  path: string,
+  what: string,
+  maxBytes: number,
+): Uint8Array | null {
   const file = openRegularFile(path, what, { maxBytes });
   if (file === null) return null;
   let bytes: Uint8Array | null;
@@ -121,7 +137,7 @@ export function readRegularText(
   if (bytes === null) {
     throw new UnreadableFileError(what, path, tooLarge(maxBytes));
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
 }
 
 /** The whole file, or `null` once it holds more than `maxBytes`. */

@@ -22,7 +22,8 @@ import type { EventName, EventRecord } from "../events/event_log.ts";
 import { launchedBackgroundTasks } from "../detection/background_launch.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import type { Settings } from "../settings/settings.ts";
-import { StateStore } from "../guardrails/state.ts";
+import { type QuarantinedEntry, StateStore } from "../guardrails/state.ts";
+import { quarantineEvents, quarantineLine } from "../hook/quarantine_report.ts";
 import {
   unattendedRun,
   watchEventOf,
@@ -188,7 +189,7 @@ export async function runWatch(
   }, {
     settings,
     killSwitch: killSwitchOf(settings, io),
-    store: stateStoreOf(io, settings),
+    store: stateStoreOf(io, settings, (entry) => log.quarantined(entry)),
     nowSeconds: io.now() / 1000,
   });
   await log.add(result.events);
@@ -217,15 +218,25 @@ async function misregistered(
 ): Promise<WatchResult> {
   const { settings } = await loadSettings(io.env, io.cwd);
   const sessionId = stringField(payload, "session_id") ?? "";
+  const moved: QuarantinedEntry[] = [];
   const tell = await claimMisregistrationNotice(
-    () => Promise.resolve(stateStoreOf(io, settings)),
+    () => Promise.resolve(stateStoreOf(io, settings, (e) => moved.push(e))),
     sessionId,
     "watch",
     event,
   );
+  const logError = moved.length === 0 ? "" : await logEvents(
+    io,
+    settings,
+    quarantineEvents(moved, {
+      sessionId,
+      ts: io.now() / 1000,
+      hookEvent: event,
+    }),
+  );
   return {
     exitCode: ExitCode.ok,
-    stderr: "",
+    stderr: moved.map((e) => quarantineLine(e) + "\n").join("") + logError,
     stdout: systemMessageLine(
       tell ? [misregistrationNotice("watch", event)] : [],
     ),
@@ -233,11 +244,16 @@ async function misregistered(
 }
 
 /** The session state store under the effective settings. */
-function stateStoreOf(io: WatchIO, settings: Settings): StateStore {
+function stateStoreOf(
+  io: WatchIO,
+  settings: Settings,
+  onQuarantine: (entry: QuarantinedEntry) => void,
+): StateStore {
   return new StateStore({
     cwd: io.cwd,
     stateDir: settings.stateDir,
     sleep: io.sleep,
+    onQuarantine,
   });
 }
 
@@ -245,13 +261,29 @@ class WatchLog {
   #io: WatchIO;
   #settings: Settings;
   #input: WatchInput;
+  /** Events not logged yet. */
   #events: EventRecord[] = [];
+  /** Lines for stderr about files moved aside. */
+  #notes = "";
   #problems = "";
 
   constructor(io: WatchIO, settings: Settings, input: WatchInput) {
     this.#io = io;
     this.#settings = settings;
     this.#input = input;
+  }
+
+  /**
+   * Logs a state or lock file the watch moved aside, and says so on stderr
+   * with the final result.
+   */
+  quarantined(entry: QuarantinedEntry): void {
+    this.#events.push(...quarantineEvents([entry], {
+      sessionId: this.#input.sessionId,
+      ts: this.#io.now() / 1000,
+      hookEvent: this.#input.hookEventName,
+    }));
+    this.#notes += quarantineLine(entry) + "\n";
   }
 
   /** Writes events now (so a long watch shows up in the log while it runs). */
@@ -262,7 +294,12 @@ class WatchLog {
     const records = typeof events === "string"
       ? [this.#event(events, data)]
       : events;
-    this.#problems += await logEvents(this.#io, this.#settings, records);
+    // Events of files moved aside meanwhile go out first, in order.
+    const pending = this.#events.splice(0);
+    this.#problems += await logEvents(this.#io, this.#settings, [
+      ...pending,
+      ...records,
+    ]);
   }
 
   /** Logs `watch_finished` and builds the process result. */
@@ -280,7 +317,7 @@ class WatchLog {
       ...data,
     });
     const text = line === "" || line.endsWith("\n") ? line : `${line}\n`;
-    return { exitCode, stderr: text + this.#problems };
+    return { exitCode, stderr: text + this.#notes + this.#problems };
   }
 
   #event(name: EventName, data: Record<string, unknown>): EventRecord {

@@ -16,7 +16,8 @@ const posix = Deno.build.os !== "windows";
 const ID = "stall-watch@stall-watch";
 
 interface World {
-  dir: string;
+  /** The project (the fixture's own folder holds it and the binary). */
+  project: string;
   config: string;
   io(env?: Record<string, string>): FakeIO;
   /** Records an install of the plugin (`scope`; project/local: this dir). */
@@ -26,12 +27,18 @@ interface World {
   doctor(env?: Record<string, string>): Promise<{ code: number; out: string }>;
 }
 
-/** A project with Claude Code's config beside it; disposal removes both. */
+/**
+ * A project with Claude Code's config inside and a stand-in stall-watch
+ * beside it (outside the project, as an installed one is); disposal removes
+ * both.
+ */
 function tempWorld(): Promise<World & AsyncDisposable> {
-  return tempFixture(async (dir): Promise<World> => {
+  return tempFixture(async (root): Promise<World> => {
+    const dir = join(root, "project");
+    await Deno.mkdir(dir);
     const config = join(dir, "user-config");
-    const bin = join(dir, "bin", posix ? "stall-watch" : "stall-watch.exe");
-    await Deno.mkdir(join(dir, "bin"));
+    const bin = join(root, "bin", posix ? "stall-watch" : "stall-watch.exe");
+    await Deno.mkdir(join(root, "bin"));
     await Deno.mkdir(join(config, "plugins"), { recursive: true });
     await Deno.writeTextFile(bin, "#!/bin/sh\n");
     if (posix) await Deno.chmod(bin, 0o755);
@@ -43,7 +50,7 @@ function tempWorld(): Promise<World & AsyncDisposable> {
         scope === "project" ? "settings.json" : "settings.local.json",
       );
     const world: World = {
-      dir,
+      project: dir,
       config,
       io: (env = {}) => ({
         ...fakeIO({
@@ -132,7 +139,7 @@ Deno.test("doctor says what the plugin runs: its release binary, else Deno, with
     join(data, "fetch-status"),
     "0.1.0 x86_64-unknown-linux-gnu cannot download SHA256SUMS\n",
   );
-  const denoDir = join(w.dir, "deno-bin");
+  const denoDir = join(w.project, "deno-bin");
   await Deno.mkdir(denoDir);
   const deno = join(denoDir, posix ? "deno" : "deno.exe");
   await Deno.writeTextFile(deno, "");
@@ -206,7 +213,7 @@ Deno.test("doctor: a plugin disabled here, or installed for another project, doe
         plugins: {
           [ID]: [{
             scope: "project",
-            projectPath: join(w.dir, "other"),
+            projectPath: join(w.project, "other"),
             version: "0.1.0",
           }],
         },
@@ -251,11 +258,11 @@ Deno.test("install refuses a registration beside the enabled plugin, names it an
     );
   }
   const project = JSON.parse(
-    await Deno.readTextFile(join(w.dir, ".claude", "settings.json")),
+    await Deno.readTextFile(join(w.project, ".claude", "settings.json")),
   );
   assert.deepEqual(project, { enabledPlugins: { [ID]: true } });
   await assert.rejects(
-    Deno.lstat(join(w.dir, ".claude", "settings.local.json")),
+    Deno.lstat(join(w.project, ".claude", "settings.local.json")),
     Deno.errors.NotFound,
   );
   // Disabled for this project, install goes ahead.

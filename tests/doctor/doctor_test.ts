@@ -23,7 +23,10 @@ const PROJECT = join(".claude", "settings.json");
 const LOCAL = join(".claude", "settings.local.json");
 
 interface Setup {
-  dir: string;
+  /** The project doctor runs in (the fixture's own folder holds it and `bin`). */
+  project: string;
+  /** A folder beside the project, for files that are not in it. */
+  outside: string;
   bin: string;
   /** `bin` as handlers hold it (forward slashes on Windows). */
   shown: string;
@@ -32,11 +35,17 @@ interface Setup {
   write(name: string, text: string): Promise<void>;
 }
 
-/** A project with a stand-in stall-watch executable in `<dir>/bin`; disposal removes it. */
+/**
+ * A project with a stand-in stall-watch executable beside it, in
+ * `<dir>/../bin` (outside the project, as an installed one is); disposal
+ * removes both.
+ */
 function tempSetup(): Promise<Setup & AsyncDisposable> {
-  return tempFixture(async (dir): Promise<Setup> => {
-    const bin = join(dir, "bin", posix ? "stall-watch" : "stall-watch.exe");
-    await Deno.mkdir(join(dir, "bin"));
+  return tempFixture(async (root): Promise<Setup> => {
+    const dir = join(root, "project");
+    await Deno.mkdir(dir);
+    const bin = join(root, "bin", posix ? "stall-watch" : "stall-watch.exe");
+    await Deno.mkdir(join(root, "bin"));
     await Deno.writeTextFile(bin, "#!/bin/sh\n");
     if (posix) await Deno.chmod(bin, 0o755);
     // The user's settings live elsewhere so the machine's own never leak in.
@@ -46,7 +55,8 @@ function tempSetup(): Promise<Setup & AsyncDisposable> {
       execPath: bin,
     });
     return {
-      dir,
+      project: dir,
+      outside: root,
       bin,
       shown: bin.replaceAll("\\", "/"),
       io,
@@ -113,7 +123,7 @@ Deno.test("doctor fails when nothing is registered, and says to install", async 
   ));
   assert.match(out, /1 problem, 0 warnings\.\n$/);
   assert.equal(
-    await Deno.lstat(join(s.dir, ".claude")).then(() => true, () => false),
+    await Deno.lstat(join(s.project, ".claude")).then(() => true, () => false),
     false,
     "the writability probe left nothing behind",
   );
@@ -366,13 +376,13 @@ Deno.test("doctor --json gives every check with its status and fix, and the same
 
 Deno.test("doctor warns about a from-source handler without --quiet or inside npx's cache", async () => {
   await using s = await tempSetup();
-  const npx = join(s.dir, ".npm", "_npx", "0123", "node_modules", "deno");
+  const npx = join(s.outside, ".npm", "_npx", "0123", "node_modules", "deno");
   await Deno.mkdir(npx, { recursive: true });
   const deno = join(npx, posix ? "deno" : "deno.exe");
   await Deno.writeTextFile(deno, "");
   if (posix) await Deno.chmod(deno, 0o755);
-  const main_ts = join(s.dir, "stall-watch", "main.ts");
-  await Deno.mkdir(join(s.dir, "stall-watch"));
+  const main_ts = join(s.outside, "stall-watch", "main.ts");
+  await Deno.mkdir(join(s.outside, "stall-watch"));
   await Deno.writeTextFile(main_ts, "");
   const shown = (p: string) => p.replaceAll("\\", "/");
   await s.write(

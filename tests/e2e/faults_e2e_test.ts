@@ -85,7 +85,7 @@ Deno.test("a .claude that is a file allows the stop with one line and is left al
 });
 
 Deno.test(
-  "symlinks planted in the state folder are refused and nothing is written through them",
+  "symlinks planted in the state folder are moved aside, never written through, and the stall still nudged",
   POSIX_ONLY,
   async () => {
     await using s = await tempSandbox();
@@ -126,11 +126,19 @@ Deno.test(
         cwd: s.project,
         stdin: stopPayload(session, s.transcript, s.project),
       });
-      assert.equal(result.code, 0, `${session}: ${result.stderr}`);
+      assert.equal(result.code, 2, `${session}: ${result.stderr}`);
       assert.equal(result.stdout, "");
-      assertOneLine(
-        result.stderr,
-        /^stall_watch: cannot use session state \(Refusing (state|lock) file .*; allowing the stop rather than nudging without a retry budget$/,
+      const file = session.startsWith("lock-") ? "lock" : "state";
+      const name = `${session}.${file === "lock" ? "lock" : "json"}`;
+      assert.match(
+        linesOf(result.stderr).at(-1) ?? "",
+        new RegExp(
+          `^stall_watch: session ${file} file ".*${name}" could not be used \\(it is a symlink\\); moved it aside to ${name}\\.quarantined-1 and `,
+        ),
+      );
+      // The link itself moved: where it leads is the same.
+      assert.ok(
+        (await Deno.lstat(join(dir, `${name}.quarantined-1`))).isSymlink,
       );
     }
     const logged = await hook(s, {

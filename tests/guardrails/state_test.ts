@@ -3,6 +3,7 @@ import { join } from "node:path";
 import {
   emptyState,
   parseState,
+  type QuarantinedEntry,
   serializeState,
   StateStore,
 } from "../../src/guardrails/state.ts";
@@ -15,10 +16,12 @@ Deno.test("parseState() turns corrupt or wrongly shaped files into an empty stat
   assert.deepEqual(parseState("{not json"), {
     state: emptyState(),
     note: "state file is not valid JSON",
+    corrupt: "it is not valid JSON",
   });
   assert.deepEqual(parseState("[1]"), {
     state: emptyState(),
     note: "state file is not a JSON object",
+    corrupt: "it is not a JSON object",
   });
   const mixed = parseState(
     '{"retries": {"toolu_a": 2, "toolu_b": "x", "toolu_c": -1}, "last_recovery_at": "now"}',
@@ -57,21 +60,34 @@ Deno.test("StateStore.update() saves atomically and leaves no temporary files", 
   assert.deepEqual(names.sort(), [".gitignore", "s1.json", "s1.lock"]);
 });
 
-Deno.test("StateStore.update() starts from an empty state when the file is corrupt", async () => {
+Deno.test("StateStore.update() moves a corrupt file aside and starts from an empty state", async () => {
   await using project = await tempProject();
   const dir = join(project.dir, ".claude/stall_watch");
   await Deno.mkdir(dir, { recursive: true });
-  await Deno.writeTextFile(join(dir, "s1.json"), '{"retries": {"toolu_a": 2');
+  const torn = '{"retries": {"toolu_a": 2';
+  await Deno.writeTextFile(join(dir, "s1.json"), torn);
+  const moved: QuarantinedEntry[] = [];
   const store = new StateStore({
     cwd: project.dir,
     stateDir: ".claude/stall_watch",
     sleep,
+    onQuarantine: (entry) => moved.push(entry),
   });
-  const note = await store.update(
+  const loaded = await store.update(
     "s1",
-    (loaded) => ({ state: loaded.state, result: loaded.note }),
+    (loaded) => ({ state: loaded.state, result: loaded }),
   );
-  assert.equal(note, "state file is not valid JSON");
+  assert.deepEqual(loaded, { state: emptyState(), note: null });
+  assert.deepEqual(moved, [{
+    file: "state",
+    path: join(dir, "s1.json"),
+    movedTo: "s1.json.quarantined-1",
+    reason: "it is not valid JSON",
+  }]);
+  assert.equal(
+    await Deno.readTextFile(join(dir, "s1.json.quarantined-1")),
+    torn,
+  );
   assert.deepEqual(
     parseState(await Deno.readTextFile(join(dir, "s1.json"))).state,
     emptyState(),

@@ -12,6 +12,7 @@ import {
   installNotes,
 } from "../../src/install/install_notes.ts";
 import { describeCommand } from "../../src/install/hook_command.ts";
+import { shellQuote } from "../../src/shared/shell_quote.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import { tempProject } from "../support/temp_project.ts";
 
@@ -50,7 +51,7 @@ Deno.test("installNotes(): a new .claude below a folder with .git or .claude poi
       rootAbove: { dir: "/src/app", marker: ".git" },
     }),
     [
-      'this folder had no .claude, but /src/app has .git: if that is the project root, Claude Code will not read the new .claude here; run install there instead: cd "/src/app" && stall-watch install',
+      "this folder had no .claude, but /src/app has .git: if that is the project root, Claude Code will not read the new .claude here; run install there instead: cd -- /src/app && stall-watch install",
     ],
   );
   assert.deepEqual(
@@ -114,7 +115,9 @@ Deno.test("install prints the notes on stderr, and a timeout change as old -> ne
   const inSub = fakeIO({ cwd: sub, env: { HOME: "/nonexistent-home" } });
   assert.equal(await main(["install", "--dry-run"], inSub), 0);
   assert.deepEqual(inSub.stderr, [
-    `stall-watch: note: this folder had no .claude, but ${root} has .git: if that is the project root, Claude Code will not read the new .claude here; run install there instead: cd "${root}" && stall-watch install\n`,
+    `stall-watch: note: this folder had no .claude, but ${root} has .git: if that is the project root, Claude Code will not read the new .claude here; run install there instead: cd -- ${
+      shellQuote(root)
+    } && stall-watch install\n`,
   ]);
   const atRoot = fakeIO({ cwd: root });
   assert.equal(await main(["install"], atRoot), 0);

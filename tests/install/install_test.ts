@@ -180,7 +180,7 @@ Deno.test("install reports a settings path that is a folder in one line", async 
   assert.equal(lines.length, 1);
   assert.match(
     lines[0] ?? "",
-    /^stall-watch: Cannot read .*settings\.local\.json: /,
+    /^stall-watch: Cannot read settings file ".*settings\.local\.json": it is a directory$/,
   );
 });
 

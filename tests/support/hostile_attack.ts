@@ -171,9 +171,10 @@ export async function attack(
   );
   const after = await claudeSnapshot(root);
   const edited = commands.some((n) => EDITS_SETTINGS.has(n));
+  const now = whereNow(planted, after);
   for (const [path, kind] of planted) {
     if (edited && path === "project/.claude/settings.local.json") continue;
-    assert.equal(after.get(path), kind, `planted ${path} changed`);
+    assert.equal(after.get(now(path)), kind, `planted ${path} changed`);
   }
   assert.deepEqual(
     await filesHolding(root, SECRET),
@@ -181,6 +182,36 @@ export async function attack(
     "files holding the secret",
   );
   await check(c, results);
+}
+
+/**
+ * Where each planted entry is now: where it was, or, when stall-watch moved
+ * it aside (a session's unusable state or lock file, renamed to
+ * `<name>.quarantined-<n>` in the same folder, a fresh one taking its
+ * name), there, unchanged, with everything below it.
+ */
+function whereNow(
+  planted: TreeSnapshot,
+  after: TreeSnapshot,
+): (path: string) => string {
+  const moves = new Map<string, string>();
+  for (const [path, kind] of planted) {
+    // Unchanged, or changed in place (the check below says so).
+    if (after.get(path) === kind) continue;
+    const aside = [...after.keys()].find((other) =>
+      other.startsWith(`${path}.quarantined-`) &&
+      /^\d+$/.test(other.slice(`${path}.quarantined-`.length)) &&
+      after.get(other) === kind && ![...moves.values()].includes(other)
+    );
+    if (aside !== undefined) moves.set(path, aside);
+  }
+  return (path) => {
+    for (const [from, to] of moves) {
+      if (path === from) return to;
+      if (path.startsWith(`${from}/`)) return to + path.slice(from.length);
+    }
+    return path;
+  };
 }
 
 /** What is inside the clone's `.claude` (not following a `.claude` symlink). */
