@@ -136,6 +136,7 @@ Deno.test("audit --json counts every turn of a hand-built projects folder exactl
       empty_tool_result: 1,
       hung_mcp_call: 2,
       missing_followup: 1,
+      lost_tool_call: 0,
     });
     assert.deepEqual(report.by_tool, {
       Bash: 1,
