@@ -400,3 +400,65 @@ Deno.test("stall-watch watch from a terminal is a usage error", async () => {
     await project.cleanup();
   }
 });
+
+/**
+ * The lines of real 2.1.145's file after an echo call whose answer failed
+ * with HTTP 500, split where the issue measured the watcher's start: only
+ * the metadata before the prompt was on file (the tool_use and result
+ * landed about 65 ms later).
+ */
+function racedTranscript(): { before: string; after: string; id: string } {
+  const text = Deno.readTextFileSync(
+    join(FIXTURES_DIR, "real", "real_echo_then_api_error_2.1.145.jsonl"),
+  );
+  const lines = text.split("\n").filter((l) => l !== "");
+  const prompt = lines.findIndex((l) => l.includes('"type":"user"'));
+  const id = /"tool_use_id":"(toolu_[^"]+)"/.exec(text)?.[1] as string;
+  return {
+    before: lines.slice(0, prompt).join("\n") + "\n",
+    after: lines.slice(prompt).join("\n") + "\n",
+    id,
+  };
+}
+
+Deno.test("runWatch() follows a call whose lines land after the watcher started (2.1.145 starts PostToolUse early) and wakes the API error", async () => {
+  const project = await tempProject();
+  try {
+    const { before, after, id } = racedTranscript();
+    const path = join(project.dir, "session.jsonl");
+    await Deno.writeTextFile(path, before);
+    let appended = false;
+    const io = fakeIO({
+      cwd: project.dir,
+      nowMs: Date.now(),
+      env: { STALL_WATCH_IDLE_SECONDS: "2" },
+      // After the watcher's first look (it saw only metadata), the turn's
+      // lines arrive: the prompt (no prompt_id in 2.1.145's payload), the
+      // call, its result, the synthetic API error.
+      onSleep: async () => {
+        if (appended) return;
+        appended = true;
+        await Deno.writeTextFile(path, after, { append: true });
+      },
+    });
+    const payload = {
+      session_id: "b3ca133f-ea67-4fa8-a9d0-1d7ea24aa5ab",
+      transcript_path: path,
+      cwd: project.dir,
+      permission_mode: "default",
+      hook_event_name: "PostToolUse",
+      tool_name: "mcp__stub__echo",
+      tool_input: { text: "forty-two" },
+      tool_response: [{ type: "text", text: "forty-two" }],
+      tool_use_id: id,
+    };
+    const result = await runWatch(JSON.stringify(payload), io);
+    assert.equal(appended, true);
+    assert.equal(result.exitCode, 2, result.stderr);
+    assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
+    assert.ok(result.stderr.includes(`(id=${id})`), result.stderr);
+    assert.ok(result.stderr.endsWith(API_ERROR_NOTE), result.stderr);
+  } finally {
+    await project.cleanup();
+  }
+});
