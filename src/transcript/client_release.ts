@@ -18,6 +18,8 @@ export type Release = readonly [number, number, number];
 
 /** What a client release can do that stall-watch relies on. */
 export type ClientFeature =
+  | "api_request_lines"
+  | "async_hooks"
   | "async_rewake"
   | "stop_additional_context"
   | "last_assistant_message"
@@ -45,6 +47,11 @@ const FLOORS: Readonly<Record<ClientFeature, Omit<FeatureFloor, "feature">>> =
       since: "2.1.30",
       what: "a blank reply leaves no assistant entry (before: the text " +
         "`(no content)`)",
+    },
+    async_hooks: {
+      since: "2.1.15",
+      what: "a hook with `async: true` runs in the background (before: it " +
+        "runs in line, and a watcher holds up every tool call)",
     },
     last_assistant_message: {
       since: "2.1.47",
@@ -75,6 +82,12 @@ const FLOORS: Readonly<Record<ClientFeature, Omit<FeatureFloor, "feature">>> =
       since: "2.1.182",
       what: "an empty reply to a tool result is retried once, with a " +
         "hidden note, before Stop fires",
+    },
+    api_request_lines: {
+      since: "2.1.300",
+      what: "the transcript gets an `api-request` line when a model " +
+        "request starts (without it the watchdog cannot tell a slow model " +
+        "from a stopped one: only the idle window counts)",
     },
     lost_call_retry: {
       since: "2.1.251",
