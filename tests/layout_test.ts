@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 /** Bottom to top. Keep in step with "How the code is organised" in docs/development.md. */
 const FLOORS = [
   "shared",
+  "claude_client",
   "confined",
   "transcript",
   "detection",
@@ -20,7 +21,9 @@ const FLOORS = [
   "events",
   "hook",
   "watchdog",
+  "claude_settings",
   "install",
+  "doctor",
   "audit",
   "commands",
 ] as const;
@@ -44,6 +47,57 @@ function relativeSpecifiers(text: string): string[] {
     found.push(m[1] as string);
   }
   return found;
+}
+
+/** Every module of `src/`, relative to it: loose modules and each folder's. */
+function allModules(): string[] {
+  return [
+    ...[...Deno.readDirSync(SRC)].filter((e) => e.isFile).map((e) => e.name),
+    ...FLOORS.flatMap((f) => modulesOf(f).map((m) => `${f}/${m}`)),
+  ].filter((f) => f.endsWith(".ts"));
+}
+
+/** The `src/` modules `file` names, relative to `src/`. */
+function importsOf(file: string): string[] {
+  const text = Deno.readTextFileSync(SRC + file);
+  const targets: string[] = [];
+  for (const specifier of relativeSpecifiers(text)) {
+    const target = new URL(specifier, new URL(file, "file:///src/"));
+    if (target.pathname.startsWith("/src/")) {
+      targets.push(target.pathname.slice("/src/".length));
+    }
+  }
+  return targets;
+}
+
+/**
+ * The import cycles among `modules`, each as the files around it: a
+ * depth-first search that reports a cycle when it meets a module still on
+ * its path.
+ */
+export function importCycles(
+  modules: readonly string[],
+  importsOf: (module: string) => readonly string[],
+): string[][] {
+  const cycles: string[][] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const onPath = new Set<string>();
+  const visit = (module: string) => {
+    if (onPath.has(module)) {
+      cycles.push([...path.slice(path.indexOf(module)), module]);
+      return;
+    }
+    if (done.has(module)) return;
+    path.push(module);
+    onPath.add(module);
+    for (const target of importsOf(module)) visit(target);
+    onPath.delete(module);
+    path.pop();
+    done.add(module);
+  };
+  for (const module of modules) visit(module);
+  return cycles;
 }
 
 /** The `src/` folder a path inside `src/` belongs to ("" = top level). */
@@ -75,21 +129,41 @@ Deno.test("no src/ folder imports a folder above it in the data flow", () => {
   const rank = new Map<string, number>(FLOORS.map((f, i) => [f, i]));
   rank.set("", FLOORS.length); // cli.ts and friends: the top
   const upward: string[] = [];
-  const files = [
-    ...[...Deno.readDirSync(SRC)].filter((e) => e.isFile).map((e) => e.name),
-    ...FLOORS.flatMap((f) => modulesOf(f).map((m) => `${f}/${m}`)),
-  ].filter((f) => f.endsWith(".ts"));
-  for (const file of files) {
+  for (const file of allModules()) {
     const from = folderOf(file);
-    const text = Deno.readTextFileSync(SRC + file);
-    for (const specifier of relativeSpecifiers(text)) {
-      const target = new URL(specifier, new URL(file, "file:///src/"));
-      if (!target.pathname.startsWith("/src/")) continue;
-      const to = folderOf(target.pathname.slice("/src/".length));
+    for (const target of importsOf(file)) {
+      const to = folderOf(target);
       if ((rank.get(to) ?? -1) > (rank.get(from) ?? -1)) {
-        upward.push(`${file} -> ${specifier}`);
+        upward.push(`${file} -> ${target}`);
       }
     }
   }
   assert.deepEqual(upward, []);
+});
+
+Deno.test("no src/ module imports itself through other modules (no file-level cycle)", () => {
+  // The folder rule lets a cycle inside one folder through.
+  const modules = allModules();
+  const known = new Set(modules);
+  // Only real modules: a doc comment may quote a made-up `./x.ts`.
+  const cycles = importCycles(
+    modules,
+    (m) => importsOf(m).filter((t) => known.has(t)),
+  );
+  assert.deepEqual(cycles.map((c) => c.join(" -> ")), []);
+});
+
+Deno.test("importCycles() finds a cycle inside one folder and none in a chain", () => {
+  const graph: Record<string, string[]> = {
+    "install/a.ts": ["install/b.ts"],
+    "install/b.ts": ["install/a.ts", "shared/c.ts"],
+    "shared/c.ts": [],
+  };
+  const of = (m: string) => graph[m] ?? [];
+  assert.deepEqual(importCycles(Object.keys(graph), of), [
+    ["install/a.ts", "install/b.ts", "install/a.ts"],
+  ]);
+  delete graph["install/b.ts"];
+  graph["install/b.ts"] = ["shared/c.ts"];
+  assert.deepEqual(importCycles(Object.keys(graph), of), []);
 });

@@ -8,7 +8,7 @@
 import { basename, dirname } from "node:path";
 import { STALL_KINDS, type StallKind } from "../detection/classify.ts";
 import type { FileAudit } from "./audit.ts";
-import { signatureData } from "../hook/dispatch.ts";
+import { signatureData } from "../detection/classify.ts";
 import { parseMcpToolName } from "../transcript/tool_name.ts";
 import type { UnreadablePath } from "../transcript/transcript_files.ts";
 

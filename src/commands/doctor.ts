@@ -1,7 +1,7 @@
 /**
  * `stall-watch doctor`: checks the set-up and says how to fix what is
  * wrong. Gathers the facts here; the checks themselves are pure
- * (`src/doctor_checks.ts`).
+ * (`src/doctor/doctor_checks.ts`).
  *
  * @module
  */
@@ -20,16 +20,18 @@ import {
   removeConfined,
   removeEmptyDir,
 } from "../confined/confined_file.ts";
-import { killSwitchOf } from "../hook/dispatch_io.ts";
+import { killSwitchOf } from "../hook/decision_io.ts";
 import {
   doctorChecks,
   type DoctorFacts,
   handlerPaths,
   type PathFacts,
+  type SettingsFileFacts,
+} from "../doctor/doctor_checks.ts";
+import {
   renderDoctorJson,
   renderDoctorReport,
-  type SettingsFileFacts,
-} from "../install/doctor_checks.ts";
+} from "../doctor/doctor_report.ts";
 import { describe, ExitCode } from "../shared/errors.ts";
 import {
   knownPathsOf,
@@ -43,11 +45,14 @@ import {
   hooksShapeProblems,
 } from "../install/hook_registration.ts";
 import { formatProblems, loadSettings } from "../settings/load_settings.ts";
-import { readSettingsFile } from "../install/settings_file.ts";
-import { parseSettingsText } from "../install/settings_json.ts";
-import { applicableSettingsFiles } from "../install/settings_scope.ts";
-import { displayPath } from "../install/settings_update.ts";
+import { readSettingsFile } from "../claude_settings/settings_file.ts";
+import { parseSettingsText } from "../claude_settings/settings_json.ts";
+import { applicableSettingsFiles } from "../claude_settings/settings_scope.ts";
+import { displayPath } from "../claude_settings/settings_update.ts";
 import { colorEnabled } from "../shared/term_style.ts";
+import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
+import { pluginDataDir } from "../claude_settings/plugin_records.ts";
+import type { PluginFacts, PluginRuntime } from "../doctor/doctor_plugin.ts";
 import { VERSION } from "../shared/version.ts";
 
 /** The `help doctor` text. */
@@ -72,9 +77,13 @@ Run it in the project root. Checks, with a fix for each failure:
   - from source: "deno run --quiet", and no Deno inside npx's cache
   - the kill switch (a warning when on)
   - the version
+  - stall-watch as a Claude Code plugin: installed and enabled here, what
+    it runs (its release binary, or its source with Deno), and a warning
+    when a settings file registers stall-watch beside it (double nudges)
 
-Reads .claude/settings.json, .claude/settings.local.json and the user's
-settings (~/.claude or $CLAUDE_CONFIG_DIR). Writes nothing but a probe file
+Reads .claude/settings.json, .claude/settings.local.json, the user's
+settings (~/.claude or $CLAUDE_CONFIG_DIR) and Claude Code's list of
+installed plugins (plugins/installed_plugins.json there). Writes nothing but a probe file
 in .claude, removed at once. Colour as for every command (--color,
 FORCE_COLOR, NO_COLOR; by default only on a terminal).
 
@@ -148,7 +157,9 @@ async function gatherFacts(
     }
   }
   const loaded = await loadSettings(io.env, io.cwd);
+  const plugin = await pluginFacts(io, platform);
   return {
+    plugin,
     version: VERSION,
     self,
     platform,
@@ -158,7 +169,7 @@ async function gatherFacts(
     claudeDirError: await probeClaudeDir(io.cwd),
     configPath: loaded.configPath,
     problems: formatProblems(loaded.problems),
-    killSwitch: await killSwitchOf(loaded.settings, io),
+    killSwitch: killSwitchOf(loaded.settings, io),
     watchMaxSeconds: loaded.settings.watchMaxSeconds,
     timers: {
       watchEvents: [
@@ -173,6 +184,66 @@ async function gatherFacts(
       env: io.env,
     },
   };
+}
+
+/** The plugin's installations here, and what the enabled one would run. */
+async function pluginFacts(
+  io: CliIO,
+  platform: Platform,
+): Promise<PluginFacts> {
+  const lookup = await lookUpPlugin(io.env, io.cwd);
+  const enabled = lookup.states.find((s) => s.enabled);
+  let runtime: PluginRuntime | null = null;
+  if (enabled && lookup.configDir !== null) {
+    const sep = platform === "windows" ? "\\" : "/";
+    const data = pluginDataDir(lookup.configDir, enabled.install.id, sep);
+    const name = platform === "windows" ? "stall-watch.exe" : "stall-watch";
+    const binary = [
+      data,
+      "bin",
+      enabled.install.version ?? "",
+      Deno.build.target,
+      name,
+    ].join(sep);
+    runtime = {
+      binary: enabled.install.version && await isFile(binary) ? binary : null,
+      deno: await findDeno(io.env, platform),
+      fetchStatus: await Deno.readTextFile([data, "fetch-status"].join(sep))
+        .then((text) => text.trim().split("\n")[0] ?? null, () => null),
+    };
+  }
+  return { states: lookup.states, problem: lookup.problem, runtime };
+}
+
+/** The Deno the plugin's launcher would use: on PATH, else ~/.deno/bin. */
+async function findDeno(
+  env: Readonly<Record<string, string>>,
+  platform: Platform,
+): Promise<string | null> {
+  const sep = platform === "windows" ? "\\" : "/";
+  const name = platform === "windows" ? "deno.exe" : "deno";
+  const dirs = (env.PATH ?? env.Path ?? "").split(
+    platform === "windows" ? ";" : ":",
+  )
+    .filter((d) => d !== "");
+  for (const home of [env.DENO_INSTALL, env.HOME || env.USERPROFILE]) {
+    if (home) {
+      dirs.push(
+        home === env.DENO_INSTALL
+          ? `${home}${sep}bin`
+          : `${home}${sep}.deno${sep}bin`,
+      );
+    }
+  }
+  for (const dir of dirs) {
+    const path = `${dir}${sep}${name}`;
+    if (await isFile(path)) return path;
+  }
+  return null;
+}
+
+function isFile(path: string): Promise<boolean> {
+  return Deno.stat(path).then((info) => info.isFile, () => false);
 }
 
 async function pathFacts(path: string, platform: Platform): Promise<PathFacts> {

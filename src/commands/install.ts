@@ -26,9 +26,14 @@ import {
   parseScope,
   type Scope,
   settingsPath,
-} from "../install/settings_scope.ts";
-import { displayPath, updateSettings } from "../install/settings_update.ts";
+} from "../claude_settings/settings_scope.ts";
+import {
+  displayPath,
+  updateSettings,
+} from "../claude_settings/settings_update.ts";
 import { type InstallFacts, installNotes } from "../install/install_notes.ts";
+import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
+import { describePlugin } from "../claude_settings/plugin_records.ts";
 
 /** The scope used without `--scope`: the command holds a path on this machine. */
 export const DEFAULT_SCOPE: Scope = "local";
@@ -64,8 +69,9 @@ Options:
   --dry-run    print the change as a diff and write nothing
 
 Run it in the project root. On macOS and Linux the handler is
-  cd "$CLAUDE_PROJECT_DIR" && /abs/path/stall-watch
-so state always lands in the project's .claude; on Windows it is exec form
+  cd -- "$CLAUDE_PROJECT_DIR" || exit 1; /abs/path/stall-watch
+so state always lands in the project's .claude (and a project folder that
+is gone is a hook error, never a block); on Windows it is exec form
 ("command" + "args", forward slashes), which needs neither Git Bash nor
 PowerShell.
 
@@ -79,8 +85,12 @@ stall-watch may only write inside ./.claude, so for --scope user run it
 from your home folder (where ./.claude is ~/.claude):
   cd ~ && /abs/path/stall-watch install --scope user
 
-Exit codes: 0 done (or nothing to change), 1 file refused or not writable
-from here, 64 usage error. Then check with: stall-watch doctor
+When stall-watch already runs here as a Claude Code plugin, install
+refuses (each stall would be nudged twice) and says how to go on.
+
+Exit codes: 0 done (or nothing to change), 1 file refused, not writable
+from here, or the plugin already runs here, 64 usage error. Then check
+with: stall-watch doctor
 `;
 
 /**
@@ -116,6 +126,7 @@ export async function run(
   }
   const { settings } = await loadSettings(io.env, io.cwd);
   const path = settingsPath(scope, io.env, io.cwd);
+  await refuseBesidePlugin(io, displayPath(io.cwd, path));
   noteProjectDir(io, scope);
   const before = await placeFacts(io);
   const result = await updateSettings(io, {
@@ -144,6 +155,25 @@ export async function run(
   });
   for (const note of notes) io.writeStderr(`stall-watch: note: ${note}\n`);
   return result.exitCode;
+}
+
+/**
+ * Refuses to register stall-watch in a settings file while its Claude Code
+ * plugin runs here: both would run at every stop and nudge each stall
+ * twice.
+ *
+ * @throws {InputError} Naming the plugin and how to go on.
+ */
+async function refuseBesidePlugin(io: CliIO, file: string): Promise<void> {
+  const { states } = await lookUpPlugin(io.env, io.cwd);
+  const plugin = states.find((s) => s.enabled);
+  if (!plugin) return;
+  const id = plugin.install.id;
+  throw new InputError(
+    `Refusing to register stall-watch in ${file}: it already runs here as the Claude Code plugin ${
+      describePlugin(plugin)
+    }, and both would nudge every stall. Keep the plugin (there is nothing to install), or remove it first ("claude plugin uninstall ${id}", or for this project only "claude plugin disable ${id} --scope local") and run install again`,
+  );
 }
 
 /** Where install runs, before it writes: see {@link InstallFacts}. */

@@ -24,6 +24,7 @@ import {
 } from "../events/event_log_summary.ts";
 import { decodeUtf8 } from "../transcript/json_line.ts";
 import { readLinesForward } from "../transcript/line_reader.ts";
+import { openRegularFile } from "../shared/regular_file.ts";
 import { formatProblems, loadSettings } from "../settings/load_settings.ts";
 import { formatCount } from "../shared/number_format.ts";
 import { type Style, styleFor } from "../shared/term_style.ts";
@@ -154,16 +155,8 @@ async function readLog(
   path: string,
   summarizer: EventLogSummarizer,
 ): Promise<boolean> {
-  let file: Deno.FsFile;
-  try {
-    if (!(await Deno.stat(path)).isFile) {
-      throw new Error("it is not a regular file");
-    }
-    file = await Deno.open(path, { read: true });
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw new InputError(`Cannot read event log "${path}": ${describe(error)}`);
-  }
+  const file = openRegularFile(path, "event log");
+  if (file === null) return false;
   try {
     for await (const raw of readLinesForward(file)) {
       // An overlong line is no event stall-watch wrote.

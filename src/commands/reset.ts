@@ -69,10 +69,10 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     sleep: io.sleep,
   });
   if (list) {
-    io.writeStdout(await listStates(store, settings.stateDir));
+    io.writeStdout(listStates(store, settings.stateDir));
     return ExitCode.ok;
   }
-  const ids = all ? await store.sessionIds() : [sessionId as string];
+  const ids = all ? store.sessionIds() : [sessionId as string];
   const lines: string[] = [];
   let removed = 0;
   let failed = 0;
@@ -114,14 +114,11 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
 }
 
 /** One line per session with state, then a count; nothing is changed. */
-async function listStates(
-  store: StateStore,
-  stateDir: string,
-): Promise<string> {
-  const ids = await store.sessionIds();
+function listStates(store: StateStore, stateDir: string): string {
+  const ids = store.sessionIds();
   const lines: string[] = [];
   for (const id of ids) {
-    const { state, note } = await store.read(id);
+    const { state, note } = store.read(id);
     lines.push(`${id}: ${note ?? describeState(state)}`);
   }
   lines.push(

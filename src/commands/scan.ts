@@ -12,7 +12,7 @@ import type { StallSignature } from "../detection/classify.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseCommandLine } from "../shared/command_options.ts";
 import { detectStalls } from "../detection/detect.ts";
-import { signatureData } from "../hook/dispatch.ts";
+import { signatureData } from "../detection/classify.ts";
 import {
   describe,
   ExitCode,
@@ -25,7 +25,7 @@ import {
 } from "../detection/history_turns.ts";
 import type { HookInput } from "../hook/hook_input.ts";
 import { formatCount } from "../shared/number_format.ts";
-import { openRegularFile } from "../transcript/tail_scan.ts";
+import { openTranscript } from "../transcript/tail_scan.ts";
 import { type Style, styleFor } from "../shared/term_style.ts";
 import { type Cell, renderTable } from "../shared/text_table.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
@@ -118,7 +118,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     );
     return ExitCode.ok;
   }
-  const file = await openRegularFile(absolute);
+  const file = openTranscript(absolute);
   if (!file) throw missing(path);
   try {
     refuseNonTranscript(path, file);
@@ -187,7 +187,7 @@ async function allTurns(
   absolute: string,
   subagent: boolean,
 ): Promise<HistoryVerdict[]> {
-  const file = await openRegularFile(absolute);
+  const file = openTranscript(absolute);
   if (!file) throw missing(path);
   try {
     refuseNonTranscript(path, file);

@@ -16,14 +16,17 @@ import {
   findOwnHandlers,
   planUninstall,
 } from "../install/hook_registration.ts";
-import { readSettingsFile } from "../install/settings_file.ts";
-import { parseSettingsText } from "../install/settings_json.ts";
+import { readSettingsFile } from "../claude_settings/settings_file.ts";
+import { parseSettingsText } from "../claude_settings/settings_json.ts";
 import {
   applicableSettingsFiles,
   parseScope,
   settingsPath,
-} from "../install/settings_scope.ts";
-import { displayPath, updateSettings } from "../install/settings_update.ts";
+} from "../claude_settings/settings_scope.ts";
+import {
+  displayPath,
+  updateSettings,
+} from "../claude_settings/settings_update.ts";
 import { DEFAULT_SCOPE } from "./install.ts";
 
 /** The `help uninstall` text. */

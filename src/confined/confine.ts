@@ -125,21 +125,6 @@ export function existingConfinedDir(
 }
 
 /**
- * Checks that an existing file inside `.claude` is not a symlink. A missing
- * file passes. (The confined-file functions check again when they open.)
- *
- * @throws {ConfinementError} When the file is a symlink.
- */
-export function assertFileConfined(
-  cwd: string,
-  file: string,
-  what: string,
-): void {
-  const info = lstatOrNull(file);
-  if (info?.isSymlink) throw symlinkRefusal(claudeRoot(cwd), file, what);
-}
-
-/**
  * The refusal of a symlink: stall-watch writes through none, and says where
  * it leads when that is outside `.claude`.
  */

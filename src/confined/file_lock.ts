@@ -10,14 +10,24 @@
  * @module
  */
 
+import { ExitCode, StallWatchError } from "../shared/errors.ts";
 import type { ConfinedDir } from "./confine.ts";
 import { confinedFile, openConfined } from "./confined_file.ts";
 
-/** The lock could not be taken in time. */
-export class LockTimeoutError extends Error {
-  /** @param path The lock file. */
+/**
+ * The lock could not be taken in time: another stall-watch process of the
+ * session held it (exit 1 from commands; the hook allows the stop).
+ */
+export class LockTimeoutError extends StallWatchError {
+  /**
+   * @param path The lock file.
+   * @param waitedMs How long this process waited.
+   */
   constructor(path: string, waitedMs: number) {
-    super(`Timed out after ${waitedMs} ms waiting for the lock "${path}"`);
+    super(
+      `Timed out after ${waitedMs} ms waiting for the lock "${path}"`,
+      ExitCode.inputError,
+    );
     this.name = "LockTimeoutError";
   }
 }
@@ -41,7 +51,7 @@ export async function withFileLock<T>(
   dir: ConfinedDir,
   name: string,
   options: LockOptions,
-  action: () => Promise<T>,
+  action: () => T | Promise<T>,
 ): Promise<T> {
   const path = confinedFile(dir, name);
   const file = openConfined(path, "lock file", {

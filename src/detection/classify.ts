@@ -331,3 +331,15 @@ function linkQuery(
 function healthy(reason: string): TurnVerdict {
   return { signatures: [], reason };
 }
+
+/** A signature as logged and printed by `scan --json`. */
+export function signatureData(
+  signature: StallSignature,
+): Record<string, unknown> {
+  return {
+    kind: signature.kind,
+    tool_name: signature.toolName,
+    tool_use_id: signature.toolUseId,
+    line: signature.line,
+  };
+}

@@ -15,7 +15,7 @@ import {
 import { syncReader } from "../transcript/line_reader.ts";
 import {
   DEFAULT_SCAN_BUDGETS,
-  openRegularFile,
+  openTranscript,
   type ScanBudgetName,
   type ScanBudgets,
   scanCurrentTurn,
@@ -25,7 +25,7 @@ import { importLazily } from "../shared/lazy_import.ts";
 
 /** A budget that cut a decision short: the stop is allowed unjudged. */
 export interface ExhaustedBudget {
-  /** Which budget (see the README's list). */
+  /** Which budget (see the budgets table in docs/detection.md). */
   name: ScanBudgetName | "signatures" | "background_tasks";
   /** Its limit, in its own unit. */
   limit: number;
@@ -275,7 +275,7 @@ export async function withLineNumbers(
   path: string,
   signatures: StallSignature[],
 ): Promise<StallSignature[]> {
-  const file = await openRegularFile(path);
+  const file = openTranscript(path);
   if (!file) return signatures;
   try {
     const { lineNumbersAt } = await importLazily<

@@ -181,7 +181,6 @@ async function rotateIfFull(
       if (fileSize(path) + incoming > options.maxBytes) {
         renameConfined(dir, name, `${name}.1`, "event log", isEventLogText);
       }
-      return Promise.resolve();
     },
   );
 }

@@ -18,14 +18,15 @@ import {
 } from "../confined/confine.ts";
 import {
   confinedFile,
-  lstatOrNull,
   readConfinedText,
   removeConfined,
   replaceConfinedFile,
-  touchConfined,
 } from "../confined/confined_file.ts";
 import { type LockOptions, withFileLock } from "../confined/file_lock.ts";
 import { isPlainObject } from "../transcript/json_line.ts";
+import { describe } from "../shared/errors.ts";
+import { pruneStaleStateDaily } from "./state_sweeper.ts";
+import { safeSessionId } from "./session_id.ts";
 
 /** What one session remembers between hook runs. */
 export interface SessionState {
@@ -129,16 +130,6 @@ export function serializeState(state: SessionState): string {
   ) + "\n";
 }
 
-/**
- * A session id fit for a file name: characters outside `[A-Za-z0-9._-]`
- * become `_`, so `../../etc` cannot leave the state folder.
- */
-export function safeSessionId(sessionId: string): string {
-  const safe = sessionId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 128);
-  if (safe === "" || /^\.+$/.test(safe)) return `session${safe.length}`;
-  return safe;
-}
-
 /** Where and how a {@link StateStore} keeps its files. */
 export interface StateStoreOptions {
   /** The directory the process started in. */
@@ -197,22 +188,20 @@ export class StateStore {
    * Reads a session's state without locking (for display). Requires
    * `--allow-read`.
    */
-  read(sessionId: string): Promise<LoadedState> {
+  read(sessionId: string): LoadedState {
     const { cwd, stateDir } = this.#options;
     let dir: ConfinedDir | null;
     try {
       dir = existingConfinedDir(cwd, stateDir, "state folder");
     } catch (error) {
-      return Promise.resolve({ state: emptyState(), note: noteOf(error) });
+      return { state: emptyState(), note: noteOf(error) };
     }
-    if (dir === null) {
-      return Promise.resolve({ state: emptyState(), note: null });
-    }
+    if (dir === null) return { state: emptyState(), note: null };
     const { statePath } = sessionFilesIn(dir, sessionId);
     try {
-      return Promise.resolve(readState(statePath));
+      return readState(statePath);
     } catch (error) {
-      return Promise.resolve({ state: emptyState(), note: noteOf(error) });
+      return { state: emptyState(), note: noteOf(error) };
     }
   }
 
@@ -246,7 +235,7 @@ export class StateStore {
             { isOwn: isReplaceableState },
           );
         }
-        return Promise.resolve(result);
+        return result;
       },
     );
   }
@@ -273,22 +262,20 @@ export class StateStore {
       files.dir,
       files.lockName,
       this.#lockOptions(),
-      () => {
+      (): RemovedState => {
         const text = keptOrText(files.statePath);
-        if (typeof text !== "string") return Promise.resolve(text);
+        if (typeof text !== "string") return text;
         const removed = removeConfined(
           files.dir,
           files.stateName,
           "state file",
           isStateText,
         );
-        return Promise.resolve(
-          removed === "removed"
-            ? { status: "removed", state: parseState(text).state }
-            : removed === "absent"
-            ? { status: "absent" }
-            : { status: "kept", reason: NOT_STATE },
-        );
+        return removed === "removed"
+          ? { status: "removed", state: parseState(text).state }
+          : removed === "absent"
+          ? { status: "absent" }
+          : { status: "kept", reason: NOT_STATE };
       },
     );
   }
@@ -299,11 +286,11 @@ export class StateStore {
    *
    * @throws {ConfinementError} When the state folder escapes `.claude`.
    */
-  sessionIds(): Promise<string[]> {
+  sessionIds(): string[] {
     const { cwd, stateDir } = this.#options;
     const dir = existingConfinedDir(cwd, stateDir, "state folder");
     const ids: string[] = [];
-    if (dir === null) return Promise.resolve(ids);
+    if (dir === null) return ids;
     try {
       for (const entry of Deno.readDirSync(dir)) {
         const id = entry.name.slice(0, -".json".length);
@@ -317,24 +304,24 @@ export class StateStore {
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
-    return Promise.resolve(ids.sort());
+    return ids.sort();
   }
 
   /**
    * {@link pruneStaleStateDaily} on the state folder, after a write.
    * Best effort.
+   *
+   * @returns The names removed.
    */
-  pruneDaily(nowMs: number): Promise<string[]> {
+  pruneDaily(nowMs: number): string[] {
     const { cwd, stateDir } = this.#options;
     let dir: ConfinedDir | null;
     try {
       dir = existingConfinedDir(cwd, stateDir, "state folder");
     } catch {
-      return Promise.resolve([]);
+      return [];
     }
-    return dir === null
-      ? Promise.resolve([])
-      : pruneStaleStateDaily(dir, nowMs);
+    return dir === null ? [] : pruneStaleStateDaily(dir, nowMs, isStateText);
   }
 }
 
@@ -375,10 +362,7 @@ function keptOrText(path: string): string | RemovedState {
 }
 
 function noteOf(error: unknown): string {
-  const reason = error instanceof Error
-    ? error.message.split("\n")[0]
-    : String(error);
-  return `state file unreadable: ${reason}`;
+  return `state file unreadable: ${describe(error)}`;
 }
 
 /** The keys of a state file. */
@@ -390,7 +374,7 @@ const STATE_KEYS = [
 ];
 
 /** Whether a file's text is a state file this module wrote. */
-function isStateText(text: string): boolean {
+export function isStateText(text: string): boolean {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -443,138 +427,4 @@ function readState(path: string): LoadedState {
     );
   }
   return parseState(text);
-}
-
-/** State, lock and temp files untouched this long are removed. */
-export const STALE_STATE_MS = 30 * 24 * 60 * 60 * 1000;
-
-/**
- * Removes state files, watch markers and locks older than `maxAgeMs`, and
- * temp files left by killed writers. Only files stall-watch wrote are
- * touched, each by an exact name it proves by content: `<id>.json` holding
- * state or a marker, the empty `<id>.lock` beside such a file when that
- * goes, and `.<id>.json.<pid>.<random>.tmp` holding state or a marker. The
- * folder may be shared (`STALL_WATCH_STATE_DIR=.claude` also holds Claude
- * Code's own `settings.json`). Best effort: failures are ignored.
- *
- * @returns The names removed.
- */
-export function pruneStaleState(
-  dir: ConfinedDir,
-  nowMs: number,
-  maxAgeMs: number = STALE_STATE_MS,
-): Promise<string[]> {
-  const stale: [string, (text: string) => boolean][] = [];
-  const ageOf = (name: string) =>
-    nowMs - (lstatOrNull(confinedFile(dir, name))?.mtime?.getTime() ?? nowMs);
-  try {
-    for (const entry of Deno.readDirSync(dir)) {
-      const own = ownKindOf(entry.name);
-      if (own === null || !entry.isFile) continue;
-      if (
-        ageOf(entry.name) <= (own.kind === "temp" ? 60 * 60 * 1000 : maxAgeMs)
-      ) {
-        continue;
-      }
-      stale.push([entry.name, own.isOwn]);
-    }
-  } catch {
-    // The folder may not exist yet; nothing to prune.
-  }
-  const removed: string[] = [];
-  const remove = (name: string, isOwn: (text: string) => boolean) => {
-    try {
-      if (removeConfined(dir, name, "stale file", isOwn) === "removed") {
-        removed.push(name);
-        return true;
-      }
-    } catch {
-      // Best effort.
-    }
-    return false;
-  };
-  for (const [name, isOwn] of stale) {
-    // A lock goes only with its own stale state file: an empty file proves
-    // nothing on its own, and the lock file itself is never rewritten (its
-    // age says nothing; removing a held lock would let two writers in).
-    if (remove(name, isOwn) && name.endsWith(".json")) {
-      remove(`${name.slice(0, -".json".length)}.lock`, (text) => text === "");
-    }
-  }
-  return Promise.resolve(removed);
-}
-
-/** How often {@link pruneStaleStateDaily} looks at the folder. */
-const PRUNE_INTERVAL_MS = 24 * 60 * 60 * 1000;
-
-/** The empty file whose mtime says when the folder was last pruned. */
-export const PRUNE_MARKER = ".last-prune";
-
-/**
- * {@link pruneStaleState} at most once a day per folder (remembered by the
- * mtime of an empty `.last-prune` file in it), so a recovery does not pay
- * for listing hundreds of old sessions every time. Best effort: a marker
- * that is a symlink, FIFO, hard link or non-empty file is left alone and
- * nothing is pruned.
- */
-export async function pruneStaleStateDaily(
-  dir: ConfinedDir,
-  nowMs: number,
-): Promise<string[]> {
-  const info = lstatOrNull(confinedFile(dir, PRUNE_MARKER));
-  if (info?.isFile) {
-    const last = info.mtime?.getTime() ?? 0;
-    if (nowMs - last < PRUNE_INTERVAL_MS && last <= nowMs) return [];
-  }
-  try {
-    touchConfined(dir, PRUNE_MARKER, "prune marker", nowMs);
-  } catch {
-    return []; // cannot remember it: better not prune than prune every time
-  }
-  return await pruneStaleState(dir, nowMs);
-}
-
-/** Top-level keys of a watcher's marker (watch_marker.ts). */
-const MARKER_KEYS = ["tool_use_id", "token", "started_at"];
-
-/** Whether a file's text is a watcher's marker. */
-export function isMarkerText(text: string): boolean {
-  try {
-    const data = JSON.parse(text);
-    if (!isPlainObject(data)) return false;
-    const keys = Object.keys(data);
-    return keys.length > 0 && keys.every((key) => MARKER_KEYS.includes(key));
-  } catch {
-    return false;
-  }
-}
-
-/** State or marker text: what stall-watch keeps in a `<id>.json`. */
-function isOwnJson(text: string): boolean {
-  return isStateText(text) || isMarkerText(text);
-}
-
-/** A name stall-watch may have written, with how to prove it by content. */
-interface OwnName {
-  kind: "json" | "temp";
-  isOwn: (text: string) => boolean;
-}
-
-/** An own temp file: `.<id>.json.<pid>.<random>.tmp` (`tempNameFor`). */
-const OWN_TEMP = /^\.(.+\.json)\.\d+\.[0-9a-z]+\.tmp$/;
-
-/**
- * Which of stall-watch's exact names `name` is, or `null`. Ids must be what
- * {@link safeSessionId} makes, so no other name ever matches.
- */
-function ownKindOf(name: string): OwnName | null {
-  const isId = (id: string) => id !== "" && safeSessionId(id) === id;
-  const temp = OWN_TEMP.exec(name);
-  if (temp?.[1] && isId(temp[1].slice(0, -".json".length))) {
-    return { kind: "temp", isOwn: isOwnJson };
-  }
-  if (name.endsWith(".json") && isId(name.slice(0, -".json".length))) {
-    return { kind: "json", isOwn: isOwnJson };
-  }
-  return null;
 }

@@ -1,6 +1,6 @@
 /**
  * How a block reaches Claude Code, per output mode (measured with Claude
- * Code 2.1.332, see the README's "Output modes"):
+ * Code 2.1.332, see docs/detection.md, "Output modes"):
  *
  * - `stderr`: exit 2, report lines and prompt on stderr. The model reads all
  *   of it; the user sees "Stop hook reported a problem".
@@ -17,6 +17,7 @@
 
 import { ExitCode } from "../shared/errors.ts";
 import type { OutputMode } from "../settings/settings.ts";
+import type { HookOutcome } from "./hook_outcome.ts";
 
 /** What to write for a block. */
 export interface BlockParts {
@@ -32,13 +33,6 @@ export interface BlockParts {
   notice: string | null;
 }
 
-/** The process result of a block. */
-export interface BlockOutcome {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * The exit code and output of a block in `mode`.
  *
@@ -48,7 +42,7 @@ export interface BlockOutcome {
 export function blockOutcome(
   mode: OutputMode,
   parts: BlockParts,
-): BlockOutcome {
+): HookOutcome {
   if (mode === "stderr") {
     return { exitCode: ExitCode.block, stdout: "", stderr: parts.message };
   }

@@ -3,10 +3,10 @@
  * how it recognises its own handlers there again.
  *
  * On macOS and Linux a handler is a shell command,
- * `cd -- "$CLAUDE_PROJECT_DIR" && /abs/stall-watch` (`--`: a project folder
- * whose name starts with `-` is not taken for an option): Claude Code runs it with
- * `sh -c`, and starting in the project root puts state in the project's
- * `.claude` even after the session has `cd`-ed elsewhere. On Windows the
+ * `cd -- "$CLAUDE_PROJECT_DIR" || exit 1; /abs/stall-watch` (`--`: a project
+ * folder whose name starts with `-` is not taken for an option): Claude Code
+ * runs it with `sh -c`, and starting in the project root puts state in the
+ * project's `.claude` even after the session has `cd`-ed elsewhere. On Windows the
  * shell is Git Bash, or PowerShell when Git Bash is missing, and no one
  * command line means the same in both, so the handler uses exec form
  * (`command` + `args`, no shell) with forward-slash paths; it then starts in
@@ -19,6 +19,7 @@
 
 import { HOOK_PERMISSION_FLAGS } from "../shared/permissions.ts";
 import { HANDLER_EVENTS } from "../hook/event_guard.ts";
+import { shellQuote } from "../shared/shell_quote.ts";
 
 /** The hook events stall-watch registers for. */
 export type HookEvent =
@@ -73,8 +74,17 @@ export interface Invocation {
  */
 export const SOURCE_RUN_FLAGS: readonly string[] = Object.freeze(["--quiet"]);
 
-/** The shell prefix that starts a handler in the project root. */
-export const PROJECT_DIR_PREFIX = 'cd -- "$CLAUDE_PROJECT_DIR" && ';
+/**
+ * The shell prefix that starts a handler in the project root. A failed `cd`
+ * (the project folder moved or deleted) ends the handler with exit 1, a
+ * hook error Claude Code shows the user: dash, the `sh` of Debian and
+ * Ubuntu, returns 2 from a failed `cd`, and `cd ... && stall-watch` would
+ * pass that on, which Claude Code reads as a block at every stop.
+ */
+export const PROJECT_DIR_PREFIX = 'cd -- "$CLAUDE_PROJECT_DIR" || exit 1; ';
+
+/** The prefix older versions wrote, which passes a failed `cd`'s 2 on. */
+export const OLD_PROJECT_DIR_PREFIX = 'cd -- "$CLAUDE_PROJECT_DIR" && ';
 
 /** Default `timeout` (seconds) of the Stop and SubagentStop handlers. */
 export const DEFAULT_HOOK_TIMEOUT = 30;
@@ -177,12 +187,6 @@ export function buildHandler(
   return handler;
 }
 
-/** Quotes a word for `sh` only when it needs it. */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
-
 /** A handler's command split into words. */
 export interface ParsedCommand {
   form: "shell" | "exec";
@@ -233,6 +237,14 @@ export function parseHandlerCommand(
       /^\$\{?CLAUDE_PROJECT_DIR\}?\/?$/.test(dirs[0] ?? "");
     onlyProjectCds &&= startsInProjectDir;
     index++;
+    // `cd ... || exit 1;` (PROJECT_DIR_PREFIX): the exit belongs to the cd.
+    const next = steps[index] ?? [];
+    if (
+      index < steps.length - 1 && next.length === 2 && next[0] === "exit" &&
+      next[1] === "1"
+    ) {
+      index++;
+    }
   }
   return {
     form: "shell",

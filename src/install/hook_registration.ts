@@ -26,13 +26,14 @@ import {
   stallWatchArgs,
 } from "./hook_command.ts";
 import { isPlainObject } from "../transcript/json_line.ts";
+import type { SettingsEdit } from "../claude_settings/settings_update.ts";
 import { HANDLER_EVENTS } from "../hook/event_guard.ts";
 import {
   type JsonEditor,
   jsonEditor,
   parseSettingsText,
   SettingsFileError,
-} from "./settings_json.ts";
+} from "../claude_settings/settings_json.ts";
 
 /** One stall-watch handler found in a settings file. */
 export interface OwnHandler {
@@ -81,10 +82,7 @@ export function findOwnHandlers(
 }
 
 /** New text for a settings file, and what changed (empty: nothing). */
-export interface RegistrationPlan {
-  text: string;
-  changes: string[];
-}
+export type RegistrationPlan = SettingsEdit;
 
 /** What `install` should register. */
 export interface InstallRequest {

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Scope } from "./settings_scope.ts";
+import type { Scope } from "../claude_settings/settings_scope.ts";
 
 /** What the notes look at. */
 export interface InstallFacts {

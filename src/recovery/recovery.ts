@@ -9,6 +9,7 @@ import type { StallKind, StallSignature } from "../detection/classify.ts";
 import { quoteForPrompt } from "./prompt_text.ts";
 import type { ToolInputSummary } from "../transcript/tool_input.ts";
 import { DEFAULT_TEXT, type RecoveryText } from "./nudge_texts.ts";
+import { reportLine } from "./report_line.ts";
 
 export type { RecoveryText };
 
@@ -128,7 +129,7 @@ export function buildReportLines(
   for (const s of signatures) counts.set(s.kind, (counts.get(s.kind) ?? 0) + 1);
   const path = quoteForPrompt(transcriptPath);
   const lines = [...counts].map(([kind, count]) =>
-    `stall_watch: ${count} ${KIND_LABELS[kind]} in ${path}`
+    reportLine(`${count} ${KIND_LABELS[kind]} in ${path}`)
   );
   const first = signatures[0];
   if (first) {
@@ -137,9 +138,10 @@ export function buildReportLines(
       : "unknown tool";
     const id = first.toolUseId ? quoteForPrompt(first.toolUseId) : "<unknown>";
     lines.push(
-      `stall_watch: first stall = ${tool} ` +
-        `(id=${id}) at line ${lineLabel(first)} ` +
-        `[${KIND_LABELS[first.kind]}]`,
+      reportLine(
+        `first stall = ${tool} (id=${id}) at line ${lineLabel(first)} ` +
+          `[${KIND_LABELS[first.kind]}]`,
+      ),
     );
   }
   return lines;

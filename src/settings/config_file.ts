@@ -9,6 +9,11 @@
  */
 
 import { resolvePath } from "../shared/paths.ts";
+import { describe } from "../shared/errors.ts";
+import {
+  readRegularText,
+  UnreadableFileError,
+} from "../shared/regular_file.ts";
 import type { ParseError } from "../../vendor/jsonc-parser/main.js";
 import {
   CONFIG_KEYS,
@@ -62,27 +67,15 @@ export async function loadConfigFile(
   cwd?: string,
 ): Promise<ConfigFile> {
   const file = cwd === undefined ? path : resolvePath(cwd, path);
-  let text: string;
+  let text: string | null;
   try {
-    // Look before reading: a FIFO would block the hook forever, and a device
-    // such as /dev/zero (a symlink in a cloned repo will do) never ends.
-    const info = Deno.statSync(file);
-    if (!info.isFile) throw new Error("it is not a regular file");
-    if (info.size > MAX_CONFIG_BYTES) {
-      throw new Error(`it is larger than ${MAX_CONFIG_BYTES} bytes`);
-    }
-    text = Deno.readTextFileSync(file);
+    // A FIFO would block the hook forever, and a device such as /dev/zero
+    // (a symlink in a cloned repo will do) never ends.
+    text = readRegularText(file, "config file", MAX_CONFIG_BYTES);
   } catch (error) {
-    // A `.claude` that is a file (NotADirectory) holds no config file either.
-    if (
-      error instanceof Deno.errors.NotFound ||
-      error instanceof Deno.errors.NotADirectory
-    ) {
-      return { path: null, values: new Map(), problems: [] };
-    }
-    const reason = error instanceof Error
-      ? error.message.split("\n")[0]
-      : String(error);
+    const reason = error instanceof UnreadableFileError
+      ? error.reason
+      : describe(error);
     return {
       path,
       values: new Map(),
@@ -92,6 +85,8 @@ export async function loadConfigFile(
       }],
     };
   }
+  // A `.claude` that is a file (NotADirectory) holds no config file either.
+  if (text === null) return { path: null, values: new Map(), problems: [] };
   return await parseConfigText(text, path);
 }
 

@@ -8,6 +8,10 @@
 
 import type { Entry } from "./entry.ts";
 import { clipMiddle, describe, TranscriptError } from "../shared/errors.ts";
+import {
+  openRegularFile,
+  UnreadableFileError,
+} from "../shared/regular_file.ts";
 import { lineEntries } from "./line_entries.ts";
 import {
   type LineReaderOptions,
@@ -95,7 +99,7 @@ export async function scanCurrentTurn(
   path: string,
   options: ScanOptions,
 ): Promise<TurnScan | null> {
-  const file = await openRegularFile(path);
+  const file = openTranscript(path);
   if (!file) return null;
   try {
     const fileSize = file.statSync().size;
@@ -166,43 +170,20 @@ function weight(entry: Entry): number {
 }
 
 /**
- * Opens `path` for reading if it is a regular file.
- *
- * Checks with `stat` first: opening a FIFO would block the hook forever.
+ * Opens a transcript for reading, by the shared rule for files someone
+ * else wrote (`shared/regular_file.ts`): a regular file only, checked again
+ * once open, so a FIFO never blocks the hook.
  *
  * @returns The open file, or `null` when it does not exist.
  * @throws {TranscriptError} For directories, FIFOs, devices and read errors.
  */
-export function openRegularFile(
-  path: string,
-): Deno.FsFile | null {
-  let info: Deno.FileInfo;
+export function openTranscript(path: string): Deno.FsFile | null {
   try {
-    info = Deno.statSync(path);
+    return openRegularFile(path, "transcript");
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw new TranscriptError(
-      `Cannot read transcript "${clipMiddle(path, MAX_PATH_CHARS)}": ${
-        describe(error)
-      }`,
-    );
-  }
-  if (!info.isFile) {
-    const what = info.isDirectory ? "a directory" : "not a regular file";
-    throw new TranscriptError(
-      `Cannot read transcript "${
-        clipMiddle(path, MAX_PATH_CHARS)
-      }": it is ${what}`,
-    );
-  }
-  try {
-    return Deno.openSync(path, { read: true });
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw new TranscriptError(
-      `Cannot read transcript "${clipMiddle(path, MAX_PATH_CHARS)}": ${
-        describe(error)
-      }`,
-    );
+    if (error instanceof UnreadableFileError) {
+      throw new TranscriptError(error.message);
+    }
+    throw error;
   }
 }

@@ -24,7 +24,7 @@ import {
 } from "../transcript/line_reader.ts";
 import {
   DEFAULT_SCAN_BUDGETS,
-  openRegularFile,
+  openTranscript,
   SCAN_LINE_OPTIONS,
   scanCurrentTurn,
 } from "../transcript/tail_scan.ts";
@@ -190,7 +190,7 @@ export class TurnFollower {
 
   /** Reads the complete lines appended since the last look. */
   async #readAppended(stopWhen: () => boolean): Promise<void> {
-    const file = openRegularFile(this.#path);
+    const file = openTranscript(this.#path);
     if (!file) return;
     try {
       file.seekSync(this.#offset, Deno.SeekMode.Start);

@@ -36,7 +36,7 @@ export interface WatchLoopOptions {
   now(): number;
   sleep(ms: number): Promise<void>;
   /** Whether a newer watcher of the session took over. */
-  superseded(): Promise<boolean>;
+  superseded(): boolean;
   /** Called once, after the first look at the transcript. */
   started?(state: CallState | null): Promise<void>;
 }
@@ -101,7 +101,7 @@ export async function watchTranscript(
       turnEnded: resultAt >= 0 && marks.turnEnd > resultAt,
       requestOpen: resultAt >= 0 && requestOpen(marks, turn, resultAt),
       seen,
-      superseded: await options.superseded(),
+      superseded: options.superseded(),
       elapsedMs: now - start,
       quietMs: now - lastChange,
       limits,
@@ -122,7 +122,7 @@ export async function watchTranscript(
     // a superseded watcher (parallel calls start one each) leaves at once.
     for (let slept = 0; slept < limits.tickMs; slept += limits.pollMs) {
       await options.sleep(Math.min(limits.pollMs, limits.tickMs - slept));
-      if (await options.superseded()) {
+      if (options.superseded()) {
         return { ...SUPERSEDED, elapsedMs: options.now() - start };
       }
     }

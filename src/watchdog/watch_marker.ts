@@ -18,15 +18,30 @@ import {
   replaceConfinedFile,
 } from "../confined/confined_file.ts";
 import { isPlainObject } from "../transcript/json_line.ts";
-import {
-  isMarkerText,
-  isReplaceableState,
-  pruneStaleState,
-  safeSessionId,
-} from "../guardrails/state.ts";
+import { isReplaceableState } from "../guardrails/state.ts";
+import { pruneStaleState } from "../guardrails/state_sweeper.ts";
+import { safeSessionId } from "../guardrails/session_id.ts";
 
 /** The marker folder inside the state folder. */
 export const WATCH_DIR = "watch";
+
+/** Top-level keys of a watcher's marker. */
+const MARKER_KEYS = ["tool_use_id", "token", "started_at"];
+
+/**
+ * Whether a file's text is a watcher's marker: what proves a marker file is
+ * stall-watch's before it is replaced or swept.
+ */
+export function isMarkerText(text: string): boolean {
+  try {
+    const data = JSON.parse(text);
+    if (!isPlainObject(data)) return false;
+    const keys = Object.keys(data);
+    return keys.length > 0 && keys.every((key) => MARKER_KEYS.includes(key));
+  } catch {
+    return false;
+  }
+}
 
 /** One watcher's claim. */
 export interface WatchClaim {
@@ -51,13 +66,13 @@ export interface WatchClaim {
  * @param stateDir The state folder, relative to `cwd`.
  * @throws {ConfinementError} When the folder escapes `.claude`.
  */
-export async function claimWatch(
+export function claimWatch(
   cwd: string,
   stateDir: string,
   sessionId: string,
   toolUseId: string,
   nowMs: number,
-): Promise<WatchClaim> {
+): WatchClaim {
   const dir = ensureConfinedDir(
     cwd,
     join(stateDir, WATCH_DIR),
@@ -82,7 +97,7 @@ export async function claimWatch(
     // A marker, or no JSON at all (a file a power cut corrupted).
     { isOwn: (text) => isMarkerText(text) || isReplaceableState(text) },
   );
-  if (fresh) await pruneStaleState(dir, nowMs);
+  if (fresh) pruneStaleState(dir, nowMs, isMarkerText);
   return { path, token, written: fileIdentity(path) };
 }
 
@@ -90,26 +105,24 @@ export async function claimWatch(
  * Whether another watcher has claimed the marker since `claim`. A missing or
  * unreadable marker proves nothing, so it does not supersede.
  */
-export function isSuperseded(claim: WatchClaim): Promise<boolean> {
+export function isSuperseded(claim: WatchClaim): boolean {
   // Claims replace the file (a rename): the same inode is the same claim.
   const now = fileIdentity(claim.path);
   if (
     claim.written !== null && now !== null && now.ino !== null &&
     now.ino === claim.written.ino && now.mtime === claim.written.mtime
   ) {
-    return Promise.resolve(false);
+    return false;
   }
   let data: unknown;
   try {
     // Never opens a FIFO or follows a link planted in the marker's place.
     data = JSON.parse(readConfinedText(claim.path, "watch marker") ?? "");
   } catch {
-    return Promise.resolve(false);
+    return false;
   }
-  return Promise.resolve(
-    isPlainObject(data) && typeof data.token === "string" &&
-      data.token !== claim.token,
-  );
+  return isPlainObject(data) && typeof data.token === "string" &&
+    data.token !== claim.token;
 }
 
 /** Inode and modification time of `path`, or `null` when it is gone. */

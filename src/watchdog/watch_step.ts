@@ -8,6 +8,7 @@
 
 import type { Settings } from "../settings/settings.ts";
 import type { CallState } from "./watch_state.ts";
+import { CLAUDE_TIMERS } from "../claude_client/timers.ts";
 
 /** How long the watchdog waits for what. */
 export interface WatchLimits {
@@ -35,18 +36,6 @@ export interface WatchLimits {
  */
 export const MARKER_POLL_MS = 100;
 
-/** Claude Code's request timeout when `API_TIMEOUT_MS` is not set. */
-export const CLAUDE_API_TIMEOUT_MS = 600_000;
-
-/**
- * Claude Code's request timeout as the hook's environment sets it (hooks
- * inherit Claude Code's environment).
- */
-export function apiTimeoutMs(env: Readonly<Record<string, string>>): number {
-  const value = Number(env.API_TIMEOUT_MS);
-  return Number.isFinite(value) && value > 0 ? value : CLAUDE_API_TIMEOUT_MS;
-}
-
 /**
  * How long a call may take to appear in the transcript. Claude Code writes
  * the `tool_use` line before the tool runs, so only a call made elsewhere
@@ -57,7 +46,7 @@ export const CALL_GRACE_MS = 10_000;
 /** The limits for the effective settings. */
 export function watchLimits(
   settings: Pick<Settings, "idleSeconds" | "watchMaxSeconds">,
-  requestMs: number = CLAUDE_API_TIMEOUT_MS,
+  requestMs: number = CLAUDE_TIMERS.apiTimeout * 1000,
 ): WatchLimits {
   const idleMs = settings.idleSeconds * 1000;
   // Ten checks per idle window, at most one a second: cheap and prompt.

@@ -15,8 +15,8 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import { classifyTurn } from "../detection/classify.ts";
 import { withLineNumbers } from "../detection/detect.ts";
-import { dispatchStall } from "../hook/dispatch.ts";
-import { killSwitchOf, logEvents } from "../hook/dispatch_io.ts";
+import { decideOnStall } from "../hook/stall_decision.ts";
+import { killSwitchOf, logEvents } from "../hook/decision_io.ts";
 import { describe, ExitCode } from "../shared/errors.ts";
 import type { EventName, EventRecord } from "../events/event_log.ts";
 import { launchedBackgroundTasks } from "../detection/background_launch.ts";
@@ -30,24 +30,29 @@ import {
   watchInputFrom,
 } from "./watch_input.ts";
 import { parsePayloadObject, stringField } from "../hook/hook_input.ts";
+import { handles } from "../hook/event_guard.ts";
 import {
   claimMisregistrationNotice,
-  handles,
   misregistrationNotice,
-} from "../hook/event_guard.ts";
+} from "../hook/notices.ts";
 import { watchTranscript } from "./watch_loop.ts";
 import { claimWatch, isSuperseded, type WatchClaim } from "./watch_marker.ts";
-import { apiTimeoutMs, watchLimits } from "./watch_step.ts";
+import { watchLimits } from "./watch_step.ts";
+import { apiTimeoutMs } from "../claude_client/timers.ts";
+import { reportLine } from "../recovery/report_line.ts";
+import { systemMessageLine } from "../hook/hook_outcome.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
 
 /**
  * Added to the nudge when Claude Code's request for the model's answer
  * failed: the model then sees an `API Error` line after the result and
  * might take its own tool call for the failure.
  */
-export const API_ERROR_NOTE =
-  "stall_watch: the request for your answer to that tool result failed " +
-  "with an API error, not the tool: the tool ran and its result is in the " +
-  "conversation, so that call needs no retry: carry on from its result.\n";
+export const API_ERROR_NOTE = reportLine(
+  "the request for your answer to that tool result failed with an API " +
+    "error, not the tool: the tool ran and its result is in the " +
+    "conversation, so that call needs no retry: carry on from its result.",
+) + "\n";
 
 /**
  * What the process should do. The watchdog writes to stdout only to tell
@@ -97,17 +102,21 @@ export async function runWatch(
   if (input.interrupted) {
     return await log.finish("interrupted", "the user interrupted the call");
   }
-  const killSwitch = await killSwitchOf(settings, io);
+  const killSwitch = killSwitchOf(settings, io);
   if (killSwitch.active) {
     return await log.finish(
       "kill_switch",
       `kill switch active (${killSwitch.source})`,
-      `stall_watch: kill switch active (${killSwitch.source}); watch skipped`,
+      reportLine(
+        `kill switch active (${
+          escapeTerminal(killSwitch.source)
+        }); watch skipped`,
+      ),
     );
   }
   let claim: WatchClaim;
   try {
-    claim = await claimWatch(
+    claim = claimWatch(
       io.cwd,
       settings.stateDir,
       input.sessionId,
@@ -119,9 +128,9 @@ export async function runWatch(
     return await log.finish(
       "no_state",
       describe(error),
-      `stall_watch: cannot use the state folder (${
-        describe(error)
-      }); watch skipped`,
+      reportLine(
+        `cannot use the state folder (${describe(error)}); watch skipped`,
+      ),
     );
   }
   const watched = await watchTranscript({
@@ -159,7 +168,7 @@ export async function runWatch(
     (watched.trigger === "turn_end"
       ? "the turn ended"
       : `the transcript was quiet for ${watched.quietMs / 1000}s`);
-  const result = await dispatchStall({
+  const result = await decideOnStall({
     sessionId: input.sessionId,
     hookEvent: input.hookEventName,
     transcriptPath: input.transcriptPath,
@@ -178,12 +187,8 @@ export async function runWatch(
     },
   }, {
     settings,
-    killSwitch: await killSwitchOf(settings, io),
-    store: new StateStore({
-      cwd: io.cwd,
-      stateDir: settings.stateDir,
-      sleep: io.sleep,
-    }),
+    killSwitch: killSwitchOf(settings, io),
+    store: stateStoreOf(io, settings),
     nowSeconds: io.now() / 1000,
   });
   await log.add(result.events);
@@ -211,17 +216,9 @@ async function misregistered(
   io: WatchIO,
 ): Promise<WatchResult> {
   const { settings } = await loadSettings(io.env, io.cwd);
-  const store = () =>
-    Promise.resolve(
-      new StateStore({
-        cwd: io.cwd,
-        stateDir: settings.stateDir,
-        sleep: io.sleep,
-      }),
-    );
   const sessionId = stringField(payload, "session_id") ?? "";
   const tell = await claimMisregistrationNotice(
-    store,
+    () => Promise.resolve(stateStoreOf(io, settings)),
     sessionId,
     "watch",
     event,
@@ -229,12 +226,19 @@ async function misregistered(
   return {
     exitCode: ExitCode.ok,
     stderr: "",
-    stdout: tell
-      ? JSON.stringify({
-        systemMessage: misregistrationNotice("watch", event),
-      }) + "\n"
-      : "",
+    stdout: systemMessageLine(
+      tell ? [misregistrationNotice("watch", event)] : [],
+    ),
   };
+}
+
+/** The session state store under the effective settings. */
+function stateStoreOf(io: WatchIO, settings: Settings): StateStore {
+  return new StateStore({
+    cwd: io.cwd,
+    stateDir: settings.stateDir,
+    sleep: io.sleep,
+  });
 }
 
 class WatchLog {

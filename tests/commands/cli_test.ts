@@ -10,19 +10,16 @@ import { main, overview } from "../../src/cli.ts";
 import { COMMANDS } from "../../src/commands/registry.ts";
 import { VERSION } from "../../src/shared/version.ts";
 import { type FakeIO, fakeIO } from "../support/fake_io.ts";
-import { runStallWatch, tempProject } from "../support/hook_process.ts";
+import { runStallWatch } from "../support/hook_process.ts";
+import { tempProject } from "../support/temp_project.ts";
 
 async function run(
   args: string[],
 ): Promise<{ code: number; out: string; err: string; io: FakeIO }> {
-  const project = await tempProject();
-  try {
-    const io = fakeIO({ cwd: project.dir });
-    const code = await main(args, io);
-    return { code, out: io.stdout.join(""), err: io.stderr.join(""), io };
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const io = fakeIO({ cwd: project.dir });
+  const code = await main(args, io);
+  return { code, out: io.stdout.join(""), err: io.stderr.join(""), io };
 }
 
 Deno.test("--version, -V and version print the version from deno.json", async () => {
@@ -156,75 +153,63 @@ Deno.test("help help explains help", async () => {
 });
 
 Deno.test("--color always|never, before or after the command, decides the colour of every command", async () => {
-  const project = await tempProject();
-  try {
-    for (
-      const [args, env, coloured] of [
-        [["doctor", "--color", "always"], {}, true],
-        [["--color=always", "doctor"], { NO_COLOR: "1" }, true],
-        [["doctor"], { FORCE_COLOR: "1" }, true],
-        [["doctor", "--color=never"], { FORCE_COLOR: "1" }, false],
-        [["doctor"], {}, false],
-        [["audit", project.dir, "--color", "always"], {}, true],
-      ] as const
-    ) {
-      const io = fakeIO({
-        cwd: project.dir,
-        env: { ...env, CLAUDE_CONFIG_DIR: project.dir },
-      });
-      await main([...args], io);
-      assert.equal(
-        io.stdout.join("").includes("\x1b["),
-        coloured,
-        args.join(" "),
-      );
-    }
-  } finally {
-    await project.cleanup();
+  await using project = await tempProject();
+  for (
+    const [args, env, coloured] of [
+      [["doctor", "--color", "always"], {}, true],
+      [["--color=always", "doctor"], { NO_COLOR: "1" }, true],
+      [["doctor"], { FORCE_COLOR: "1" }, true],
+      [["doctor", "--color=never"], { FORCE_COLOR: "1" }, false],
+      [["doctor"], {}, false],
+      [["audit", project.dir, "--color", "always"], {}, true],
+    ] as const
+  ) {
+    const io = fakeIO({
+      cwd: project.dir,
+      env: { ...env, CLAUDE_CONFIG_DIR: project.dir },
+    });
+    await main([...args], io);
+    assert.equal(
+      io.stdout.join("").includes("\x1b["),
+      coloured,
+      args.join(" "),
+    );
   }
 });
 
 Deno.test("the hook refuses a terminal on stdin with usage and exit 64, not a hang", async () => {
-  const project = await tempProject();
-  try {
-    const io = fakeIO({ cwd: project.dir, stdinIsTerminal: true });
-    assert.equal(await main([], io), 64);
-    assert.equal(
-      io.stderr.join(""),
-      "stall-watch: no command given, and stdin is a terminal: without a command, stall-watch is the Stop hook and reads the payload Claude Code pipes to it. To try it: stall-watch doctor, or stall-watch audit\n\n" +
-        overview(),
-    );
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const io = fakeIO({ cwd: project.dir, stdinIsTerminal: true });
+  assert.equal(await main([], io), 64);
+  assert.equal(
+    io.stderr.join(""),
+    "stall-watch: no command given, and stdin is a terminal: without a command, stall-watch is the Stop hook and reads the payload Claude Code pipes to it. To try it: stall-watch doctor, or stall-watch audit\n\n" +
+      overview(),
+  );
 });
 
 Deno.test("usage errors as a process: one line, exit 64, no stack trace", async () => {
-  const project = await tempProject();
-  try {
-    for (
-      const args of [["frobnicate"], ["install", "--scope", "galaxy"], [
-        "doctor",
-        "--verbose",
-      ]]
-    ) {
-      const result = await runStallWatch({ cwd: project.dir, args });
-      assert.equal(result.code, 64, args.join(" "));
-      assert.equal(result.stdout, "");
-      assert.equal(
-        result.stderr.split("\n").filter((l) => l).length,
-        1,
-        result.stderr,
-      );
-      assert.match(result.stderr, /^stall-watch: /);
-    }
-    const help = await runStallWatch({
-      cwd: project.dir,
-      args: ["help", "install"],
-    });
-    assert.equal(help.code, 0);
-    assert.match(help.stdout, /^stall-watch install: register stall-watch/);
-  } finally {
-    await project.cleanup();
+  await using project = await tempProject();
+  for (
+    const args of [["frobnicate"], ["install", "--scope", "galaxy"], [
+      "doctor",
+      "--verbose",
+    ]]
+  ) {
+    const result = await runStallWatch({ cwd: project.dir, args });
+    assert.equal(result.code, 64, args.join(" "));
+    assert.equal(result.stdout, "");
+    assert.equal(
+      result.stderr.split("\n").filter((l) => l).length,
+      1,
+      result.stderr,
+    );
+    assert.match(result.stderr, /^stall-watch: /);
   }
+  const help = await runStallWatch({
+    cwd: project.dir,
+    args: ["help", "install"],
+  });
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^stall-watch install: register stall-watch/);
 });

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { main } from "../../src/cli.ts";
 import { caseName, FIXTURES_DIR, loadCases } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";
-import { runStallWatch, tempProject } from "../support/hook_process.ts";
+import { runStallWatch } from "../support/hook_process.ts";
+import { tempProject } from "../support/temp_project.ts";
 
 /** Runs `stall-watch <args>` in process; returns exit code and output. */
 async function cli(args: string[], overrides: Record<string, unknown> = {}) {
@@ -55,29 +56,26 @@ Deno.test("scan covers at least 50 manifest cases", () => {
 });
 
 Deno.test("scan reads a file under subagents/agent-*.jsonl as a subagent transcript", async () => {
-  const { dir, cleanup } = await tempProject();
-  try {
-    const source = fixture("subagent_file_pending_call.jsonl");
-    const agentDir = join(dir, "proj", "sess", "subagents");
-    await Deno.mkdir(agentDir, { recursive: true });
-    const asAgent = join(agentDir, "agent-a1b2.jsonl");
-    const asMain = join(dir, "proj", "sess.jsonl");
-    await Deno.copyFile(source, asAgent);
-    await Deno.copyFile(source, asMain);
-    const forced = JSON.parse(
-      (await cli(["scan", source, "--json", "--subagent"])).stdout,
-    );
-    const auto = JSON.parse((await cli(["scan", asAgent, "--json"])).stdout);
-    assert.equal(auto.subagent, true);
-    assert.equal(auto.verdict, "block");
-    assert.deepEqual(auto.signatures, forced.signatures);
-    // The same file read as a main transcript: its sidechain entries are skipped.
-    const main = JSON.parse((await cli(["scan", asMain, "--json"])).stdout);
-    assert.equal(main.subagent, false);
-    assert.equal(main.verdict, "allow");
-  } finally {
-    await cleanup();
-  }
+  await using project = await tempProject();
+  const dir = project.dir;
+  const source = fixture("subagent_file_pending_call.jsonl");
+  const agentDir = join(dir, "proj", "sess", "subagents");
+  await Deno.mkdir(agentDir, { recursive: true });
+  const asAgent = join(agentDir, "agent-a1b2.jsonl");
+  const asMain = join(dir, "proj", "sess.jsonl");
+  await Deno.copyFile(source, asAgent);
+  await Deno.copyFile(source, asMain);
+  const forced = JSON.parse(
+    (await cli(["scan", source, "--json", "--subagent"])).stdout,
+  );
+  const auto = JSON.parse((await cli(["scan", asAgent, "--json"])).stdout);
+  assert.equal(auto.subagent, true);
+  assert.equal(auto.verdict, "block");
+  assert.deepEqual(auto.signatures, forced.signatures);
+  // The same file read as a main transcript: its sidechain entries are skipped.
+  const main = JSON.parse((await cli(["scan", asMain, "--json"])).stdout);
+  assert.equal(main.subagent, false);
+  assert.equal(main.verdict, "allow");
 });
 
 Deno.test("scan --all-turns --json gives every turn with its start line and verdict", async () => {
@@ -219,92 +217,86 @@ Deno.test("scan colours only on a terminal and never with NO_COLOR", async () =>
 });
 
 Deno.test("scan rejects bad input with one line and a documented exit code, never 2", async () => {
-  const { dir, cleanup } = await tempProject();
-  try {
-    const cases: [string[], number, RegExp][] = [
-      [["scan"], 64, /^stall-watch: "scan" needs a transcript path/],
-      [
-        ["scan", "a.jsonl", "b.jsonl"],
-        64,
-        /^stall-watch: Unexpected argument "b.jsonl"/,
-      ],
-      [
-        ["scan", "a.jsonl", "--jsn"],
-        64,
-        /^stall-watch: Unknown option "--jsn"/,
-      ],
-      [["scan", "a.jsonl", "-j"], 64, /^stall-watch: Unknown option "-j"/],
-      [["scan", "a.jsonl", "--prompt-id"], 64, /needs a value/],
-      [
-        ["scan", "a.jsonl", "--all-turns", "--prompt-id", "p"],
-        64,
-        /cannot be combined with "--all-turns"/,
-      ],
-      [
-        ["scan", join(dir, "missing.jsonl")],
-        1,
-        /^stall-watch: Cannot read transcript ".*missing.jsonl": it does not exist/,
-      ],
-      [
-        ["scan", join(dir, "missing.jsonl"), "--all-turns"],
-        1,
-        /it does not exist/,
-      ],
-      [["scan", dir], 1, /it is a directory/],
-      [
-        ["scan", "--", "-odd.jsonl"],
-        1,
-        /^stall-watch: Cannot read transcript "-odd\.jsonl": it does not exist/,
-      ],
-      [["scan", dir, "--all-turns"], 1, /it is a directory/],
-      [
-        ["scan", "a.jsonl", "--stalled"],
-        64,
-        /"--stalled" filters "--all-turns"/,
-      ],
-      [
-        ["scan", join(dir, "blob.jsonl")],
-        1,
-        /^stall-watch: Cannot scan ".*blob\.jsonl": not a transcript \(binary data, not JSON lines\)\n$/,
-      ],
-      [
-        ["scan", join(dir, "blob.jsonl"), "--all-turns"],
-        1,
-        /not a transcript \(binary data/,
-      ],
-      [
-        ["scan", join(dir, "notes.jsonl")],
-        1,
-        /not a transcript \(its first line is not a JSON object\)/,
-      ],
-    ];
-    await Deno.writeFile(join(dir, "blob.jsonl"), new Uint8Array([0, 1, 2, 0]));
-    await Deno.writeTextFile(join(dir, "notes.jsonl"), "notes\n");
-    for (const [args, want, message] of cases) {
-      const { code, stdout, stderr } = await cli(args);
-      assert.equal(code, want, args.join(" "));
-      assert.equal(stdout, "");
-      assert.match(stderr, message);
-      assert.equal(stderr.trimEnd().split("\n").length, 1, stderr);
-    }
-  } finally {
-    await cleanup();
+  await using project = await tempProject();
+  const dir = project.dir;
+  const cases: [string[], number, RegExp][] = [
+    [["scan"], 64, /^stall-watch: "scan" needs a transcript path/],
+    [
+      ["scan", "a.jsonl", "b.jsonl"],
+      64,
+      /^stall-watch: Unexpected argument "b.jsonl"/,
+    ],
+    [
+      ["scan", "a.jsonl", "--jsn"],
+      64,
+      /^stall-watch: Unknown option "--jsn"/,
+    ],
+    [["scan", "a.jsonl", "-j"], 64, /^stall-watch: Unknown option "-j"/],
+    [["scan", "a.jsonl", "--prompt-id"], 64, /needs a value/],
+    [
+      ["scan", "a.jsonl", "--all-turns", "--prompt-id", "p"],
+      64,
+      /cannot be combined with "--all-turns"/,
+    ],
+    [
+      ["scan", join(dir, "missing.jsonl")],
+      1,
+      /^stall-watch: Cannot read transcript ".*missing.jsonl": it does not exist/,
+    ],
+    [
+      ["scan", join(dir, "missing.jsonl"), "--all-turns"],
+      1,
+      /it does not exist/,
+    ],
+    [["scan", dir], 1, /it is a directory/],
+    [
+      ["scan", "--", "-odd.jsonl"],
+      1,
+      /^stall-watch: Cannot read transcript "-odd\.jsonl": it does not exist/,
+    ],
+    [["scan", dir, "--all-turns"], 1, /it is a directory/],
+    [
+      ["scan", "a.jsonl", "--stalled"],
+      64,
+      /"--stalled" filters "--all-turns"/,
+    ],
+    [
+      ["scan", join(dir, "blob.jsonl")],
+      1,
+      /^stall-watch: Cannot scan ".*blob\.jsonl": not a transcript \(binary data, not JSON lines\)\n$/,
+    ],
+    [
+      ["scan", join(dir, "blob.jsonl"), "--all-turns"],
+      1,
+      /not a transcript \(binary data/,
+    ],
+    [
+      ["scan", join(dir, "notes.jsonl")],
+      1,
+      /not a transcript \(its first line is not a JSON object\)/,
+    ],
+  ];
+  await Deno.writeFile(join(dir, "blob.jsonl"), new Uint8Array([0, 1, 2, 0]));
+  await Deno.writeTextFile(join(dir, "notes.jsonl"), "notes\n");
+  for (const [args, want, message] of cases) {
+    const { code, stdout, stderr } = await cli(args);
+    assert.equal(code, want, args.join(" "));
+    assert.equal(stdout, "");
+    assert.match(stderr, message);
+    assert.equal(stderr.trimEnd().split("\n").length, 1, stderr);
   }
 });
 
 Deno.test("scan as a process under the release permissions exits 0 on a stall and writes nothing", async () => {
-  const { dir, cleanup } = await tempProject();
-  try {
-    const result = await runStallWatch({
-      cwd: dir,
-      args: ["scan", fixture("hung_plugin_mcp_call.jsonl"), "--json"],
-    });
-    assert.equal(result.code, 0, result.stderr);
-    const json = JSON.parse(result.stdout);
-    assert.equal(json.verdict, "block");
-    assert.equal(json.signatures[0].kind, "hung_mcp_call");
-    assert.deepEqual([...Deno.readDirSync(dir)], []);
-  } finally {
-    await cleanup();
-  }
+  await using project = await tempProject();
+  const dir = project.dir;
+  const result = await runStallWatch({
+    cwd: dir,
+    args: ["scan", fixture("hung_plugin_mcp_call.jsonl"), "--json"],
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const json = JSON.parse(result.stdout);
+  assert.equal(json.verdict, "block");
+  assert.equal(json.signatures[0].kind, "hung_mcp_call");
+  assert.deepEqual([...Deno.readDirSync(dir)], []);
 });

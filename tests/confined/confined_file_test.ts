@@ -22,32 +22,34 @@ import {
   OWN_GITIGNORE,
 } from "../../src/confined/confine.ts";
 import { withFileLock } from "../../src/confined/file_lock.ts";
+import {
+  tempFixture,
+  type TempProject,
+  tempProject,
+} from "../support/temp_project.ts";
 
 const POSIX = Deno.build.os !== "windows";
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
 
-/** A project with `.claude/sw` and a file outside it to protect. */
-async function withDir(
-  fn: (
-    dir: ReturnType<typeof ensureConfinedDir>,
-    outside: string,
-    project: string,
-  ) => Promise<void> | void,
-) {
-  const root = await Deno.makeTempDir({ prefix: "stall-watch-confined-" });
-  try {
+/** A project with `.claude/sw` and a file outside it to protect; disposal removes both. */
+function confinedProject(): Promise<
+  TempProject & {
+    sw: ReturnType<typeof ensureConfinedDir>;
+    outside: string;
+    project: string;
+  }
+> {
+  return tempFixture(async (root) => {
     const project = join(root, "project");
     await Deno.mkdir(join(project, ".claude"), { recursive: true });
     const outside = join(root, "authorized_keys");
     await Deno.writeTextFile(outside, "ssh-ed25519 AAAA keep\n");
-    await fn(
-      ensureConfinedDir(project, ".claude/sw", "test"),
+    return {
+      sw: ensureConfinedDir(project, ".claude/sw", "test"),
       outside,
       project,
-    );
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+    };
+  });
 }
 
 const own = () => true;
@@ -57,162 +59,163 @@ Deno.test({
   name:
     "no confined write follows a symlink, opens a FIFO or writes a hard-linked file",
   ignore: !POSIX,
-  fn: () =>
-    withDir(async (dir, outside) => {
-      const fifo = join(dir, "fifo");
-      const made = new Deno.Command("mkfifo", { args: [fifo] }).outputSync();
-      assert.ok(made.success);
-      await Deno.symlink(outside, join(dir, "link"));
-      await Deno.link(outside, join(dir, "hard"));
-      for (const name of ["link", "fifo", "hard"]) {
-        const attempts: [string, () => unknown][] = [
-          ["append", () => appendConfined(dir, name, bytes("x\n"), "t", own)],
-          ["replace", () => replaceConfinedFile(dir, name, "x", "t")],
-          ["touch", () => touchConfined(dir, name, "t", Date.now())],
-          ["read", () => readConfinedText(join(dir, name), "t")],
-          ["rename", () => renameConfined(dir, name, "other", "t", own)],
-          [
-            "lock",
-            () =>
-              withFileLock(
-                dir,
-                name,
-                { timeoutMs: 10, sleep: async () => {} },
-                () => Promise.resolve(),
-              ),
-          ],
-        ];
-        for (const [op, attempt] of attempts) {
-          // A FIFO opened would block here forever; refused, it returns at once.
-          await assert.rejects(
-            async () => await attempt(),
-            ConfinementError,
-            `${op} ${name}`,
-          );
-        }
-        assert.equal(removeConfined(dir, name, "t", own), "kept", name);
+  fn: async () => {
+    await using fixture = await confinedProject();
+    const { sw: dir, outside } = fixture;
+    const fifo = join(dir, "fifo");
+    const made = new Deno.Command("mkfifo", { args: [fifo] }).outputSync();
+    assert.ok(made.success);
+    await Deno.symlink(outside, join(dir, "link"));
+    await Deno.link(outside, join(dir, "hard"));
+    for (const name of ["link", "fifo", "hard"]) {
+      const attempts: [string, () => unknown][] = [
+        ["append", () => appendConfined(dir, name, bytes("x\n"), "t", own)],
+        ["replace", () => replaceConfinedFile(dir, name, "x", "t")],
+        ["touch", () => touchConfined(dir, name, "t", Date.now())],
+        ["read", () => readConfinedText(join(dir, name), "t")],
+        ["rename", () => renameConfined(dir, name, "other", "t", own)],
+        [
+          "lock",
+          () =>
+            withFileLock(
+              dir,
+              name,
+              { timeoutMs: 10, sleep: async () => {} },
+              () => {},
+            ),
+        ],
+      ];
+      for (const [op, attempt] of attempts) {
+        // A FIFO opened would block here forever; refused, it returns at once.
+        await assert.rejects(
+          async () => await attempt(),
+          ConfinementError,
+          `${op} ${name}`,
+        );
       }
-      assert.equal(await Deno.readTextFile(outside), "ssh-ed25519 AAAA keep\n");
-      assert.equal((await Deno.lstat(join(dir, "link"))).isSymlink, true);
-    }),
+      assert.equal(removeConfined(dir, name, "t", own), "kept", name);
+    }
+    assert.equal(await Deno.readTextFile(outside), "ssh-ed25519 AAAA keep\n");
+    assert.equal((await Deno.lstat(join(dir, "link"))).isSymlink, true);
+  },
 });
 
-Deno.test("confined writes touch an existing file only when it proves to be stall-watch's", () =>
-  withDir(async (dir) => {
-    const foreign = join(dir, "settings.local.json");
-    await Deno.writeTextFile(foreign, '{"env":{"API_KEY":"k"}}\n');
-    const isState = (text: string) => text.startsWith('{"retries"');
-    assert.throws(
-      () =>
-        replaceConfinedFile(dir, "settings.local.json", "{}", "t", {
-          isOwn: isState,
-        }),
-      ConfinementError,
-    );
-    assert.throws(
-      () =>
-        appendConfined(dir, "settings.local.json", bytes("x\n"), "t", isState),
-      ConfinementError,
-    );
-    assert.equal(
-      removeConfined(dir, "settings.local.json", "t", isState),
-      "kept",
-    );
-    assert.equal(await Deno.readTextFile(foreign), '{"env":{"API_KEY":"k"}}\n');
-    // A non-empty file is no prune marker.
-    await Deno.writeTextFile(join(dir, ".last-prune"), "data");
-    assert.throws(
-      () => touchConfined(dir, ".last-prune", "t", 0),
-      ConfinementError,
-    );
-    assert.equal(await Deno.readTextFile(join(dir, ".last-prune")), "data");
-    // Its own files it does change.
-    replaceConfinedFile(dir, "s.json", '{"retries":{}}', "t", {
-      isOwn: isState,
-    });
-    replaceConfinedFile(dir, "s.json", '{"retries":{"a":1}}', "t", {
-      isOwn: isState,
-    });
-    assert.equal(
-      readConfinedText(join(dir, "s.json"), "t"),
-      '{"retries":{"a":1}}',
-    );
-    assert.equal(removeConfined(dir, "s.json", "t", isState), "removed");
-  }));
+Deno.test("confined writes touch an existing file only when it proves to be stall-watch's", async () => {
+  await using fixture = await confinedProject();
+  const { sw: dir } = fixture;
+  const foreign = join(dir, "settings.local.json");
+  await Deno.writeTextFile(foreign, '{"env":{"API_KEY":"k"}}\n');
+  const isState = (text: string) => text.startsWith('{"retries"');
+  assert.throws(
+    () =>
+      replaceConfinedFile(dir, "settings.local.json", "{}", "t", {
+        isOwn: isState,
+      }),
+    ConfinementError,
+  );
+  assert.throws(
+    () =>
+      appendConfined(dir, "settings.local.json", bytes("x\n"), "t", isState),
+    ConfinementError,
+  );
+  assert.equal(
+    removeConfined(dir, "settings.local.json", "t", isState),
+    "kept",
+  );
+  assert.equal(await Deno.readTextFile(foreign), '{"env":{"API_KEY":"k"}}\n');
+  // A non-empty file is no prune marker.
+  await Deno.writeTextFile(join(dir, ".last-prune"), "data");
+  assert.throws(
+    () => touchConfined(dir, ".last-prune", "t", 0),
+    ConfinementError,
+  );
+  assert.equal(await Deno.readTextFile(join(dir, ".last-prune")), "data");
+  // Its own files it does change.
+  replaceConfinedFile(dir, "s.json", '{"retries":{}}', "t", {
+    isOwn: isState,
+  });
+  replaceConfinedFile(dir, "s.json", '{"retries":{"a":1}}', "t", {
+    isOwn: isState,
+  });
+  assert.equal(
+    readConfinedText(join(dir, "s.json"), "t"),
+    '{"retries":{"a":1}}',
+  );
+  assert.equal(removeConfined(dir, "s.json", "t", isState), "removed");
+});
 
 Deno.test({
   name:
     "createConfinedFile() is exclusive and keeps the given mode whatever the umask",
   ignore: !POSIX,
-  fn: () =>
-    withDir(async (dir, outside) => {
-      await Deno.symlink(outside, join(dir, "planted.bak"));
-      assert.throws(
-        () => createConfinedFile(join(dir, "planted.bak"), bytes("secret")),
-        Deno.errors.AlreadyExists,
-      );
-      assert.equal(await Deno.readTextFile(outside), "ssh-ed25519 AAAA keep\n");
-      createConfinedFile(join(dir, "a.bak"), bytes("secret"), 0o600);
-      assert.equal((await Deno.stat(join(dir, "a.bak"))).mode! & 0o777, 0o600);
-      createConfinedFile(join(dir, "b.bak"), bytes("x"), 0o644);
-      assert.equal((await Deno.stat(join(dir, "b.bak"))).mode! & 0o777, 0o644);
-    }),
+  fn: async () => {
+    await using fixture = await confinedProject();
+    const { sw: dir, outside } = fixture;
+    await Deno.symlink(outside, join(dir, "planted.bak"));
+    assert.throws(
+      () => createConfinedFile(join(dir, "planted.bak"), bytes("secret")),
+      Deno.errors.AlreadyExists,
+    );
+    assert.equal(await Deno.readTextFile(outside), "ssh-ed25519 AAAA keep\n");
+    createConfinedFile(join(dir, "a.bak"), bytes("secret"), 0o600);
+    assert.equal((await Deno.stat(join(dir, "a.bak"))).mode! & 0o777, 0o600);
+    createConfinedFile(join(dir, "b.bak"), bytes("x"), 0o644);
+    assert.equal((await Deno.stat(join(dir, "b.bak"))).mode! & 0o777, 0o644);
+  },
 });
 
-Deno.test("ensureConfinedDir() gives the top-most folder it creates a .gitignore, created exclusively", () =>
-  withDir(async (dir, _outside, project) => {
-    assert.equal(
-      await Deno.readTextFile(join(dir, ".gitignore")),
-      OWN_GITIGNORE,
-    );
-    // Below a folder it did not create: the new folder gets its own.
-    await Deno.mkdir(join(project, ".claude/theirs"));
-    ensureConfinedDir(project, ".claude/theirs/deep/er", "test");
-    assert.ok(
-      (await Deno.lstat(join(project, ".claude/theirs/deep/.gitignore")))
-        .isFile,
-    );
-    await assert.rejects(() =>
-      Deno.lstat(join(project, ".claude/theirs/.gitignore"))
-    );
-    await assert.rejects(() => Deno.lstat(join(project, ".claude/.gitignore")));
-  }));
+Deno.test("ensureConfinedDir() gives the top-most folder it creates a .gitignore, created exclusively", async () => {
+  await using fixture = await confinedProject();
+  const { sw: dir, project } = fixture;
+  assert.equal(
+    await Deno.readTextFile(join(dir, ".gitignore")),
+    OWN_GITIGNORE,
+  );
+  // Below a folder it did not create: the new folder gets its own.
+  await Deno.mkdir(join(project, ".claude/theirs"));
+  ensureConfinedDir(project, ".claude/theirs/deep/er", "test");
+  assert.ok(
+    (await Deno.lstat(join(project, ".claude/theirs/deep/.gitignore")))
+      .isFile,
+  );
+  await assert.rejects(() =>
+    Deno.lstat(join(project, ".claude/theirs/.gitignore"))
+  );
+  await assert.rejects(() => Deno.lstat(join(project, ".claude/.gitignore")));
+});
 
 Deno.test({
   name:
     "ensureConfinedDir() refuses a .claude that is a symlink out of the project, and symlinks below it",
   ignore: !POSIX,
   fn: async () => {
-    const root = await Deno.makeTempDir({ prefix: "stall-watch-confined-" });
-    try {
-      const home = join(root, "home/.ssh");
-      await Deno.mkdir(home, { recursive: true });
-      const project = join(root, "project");
-      await Deno.mkdir(project);
-      await Deno.symlink(home, join(project, ".claude"));
-      assert.throws(
-        () => ensureConfinedDir(project, ".claude/stall_watch", "state folder"),
-        /symlink to .*outside/,
-      );
-      assert.deepEqual([...Deno.readDirSync(home)], []);
-      // A .claude linked to a folder inside the project is the user's choice.
-      await Deno.remove(join(project, ".claude"));
-      await Deno.mkdir(join(project, "config"));
-      await Deno.symlink(join(project, "config"), join(project, ".claude"));
-      ensureConfinedDir(project, ".claude/stall_watch", "state folder");
-      // Below .claude, even a symlink that stays inside is refused.
-      await Deno.mkdir(join(project, "config/real"));
-      await Deno.symlink(
-        join(project, "config/real"),
-        join(project, "config/alias"),
-      );
-      assert.throws(
-        () => ensureConfinedDir(project, ".claude/alias", "state folder"),
-        /symlink, and stall-watch writes through none/,
-      );
-    } finally {
-      await Deno.remove(root, { recursive: true });
-    }
+    await using temp = await tempProject();
+    const root = temp.dir;
+    const home = join(root, "home/.ssh");
+    await Deno.mkdir(home, { recursive: true });
+    const project = join(root, "project");
+    await Deno.mkdir(project);
+    await Deno.symlink(home, join(project, ".claude"));
+    assert.throws(
+      () => ensureConfinedDir(project, ".claude/stall_watch", "state folder"),
+      /symlink to .*outside/,
+    );
+    assert.deepEqual([...Deno.readDirSync(home)], []);
+    // A .claude linked to a folder inside the project is the user's choice.
+    await Deno.remove(join(project, ".claude"));
+    await Deno.mkdir(join(project, "config"));
+    await Deno.symlink(join(project, "config"), join(project, ".claude"));
+    ensureConfinedDir(project, ".claude/stall_watch", "state folder");
+    // Below .claude, even a symlink that stays inside is refused.
+    await Deno.mkdir(join(project, "config/real"));
+    await Deno.symlink(
+      join(project, "config/real"),
+      join(project, "config/alias"),
+    );
+    assert.throws(
+      () => ensureConfinedDir(project, ".claude/alias", "state folder"),
+      /symlink, and stall-watch writes through none/,
+    );
   },
 });
 

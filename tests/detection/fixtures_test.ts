@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { signatureData } from "../../src/hook/dispatch.ts";
+import { signatureData } from "../../src/detection/classify.ts";
 import { detectStalls } from "../../src/detection/detect.ts";
 import { parseHookInput } from "../../src/hook/hook_input.ts";
 import { caseName, loadCases, payloadFor } from "../support/cases.ts";

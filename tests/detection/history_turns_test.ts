@@ -10,7 +10,7 @@ import {
   classifyTurn,
   type TurnVerdict,
 } from "../../src/detection/classify.ts";
-import { signatureData } from "../../src/hook/dispatch.ts";
+import { signatureData } from "../../src/detection/classify.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import {
   type HistoryVerdict,
@@ -25,7 +25,7 @@ import { readLinesForward } from "../../src/transcript/line_reader.ts";
 import { ForwardTurnSplitter } from "../../src/transcript/turn.ts";
 import { writeTranscriptSync } from "../bench/gen_transcript.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
-import { tempProject } from "../support/hook_process.ts";
+import { tempProject, tempTranscript } from "../support/temp_project.ts";
 import { referenceVerdicts } from "../support/reference_scan.ts";
 import { TranscriptBuilder } from "../support/transcript_builder.ts";
 
@@ -36,14 +36,8 @@ async function verdictsOf(
   text: string,
   subagent = false,
 ): Promise<HistoryVerdict[]> {
-  const { dir, cleanup } = await tempProject();
-  try {
-    const path = join(dir, "t.jsonl");
-    await Deno.writeTextFile(path, text);
-    return await verdictsAt(path, subagent);
-  } finally {
-    await cleanup();
-  }
+  await using transcript = await tempTranscript(text, "t.jsonl");
+  return await verdictsAt(transcript.path, subagent);
 }
 
 async function verdictsAt(
@@ -138,26 +132,23 @@ Deno.test("classifyTurn() flags a superseded call for the hook but not with igno
   assert.deepEqual(stalled(history!.verdict), []);
 
   // The same turn without the history rule: the hook's view.
-  const { dir, cleanup } = await tempProject();
-  try {
-    const path = join(dir, "t.jsonl");
-    await Deno.writeTextFile(path, t.toString());
-    const file = await Deno.open(path);
-    const entries: Entry[] = [];
-    for await (const raw of readLinesForward(file)) {
-      entries.push(...lineEntries(raw, raw.line));
-    }
-    file.close();
-    const hook = classifyTurn(entries.slice(1), { backgroundTasks: [] });
-    assert.deepEqual(stalled(hook), [[
-      "pending_tool_use",
-      "Read",
-      "toolu_first",
-      first,
-    ]]);
-  } finally {
-    await cleanup();
+  await using project = await tempProject();
+  const dir = project.dir;
+  const path = join(dir, "t.jsonl");
+  await Deno.writeTextFile(path, t.toString());
+  const file = await Deno.open(path);
+  const entries: Entry[] = [];
+  for await (const raw of readLinesForward(file)) {
+    entries.push(...lineEntries(raw, raw.line));
   }
+  file.close();
+  const hook = classifyTurn(entries.slice(1), { backgroundTasks: [] });
+  assert.deepEqual(stalled(hook), [[
+    "pending_tool_use",
+    "Read",
+    "toolu_first",
+    first,
+  ]]);
 });
 
 Deno.test("classifyTurn() with ignoreSupersededCalls still flags unanswered calls of the last message", async () => {
@@ -268,66 +259,60 @@ Deno.test("history scan agrees with a plain parse of every line on every fixture
 });
 
 Deno.test("history scan agrees with a plain parse of every line on generated transcripts", async () => {
-  const { dir, cleanup } = await tempProject();
-  try {
-    const main = join(dir, "main.jsonl");
-    const stalledTail = writeTranscriptSync(main, {
-      size: 12 << 20,
-      seed: 11,
-      tail: "stalled",
-    });
-    const agent = join(dir, "agent-a1.jsonl");
-    writeTranscriptSync(agent, {
-      size: 2 << 20,
-      seed: 12,
-      tail: "healthy",
-      agentId: "a1",
-    });
-    const verdicts = await verdictsAt(main, false);
-    assert.deepEqual(
-      summary(verdicts),
-      summary(await referenceVerdicts(main, false)),
-    );
-    assert.ok(verdicts.length > 100, `${verdicts.length} turns`);
-    const last = verdicts.at(-1)!.verdict.signatures;
-    assert.deepEqual(last.map((s) => [s.kind, s.toolUseId]), [
-      ["pending_tool_use", stalledTail.pendingToolUseId],
-    ]);
-    const agentVerdicts = await verdictsAt(agent, true);
-    assert.deepEqual(
-      summary(agentVerdicts),
-      summary(await referenceVerdicts(agent, true)),
-    );
-    assert.ok(agentVerdicts.length > 5);
-  } finally {
-    await cleanup();
-  }
+  await using project = await tempProject();
+  const dir = project.dir;
+  const main = join(dir, "main.jsonl");
+  const stalledTail = writeTranscriptSync(main, {
+    size: 12 << 20,
+    seed: 11,
+    tail: "stalled",
+  });
+  const agent = join(dir, "agent-a1.jsonl");
+  writeTranscriptSync(agent, {
+    size: 2 << 20,
+    seed: 12,
+    tail: "healthy",
+    agentId: "a1",
+  });
+  const verdicts = await verdictsAt(main, false);
+  assert.deepEqual(
+    summary(verdicts),
+    summary(await referenceVerdicts(main, false)),
+  );
+  assert.ok(verdicts.length > 100, `${verdicts.length} turns`);
+  const last = verdicts.at(-1)!.verdict.signatures;
+  assert.deepEqual(last.map((s) => [s.kind, s.toolUseId]), [
+    ["pending_tool_use", stalledTail.pendingToolUseId],
+  ]);
+  const agentVerdicts = await verdictsAt(agent, true);
+  assert.deepEqual(
+    summary(agentVerdicts),
+    summary(await referenceVerdicts(agent, true)),
+  );
+  assert.ok(agentVerdicts.length > 5);
 });
 
 Deno.test("a line the pre-filter skips never holds an entry (fixtures and a generated transcript)", async () => {
-  const { dir, cleanup } = await tempProject();
-  try {
-    const generated = join(dir, "g.jsonl");
-    writeTranscriptSync(generated, { size: 4 << 20, seed: 5, tail: "healthy" });
-    const paths = [...Deno.readDirSync(FIXTURES_DIR)]
-      .filter((e) => e.name.endsWith(".jsonl"))
-      .map((e) => join(FIXTURES_DIR, e.name));
-    let skipped = 0;
-    for (const path of [...paths, generated]) {
-      const file = await Deno.open(path);
-      for await (
-        const raw of readLinesForward(file, { maxLineBytes: 2 ** 30 })
-      ) {
-        if (!isSkippableLine(raw.head)) continue;
-        skipped++;
-        assert.deepEqual(lineEntries(raw, raw.line), [], `${path}:${raw.line}`);
-      }
-      file.close();
+  await using project = await tempProject();
+  const dir = project.dir;
+  const generated = join(dir, "g.jsonl");
+  writeTranscriptSync(generated, { size: 4 << 20, seed: 5, tail: "healthy" });
+  const paths = [...Deno.readDirSync(FIXTURES_DIR)]
+    .filter((e) => e.name.endsWith(".jsonl"))
+    .map((e) => join(FIXTURES_DIR, e.name));
+  let skipped = 0;
+  for (const path of [...paths, generated]) {
+    const file = await Deno.open(path);
+    for await (
+      const raw of readLinesForward(file, { maxLineBytes: 2 ** 30 })
+    ) {
+      if (!isSkippableLine(raw.head)) continue;
+      skipped++;
+      assert.deepEqual(lineEntries(raw, raw.line), [], `${path}:${raw.line}`);
     }
-    assert.ok(skipped > 100, `${skipped} lines skipped`);
-  } finally {
-    await cleanup();
+    file.close();
   }
+  assert.ok(skipped > 100, `${skipped} lines skipped`);
 });
 
 Deno.test("topLevelType() reads only the top-level type key", () => {

@@ -11,7 +11,8 @@ import { dirname, join } from "node:path";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import { SOURCE_RUN_FLAGS } from "../../src/install/hook_command.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
-import { MAIN_TS, tempProject } from "../support/hook_process.ts";
+import { MAIN_TS } from "../support/hook_process.ts";
+import { tempFixture, type TempProject } from "../support/temp_project.ts";
 
 const REPO = dirname(MAIN_TS);
 const STALLED = join(FIXTURES_DIR, "pending_tool_use_split_lines.jsonl");
@@ -67,29 +68,28 @@ async function run(
   };
 }
 
-/** A project with a config file (which loads the JSONC parser) and a fresh, empty Deno cache. */
-async function offlineProject(): Promise<
-  { dir: string; env: Record<string, string>; cleanup(): Promise<void> }
+/** A project with a config file (which loads the JSONC parser) and a fresh, empty Deno cache; disposal removes it. */
+function offlineProject(): Promise<
+  TempProject & { env: Record<string, string> }
 > {
-  const project = await tempProject();
-  await Deno.mkdir(join(project.dir, ".claude"), { recursive: true });
-  await Deno.writeTextFile(
-    join(project.dir, ".claude", "stall-watch.jsonc"),
-    '{\n  // a comment, so the JSONC parser must run\n  "max_retries": 2,\n}\n',
-  );
-  const denoDir = join(project.dir, "deno-cache");
-  await Deno.mkdir(denoDir);
-  return {
-    dir: project.dir,
-    env: {
-      ...NO_NETWORK,
-      DENO_DIR: denoDir,
-      HOME: project.dir,
-      NO_COLOR: "1",
-      STALL_WATCH_LAG_WAIT_MS: "0",
-    },
-    cleanup: project.cleanup,
-  };
+  return tempFixture(async (dir) => {
+    await Deno.mkdir(join(dir, ".claude"), { recursive: true });
+    await Deno.writeTextFile(
+      join(dir, ".claude", "stall-watch.jsonc"),
+      '{\n  // a comment, so the JSONC parser must run\n  "max_retries": 2,\n}\n',
+    );
+    const denoDir = join(dir, "deno-cache");
+    await Deno.mkdir(denoDir);
+    return {
+      env: {
+        ...NO_NETWORK,
+        DENO_DIR: denoDir,
+        HOME: dir,
+        NO_COLOR: "1",
+        STALL_WATCH_LAG_WAIT_MS: "0",
+      },
+    };
+  });
 }
 
 function payload(cwd: string): string {
@@ -122,76 +122,68 @@ for (
   ] as const
 ) {
   Deno.test(`registered from source, the hook blocks offline on a fresh Deno cache with a config file, ${name}`, async () => {
-    const project = await offlineProject();
-    try {
-      const result = await run(
-        Deno.execPath(),
-        [
-          "run",
-          ...SOURCE_RUN_FLAGS,
-          ...extra,
-          ...HOOK_PERMISSION_FLAGS,
-          MAIN_TS,
-        ],
-        project.dir,
-        project.env,
-        payload(project.dir),
-      );
-      assert.equal(result.code, 2, result.stderr);
-      const lines = result.stderr.split("\n").filter((l) => l !== "");
-      assert.match(lines[0] ?? "", /^stall_watch: 1 pending tool_use in /);
-      assert.ok(!result.stderr.includes("\x1b"), "no colour codes");
-      assert.doesNotMatch(
-        result.stderr,
-        /^(Download|Check|Warning|error|Initialize)\b/m,
-        "nothing of Deno's own on the hook's stderr",
-      );
-      assert.deepEqual(
-        await npmCacheEntries(project.env.DENO_DIR as string),
-        [],
-        "no npm package fetched (or tried)",
-      );
-    } finally {
-      await project.cleanup();
-    }
+    await using project = await offlineProject();
+    const result = await run(
+      Deno.execPath(),
+      [
+        "run",
+        ...SOURCE_RUN_FLAGS,
+        ...extra,
+        ...HOOK_PERMISSION_FLAGS,
+        MAIN_TS,
+      ],
+      project.dir,
+      project.env,
+      payload(project.dir),
+    );
+    assert.equal(result.code, 2, result.stderr);
+    const lines = result.stderr.split("\n").filter((l) => l !== "");
+    assert.match(lines[0] ?? "", /^stall_watch: 1 pending tool_use in /);
+    assert.ok(!result.stderr.includes("\x1b"), "no colour codes");
+    assert.doesNotMatch(
+      result.stderr,
+      /^(Download|Check|Warning|error|Initialize)\b/m,
+      "nothing of Deno's own on the hook's stderr",
+    );
+    assert.deepEqual(
+      await npmCacheEntries(project.env.DENO_DIR as string),
+      [],
+      "no npm package fetched (or tried)",
+    );
   });
 }
 
 Deno.test("from source offline, install and doctor parse settings without the network", async () => {
-  const project = await offlineProject();
-  try {
-    const args = [
-      "run",
-      ...SOURCE_RUN_FLAGS,
-      ...HOOK_PERMISSION_FLAGS,
-      MAIN_TS,
-    ];
-    const install = await run(
-      Deno.execPath(),
-      [...args, "install"],
-      project.dir,
-      project.env,
-    );
-    assert.equal(install.code, 0, install.stderr);
-    const settings = await Deno.readTextFile(
-      join(project.dir, ".claude", "settings.local.json"),
-    );
-    assert.ok(
-      settings.includes(` run --quiet ${HOOK_PERMISSION_FLAGS.join(" ")} `),
-      settings,
-    );
-    const doctor = await run(
-      Deno.execPath(),
-      [...args, "doctor"],
-      project.dir,
-      project.env,
-    );
-    assert.doesNotMatch(doctor.stdout + doctor.stderr, /npm|Download/);
-    assert.match(doctor.stdout, /ok {4}config: .*stall-watch\.jsonc is valid/);
-    assert.deepEqual(await npmCacheEntries(project.env.DENO_DIR as string), []);
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await offlineProject();
+  const args = [
+    "run",
+    ...SOURCE_RUN_FLAGS,
+    ...HOOK_PERMISSION_FLAGS,
+    MAIN_TS,
+  ];
+  const install = await run(
+    Deno.execPath(),
+    [...args, "install"],
+    project.dir,
+    project.env,
+  );
+  assert.equal(install.code, 0, install.stderr);
+  const settings = await Deno.readTextFile(
+    join(project.dir, ".claude", "settings.local.json"),
+  );
+  assert.ok(
+    settings.includes(` run --quiet ${HOOK_PERMISSION_FLAGS.join(" ")} `),
+    settings,
+  );
+  const doctor = await run(
+    Deno.execPath(),
+    [...args, "doctor"],
+    project.dir,
+    project.env,
+  );
+  assert.doesNotMatch(doctor.stdout + doctor.stderr, /npm|Download/);
+  assert.match(doctor.stdout, /ok {4}config: .*stall-watch\.jsonc is valid/);
+  assert.deepEqual(await npmCacheEntries(project.env.DENO_DIR as string), []);
 });
 
 /** The `deno install -g` line of the README, run as written but into a temporary root. */
@@ -210,39 +202,35 @@ Deno.test({
       [...HOOK_PERMISSION_FLAGS],
       "the README's command has exactly the release permissions",
     );
-    const project = await offlineProject();
-    try {
-      const root = join(project.dir, "deno-root");
-      const env = {
-        ...project.env,
-        DENO_INSTALL_ROOT: root,
-        PATH: `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? ""}`,
-      };
-      const installed = await run(
-        Deno.execPath(),
-        words.slice(1),
-        REPO,
-        env,
-      );
-      assert.equal(installed.code, 0, installed.stderr);
-      const bin = join(root, "bin", "stall-watch");
-      const version = await run(bin, ["--version"], project.dir, env);
-      assert.match(version.stdout, /^stall-watch \d+\.\d+\.\d+/);
-      const hook = await run(bin, [], project.dir, env, payload(project.dir));
-      assert.equal(hook.code, 2, hook.stderr);
-      assert.match(hook.stderr, /^stall_watch: 1 pending tool_use in /);
-      const install = await run(bin, ["install"], project.dir, env);
-      assert.equal(install.code, 0, install.stderr);
-      const settings = await Deno.readTextFile(
-        join(project.dir, ".claude", "settings.local.json"),
-      );
-      assert.ok(settings.includes(MAIN_TS), settings);
-      assert.deepEqual(
-        await npmCacheEntries(project.env.DENO_DIR as string),
-        [],
-      );
-    } finally {
-      await project.cleanup();
-    }
+    await using project = await offlineProject();
+    const root = join(project.dir, "deno-root");
+    const env = {
+      ...project.env,
+      DENO_INSTALL_ROOT: root,
+      PATH: `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? ""}`,
+    };
+    const installed = await run(
+      Deno.execPath(),
+      words.slice(1),
+      REPO,
+      env,
+    );
+    assert.equal(installed.code, 0, installed.stderr);
+    const bin = join(root, "bin", "stall-watch");
+    const version = await run(bin, ["--version"], project.dir, env);
+    assert.match(version.stdout, /^stall-watch \d+\.\d+\.\d+/);
+    const hook = await run(bin, [], project.dir, env, payload(project.dir));
+    assert.equal(hook.code, 2, hook.stderr);
+    assert.match(hook.stderr, /^stall_watch: 1 pending tool_use in /);
+    const install = await run(bin, ["install"], project.dir, env);
+    assert.equal(install.code, 0, install.stderr);
+    const settings = await Deno.readTextFile(
+      join(project.dir, ".claude", "settings.local.json"),
+    );
+    assert.ok(settings.includes(MAIN_TS), settings);
+    assert.deepEqual(
+      await npmCacheEntries(project.env.DENO_DIR as string),
+      [],
+    );
   },
 });

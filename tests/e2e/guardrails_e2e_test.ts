@@ -7,11 +7,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
+import { type ProcessResult, runStallWatch } from "../support/hook_process.ts";
 import {
-  type ProcessResult,
-  runStallWatch,
+  tempFixture,
+  type TempProject,
   tempProject,
-} from "../support/hook_process.ts";
+} from "../support/temp_project.ts";
 import { makeReadOnly } from "../support/read_only.ts";
 import {
   assistantTextLine,
@@ -20,20 +21,21 @@ import {
   stopPayload,
 } from "../support/transcripts.ts";
 
-interface Project {
-  dir: string;
+/** A project whose transcript ends on a Read call never answered. */
+interface Project extends TempProject {
   transcript: string;
 }
 
-async function withProject(fn: (p: Project) => Promise<void>): Promise<void> {
-  const project = await tempProject();
-  const transcript = join(project.dir, "session.jsonl");
-  await Deno.writeTextFile(transcript, pendingTranscript("toolu_01StuckRead"));
-  try {
-    await fn({ dir: project.dir, transcript });
-  } finally {
-    await project.cleanup();
-  }
+/** A fresh {@link Project}; disposal removes it. */
+function stalledProject(): Promise<Project> {
+  return tempFixture(async (dir) => {
+    const transcript = join(dir, "session.jsonl");
+    await Deno.writeTextFile(
+      transcript,
+      pendingTranscript("toolu_01StuckRead"),
+    );
+    return { transcript };
+  });
 }
 
 function hook(
@@ -63,242 +65,230 @@ async function events(
 const LOG = { STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl" };
 
 Deno.test("a stall is nudged, then a healthy stop is logged: stall_detected -> recovery_dispatched -> healthy_stop", async () => {
-  await withProject(async (p) => {
-    const first = await hook(p, LOG);
-    assert.equal(first.code, 2);
-    await Deno.writeTextFile(
-      p.transcript,
-      resultLine("toolu_01StuckRead", '{ "port": 8080 }') +
-        assistantTextLine("The port is now 8081."),
-      { append: true },
-    );
-    const second = await hook(p, LOG);
-    assert.deepEqual([second.code, second.stdout, second.stderr], [0, "", ""]);
-    const log = await events(p);
-    assert.deepEqual(log.map((e) => e.event), [
-      "stall_detected",
-      "recovery_dispatched",
-      "healthy_stop",
-    ]);
-    for (const event of log) {
-      const keys = Object.keys(event);
-      assert.deepEqual(keys, [...keys].sort(), "keys are sorted");
-      assert.equal(event.session_id, "s1");
-      assert.equal(typeof event.ts, "number");
-    }
-    assert.deepEqual(log[0]?.signatures, [{
-      kind: "pending_tool_use",
-      line: 6,
-      tool_name: "Read",
-      tool_use_id: "toolu_01StuckRead",
-    }]);
-    assert.deepEqual(log[1]?.retries, { toolu_01StuckRead: 1 });
-    assert.equal(log[2]?.reason, "the model answered");
-    const state = await readJson(join(p.dir, ".claude/stall_watch/s1.json"));
-    assert.deepEqual(state.retries, { toolu_01StuckRead: 1 });
-  });
+  await using p = await stalledProject();
+  const first = await hook(p, LOG);
+  assert.equal(first.code, 2);
+  await Deno.writeTextFile(
+    p.transcript,
+    resultLine("toolu_01StuckRead", '{ "port": 8080 }') +
+      assistantTextLine("The port is now 8081."),
+    { append: true },
+  );
+  const second = await hook(p, LOG);
+  assert.deepEqual([second.code, second.stdout, second.stderr], [0, "", ""]);
+  const log = await events(p);
+  assert.deepEqual(log.map((e) => e.event), [
+    "stall_detected",
+    "recovery_dispatched",
+    "healthy_stop",
+  ]);
+  for (const event of log) {
+    const keys = Object.keys(event);
+    assert.deepEqual(keys, [...keys].sort(), "keys are sorted");
+    assert.equal(event.session_id, "s1");
+    assert.equal(typeof event.ts, "number");
+  }
+  assert.deepEqual(log[0]?.signatures, [{
+    kind: "pending_tool_use",
+    line: 6,
+    tool_name: "Read",
+    tool_use_id: "toolu_01StuckRead",
+  }]);
+  assert.deepEqual(log[1]?.retries, { toolu_01StuckRead: 1 });
+  assert.equal(log[2]?.reason, "the model answered");
+  const state = await readJson(join(p.dir, ".claude/stall_watch/s1.json"));
+  assert.deepEqual(state.retries, { toolu_01StuckRead: 1 });
 });
 
 Deno.test("the retry cap stops nudging a call after STALL_WATCH_MAX_RETRIES blocks", async () => {
-  await withProject(async (p) => {
-    const env = { ...LOG, STALL_WATCH_MAX_RETRIES: "2" };
-    assert.equal((await hook(p, env)).code, 2);
-    assert.equal((await hook(p, env)).code, 2);
-    const capped = await hook(p, env);
-    assert.equal(capped.code, 0);
-    assert.equal(
-      capped.stderr,
-      "stall_watch: retry cap reached (2/2) for toolu_01StuckRead; recovery skipped\n",
-    );
-    const log = await events(p);
-    assert.deepEqual(log.map((e) => e.event).slice(-2), [
-      "stall_detected",
-      "retry_cap_hit",
-    ]);
-    assert.deepEqual(log.at(-1)?.capped, [{
-      kind: "pending_tool_use",
-      line: 6,
-      retries: 2,
-      tool_name: "Read",
-      tool_use_id: "toolu_01StuckRead",
-    }]);
-  });
+  await using p = await stalledProject();
+  const env = { ...LOG, STALL_WATCH_MAX_RETRIES: "2" };
+  assert.equal((await hook(p, env)).code, 2);
+  assert.equal((await hook(p, env)).code, 2);
+  const capped = await hook(p, env);
+  assert.equal(capped.code, 0);
+  assert.equal(
+    capped.stderr,
+    "stall_watch: retry cap reached (2/2) for toolu_01StuckRead; recovery skipped\n",
+  );
+  const log = await events(p);
+  assert.deepEqual(log.map((e) => e.event).slice(-2), [
+    "stall_detected",
+    "retry_cap_hit",
+  ]);
+  assert.deepEqual(log.at(-1)?.capped, [{
+    kind: "pending_tool_use",
+    line: 6,
+    retries: 2,
+    tool_name: "Read",
+    tool_use_id: "toolu_01StuckRead",
+  }]);
 });
 
 Deno.test("the cooldown holds back a second recovery in the same session", async () => {
-  await withProject(async (p) => {
-    const env = { ...LOG, STALL_WATCH_COOLDOWN_SECONDS: "3600" };
-    assert.equal((await hook(p, env)).code, 2);
-    const cooling = await hook(p, env);
-    assert.equal(cooling.code, 0);
-    assert.match(
-      cooling.stderr,
-      /^stall_watch: cooldown active \(\d+(\.\d+)?s of 3600s left\); recovery skipped\n$/,
-    );
-    const last = (await events(p)).at(-1);
-    assert.equal(last?.event, "cooldown_skipped");
-    assert.equal(last?.cooldown_seconds, 3600);
-    assert.ok((last?.remaining_seconds as number) > 3500);
-  });
+  await using p = await stalledProject();
+  const env = { ...LOG, STALL_WATCH_COOLDOWN_SECONDS: "3600" };
+  assert.equal((await hook(p, env)).code, 2);
+  const cooling = await hook(p, env);
+  assert.equal(cooling.code, 0);
+  assert.match(
+    cooling.stderr,
+    /^stall_watch: cooldown active \(\d+(\.\d+)?s of 3600s left\); recovery skipped\n$/,
+  );
+  const last = (await events(p)).at(-1);
+  assert.equal(last?.event, "cooldown_skipped");
+  assert.equal(last?.cooldown_seconds, 3600);
+  assert.ok((last?.remaining_seconds as number) > 3500);
 });
 
 Deno.test("the kill switch wins over cooldown and cap, from env or marker file", async () => {
-  await withProject(async (p) => {
-    const byEnv = await hook(p, {
-      ...LOG,
-      STALL_WATCH_DISABLED: "1",
-      STALL_WATCH_MAX_RETRIES: "0",
-    });
-    assert.equal(byEnv.code, 0);
-    assert.equal(
-      byEnv.stderr,
-      "stall_watch: kill switch active (env STALL_WATCH_DISABLED=1); recovery skipped\n",
-    );
-    await Deno.writeTextFile(join(p.dir, "stall-watch.off"), "");
-    const byFile = await hook(p, {
-      STALL_WATCH_KILL_SWITCH_FILE: "stall-watch.off",
-    });
-    assert.equal(
-      byFile.stderr,
-      "stall_watch: kill switch active (file stall-watch.off); recovery skipped\n",
-    );
-    const overridden = await hook(p, {
-      STALL_WATCH_KILL_SWITCH_FILE: "stall-watch.off",
-      STALL_WATCH_DISABLED: "off",
-    });
-    assert.equal(overridden.code, 2, "a set variable wins over the file");
-    const renamed = await hook(p, {
-      STALL_WATCH_KILL_SWITCH_ENV: "NO_NUDGES",
-      NO_NUDGES: "yes",
-    });
-    assert.equal(renamed.code, 0);
-    assert.deepEqual((await events(p)).map((e) => e.event), [
-      "stall_detected",
-      "kill_switch_active",
-    ]);
-    // Suppressed runs never touched the retry budget.
-    const state = await readJson(join(p.dir, ".claude/stall_watch/s1.json"));
-    assert.deepEqual(state.retries, { toolu_01StuckRead: 1 });
+  await using p = await stalledProject();
+  const byEnv = await hook(p, {
+    ...LOG,
+    STALL_WATCH_DISABLED: "1",
+    STALL_WATCH_MAX_RETRIES: "0",
   });
+  assert.equal(byEnv.code, 0);
+  assert.equal(
+    byEnv.stderr,
+    "stall_watch: kill switch active (env STALL_WATCH_DISABLED=1); recovery skipped\n",
+  );
+  await Deno.writeTextFile(join(p.dir, "stall-watch.off"), "");
+  const byFile = await hook(p, {
+    STALL_WATCH_KILL_SWITCH_FILE: "stall-watch.off",
+  });
+  assert.equal(
+    byFile.stderr,
+    "stall_watch: kill switch active (file stall-watch.off); recovery skipped\n",
+  );
+  const overridden = await hook(p, {
+    STALL_WATCH_KILL_SWITCH_FILE: "stall-watch.off",
+    STALL_WATCH_DISABLED: "off",
+  });
+  assert.equal(overridden.code, 2, "a set variable wins over the file");
+  const renamed = await hook(p, {
+    STALL_WATCH_KILL_SWITCH_ENV: "NO_NUDGES",
+    NO_NUDGES: "yes",
+  });
+  assert.equal(renamed.code, 0);
+  assert.deepEqual((await events(p)).map((e) => e.event), [
+    "stall_detected",
+    "kill_switch_active",
+  ]);
+  // Suppressed runs never touched the retry budget.
+  const state = await readJson(join(p.dir, ".claude/stall_watch/s1.json"));
+  assert.deepEqual(state.retries, { toolu_01StuckRead: 1 });
 });
 
 Deno.test("16 concurrent hooks of one session on different calls each get exactly one count", async () => {
-  await withProject(async (p) => {
-    const runs = await Promise.all(Array.from({ length: 16 }, async (_, i) => {
-      const transcript = join(p.dir, `t${i}.jsonl`);
-      await Deno.writeTextFile(transcript, pendingTranscript(`toolu_race${i}`));
-      return runStallWatch({
-        cwd: p.dir,
-        stdin: stopPayload("shared", transcript, p.dir),
-        env: LOG,
-      });
-    }));
-    assert.deepEqual(runs.map((r) => r.code), Array(16).fill(2));
-    const state = await readJson(
-      join(p.dir, ".claude/stall_watch/shared.json"),
-    );
-    assert.deepEqual(
-      state.retries,
-      Object.fromEntries(
-        Array.from({ length: 16 }, (_, i) => [`toolu_race${i}`, 1]),
-      ),
-    );
-    const log = await events(p); // every line parses: none interleaved
-    assert.equal(log.length, 32);
-    assert.equal(
-      log.filter((e) => e.event === "recovery_dispatched").length,
-      16,
-    );
-  });
+  await using p = await stalledProject();
+  const runs = await Promise.all(Array.from({ length: 16 }, async (_, i) => {
+    const transcript = join(p.dir, `t${i}.jsonl`);
+    await Deno.writeTextFile(transcript, pendingTranscript(`toolu_race${i}`));
+    return runStallWatch({
+      cwd: p.dir,
+      stdin: stopPayload("shared", transcript, p.dir),
+      env: LOG,
+    });
+  }));
+  assert.deepEqual(runs.map((r) => r.code), Array(16).fill(2));
+  const state = await readJson(
+    join(p.dir, ".claude/stall_watch/shared.json"),
+  );
+  assert.deepEqual(
+    state.retries,
+    Object.fromEntries(
+      Array.from({ length: 16 }, (_, i) => [`toolu_race${i}`, 1]),
+    ),
+  );
+  const log = await events(p); // every line parses: none interleaved
+  assert.equal(log.length, 32);
+  assert.equal(
+    log.filter((e) => e.event === "recovery_dispatched").length,
+    16,
+  );
 });
 
 Deno.test("16 concurrent hooks on one call stop at the cap: exactly 7 nudges, 9 cap hits", async () => {
-  await withProject(async (p) => {
-    const runs = await Promise.all(
-      Array.from(
-        { length: 16 },
-        () => hook(p, { ...LOG, STALL_WATCH_MAX_RETRIES: "7" }),
-      ),
-    );
-    assert.equal(runs.filter((r) => r.code === 2).length, 7);
-    const capped = runs.filter((r) => r.code === 0);
-    assert.equal(capped.length, 9);
-    for (const r of capped) {
-      assert.match(r.stderr, /^stall_watch: retry cap reached \(7\/7\)/);
-    }
-    const state = await readJson(join(p.dir, ".claude/stall_watch/s1.json"));
-    assert.deepEqual(state.retries, { toolu_01StuckRead: 7 });
-    const counts: Record<string, number> = {};
-    for (const e of await events(p)) {
-      counts[e.event as string] = (counts[e.event as string] ?? 0) + 1;
-    }
-    assert.deepEqual(counts, {
-      stall_detected: 16,
-      recovery_dispatched: 7,
-      retry_cap_hit: 9,
-    });
+  await using p = await stalledProject();
+  const runs = await Promise.all(
+    Array.from(
+      { length: 16 },
+      () => hook(p, { ...LOG, STALL_WATCH_MAX_RETRIES: "7" }),
+    ),
+  );
+  assert.equal(runs.filter((r) => r.code === 2).length, 7);
+  const capped = runs.filter((r) => r.code === 0);
+  assert.equal(capped.length, 9);
+  for (const r of capped) {
+    assert.match(r.stderr, /^stall_watch: retry cap reached \(7\/7\)/);
+  }
+  const state = await readJson(join(p.dir, ".claude/stall_watch/s1.json"));
+  assert.deepEqual(state.retries, { toolu_01StuckRead: 7 });
+  const counts: Record<string, number> = {};
+  for (const e of await events(p)) {
+    counts[e.event as string] = (counts[e.event as string] ?? 0) + 1;
+  }
+  assert.deepEqual(counts, {
+    stall_detected: 16,
+    recovery_dispatched: 7,
+    retry_cap_hit: 9,
   });
 });
 
 Deno.test("a corrupt state file is recovered from, not fatal", async () => {
-  await withProject(async (p) => {
-    await Deno.mkdir(join(p.dir, ".claude/stall_watch"), { recursive: true });
-    await Deno.writeTextFile(
-      join(p.dir, ".claude/stall_watch/s1.json"),
-      "\0\0garbage{",
-    );
-    const result = await hook(p);
-    assert.equal(result.code, 2);
-    const state = await readJson(join(p.dir, ".claude/stall_watch/s1.json"));
-    assert.deepEqual(state.retries, { toolu_01StuckRead: 1 });
-  });
+  await using p = await stalledProject();
+  await Deno.mkdir(join(p.dir, ".claude/stall_watch"), { recursive: true });
+  await Deno.writeTextFile(
+    join(p.dir, ".claude/stall_watch/s1.json"),
+    "\0\0garbage{",
+  );
+  const result = await hook(p);
+  assert.equal(result.code, 2);
+  const state = await readJson(join(p.dir, ".claude/stall_watch/s1.json"));
+  assert.deepEqual(state.retries, { toolu_01StuckRead: 1 });
 });
 
 Deno.test("a traversal session id stays inside the state folder", async () => {
-  await withProject(async (p) => {
-    const result = await hook(p, {}, "../../../escaped");
-    assert.equal(result.code, 2);
-    const names = [];
-    for await (
-      const entry of Deno.readDir(join(p.dir, ".claude/stall_watch"))
-    ) names.push(entry.name);
-    assert.deepEqual(names.sort(), [
-      ".._.._.._escaped.json",
-      ".._.._.._escaped.lock",
-      ".gitignore",
-      ".last-prune",
-    ]);
-  });
+  await using p = await stalledProject();
+  const result = await hook(p, {}, "../../../escaped");
+  assert.equal(result.code, 2);
+  const names = [];
+  for await (
+    const entry of Deno.readDir(join(p.dir, ".claude/stall_watch"))
+  ) names.push(entry.name);
+  assert.deepEqual(names.sort(), [
+    ".._.._.._escaped.json",
+    ".._.._.._escaped.lock",
+    ".gitignore",
+    ".last-prune",
+  ]);
 });
 
 Deno.test("a state folder or log path outside .claude from env is refused and the default used", async () => {
-  await withProject(async (p) => {
-    const outside = await Deno.makeTempDir({ prefix: "stall-watch-outside-" });
-    try {
-      const env = {
-        STALL_WATCH_STATE_DIR: outside,
-        STALL_WATCH_LOG_FILE: join(outside, "events.jsonl"),
-        STALL_WATCH_OUTPUT: "json",
-      };
-      const result = await hook(p, env);
-      assert.equal(result.code, 0);
-      const output = JSON.parse(result.stdout);
-      assert.equal(output.decision, "block");
-      assert.match(
-        output.systemMessage,
-        /Refusing state folder ".*": stall-watch only writes inside .*\.claude/,
-      );
-      assert.match(output.systemMessage, /Refusing event log/);
-      for await (const _ of Deno.readDir(outside)) {
-        assert.fail("nothing may be written outside .claude");
-      }
-      const state = await readJson(join(p.dir, ".claude/stall_watch/s1.json"));
-      assert.deepEqual(state.retries, { toolu_01StuckRead: 1 });
-      assert.equal((await events(p)).length, 2, "the default log was used");
-    } finally {
-      await Deno.remove(outside, { recursive: true });
-    }
-  });
+  await using p = await stalledProject();
+  await using elsewhere = await tempProject();
+  const outside = elsewhere.dir;
+  const env = {
+    STALL_WATCH_STATE_DIR: outside,
+    STALL_WATCH_LOG_FILE: join(outside, "events.jsonl"),
+    STALL_WATCH_OUTPUT: "json",
+  };
+  const result = await hook(p, env);
+  assert.equal(result.code, 0);
+  const output = JSON.parse(result.stdout);
+  assert.equal(output.decision, "block");
+  assert.match(
+    output.systemMessage,
+    /Refusing state folder ".*": stall-watch only writes inside .*\.claude/,
+  );
+  assert.match(output.systemMessage, /Refusing event log/);
+  for await (const _ of Deno.readDir(outside)) {
+    assert.fail("nothing may be written outside .claude");
+  }
+  const state = await readJson(join(p.dir, ".claude/stall_watch/s1.json"));
+  assert.deepEqual(state.retries, { toolu_01StuckRead: 1 });
+  assert.equal((await events(p)).length, 2, "the default log was used");
 });
 
 Deno.test(
@@ -307,164 +297,146 @@ Deno.test(
     ignore: Deno.build.os === "windows",
   },
   async () => {
-    await withProject(async (p) => {
-      const outside = await Deno.makeTempDir({
-        prefix: "stall-watch-outside-",
-      });
-      try {
-        await Deno.mkdir(join(p.dir, ".claude"));
-        await Deno.symlink(outside, join(p.dir, ".claude/stall_watch"));
-        const result = await hook(p, LOG);
-        assert.equal(result.code, 0);
-        const lines = result.stderr.trim().split("\n");
-        assert.match(
-          lines[0] as string,
-          /^stall_watch: cannot use session state \(Refusing state folder .*is a symlink to .*outside .*\); allowing the stop/,
-        );
-        assert.match(
-          lines[1] as string,
-          /^stall_watch: event log not written \(Refusing event log folder/,
-        );
-        for await (const _ of Deno.readDir(outside)) {
-          assert.fail("nothing may be written through the symlink");
-        }
-      } finally {
-        await Deno.remove(outside, { recursive: true });
-      }
-    });
+    await using p = await stalledProject();
+    await using elsewhere = await tempProject();
+    const outside = elsewhere.dir;
+    await Deno.mkdir(join(p.dir, ".claude"));
+    await Deno.symlink(outside, join(p.dir, ".claude/stall_watch"));
+    const result = await hook(p, LOG);
+    assert.equal(result.code, 0);
+    const lines = result.stderr.trim().split("\n");
+    assert.match(
+      lines[0] as string,
+      /^stall_watch: cannot use session state \(Refusing state folder .*is a symlink to .*outside .*\); allowing the stop/,
+    );
+    assert.match(
+      lines[1] as string,
+      /^stall_watch: event log not written \(Refusing event log folder/,
+    );
+    for await (const _ of Deno.readDir(outside)) {
+      assert.fail("nothing may be written through the symlink");
+    }
   },
 );
 
 Deno.test("a read-only .claude allows the stop with one line instead of nudging without a budget", async (t) => {
-  await withProject(async (p) => {
-    await Deno.mkdir(join(p.dir, ".claude"));
-    const undo = await makeReadOnly(join(p.dir, ".claude"));
-    if (!undo) {
-      await t.step({
-        name: "read-only folders cannot be made here",
-        ignore: true,
-        fn: () => {},
-      });
-      return;
-    }
-    try {
-      const result = await hook(p);
-      assert.equal(result.code, 0);
-      assert.match(
-        result.stderr,
-        /^stall_watch: cannot use session state \(.+\); allowing the stop rather than nudging without a retry budget\n$/,
-      );
-    } finally {
-      await undo();
-    }
-  });
+  await using p = await stalledProject();
+  await Deno.mkdir(join(p.dir, ".claude"));
+  await using readOnly = await makeReadOnly(join(p.dir, ".claude"));
+  if (!readOnly) {
+    await t.step({
+      name: "read-only folders cannot be made here",
+      ignore: true,
+      fn: () => {},
+    });
+    return;
+  }
+  const result = await hook(p);
+  assert.equal(result.code, 0);
+  assert.match(
+    result.stderr,
+    /^stall_watch: cannot use session state \(.+\); allowing the stop rather than nudging without a retry budget\n$/,
+  );
 });
 
 Deno.test("a broken config is shown to the user once per session through systemMessage", async () => {
-  await withProject(async (p) => {
-    await Deno.mkdir(join(p.dir, ".claude"));
-    await Deno.writeTextFile(
-      join(p.dir, ".claude/stall-watch.jsonc"),
-      '{\n  "max_retries": "three",\n}',
-    );
-    await Deno.writeTextFile(
-      p.transcript,
-      resultLine("toolu_01StuckRead", "8080") + assistantTextLine("All done."),
-      { append: true },
-    );
-    const first = await hook(p);
-    assert.equal(first.code, 0);
-    assert.deepEqual(JSON.parse(first.stdout), {
-      systemMessage: "stall-watch config problem (defaults used instead): " +
-        '.claude/stall-watch.jsonc:2:18: "max_retries" must be an integer, got string',
-    });
-    assert.equal((await hook(p)).stdout, "", "shown once per session");
-    assert.notEqual((await hook(p, {}, "another-session")).stdout, "");
+  await using p = await stalledProject();
+  await Deno.mkdir(join(p.dir, ".claude"));
+  await Deno.writeTextFile(
+    join(p.dir, ".claude/stall-watch.jsonc"),
+    '{\n  "max_retries": "three",\n}',
+  );
+  await Deno.writeTextFile(
+    p.transcript,
+    resultLine("toolu_01StuckRead", "8080") + assistantTextLine("All done."),
+    { append: true },
+  );
+  const first = await hook(p);
+  assert.equal(first.code, 0);
+  assert.deepEqual(JSON.parse(first.stdout), {
+    systemMessage: "stall-watch config problem (defaults used instead): " +
+      '.claude/stall-watch.jsonc:2:18: "max_retries" must be an integer, got string',
   });
+  assert.equal((await hook(p)).stdout, "", "shown once per session");
+  assert.notEqual((await hook(p, {}, "another-session")).stdout, "");
 });
 
 Deno.test("in context mode a block tells the user of an unknown template slot once, beside the report", async () => {
-  await withProject(async (p) => {
-    await Deno.mkdir(join(p.dir, ".claude"));
-    await Deno.writeTextFile(
-      join(p.dir, ".claude/stall-watch.jsonc"),
-      '{"output": "context", "recovery": {"default_nudge": "{file_path}"}}',
-    );
-    const first = await hook(p);
-    assert.equal(first.code, 0, first.stderr);
-    const output = JSON.parse(first.stdout);
-    const [report, notice] = output.systemMessage.split(
-      "\nstall-watch config problem",
-    );
-    assert.match(
-      report,
-      /^stall_watch: 1 pending tool_use in .*session\.jsonl\n/,
-    );
-    assert.equal(
-      notice,
-      ' (defaults used instead): .claude/stall-watch.jsonc:1:53: "recovery.default_nudge" ' +
-        "has {file_path}, which is not filled in (slots: {tool_name}, " +
-        "{tool_input}, {tool_use_id}, {line_number}); using the preset's text",
-    );
-    assert.doesNotMatch(
-      output.hookSpecificOutput.additionalContext,
-      /\{file_path\}|stall-watch config/,
-    );
-    const second = JSON.parse((await hook(p)).stdout);
-    assert.doesNotMatch(second.systemMessage, /config problem/, "once");
-  });
+  await using p = await stalledProject();
+  await Deno.mkdir(join(p.dir, ".claude"));
+  await Deno.writeTextFile(
+    join(p.dir, ".claude/stall-watch.jsonc"),
+    '{"output": "context", "recovery": {"default_nudge": "{file_path}"}}',
+  );
+  const first = await hook(p);
+  assert.equal(first.code, 0, first.stderr);
+  const output = JSON.parse(first.stdout);
+  const [report, notice] = output.systemMessage.split(
+    "\nstall-watch config problem",
+  );
+  assert.match(
+    report,
+    /^stall_watch: 1 pending tool_use in .*session\.jsonl\n/,
+  );
+  assert.equal(
+    notice,
+    ' (defaults used instead): .claude/stall-watch.jsonc:1:53: "recovery.default_nudge" ' +
+      "has {file_path}, which is not filled in (slots: {tool_name}, " +
+      "{tool_input}, {tool_use_id}, {line_number}); using the preset's text",
+  );
+  assert.doesNotMatch(
+    output.hookSpecificOutput.additionalContext,
+    /\{file_path\}|stall-watch config/,
+  );
+  const second = JSON.parse((await hook(p)).stdout);
+  assert.doesNotMatch(second.systemMessage, /config problem/, "once");
 });
 
 Deno.test("the event log rotates at its size limit, keeping one previous file", async () => {
-  await withProject(async (p) => {
-    await Deno.mkdir(join(p.dir, ".claude"));
-    await Deno.writeTextFile(
-      join(p.dir, ".claude/stall-watch.jsonc"),
-      '{"event_log": {"enabled": true, "max_bytes": 4096}, "max_retries": 0}',
-    );
-    for (let i = 0; i < 12; i++) assert.equal((await hook(p)).code, 0);
-    const current = await events(p);
-    const previous = await events(p, ".claude/stall_watch/events.jsonl.1");
-    assert.ok(previous.length > 0 && current.length > 0);
-    assert.ok(
-      (await Deno.stat(join(p.dir, ".claude/stall_watch/events.jsonl"))).size <=
-        4096,
-    );
-    assert.ok(
-      (await Deno.stat(join(p.dir, ".claude/stall_watch/events.jsonl.1")))
-        .size <= 4096,
-    );
-    assert.equal(current.at(-1)?.event, "retry_cap_hit");
-  });
+  await using p = await stalledProject();
+  await Deno.mkdir(join(p.dir, ".claude"));
+  await Deno.writeTextFile(
+    join(p.dir, ".claude/stall-watch.jsonc"),
+    '{"event_log": {"enabled": true, "max_bytes": 4096}, "max_retries": 0}',
+  );
+  for (let i = 0; i < 12; i++) assert.equal((await hook(p)).code, 0);
+  const current = await events(p);
+  const previous = await events(p, ".claude/stall_watch/events.jsonl.1");
+  assert.ok(previous.length > 0 && current.length > 0);
+  assert.ok(
+    (await Deno.stat(join(p.dir, ".claude/stall_watch/events.jsonl"))).size <=
+      4096,
+  );
+  assert.ok(
+    (await Deno.stat(join(p.dir, ".claude/stall_watch/events.jsonl.1")))
+      .size <= 4096,
+  );
+  assert.equal(current.at(-1)?.event, "retry_cap_hit");
 });
 
 Deno.test("under the release permissions a write outside .claude is impossible, not merely avoided", async () => {
-  const project = await tempProject();
-  try {
-    await Deno.mkdir(join(project.dir, ".claude"));
-    const script = fileURLToPath(
-      new URL("../support/try_write.ts", import.meta.url),
-    );
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        ...HOOK_PERMISSION_FLAGS,
-        script,
-        ".claude/inside.txt",
-        "outside.txt",
-        "../outside.txt",
-        "/tmp/sw-outside.txt",
-      ],
-      cwd: project.dir,
-      stdout: "piped",
-    }).output();
-    assert.deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), {
-      ".claude/inside.txt": "written",
-      "outside.txt": "NotCapable",
-      "../outside.txt": "NotCapable",
-      "/tmp/sw-outside.txt": "NotCapable",
-    });
-  } finally {
-    await Deno.remove(project.dir, { recursive: true });
-  }
+  await using project = await tempProject();
+  await Deno.mkdir(join(project.dir, ".claude"));
+  const script = fileURLToPath(
+    new URL("../support/try_write.ts", import.meta.url),
+  );
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...HOOK_PERMISSION_FLAGS,
+      script,
+      ".claude/inside.txt",
+      "outside.txt",
+      "../outside.txt",
+      "/tmp/sw-outside.txt",
+    ],
+    cwd: project.dir,
+    stdout: "piped",
+  }).output();
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), {
+    ".claude/inside.txt": "written",
+    "outside.txt": "NotCapable",
+    "../outside.txt": "NotCapable",
+    "/tmp/sw-outside.txt": "NotCapable",
+  });
 });

@@ -19,11 +19,8 @@ import {
   loadCases,
   payloadFor,
 } from "../support/cases.ts";
-import {
-  type ProcessResult,
-  runStallWatch,
-  tempProject,
-} from "../support/hook_process.ts";
+import { type ProcessResult, runStallWatch } from "../support/hook_process.ts";
+import { tempProject } from "../support/temp_project.ts";
 
 /** Files below `dir`, relative, sorted. */
 async function listTree(dir: string, prefix = ""): Promise<string[]> {
@@ -68,46 +65,42 @@ function expectedReport(c: FixtureCase, transcript: string): string[] {
 }
 
 async function runCase(c: FixtureCase): Promise<void> {
-  const project = await tempProject();
-  try {
-    const payload = payloadFor(c, "e2e-session", project.dir);
-    const result = await runStallWatch({ cwd: project.dir, stdin: payload });
-    const label = `${caseName(c)}\n${result.stderr}`;
-    if (c.expect.verdict === "allow") {
-      assert.equal(result.code, 0, label);
-      assert.equal(result.stdout, "", label);
-      assert.equal(result.stderr, "", label);
-      return;
-    }
-    assert.equal(result.code, 2, label);
+  await using project = await tempProject();
+  const payload = payloadFor(c, "e2e-session", project.dir);
+  const result = await runStallWatch({ cwd: project.dir, stdin: payload });
+  const label = `${caseName(c)}\n${result.stderr}`;
+  if (c.expect.verdict === "allow") {
+    assert.equal(result.code, 0, label);
     assert.equal(result.stdout, "", label);
-    const transcript =
-      (payload.agent_transcript_path ?? payload.transcript_path) as string;
-    const report = expectedReport(c, transcript);
-    const lines = result.stderr.split("\n");
-    assert.deepEqual(lines.slice(0, report.length), report, label);
-    assert.equal(lines[report.length], DEFAULT_RECOVERY_TEXT.header, label);
-    const bullets = lines.filter((l) => l.startsWith("- ["));
-    assert.deepEqual(
-      bullets.map((b) => b.slice(3, b.indexOf("]"))),
-      c.expect.signatures.map((s) => s.kind),
-      label,
-    );
-    // Each bullet names its tool; line numbers stay in the report lines.
-    c.expect.signatures.forEach((s, i) => {
-      if (s.tool_name) assert.ok(bullets[i]?.includes(s.tool_name), label);
-      assert.doesNotMatch(bullets[i] as string, /\bline \d/, label);
-    });
-    // The only writes: the session's state and lock file inside .claude.
-    assert.deepEqual(await listTree(project.dir), [
-      ".claude/stall_watch/.gitignore",
-      ".claude/stall_watch/.last-prune",
-      ".claude/stall_watch/e2e-session.json",
-      ".claude/stall_watch/e2e-session.lock",
-    ]);
-  } finally {
-    await project.cleanup();
+    assert.equal(result.stderr, "", label);
+    return;
   }
+  assert.equal(result.code, 2, label);
+  assert.equal(result.stdout, "", label);
+  const transcript =
+    (payload.agent_transcript_path ?? payload.transcript_path) as string;
+  const report = expectedReport(c, transcript);
+  const lines = result.stderr.split("\n");
+  assert.deepEqual(lines.slice(0, report.length), report, label);
+  assert.equal(lines[report.length], DEFAULT_RECOVERY_TEXT.header, label);
+  const bullets = lines.filter((l) => l.startsWith("- ["));
+  assert.deepEqual(
+    bullets.map((b) => b.slice(3, b.indexOf("]"))),
+    c.expect.signatures.map((s) => s.kind),
+    label,
+  );
+  // Each bullet names its tool; line numbers stay in the report lines.
+  c.expect.signatures.forEach((s, i) => {
+    if (s.tool_name) assert.ok(bullets[i]?.includes(s.tool_name), label);
+    assert.doesNotMatch(bullets[i] as string, /\bline \d/, label);
+  });
+  // The only writes: the session's state and lock file inside .claude.
+  assert.deepEqual(await listTree(project.dir), [
+    ".claude/stall_watch/.gitignore",
+    ".claude/stall_watch/.last-prune",
+    ".claude/stall_watch/e2e-session.json",
+    ".claude/stall_watch/e2e-session.lock",
+  ]);
 }
 
 const cases = loadCases();
@@ -130,19 +123,15 @@ Deno.test("hook process gives every fixture case its expected exit code and repo
 
 /** Runs the hung plugin MCP fixture with `env`. */
 async function runHungMcp(env: Record<string, string>): Promise<ProcessResult> {
-  const project = await tempProject();
-  try {
-    const c = cases.find((x) =>
-      x.fixture === "hung_plugin_mcp_call.jsonl"
-    ) as FixtureCase;
-    return await runStallWatch({
-      cwd: project.dir,
-      stdin: payloadFor(c, "output-mode", project.dir),
-      env,
-    });
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const c = cases.find((x) =>
+    x.fixture === "hung_plugin_mcp_call.jsonl"
+  ) as FixtureCase;
+  return await runStallWatch({
+    cwd: project.dir,
+    stdin: payloadFor(c, "output-mode", project.dir),
+    env,
+  });
 }
 
 const HUNG_BULLET =
@@ -200,111 +189,95 @@ Deno.test("hook process with nudge_preset seed writes the original texts after t
 });
 
 Deno.test("hook process rejects unusable payloads with exit 1 and one line", async (t) => {
-  const project = await tempProject();
-  try {
-    const bad: [string, string, RegExp][] = [
-      [
-        "empty stdin",
-        "",
-        /^stall-watch: Cannot parse hook input: stdin is empty$/,
-      ],
-      [
-        "not JSON",
-        "{not json",
-        /^stall-watch: Cannot parse hook input: not valid JSON/,
-      ],
-      ["an array", "[1,2]", /expected a JSON object, got an array$/],
-      [
-        "no transcript_path",
-        '{"session_id":"x"}',
-        /"transcript_path" is missing$/,
-      ],
-      [
-        "transcript_path not a string",
-        '{"transcript_path":42}',
-        /must be a non-empty string, got a number$/,
-      ],
-    ];
-    for (const [name, stdin, pattern] of bad) {
-      await t.step(name, async () => {
-        const result = await runStallWatch({ cwd: project.dir, stdin });
-        assert.equal(result.code, 1);
-        assert.equal(result.stdout, "");
-        assertOneLine(result, pattern);
-      });
-    }
-    assert.deepEqual(await listTree(project.dir), [], "nothing written");
-  } finally {
-    await project.cleanup();
+  await using project = await tempProject();
+  const bad: [string, string, RegExp][] = [
+    [
+      "empty stdin",
+      "",
+      /^stall-watch: Cannot parse hook input: stdin is empty$/,
+    ],
+    [
+      "not JSON",
+      "{not json",
+      /^stall-watch: Cannot parse hook input: not valid JSON/,
+    ],
+    ["an array", "[1,2]", /expected a JSON object, got an array$/],
+    [
+      "no transcript_path",
+      '{"session_id":"x"}',
+      /"transcript_path" is missing$/,
+    ],
+    [
+      "transcript_path not a string",
+      '{"transcript_path":42}',
+      /must be a non-empty string, got a number$/,
+    ],
+  ];
+  for (const [name, stdin, pattern] of bad) {
+    await t.step(name, async () => {
+      const result = await runStallWatch({ cwd: project.dir, stdin });
+      assert.equal(result.code, 1);
+      assert.equal(result.stdout, "");
+      assertOneLine(result, pattern);
+    });
   }
+  assert.deepEqual(await listTree(project.dir), [], "nothing written");
 });
 
 Deno.test("hook process allows when the transcript is missing and rejects a directory", async () => {
-  const project = await tempProject();
-  try {
-    const missing = await runStallWatch({
-      cwd: project.dir,
-      stdin: {
-        session_id: "s",
-        transcript_path: join(project.dir, "nope.jsonl"),
-      },
-    });
-    assert.deepEqual([missing.code, missing.stdout, missing.stderr], [
-      0,
-      "",
-      "",
-    ]);
-    const directory = await runStallWatch({
-      cwd: project.dir,
-      stdin: { session_id: "s", transcript_path: FIXTURES_DIR },
-    });
-    assert.equal(directory.code, 1);
-    assertOneLine(
-      directory,
-      /^stall-watch: Cannot read transcript ".*": it is a directory$/,
-    );
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const missing = await runStallWatch({
+    cwd: project.dir,
+    stdin: {
+      session_id: "s",
+      transcript_path: join(project.dir, "nope.jsonl"),
+    },
+  });
+  assert.deepEqual([missing.code, missing.stdout, missing.stderr], [
+    0,
+    "",
+    "",
+  ]);
+  const directory = await runStallWatch({
+    cwd: project.dir,
+    stdin: { session_id: "s", transcript_path: FIXTURES_DIR },
+  });
+  assert.equal(directory.code, 1);
+  assertOneLine(
+    directory,
+    /^stall-watch: Cannot read transcript ".*": it is a directory$/,
+  );
 });
 
 Deno.test("hook process short-circuits on stop_hook_active before reading the transcript", async () => {
-  const project = await tempProject();
-  try {
-    // A directory would be an error if it were read.
-    const result = await runStallWatch({
-      cwd: project.dir,
-      stdin: {
-        session_id: "s",
-        transcript_path: FIXTURES_DIR,
-        stop_hook_active: true,
-      },
-    });
-    assert.deepEqual([result.code, result.stdout, result.stderr], [0, "", ""]);
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  // A directory would be an error if it were read.
+  const result = await runStallWatch({
+    cwd: project.dir,
+    stdin: {
+      session_id: "s",
+      transcript_path: FIXTURES_DIR,
+      stop_hook_active: true,
+    },
+  });
+  assert.deepEqual([result.code, result.stdout, result.stderr], [0, "", ""]);
 });
 
 Deno.test("cli answers --version and rejects unknown commands with exit 64", async () => {
-  const project = await tempProject();
-  try {
-    const version = await runStallWatch({
-      cwd: project.dir,
-      args: ["--version"],
-    });
-    assert.equal(version.code, 0);
-    assert.match(version.stdout, /^stall-watch \d+\.\d+\.\d+\n$/);
-    const unknown = await runStallWatch({
-      cwd: project.dir,
-      args: ["frobnicate"],
-    });
-    assert.equal(unknown.code, 64);
-    assertOneLine(unknown, /^stall-watch: Unknown command "frobnicate"/);
-    const flag = await runStallWatch({ cwd: project.dir, args: ["--frob"] });
-    assert.equal(flag.code, 64);
-    assertOneLine(flag, /^stall-watch: Unknown option "--frob"/);
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const version = await runStallWatch({
+    cwd: project.dir,
+    args: ["--version"],
+  });
+  assert.equal(version.code, 0);
+  assert.match(version.stdout, /^stall-watch \d+\.\d+\.\d+\n$/);
+  const unknown = await runStallWatch({
+    cwd: project.dir,
+    args: ["frobnicate"],
+  });
+  assert.equal(unknown.code, 64);
+  assertOneLine(unknown, /^stall-watch: Unknown command "frobnicate"/);
+  const flag = await runStallWatch({ cwd: project.dir, args: ["--frob"] });
+  assert.equal(flag.code, 64);
+  assertOneLine(flag, /^stall-watch: Unknown option "--frob"/);
 });

@@ -23,7 +23,7 @@ import {
   type Mutation,
   mutations,
 } from "../support/fuzz.ts";
-import { tempProject } from "../support/hook_process.ts";
+import { tempProject } from "../support/temp_project.ts";
 import { snapshotTree } from "../support/tree_snapshot.ts";
 
 /** One hook run, in process, must finish well within this. */
@@ -292,7 +292,7 @@ const hostileRun: fc.Arbitrary<Run> = fc.record({
 });
 
 Deno.test("the hook answers allow, block or one line of bad input for any payload, env, config and transcript, and writes only inside .claude", async () => {
-  const temp = await tempProject();
+  await using temp = await tempProject();
   const root = temp.dir;
   const project = join(root, "project");
   const outside = join(root, "outside");
@@ -303,99 +303,95 @@ Deno.test("the hook answers allow, block or one line of bad input for any payloa
   const configPath = join(project, ".claude/stall-watch.jsonc");
   const outsideClaude = (rel: string) =>
     rel === "project/.claude" || rel.startsWith("project/.claude/");
-  try {
-    await fc.assert(
-      fc.asyncProperty(hostileRun, async (run) => {
-        await Deno.remove(transcriptPath).catch(() => {});
-        if (run.transcript) {
-          const { fixture, mutations } = run.transcript;
-          await Deno.writeFile(
-            transcriptPath,
-            applyMutations(fixture.bytes, mutations),
-          );
-        }
-        await Deno.remove(configPath).catch(() => {});
-        if (run.config !== null) {
-          await Deno.mkdir(join(project, ".claude"), { recursive: true });
-          await Deno.writeTextFile(configPath, run.config);
-        }
-        const env = Object.fromEntries(
-          Object.entries(run.env).map((
-            [k, v],
-          ) => [k, v.replace("@OUTSIDE", outside)]),
+  await fc.assert(
+    fc.asyncProperty(hostileRun, async (run) => {
+      await Deno.remove(transcriptPath).catch(() => {});
+      if (run.transcript) {
+        const { fixture, mutations } = run.transcript;
+        await Deno.writeFile(
+          transcriptPath,
+          applyMutations(fixture.bytes, mutations),
         );
-        const before = await snapshotTree(root, outsideClaude);
-        const io = fakeIO({
-          cwd: project,
-          env,
-          stdin: payloadOf(run.fields, transcriptPath, root),
-        });
-        const started = performance.now();
-        const code = await main([], io);
-        const elapsed = performance.now() - started;
-        const stdout = io.stdout.join("");
-        const stderr = io.stderr.join("");
-        const context = `exit ${code}\nstdout: ${
-          stdout.slice(0, 300)
-        }\nstderr: ${stderr.slice(0, 600)}`;
+      }
+      await Deno.remove(configPath).catch(() => {});
+      if (run.config !== null) {
+        await Deno.mkdir(join(project, ".claude"), { recursive: true });
+        await Deno.writeTextFile(configPath, run.config);
+      }
+      const env = Object.fromEntries(
+        Object.entries(run.env).map((
+          [k, v],
+        ) => [k, v.replace("@OUTSIDE", outside)]),
+      );
+      const before = await snapshotTree(root, outsideClaude);
+      const io = fakeIO({
+        cwd: project,
+        env,
+        stdin: payloadOf(run.fields, transcriptPath, root),
+      });
+      const started = performance.now();
+      const code = await main([], io);
+      const elapsed = performance.now() - started;
+      const stdout = io.stdout.join("");
+      const stderr = io.stderr.join("");
+      const context = `exit ${code}\nstdout: ${stdout.slice(0, 300)}\nstderr: ${
+        stderr.slice(0, 600)
+      }`;
 
-        assert.ok(elapsed < RUN_BOUND_MS, `took ${elapsed.toFixed(0)} ms`);
-        assert.ok([0, 1, 2].includes(code), context);
-        assert.doesNotMatch(stderr, /internal error|\n\s+at /, context);
-        if (code === 1) {
-          assert.equal(stdout, "", context);
-          assert.match(stderr, /^stall-watch: [^\n]+\n$/, context);
-          assert.ok(stderr.length < 1100, "a line a person can read");
-        } else if (code === 2) {
-          assert.equal(stdout, "", context);
-          assert.match(stderr, /^stall_watch: /, context);
-          assert.match(stderr, /\nstall_watch recovery: /, context);
-        } else {
-          for (const line of stderr.split("\n").filter((l) => l !== "")) {
-            assert.match(line, /^stall_watch: /, context);
+      assert.ok(elapsed < RUN_BOUND_MS, `took ${elapsed.toFixed(0)} ms`);
+      assert.ok([0, 1, 2].includes(code), context);
+      assert.doesNotMatch(stderr, /internal error|\n\s+at /, context);
+      if (code === 1) {
+        assert.equal(stdout, "", context);
+        assert.match(stderr, /^stall-watch: [^\n]+\n$/, context);
+        assert.ok(stderr.length < 1100, "a line a person can read");
+      } else if (code === 2) {
+        assert.equal(stdout, "", context);
+        assert.match(stderr, /^stall_watch: /, context);
+        assert.match(stderr, /\nstall_watch recovery: /, context);
+      } else {
+        for (const line of stderr.split("\n").filter((l) => l !== "")) {
+          assert.match(line, /^stall_watch: /, context);
+        }
+        if (stdout !== "") {
+          const json = JSON.parse(stdout);
+          for (const key of Object.keys(json)) {
+            assert.ok(
+              ["decision", "reason", "systemMessage", "hookSpecificOutput"]
+                .includes(key),
+              context,
+            );
           }
-          if (stdout !== "") {
-            const json = JSON.parse(stdout);
-            for (const key of Object.keys(json)) {
-              assert.ok(
-                ["decision", "reason", "systemMessage", "hookSpecificOutput"]
-                  .includes(key),
-                context,
-              );
-            }
-            // A block in a JSON mode: the prompt alone for the model, the
-            // report lines (with the transcript path) for the user.
-            const prompt = json.decision !== undefined
-              ? json.reason
-              : json.hookSpecificOutput?.additionalContext;
-            if (json.decision !== undefined) {
-              assert.equal(json.decision, "block");
-            }
-            if (json.hookSpecificOutput !== undefined) {
-              assert.ok(
-                ["Stop", "SubagentStop"].includes(
-                  json.hookSpecificOutput.hookEventName,
-                ),
-                context,
-              );
-            }
-            if (prompt !== undefined) {
-              assert.equal(typeof prompt, "string", context);
-              assert.doesNotMatch(prompt, /^stall_watch: \d/m, context);
-              assert.doesNotMatch(prompt, /transcript\.jsonl/, context);
-              assert.match(json.systemMessage, /^stall_watch: \d/, context);
-            }
+          // A block in a JSON mode: the prompt alone for the model, the
+          // report lines (with the transcript path) for the user.
+          const prompt = json.decision !== undefined
+            ? json.reason
+            : json.hookSpecificOutput?.additionalContext;
+          if (json.decision !== undefined) {
+            assert.equal(json.decision, "block");
+          }
+          if (json.hookSpecificOutput !== undefined) {
+            assert.ok(
+              ["Stop", "SubagentStop"].includes(
+                json.hookSpecificOutput.hookEventName,
+              ),
+              context,
+            );
+          }
+          if (prompt !== undefined) {
+            assert.equal(typeof prompt, "string", context);
+            assert.doesNotMatch(prompt, /^stall_watch: \d/m, context);
+            assert.doesNotMatch(prompt, /transcript\.jsonl/, context);
+            assert.match(json.systemMessage, /^stall_watch: \d/, context);
           }
         }
-        assert.deepEqual(
-          await snapshotTree(root, outsideClaude),
-          before,
-          "nothing changed outside .claude",
-        );
-      }),
-      fuzzParameters(120),
-    );
-  } finally {
-    await temp.cleanup();
-  }
+      }
+      assert.deepEqual(
+        await snapshotTree(root, outsideClaude),
+        before,
+        "nothing changed outside .claude",
+      );
+    }),
+    fuzzParameters(120),
+  );
 });

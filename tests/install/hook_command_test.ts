@@ -9,9 +9,9 @@ import {
   knownPathsOf,
   parseHandlerCommand,
   selfInvocation,
-  shellQuote,
   stallWatchArgs,
 } from "../../src/install/hook_command.ts";
+import { shellQuote } from "../../src/shared/shell_quote.ts";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 
 const compiled = selfInvocation(
@@ -79,7 +79,7 @@ Deno.test("buildHandler() on POSIX starts in the project root with an explicit t
     buildHandler("Stop", compiled, { timeout: 30, platform: "posix" }),
     {
       type: "command",
-      command: 'cd -- "$CLAUDE_PROJECT_DIR" && /opt/tools/stall-watch',
+      command: 'cd -- "$CLAUDE_PROJECT_DIR" || exit 1; /opt/tools/stall-watch',
       timeout: 30,
     },
   );
@@ -93,7 +93,7 @@ Deno.test("buildHandler() quotes paths the shell would split or expand", () => {
   });
   assert.equal(
     handler.command,
-    `cd -- "$CLAUDE_PROJECT_DIR" && '/Users/me/My Tools/it'\\''s/stall-watch'`,
+    `cd -- "$CLAUDE_PROJECT_DIR" || exit 1; '/Users/me/My Tools/it'\\''s/stall-watch'`,
   );
   assert.deepEqual(parseHandlerCommand(handler)?.words, [odd.program]);
   assert.equal(shellQuote("$HOME/x"), "'$HOME/x'");
@@ -104,7 +104,8 @@ Deno.test("buildHandler() makes the watch handler async with asyncRewake", () =>
     buildHandler("PostToolUse", compiled, { timeout: 660, platform: "posix" }),
     {
       type: "command",
-      command: 'cd -- "$CLAUDE_PROJECT_DIR" && /opt/tools/stall-watch watch',
+      command:
+        'cd -- "$CLAUDE_PROJECT_DIR" || exit 1; /opt/tools/stall-watch watch',
       timeout: 660,
       async: true,
       asyncRewake: true,

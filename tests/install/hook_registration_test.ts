@@ -18,10 +18,10 @@ import {
   WATCH_EVENTS,
 } from "../../src/install/hook_command.ts";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
-import { SettingsFileError } from "../../src/install/settings_json.ts";
+import { SettingsFileError } from "../../src/claude_settings/settings_json.ts";
 
 const BIN = "/opt/tools/stall-watch";
-const COMMAND = `cd -- \\"$CLAUDE_PROJECT_DIR\\" && ${BIN}`;
+const COMMAND = `cd -- \\"$CLAUDE_PROJECT_DIR\\" || exit 1; ${BIN}`;
 
 function request(
   events: HookEvent[] = ["Stop"],
@@ -98,7 +98,7 @@ Deno.test("planInstall() on an absent or empty file writes a new settings object
     const plan = install(text);
     assert.equal(plan.text, expected);
     assert.deepEqual(plan.changes, [
-      `Stop: added cd -- "$CLAUDE_PROJECT_DIR" && ${BIN}`,
+      `Stop: added cd -- "$CLAUDE_PROJECT_DIR" || exit 1; ${BIN}`,
     ]);
   }
   assert.equal(install("{}\n").text, expected);
@@ -176,7 +176,7 @@ Deno.test("planInstall() updates an older stall-watch entry in place instead of 
     "only the command string changes; the custom timeout 12 is kept",
   );
   assert.deepEqual(plan.changes, [
-    `Stop: updated command of /old/place/stall-watch -> cd -- "$CLAUDE_PROJECT_DIR" && ${BIN}`,
+    `Stop: updated command of /old/place/stall-watch -> cd -- "$CLAUDE_PROJECT_DIR" || exit 1; ${BIN}`,
   ]);
   assert.match(install(old, ["Stop"], 40).text, /"timeout": 40 \}/);
 });

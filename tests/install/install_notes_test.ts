@@ -13,7 +13,7 @@ import {
 } from "../../src/install/install_notes.ts";
 import { describeCommand } from "../../src/install/hook_command.ts";
 import { fakeIO } from "../support/fake_io.ts";
-import { tempProject } from "../support/hook_process.ts";
+import { tempProject } from "../support/temp_project.ts";
 
 const BASE: InstallFacts = {
   scope: "local",
@@ -106,42 +106,38 @@ Deno.test("installNotes(): at a repository's root, names what .gitignore does no
 });
 
 Deno.test("install prints the notes on stderr, and a timeout change as old -> new", async () => {
-  const project = await tempProject();
-  try {
-    const root = project.dir;
-    await Deno.mkdir(join(root, ".git"));
-    const sub = join(root, "packages", "web");
-    await Deno.mkdir(sub, { recursive: true });
-    const inSub = fakeIO({ cwd: sub, env: { HOME: "/nonexistent-home" } });
-    assert.equal(await main(["install", "--dry-run"], inSub), 0);
-    assert.deepEqual(inSub.stderr, [
-      `stall-watch: note: this folder had no .claude, but ${root} has .git: if that is the project root, Claude Code will not read the new .claude here; run install there instead: cd "${root}" && stall-watch install\n`,
-    ]);
-    const atRoot = fakeIO({ cwd: root });
-    assert.equal(await main(["install"], atRoot), 0);
-    assert.deepEqual(atRoot.stderr, [
-      "stall-watch: note: keep .claude/settings.local.json and .claude/stall_watch/ out of git (this machine's path, and session state): add them to .gitignore\n",
-    ]);
-    await Deno.writeTextFile(join(root, ".gitignore"), ".claude/\n");
-    const again = fakeIO({ cwd: root });
-    assert.equal(await main(["install", "--timeout", "45"], again), 0);
-    assert.deepEqual(again.stderr, []);
-    const handler = JSON.parse(
-      await Deno.readTextFile(join(root, ".claude", "settings.local.json")),
-    ).hooks.Stop[0].hooks[0];
-    assert.ok(
-      again.stdout.join("").includes(
-        `  Stop: updated timeout 30 -> 45 of ${describeCommand(handler)}\n`,
-      ),
-      again.stdout.join(""),
-    );
-    const shared = fakeIO({ cwd: root });
-    assert.equal(await main(["install", "--scope", "project"], shared), 0);
-    assert.match(
-      shared.stderr.join(""),
-      /^stall-watch: note: \.claude.settings\.json is shared through the repository, and the entry runs \/usr\/local\/bin\/stall-watch, a path on this machine/,
-    );
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const root = project.dir;
+  await Deno.mkdir(join(root, ".git"));
+  const sub = join(root, "packages", "web");
+  await Deno.mkdir(sub, { recursive: true });
+  const inSub = fakeIO({ cwd: sub, env: { HOME: "/nonexistent-home" } });
+  assert.equal(await main(["install", "--dry-run"], inSub), 0);
+  assert.deepEqual(inSub.stderr, [
+    `stall-watch: note: this folder had no .claude, but ${root} has .git: if that is the project root, Claude Code will not read the new .claude here; run install there instead: cd "${root}" && stall-watch install\n`,
+  ]);
+  const atRoot = fakeIO({ cwd: root });
+  assert.equal(await main(["install"], atRoot), 0);
+  assert.deepEqual(atRoot.stderr, [
+    "stall-watch: note: keep .claude/settings.local.json and .claude/stall_watch/ out of git (this machine's path, and session state): add them to .gitignore\n",
+  ]);
+  await Deno.writeTextFile(join(root, ".gitignore"), ".claude/\n");
+  const again = fakeIO({ cwd: root });
+  assert.equal(await main(["install", "--timeout", "45"], again), 0);
+  assert.deepEqual(again.stderr, []);
+  const handler = JSON.parse(
+    await Deno.readTextFile(join(root, ".claude", "settings.local.json")),
+  ).hooks.Stop[0].hooks[0];
+  assert.ok(
+    again.stdout.join("").includes(
+      `  Stop: updated timeout 30 -> 45 of ${describeCommand(handler)}\n`,
+    ),
+    again.stdout.join(""),
+  );
+  const shared = fakeIO({ cwd: root });
+  assert.equal(await main(["install", "--scope", "project"], shared), 0);
+  assert.match(
+    shared.stderr.join(""),
+    /^stall-watch: note: \.claude.settings\.json is shared through the repository, and the entry runs \/usr\/local\/bin\/stall-watch, a path on this machine/,
+  );
 });

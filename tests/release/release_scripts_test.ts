@@ -28,7 +28,8 @@ import {
 import { parseSmokeArgs, smokeTest } from "../../.github/scripts/smoke_test.ts";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import { VERSION } from "../../src/shared/version.ts";
-import { hookCommand, tempProject } from "../support/hook_process.ts";
+import { hookCommand } from "../support/hook_process.ts";
+import { tempProject } from "../support/temp_project.ts";
 
 const TRIPLES = [
   "x86_64-unknown-linux-gnu",
@@ -91,7 +92,7 @@ Deno.test("the compile step embeds every src module, including the lazily import
     const lazy of [
       "src/commands/install.ts",
       "src/commands/watch.ts",
-      "src/hook/dispatch.ts",
+      "src/hook/block_path.ts",
       "src/guardrails/state.ts",
       "src/transcript/line_count.ts",
       "src/events/event_log.ts",
@@ -181,15 +182,11 @@ Deno.test("checksumsText() is sorted sha256sum format", () => {
 });
 
 Deno.test("packageRelease() refuses to run before the binaries exist", async () => {
-  const project = await tempProject();
-  try {
-    await assert.rejects(
-      packageRelease(join(project.dir, "dist"), join(project.dir, "out")),
-      /Missing binaries \(compile first\): .*x86_64-unknown-linux-gnu/,
-    );
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  await assert.rejects(
+    packageRelease(join(project.dir, "dist"), join(project.dir, "out")),
+    /Missing binaries \(compile first\): .*x86_64-unknown-linux-gnu/,
+  );
 });
 
 const tools = await Promise.all(["tar", "zip", "unzip", "sha256sum"].map(has));
@@ -199,63 +196,59 @@ Deno.test({
     "packageRelease() archives stand-in binaries; sha256sum -c, tar and unzip agree",
   ignore: Deno.build.os === "windows" || tools.includes(false),
   fn: async () => {
-    const project = await tempProject();
-    try {
-      const dist = join(project.dir, "dist");
-      for (const target of TARGETS) {
-        const binary = binaryPath(dist, target);
-        await Deno.mkdir(join(dist, target.triple), { recursive: true });
-        await Deno.writeTextFile(binary, `#!/bin/sh\necho ${target.triple}\n`);
-        await Deno.chmod(binary, 0o755);
-      }
-      const out = join(project.dir, "release");
-      const written = await packageRelease(dist, out);
-      assert.deepEqual(
-        written.map((p) => p.slice(out.length + 1)),
-        [...TARGETS.map(archiveName), "SHA256SUMS"],
-      );
-      const sums = await Deno.readTextFile(join(out, "SHA256SUMS"));
-      assert.equal(sums.trim().split("\n").length, 5);
-      const first = join(out, archiveName(TARGETS[0]!));
-      assert.ok(
-        sums.includes(
-          `${await sha256File(first)}  ${archiveName(TARGETS[0]!)}\n`,
-        ),
-      );
-
-      const run = async (program: string, args: string[], cwd = out) => {
-        const result = await new Deno.Command(program, { args, cwd }).output();
-        return {
-          ok: result.success,
-          out: new TextDecoder().decode(result.stdout),
-        };
-      };
-      const check = await run("sha256sum", ["-c", "SHA256SUMS"]);
-      assert.ok(check.ok, check.out);
-      assert.equal(check.out.match(/: OK$/gm)?.length, 5);
-
-      const listing = await run("tar", ["-tvzf", first]);
-      assert.match(listing.out, /^-rwxr-xr-x .* stall-watch\n$/);
-      const extracted = join(project.dir, "x");
-      await Deno.mkdir(extracted);
-      assert.ok(
-        (await run("unzip", [
-          "-q",
-          join(out, archiveName(TARGETS[4]!)),
-          "-d",
-          extracted,
-        ])).ok,
-      );
-      assert.equal(
-        await Deno.readTextFile(join(extracted, "stall-watch.exe")),
-        "#!/bin/sh\necho x86_64-pc-windows-msvc\n",
-      );
-      // A tampered archive fails the check.
-      await Deno.writeTextFile(first, "tampered");
-      assert.equal((await run("sha256sum", ["-c", "SHA256SUMS"])).ok, false);
-    } finally {
-      await project.cleanup();
+    await using project = await tempProject();
+    const dist = join(project.dir, "dist");
+    for (const target of TARGETS) {
+      const binary = binaryPath(dist, target);
+      await Deno.mkdir(join(dist, target.triple), { recursive: true });
+      await Deno.writeTextFile(binary, `#!/bin/sh\necho ${target.triple}\n`);
+      await Deno.chmod(binary, 0o755);
     }
+    const out = join(project.dir, "release");
+    const written = await packageRelease(dist, out);
+    assert.deepEqual(
+      written.map((p) => p.slice(out.length + 1)),
+      [...TARGETS.map(archiveName), "SHA256SUMS"],
+    );
+    const sums = await Deno.readTextFile(join(out, "SHA256SUMS"));
+    assert.equal(sums.trim().split("\n").length, 5);
+    const first = join(out, archiveName(TARGETS[0]!));
+    assert.ok(
+      sums.includes(
+        `${await sha256File(first)}  ${archiveName(TARGETS[0]!)}\n`,
+      ),
+    );
+
+    const run = async (program: string, args: string[], cwd = out) => {
+      const result = await new Deno.Command(program, { args, cwd }).output();
+      return {
+        ok: result.success,
+        out: new TextDecoder().decode(result.stdout),
+      };
+    };
+    const check = await run("sha256sum", ["-c", "SHA256SUMS"]);
+    assert.ok(check.ok, check.out);
+    assert.equal(check.out.match(/: OK$/gm)?.length, 5);
+
+    const listing = await run("tar", ["-tvzf", first]);
+    assert.match(listing.out, /^-rwxr-xr-x .* stall-watch\n$/);
+    const extracted = join(project.dir, "x");
+    await Deno.mkdir(extracted);
+    assert.ok(
+      (await run("unzip", [
+        "-q",
+        join(out, archiveName(TARGETS[4]!)),
+        "-d",
+        extracted,
+      ])).ok,
+    );
+    assert.equal(
+      await Deno.readTextFile(join(extracted, "stall-watch.exe")),
+      "#!/bin/sh\necho x86_64-pc-windows-msvc\n",
+    );
+    // A tampered archive fails the check.
+    await Deno.writeTextFile(first, "tampered");
+    assert.equal((await run("sha256sum", ["-c", "SHA256SUMS"])).ok, false);
   },
 });
 

@@ -7,23 +7,19 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadSettings } from "../../src/settings/load_settings.ts";
-import { tempProject } from "../support/hook_process.ts";
+import { tempProject } from "../support/temp_project.ts";
 
 Deno.test("loadSettings() reads .claude/stall-watch.jsonc under the given cwd", async () => {
-  const project = await tempProject();
-  try {
-    await Deno.mkdir(join(project.dir, ".claude"));
-    await Deno.writeTextFile(
-      join(project.dir, ".claude", "stall-watch.jsonc"),
-      '{ "max_retries": 5, // five\n "bogus": 1 }\n',
-    );
-    const loaded = await loadSettings({}, project.dir);
-    assert.equal(loaded.settings.maxRetries, 5);
-    assert.equal(loaded.configPath, ".claude/stall-watch.jsonc");
-    assert.deepEqual(loaded.problems.map((p) => p.source), [
-      ".claude/stall-watch.jsonc:2:2",
-    ]);
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  await Deno.mkdir(join(project.dir, ".claude"));
+  await Deno.writeTextFile(
+    join(project.dir, ".claude", "stall-watch.jsonc"),
+    '{ "max_retries": 5, // five\n "bogus": 1 }\n',
+  );
+  const loaded = await loadSettings({}, project.dir);
+  assert.equal(loaded.settings.maxRetries, 5);
+  assert.equal(loaded.configPath, ".claude/stall-watch.jsonc");
+  assert.deepEqual(loaded.problems.map((p) => p.source), [
+    ".claude/stall-watch.jsonc:2:2",
+  ]);
 });

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe } from "../../src/shared/errors.ts";
+import { tempProject } from "../support/temp_project.ts";
 
 function thrown(fn: () => unknown): unknown {
   try {
@@ -17,30 +18,27 @@ function thrown(fn: () => unknown): unknown {
 }
 
 Deno.test("describe() puts file-system errors in words, without the os error number or system call", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const file = join(dir, "f");
-    await Deno.writeTextFile(file, "");
-    const cases: [() => unknown, string][] = [
-      [() => Deno.statSync(join(dir, "missing")), "it does not exist"],
-      [() => Deno.readTextFileSync(dir), "it is a directory"],
-      [
-        () => Deno.readDirSync(file),
-        "it (or a folder on its path) is not a folder",
-      ],
-      [() => Deno.mkdirSync(dir), "it already exists"],
-    ];
-    for (const [fn, words] of cases) {
-      const error = thrown(fn);
-      assert.match((error as Error).message, /\(os error \d+\)/);
-      assert.equal(describe(error), words);
-    }
-    const other = new Error(
-      "No space left on device (os error 28): write '/x'",
-    );
-    assert.equal(describe(other), "No space left on device");
-    assert.equal(describe(new Error("plain\nsecond")), "plain");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
+  await using temp = await tempProject();
+  const dir = temp.dir;
+  const file = join(dir, "f");
+  await Deno.writeTextFile(file, "");
+  const cases: [() => unknown, string][] = [
+    [() => Deno.statSync(join(dir, "missing")), "it does not exist"],
+    [() => Deno.readTextFileSync(dir), "it is a directory"],
+    [
+      () => Deno.readDirSync(file),
+      "it (or a folder on its path) is not a folder",
+    ],
+    [() => Deno.mkdirSync(dir), "it already exists"],
+  ];
+  for (const [fn, words] of cases) {
+    const error = thrown(fn);
+    assert.match((error as Error).message, /\(os error \d+\)/);
+    assert.equal(describe(error), words);
   }
+  const other = new Error(
+    "No space left on device (os error 28): write '/x'",
+  );
+  assert.equal(describe(other), "No space left on device");
+  assert.equal(describe(new Error("plain\nsecond")), "plain");
 });

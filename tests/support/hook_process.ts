@@ -132,33 +132,5 @@ export async function spawnStallWatch(
   return { pid: child.pid, finished, kill };
 }
 
-/**
- * Writes `text` as `session.jsonl` in a fresh temporary project and runs
- * `fn` with its path; the project is removed afterwards.
- */
-export async function withTranscriptFile(
-  text: string,
-  fn: (path: string) => Promise<void>,
-): Promise<void> {
-  const project = await tempProject();
-  try {
-    const path = `${project.dir}/session.jsonl`;
-    await Deno.writeTextFile(path, text);
-    await fn(path);
-  } finally {
-    await project.cleanup();
-  }
-}
-
-/** A fresh temporary project directory; removed by the returned cleanup. */
-export async function tempProject(): Promise<
-  { dir: string; cleanup: () => Promise<void> }
-> {
-  const dir = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "stall-watch-test-" }),
-  );
-  return {
-    dir,
-    cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
-  };
-}
+// The benchmarks import tempProject from here; tests import it from its own module.
+export { tempProject } from "./temp_project.ts";

@@ -6,13 +6,16 @@
  * @module
  */
 
-/** Makes `dir` read-only; returns the undo, or `null` where this is impossible. */
+/**
+ * Makes `dir` read-only until disposal (`await using readOnly = await
+ * makeReadOnly(dir)`); `null` where this is impossible.
+ */
 export async function makeReadOnly(
   dir: string,
-): Promise<(() => Promise<void>) | null> {
+): Promise<AsyncDisposable | null> {
   if (Deno.build.os === "windows") return null;
   await Deno.chmod(dir, 0o555);
-  if (!(await canWrite(dir))) return () => Deno.chmod(dir, 0o755);
+  if (!(await canWrite(dir))) return undo(() => Deno.chmod(dir, 0o755));
   await Deno.chmod(dir, 0o755); // root ignores mode bits: try a mount
   if (!(await run("mount", ["--bind", "-o", "ro", dir, dir]))) return null;
   // Some mount versions ignore "ro" on the first bind; make sure.
@@ -21,7 +24,11 @@ export async function makeReadOnly(
     await run("umount", [dir]);
     return null;
   }
-  return async () => void await run("umount", [dir]);
+  return undo(async () => void await run("umount", [dir]));
+}
+
+function undo(fn: () => Promise<void>): AsyncDisposable {
+  return { [Symbol.asyncDispose]: fn };
 }
 
 async function canWrite(dir: string): Promise<boolean> {

@@ -11,13 +11,13 @@ import {
   type ProcessResult,
   type RunOptions,
   spawnStallWatch,
-  tempProject,
 } from "./hook_process.ts";
+import { tempFixture, type TempProject } from "./temp_project.ts";
 import { snapshotTree, type TreeSnapshot } from "./tree_snapshot.ts";
 
-/** The folders of one fault test. */
-export interface Sandbox {
-  /** Holds `project` and `outside`. */
+/** The folders of one fault test; disposal removes them. */
+export interface Sandbox extends TempProject {
+  /** Holds `project` and `outside` (the same folder as `dir`). */
   root: string;
   /** The directory the hook starts in. */
   project: string;
@@ -29,32 +29,27 @@ export interface Sandbox {
   snapshotOutsideClaude(): Promise<TreeSnapshot>;
 }
 
-/** Runs `fn` in a fresh sandbox and removes it afterwards. */
-export async function withSandbox(
-  fn: (sandbox: Sandbox) => Promise<void>,
-): Promise<void> {
-  const temp = await tempProject();
-  const project = join(temp.dir, "project");
-  const outside = join(temp.dir, "outside");
-  await Deno.mkdir(project);
-  await Deno.mkdir(outside);
-  await Deno.writeTextFile(join(outside, "keep.txt"), "outside data\n");
-  try {
-    await fn({
-      root: temp.dir,
+/** A fresh sandbox: `await using sandbox = await tempSandbox();`. */
+export function tempSandbox(): Promise<Sandbox> {
+  return tempFixture(async (root) => {
+    const project = join(root, "project");
+    const outside = join(root, "outside");
+    await Deno.mkdir(project);
+    await Deno.mkdir(outside);
+    await Deno.writeTextFile(join(outside, "keep.txt"), "outside data\n");
+    return {
+      root,
       project,
       outside,
       transcript: join(project, "session.jsonl"),
       snapshotOutsideClaude: () =>
         snapshotTree(
-          temp.dir,
+          root,
           (rel) =>
             rel === "project/.claude" || rel.startsWith("project/.claude/"),
         ),
-    });
-  } finally {
-    await temp.cleanup();
-  }
+    };
+  });
 }
 
 /** A run's output, plus how long it took. */
@@ -63,12 +58,20 @@ export interface BoundedResult extends ProcessResult {
 }
 
 /**
+ * How long a run may take before it counts as a hang. A guard against a
+ * run that never ends, not a speed check (those are `deno task bench`): a
+ * loaded CI machine (load 20+ on two cores) takes several seconds for the
+ * heaviest hostile inputs, so the bound is far above any real run.
+ */
+export const HANG_MS = 60_000;
+
+/**
  * Runs stall-watch and fails if it has not exited within `timeoutMs` (it is
  * killed first, so a hang cannot stall the suite).
  */
 export async function runBounded(
   options: RunOptions,
-  timeoutMs = 15_000,
+  timeoutMs = HANG_MS,
 ): Promise<BoundedResult> {
   const started = performance.now();
   const running = await spawnStallWatch(options);

@@ -10,7 +10,6 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { join } from "node:path";
 import {
   classifyTurn,
   STALL_KINDS,
@@ -42,8 +41,8 @@ import {
   mutations,
   splitLines,
 } from "../support/fuzz.ts";
-import { tempProject } from "../support/hook_process.ts";
 import { memoryFile } from "../support/memory_file.ts";
+import { tempTranscript } from "../support/temp_project.ts";
 
 /** A scan of a few MB must never take longer than this, even on slow CI. */
 const SCAN_BOUND_MS = 2000;
@@ -64,17 +63,6 @@ const readerOptions: fc.Arbitrary<LineReaderOptions> = fc.oneof(
     })
   ),
 );
-
-async function withTempFile(
-  fn: (path: string) => Promise<void>,
-): Promise<void> {
-  const project = await tempProject();
-  try {
-    await fn(join(project.dir, "transcript.jsonl"));
-  } finally {
-    await project.cleanup();
-  }
-}
 
 function turnOptions(fx: FixtureTranscript) {
   return { promptId: fx.promptId, includeSidechains: fx.subagent };
@@ -113,78 +101,79 @@ function isLineStart(bytes: Uint8Array, offset: number): boolean {
 }
 
 Deno.test("scanCurrentTurn() on damaged fixtures never throws, is deterministic, bounded and well-formed", async () => {
-  await withTempFile(async (path) => {
-    await fc.assert(
-      fc.asyncProperty(
-        fixture,
-        mutations,
-        readerOptions,
-        async (fx, list, options) => {
-          const bytes = applyMutations(fx.bytes, list);
-          await Deno.writeFile(path, bytes);
-          const started = performance.now();
-          const first = await judge(path, fx, options);
-          const elapsed = performance.now() - started;
-          assert.ok(
-            elapsed < SCAN_BOUND_MS,
-            `scan took ${elapsed.toFixed(0)} ms`,
-          );
-          assert.deepEqual(await judge(path, fx, options), first);
+  await using transcript = await tempTranscript("", "transcript.jsonl");
+  await fc.assert(
+    fc.asyncProperty(
+      fixture,
+      mutations,
+      readerOptions,
+      async (fx, list, options) => {
+        const bytes = applyMutations(fx.bytes, list);
+        await Deno.writeFile(transcript.path, bytes);
+        const started = performance.now();
+        const first = await judge(transcript.path, fx, options);
+        const elapsed = performance.now() - started;
+        assert.ok(
+          elapsed < SCAN_BOUND_MS,
+          `scan took ${elapsed.toFixed(0)} ms`,
+        );
+        assert.deepEqual(await judge(transcript.path, fx, options), first);
 
-          const { scan, signatures } = first;
-          assert.equal(scan.fileSize, bytes.length);
-          assert.ok(scan.bytesScanned <= scan.fileSize);
-          let previous = -1;
-          for (const entry of scan.entries) {
-            assert.ok(entry.offset >= previous, "entries in file order");
-            previous = entry.offset;
-            assert.ok(isLineStart(bytes, entry.offset), "at a line start");
-            assert.ok(
-              bytes.indexOf(0x0a, entry.offset) >= 0,
-              "only complete lines are read",
-            );
-            if (!fx.subagent) assert.equal(entry.sidechain, false);
-            if (entry.promptId !== fx.promptId || fx.promptId === null) {
-              assert.notEqual(entry.kind, "boundary");
-              assert.notEqual(entry.kind, "prompt");
-            }
+        const { scan, signatures } = first;
+        assert.equal(scan.fileSize, bytes.length);
+        assert.ok(scan.bytesScanned <= scan.fileSize);
+        let previous = -1;
+        for (const entry of scan.entries) {
+          assert.ok(entry.offset >= previous, "entries in file order");
+          previous = entry.offset;
+          assert.ok(isLineStart(bytes, entry.offset), "at a line start");
+          assert.ok(
+            bytes.indexOf(0x0a, entry.offset) >= 0,
+            "only complete lines are read",
+          );
+          if (!fx.subagent) assert.equal(entry.sidechain, false);
+          if (entry.promptId !== fx.promptId || fx.promptId === null) {
+            assert.notEqual(entry.kind, "boundary");
+            assert.notEqual(entry.kind, "prompt");
           }
-          const offsets = new Set(scan.entries.map((e) => e.offset));
-          for (const s of signatures) {
-            assert.ok(STALL_KINDS.includes(s.kind));
-            assert.ok(offsets.has(s.offset), "a signature points at its entry");
-          }
-        },
-      ),
-      fuzzParameters(120),
-    );
-  });
+        }
+        const offsets = new Set(scan.entries.map((e) => e.offset));
+        for (const s of signatures) {
+          assert.ok(STALL_KINDS.includes(s.kind));
+          assert.ok(offsets.has(s.offset), "a signature points at its entry");
+        }
+      },
+    ),
+    fuzzParameters(120),
+  );
 });
 
 Deno.test("scanCurrentTurn() treats a file cut mid-line like the same file cut at the line's start", async () => {
-  await withTempFile(async (path) => {
-    await fc.assert(
-      fc.asyncProperty(
-        fixture,
-        fc.option(mutations, { nil: undefined }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        async (fx, list, where) => {
-          const bytes = list ? applyMutations(fx.bytes, list) : fx.bytes;
-          const cut = Math.floor(where * bytes.length);
-          // (lastIndexOf with a negative start would search the whole array)
-          const lineEnd = cut === 0 ? 0 : bytes.lastIndexOf(0x0a, cut - 1) + 1;
-          await Deno.writeFile(path, bytes.subarray(0, cut));
-          const { scan: mid, signatures } = await judge(path, fx);
-          await Deno.writeFile(path, bytes.subarray(0, lineEnd));
-          const { scan: atStart, signatures: expected } = await judge(path, fx);
-          assert.deepEqual(mid.entries, atStart.entries);
-          assert.equal(mid.reachedStart, atStart.reachedStart);
-          assert.deepEqual(signatures, expected);
-        },
-      ),
-      fuzzParameters(100),
-    );
-  });
+  await using transcript = await tempTranscript("", "transcript.jsonl");
+  await fc.assert(
+    fc.asyncProperty(
+      fixture,
+      fc.option(mutations, { nil: undefined }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      async (fx, list, where) => {
+        const bytes = list ? applyMutations(fx.bytes, list) : fx.bytes;
+        const cut = Math.floor(where * bytes.length);
+        // (lastIndexOf with a negative start would search the whole array)
+        const lineEnd = cut === 0 ? 0 : bytes.lastIndexOf(0x0a, cut - 1) + 1;
+        await Deno.writeFile(transcript.path, bytes.subarray(0, cut));
+        const { scan: mid, signatures } = await judge(transcript.path, fx);
+        await Deno.writeFile(transcript.path, bytes.subarray(0, lineEnd));
+        const { scan: atStart, signatures: expected } = await judge(
+          transcript.path,
+          fx,
+        );
+        assert.deepEqual(mid.entries, atStart.entries);
+        assert.equal(mid.reachedStart, atStart.reachedStart);
+        assert.deepEqual(signatures, expected);
+      },
+    ),
+    fuzzParameters(100),
+  );
 });
 
 /** Every entry of `bytes` read from the start, with 1-based line numbers. */
@@ -223,68 +212,66 @@ Deno.test("detectStalls() on a fixture cut after line k agrees with the classifi
   // Two independent paths: backward chunked reading with an early stop and
   // a separate line count, against one forward pass that numbers lines.
   const oracle = new Map<FixtureTranscript, Promise<Entry[]>>();
-  await withTempFile(async (path) => {
-    await fc.assert(
-      fc.asyncProperty(
-        fixture,
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        async (fx, where) => {
-          if (!oracle.has(fx)) oracle.set(fx, forwardEntries(fx.bytes));
-          const entries = await (oracle.get(fx) as Promise<Entry[]>);
-          const { lines } = splitLines(fx.bytes);
-          const k = Math.round(where * lines.length);
-          await Deno.writeFile(
-            path,
-            joinLines(lines.slice(0, k), new Uint8Array()),
-          );
-          const expected = verdictOnPrefix(entries, k, fx);
-          assert.deepEqual(
-            (await detect(path, fx)).map(comparable),
-            expected.map(comparable),
-            `${fx.name} cut after line ${k}`,
-          );
-        },
-      ),
-      fuzzParameters(150),
-    );
-  });
+  await using transcript = await tempTranscript("", "transcript.jsonl");
+  await fc.assert(
+    fc.asyncProperty(
+      fixture,
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      async (fx, where) => {
+        if (!oracle.has(fx)) oracle.set(fx, forwardEntries(fx.bytes));
+        const entries = await (oracle.get(fx) as Promise<Entry[]>);
+        const { lines } = splitLines(fx.bytes);
+        const k = Math.round(where * lines.length);
+        await Deno.writeFile(
+          transcript.path,
+          joinLines(lines.slice(0, k), new Uint8Array()),
+        );
+        const expected = verdictOnPrefix(entries, k, fx);
+        assert.deepEqual(
+          (await detect(transcript.path, fx)).map(comparable),
+          expected.map(comparable),
+          `${fx.name} cut after line ${k}`,
+        );
+      },
+    ),
+    fuzzParameters(150),
+  );
 });
 
 Deno.test("detectStalls() ignores junk lines anywhere and CRLF line ends", async () => {
   const identity = (s: StallSignature) => [s.kind, s.toolName, s.toolUseId];
-  await withTempFile(async (path) => {
-    await fc.assert(
-      fc.asyncProperty(
-        fixture,
-        fc.array(fc.record({ line: fc.nat(), bytes: junkBytes }), {
-          maxLength: 8,
-        }),
-        fc.boolean(),
-        async (fx, junk, crlf) => {
-          await Deno.writeFile(path, fx.bytes);
-          const expected = await detect(path, fx);
-          const { lines, tail } = splitLines(fx.bytes);
-          for (const { line, bytes } of junk) {
-            lines.splice(line % (lines.length + 1), 0, bytes);
-          }
-          const damaged = crlf
-            ? lines.map((l) => Uint8Array.from([...l, 0x0d]))
-            : lines;
-          await Deno.writeFile(path, joinLines(damaged, tail));
-          const got = await detect(path, fx);
-          assert.deepEqual(got.map(identity), expected.map(identity));
-          if (junk.length === 0) {
-            assert.deepEqual(
-              got.map((s) => s.line),
-              expected.map((s) => s.line),
-              "CRLF keeps line numbers",
-            );
-          }
-        },
-      ),
-      fuzzParameters(80),
-    );
-  });
+  await using transcript = await tempTranscript("", "transcript.jsonl");
+  await fc.assert(
+    fc.asyncProperty(
+      fixture,
+      fc.array(fc.record({ line: fc.nat(), bytes: junkBytes }), {
+        maxLength: 8,
+      }),
+      fc.boolean(),
+      async (fx, junk, crlf) => {
+        await Deno.writeFile(transcript.path, fx.bytes);
+        const expected = await detect(transcript.path, fx);
+        const { lines, tail } = splitLines(fx.bytes);
+        for (const { line, bytes } of junk) {
+          lines.splice(line % (lines.length + 1), 0, bytes);
+        }
+        const damaged = crlf
+          ? lines.map((l) => Uint8Array.from([...l, 0x0d]))
+          : lines;
+        await Deno.writeFile(transcript.path, joinLines(damaged, tail));
+        const got = await detect(transcript.path, fx);
+        assert.deepEqual(got.map(identity), expected.map(identity));
+        if (junk.length === 0) {
+          assert.deepEqual(
+            got.map((s) => s.line),
+            expected.map((s) => s.line),
+            "CRLF keeps line numbers",
+          );
+        }
+      },
+    ),
+    fuzzParameters(80),
+  );
 });
 
 function copyLine<T extends RawLine>(line: T): T {

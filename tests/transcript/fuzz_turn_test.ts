@@ -1,6 +1,6 @@
 /**
  * Property-based tests of the turn finder and the classifier over arbitrary
- * entry sequences: the README's definitions of a turn and of each stall
+ * entry sequences: docs/detection.md's definitions of a turn and of each stall
  * kind, checked as properties instead of examples.
  *
  * Run longer with `STALL_WATCH_FUZZ_RUNS=5000 deno task test`.
@@ -158,7 +158,7 @@ Deno.test("BackwardTurnCollector returns a contiguous tail of the eligible entri
   );
 });
 
-/** The README's definition of each kind, checked against a verdict. */
+/** docs/detection.md's definition of each kind, checked against a verdict. */
 function assertSignaturesFollowTheRules(
   turn: readonly Entry[],
   signatures: readonly StallSignature[],
@@ -206,7 +206,7 @@ function assertSignaturesFollowTheRules(
   }
 }
 
-Deno.test("classifyTurn() only reports stalls that match the README's definitions", () => {
+Deno.test("classifyTurn() only reports stalls that match docs/detection.md's definitions", () => {
   fc.assert(
     fc.property(entries([null, "p1"]), (turn) => {
       const verdict = classifyTurn(turn, { backgroundTasks: [] });

@@ -21,7 +21,7 @@ import {
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
-import { tempProject } from "../support/hook_process.ts";
+import { tempTranscript } from "../support/temp_project.ts";
 import { memoryFile, utf8 } from "../support/memory_file.ts";
 
 const REAL = Deno.readTextFileSync(
@@ -175,35 +175,30 @@ async function judgedBoth(
 }
 
 Deno.test("a long answered result line never yields a pending signature, in the hook's reader or the audit's", async () => {
-  const project = await tempProject();
-  const path = join(project.dir, "t.jsonl");
-  try {
-    await fc.assert(
-      fc.asyncProperty(longLine, readerOptions, async (l, options) => {
-        const result = resultLine(
-          "Error: " + l.head.repeat(l.headRepeat),
-          "Error: " + l.stdout.repeat(l.stdoutRepeat),
-          l.idFirst,
-        );
-        const lines = [PROMPT, CALL].map((o) => JSON.stringify(o));
-        lines.push(result);
-        if (l.answered) lines.push(JSON.stringify(ANSWER));
-        await Deno.writeTextFile(path, lines.join("\n") + "\n");
-        const expected = l.answered ? [] : [["missing_followup", CALL_ID]];
+  await using transcript = await tempTranscript("", "t.jsonl");
+  await fc.assert(
+    fc.asyncProperty(longLine, readerOptions, async (l, options) => {
+      const result = resultLine(
+        "Error: " + l.head.repeat(l.headRepeat),
+        "Error: " + l.stdout.repeat(l.stdoutRepeat),
+        l.idFirst,
+      );
+      const lines = [PROMPT, CALL].map((o) => JSON.stringify(o));
+      lines.push(result);
+      if (l.answered) lines.push(JSON.stringify(ANSWER));
+      await Deno.writeTextFile(transcript.path, lines.join("\n") + "\n");
+      const expected = l.answered ? [] : [["missing_followup", CALL_ID]];
 
-        const judged = await judgedBoth(path, options);
-        assert.deepEqual(
-          judged.hook,
-          expected,
-          `hook reader, line of ${result.length} chars`,
-        );
-        assert.deepEqual(judged.audit, expected, "audit reader");
-      }),
-      fuzzParameters(60),
-    );
-  } finally {
-    await project.cleanup();
-  }
+      const judged = await judgedBoth(transcript.path, options);
+      assert.deepEqual(
+        judged.hook,
+        expected,
+        `hook reader, line of ${result.length} chars`,
+      );
+      assert.deepEqual(judged.audit, expected, "audit reader");
+    }),
+    fuzzParameters(60),
+  );
 });
 
 Deno.test("ToolUseIdSearch notes a non-empty text block, not an empty or quoted one", () => {
@@ -240,27 +235,22 @@ function oneLineAnswer(thinking: string): string {
 }
 
 Deno.test("a long one-line answer (thinking, then its text) is a follow-up in both readers", async () => {
-  const project = await tempProject();
-  const path = join(project.dir, "t.jsonl");
-  try {
-    await fc.assert(
-      fc.asyncProperty(
-        nastyText,
-        fc.integer({ min: 100, max: 4000 }),
-        readerOptions,
-        async (text, repeat, options) => {
-          const lines = [PROMPT, CALL, RESULT].map((o) => JSON.stringify(o));
-          lines.push(oneLineAnswer(`Let me think. ${text.repeat(repeat)}`));
-          await Deno.writeTextFile(path, lines.join("\n") + "\n");
-          const judged = await judgedBoth(path, options);
-          assert.deepEqual(judged, { hook: [], audit: [] });
-        },
-      ),
-      fuzzParameters(30),
-    );
-  } finally {
-    await project.cleanup();
-  }
+  await using transcript = await tempTranscript("", "t.jsonl");
+  await fc.assert(
+    fc.asyncProperty(
+      nastyText,
+      fc.integer({ min: 100, max: 4000 }),
+      readerOptions,
+      async (text, repeat, options) => {
+        const lines = [PROMPT, CALL, RESULT].map((o) => JSON.stringify(o));
+        lines.push(oneLineAnswer(`Let me think. ${text.repeat(repeat)}`));
+        await Deno.writeTextFile(transcript.path, lines.join("\n") + "\n");
+        const judged = await judgedBoth(transcript.path, options);
+        assert.deepEqual(judged, { hook: [], audit: [] });
+      },
+    ),
+    fuzzParameters(30),
+  );
 });
 
 Deno.test("both readers report the ids of a clipped line and only of clipped lines", async () => {

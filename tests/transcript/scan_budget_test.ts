@@ -1,6 +1,6 @@
 /**
  * The tail scan's budgets (bytes, lines, entries) and the line-number pass's
- * byte budget: each cuts off exactly where the README says.
+ * byte budget: each cuts off exactly where docs/detection.md says.
  */
 
 import assert from "node:assert/strict";
@@ -24,7 +24,7 @@ import {
   parseJsonObjects,
 } from "../../src/transcript/json_line.ts";
 import { memoryFile, utf8 } from "../support/memory_file.ts";
-import { withTranscriptFile } from "../support/hook_process.ts";
+import { tempTranscript } from "../support/temp_project.ts";
 import { TranscriptBuilder } from "../support/transcript_builder.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 
@@ -91,23 +91,22 @@ Deno.test("scanCurrentTurn() stops at the lines budget, blank lines included", a
   t.prompt("Read the config.");
   t.call("msg_1", "toolu_1", "Read");
   const text = t.toString() + "\n".repeat(10);
-  await withTranscriptFile(text, async (path) => {
-    const cut = await scanCurrentTurn(path, {
-      ...TURN,
-      budgets: { lines: 10 },
-    });
-    assert.equal(cut?.budget, "lines");
-    assert.equal(cut?.reachedStart, false);
-    assert.deepEqual(cut?.entries, []);
-    // One more line in the budget reaches the call, two more the prompt.
-    const whole = await scanCurrentTurn(path, {
-      ...TURN,
-      budgets: { lines: 12 },
-    });
-    assert.equal(whole?.budget, null);
-    assert.equal(whole?.reachedStart, true);
-    assert.equal(whole?.entries.length, 1);
+  await using transcript = await tempTranscript(text);
+  const cut = await scanCurrentTurn(transcript.path, {
+    ...TURN,
+    budgets: { lines: 10 },
   });
+  assert.equal(cut?.budget, "lines");
+  assert.equal(cut?.reachedStart, false);
+  assert.deepEqual(cut?.entries, []);
+  // One more line in the budget reaches the call, two more the prompt.
+  const whole = await scanCurrentTurn(transcript.path, {
+    ...TURN,
+    budgets: { lines: 12 },
+  });
+  assert.equal(whole?.budget, null);
+  assert.equal(whole?.reachedStart, true);
+  assert.equal(whole?.entries.length, 1);
 });
 
 Deno.test("scanCurrentTurn() counts each tool call and result against the entries budget", async () => {
@@ -125,20 +124,19 @@ Deno.test("scanCurrentTurn() counts each tool call and result against the entrie
   );
   t.result("toolu_1", "a");
   t.result("toolu_2", "b");
-  await withTranscriptFile(t.toString(), async (path) => {
-    const cut = await scanCurrentTurn(path, {
-      ...TURN,
-      budgets: { entries: 4 },
-    });
-    assert.equal(cut?.budget, "entries");
-    assert.equal(cut?.entries.length, 2, "the two results: weight 4");
-    const whole = await scanCurrentTurn(path, {
-      ...TURN,
-      budgets: { entries: 9 },
-    });
-    assert.equal(whole?.budget, null);
-    assert.equal(whole?.entries.length, 3);
+  await using transcript = await tempTranscript(t.toString());
+  const cut = await scanCurrentTurn(transcript.path, {
+    ...TURN,
+    budgets: { entries: 4 },
   });
+  assert.equal(cut?.budget, "entries");
+  assert.equal(cut?.entries.length, 2, "the two results: weight 4");
+  const whole = await scanCurrentTurn(transcript.path, {
+    ...TURN,
+    budgets: { entries: 9 },
+  });
+  assert.equal(whole?.budget, null);
+  assert.equal(whole?.entries.length, 3);
 });
 
 Deno.test("scanCurrentTurn() names the bytes budget when the turn starts before it", async () => {
@@ -146,20 +144,19 @@ Deno.test("scanCurrentTurn() names the bytes budget when the turn starts before 
   t.prompt("Read the config.");
   t.call("msg_1", "toolu_1", "Read");
   const text = t.toString() + "x".repeat(5000) + "\n";
-  await withTranscriptFile(text, async (path) => {
-    const cut = await scanCurrentTurn(path, {
-      ...TURN,
-      budgets: { bytes: 4000 },
-    });
-    assert.equal(cut?.budget, "bytes");
-    assert.equal(cut?.bytesScanned, 4000);
-    const whole = await scanCurrentTurn(path, TURN);
-    assert.equal(whole?.budget, null);
-    assert.equal(whole?.reachedStart, true);
+  await using transcript = await tempTranscript(text);
+  const cut = await scanCurrentTurn(transcript.path, {
+    ...TURN,
+    budgets: { bytes: 4000 },
   });
+  assert.equal(cut?.budget, "bytes");
+  assert.equal(cut?.bytesScanned, 4000);
+  const whole = await scanCurrentTurn(transcript.path, TURN);
+  assert.equal(whole?.budget, null);
+  assert.equal(whole?.reachedStart, true);
 });
 
-Deno.test("the default scan budgets are the README's: 64 MiB, 250,000 lines, 50,000 entries", () => {
+Deno.test("the default scan budgets are docs/detection.md's: 64 MiB, 250,000 lines, 50,000 entries", () => {
   assert.deepEqual({ ...DEFAULT_SCAN_BUDGETS }, {
     bytes: 64 * 1024 * 1024,
     lines: 250_000,

@@ -11,20 +11,10 @@ import { TurnFollower } from "../../src/watchdog/turn_follower.ts";
 import { callState } from "../../src/watchdog/watch_state.ts";
 import { requestOpen } from "../../src/watchdog/watch_loop.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
+import { tempProject } from "../support/temp_project.ts";
 import { newId, SessionTranscript } from "../support/watch_session.ts";
 
 const never = () => false;
-
-async function withTranscript(
-  fn: (t: SessionTranscript) => Promise<void>,
-): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "follower-" });
-  try {
-    await fn(new SessionTranscript(dir));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 /** Appends a prompt, a Bash call and its result; returns the call's id. */
 async function answeredTurn(t: SessionTranscript): Promise<string> {
@@ -42,186 +32,186 @@ function follow(t: SessionTranscript, id: string, over = {}): TurnFollower {
 }
 
 Deno.test("TurnFollower.look() reads only what was appended since its last look", async () => {
-  await withTranscript(async (t) => {
-    const id = newId("toolu_");
-    const prompt = t.prompt("Run the tests.");
-    const result = t.result(id, "Tests  48 passed (48)");
-    await t.append(
-      prompt,
-      t.toolUse(id, "Bash", { command: "npm test" }),
-      result,
-    );
-    const follower = follow(t, id);
-    assert.equal(await follower.look(never), true);
-    assert.equal(callState(follower.entries, id).kind, "answered");
-    assert.equal(await follower.look(never), false, "no growth, no read");
-    // Blank out the result in place: a reader that read the turn again
-    // would lose it; one that reads only appended bytes keeps it.
-    const bytes = await Deno.readFile(t.path);
-    const at = new TextDecoder().decode(bytes).indexOf(result);
-    bytes.fill(0x20, at, at + result.length - 1);
-    await Deno.writeFile(t.path, bytes);
-    await t.append(t.attachment());
-    assert.equal(await follower.look(never), true);
-    assert.equal(callState(follower.entries, id).kind, "answered");
-    await t.append(t.text("All 48 tests pass."));
-    await follower.look(never);
-    assert.equal(callState(follower.entries, id).kind, "followed_up");
-  });
+  await using project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  const id = newId("toolu_");
+  const prompt = t.prompt("Run the tests.");
+  const result = t.result(id, "Tests  48 passed (48)");
+  await t.append(
+    prompt,
+    t.toolUse(id, "Bash", { command: "npm test" }),
+    result,
+  );
+  const follower = follow(t, id);
+  assert.equal(await follower.look(never), true);
+  assert.equal(callState(follower.entries, id).kind, "answered");
+  assert.equal(await follower.look(never), false, "no growth, no read");
+  // Blank out the result in place: a reader that read the turn again
+  // would lose it; one that reads only appended bytes keeps it.
+  const bytes = await Deno.readFile(t.path);
+  const at = new TextDecoder().decode(bytes).indexOf(result);
+  bytes.fill(0x20, at, at + result.length - 1);
+  await Deno.writeFile(t.path, bytes);
+  await t.append(t.attachment());
+  assert.equal(await follower.look(never), true);
+  assert.equal(callState(follower.entries, id).kind, "answered");
+  await t.append(t.text("All 48 tests pass."));
+  await follower.look(never);
+  assert.equal(callState(follower.entries, id).kind, "followed_up");
 });
 
 Deno.test("TurnFollower.look() sees a result, a new turn and a rewritten file", async () => {
-  await withTranscript(async (t) => {
-    const id = newId("toolu_");
-    await t.append(
-      t.prompt("Run the tests."),
-      t.toolUse(id, "Bash", { command: "npm test" }),
-    );
-    const follower = follow(t, id);
-    await follower.look(never);
-    assert.equal(callState(follower.entries, id).kind, "awaiting_result");
-    // Half a line: an unfinished write is not read yet.
-    const result = t.result(id, "ok");
-    await Deno.writeTextFile(t.path, result.slice(0, 40), { append: true });
-    await follower.look(never);
-    assert.equal(callState(follower.entries, id).kind, "awaiting_result");
-    await Deno.writeTextFile(t.path, result.slice(40), { append: true });
-    await follower.look(never);
-    assert.equal(callState(follower.entries, id).kind, "answered");
-    assert.equal(follower.newTurn, false);
-    await t.append(t.prompt("Now deploy."));
-    await follower.look(never);
-    assert.equal(follower.newTurn, true);
-    assert.deepEqual(follower.entries, []);
-    // A shorter file (rewritten) is read afresh from its end.
-    await Deno.writeTextFile(
-      t.path,
-      t.prompt("Again.") + t.toolUse(id, "Bash", {}) + t.result(id, "ok"),
-    );
-    await follower.look(never);
-    assert.equal(follower.newTurn, false);
-    assert.equal(callState(follower.entries, id).kind, "answered");
-  });
+  await using project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  const id = newId("toolu_");
+  await t.append(
+    t.prompt("Run the tests."),
+    t.toolUse(id, "Bash", { command: "npm test" }),
+  );
+  const follower = follow(t, id);
+  await follower.look(never);
+  assert.equal(callState(follower.entries, id).kind, "awaiting_result");
+  // Half a line: an unfinished write is not read yet.
+  const result = t.result(id, "ok");
+  await Deno.writeTextFile(t.path, result.slice(0, 40), { append: true });
+  await follower.look(never);
+  assert.equal(callState(follower.entries, id).kind, "awaiting_result");
+  await Deno.writeTextFile(t.path, result.slice(40), { append: true });
+  await follower.look(never);
+  assert.equal(callState(follower.entries, id).kind, "answered");
+  assert.equal(follower.newTurn, false);
+  await t.append(t.prompt("Now deploy."));
+  await follower.look(never);
+  assert.equal(follower.newTurn, true);
+  assert.deepEqual(follower.entries, []);
+  // A shorter file (rewritten) is read afresh from its end.
+  await Deno.writeTextFile(
+    t.path,
+    t.prompt("Again.") + t.toolUse(id, "Bash", {}) + t.result(id, "ok"),
+  );
+  await follower.look(never);
+  assert.equal(follower.newTurn, false);
+  assert.equal(callState(follower.entries, id).kind, "answered");
 });
 
 Deno.test("TurnFollower marks the api-request, turn_duration and stop_hook_summary lines after the result", async () => {
-  await withTranscript(async (t) => {
-    const id = newId("toolu_");
-    await t.append(
-      t.prompt("Run the tests."),
-      t.apiRequest(),
-      t.toolUse(id, "Bash", { command: "npm test" }),
-      t.result(id, "ok"),
-      t.apiRequest(),
-    );
-    // Started after the result was written: the lines after it are re-read.
-    const follower = follow(t, id);
-    await follower.look(never);
-    const state = callState(follower.entries, id);
-    assert.ok(state.kind === "answered");
-    const open = () =>
-      requestOpen(follower.marks, follower.entries, state.resultOffset);
-    assert.equal(open(), true, "a request went out after the result");
-    await t.append(t.attachment());
-    await follower.look(never);
-    assert.equal(open(), true, "metadata does not answer it");
-    await t.append(t.apiError());
-    await follower.look(never);
-    assert.equal(open(), false, "the API error entry ends it");
-    await t.append(t.apiRequest(), t.turnDuration());
-    await follower.look(never);
-    assert.equal(open(), false, "the end of the turn ends it");
-    assert.ok(follower.marks.turnEnd > follower.marks.request);
-    await t.append(t.apiRequest(), t.stopHookSummary("stall-watch"));
-    await follower.look(never);
-    assert.equal(open(), false);
-    assert.ok(follower.marks.stopSummary > follower.marks.request);
-  });
+  await using project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  const id = newId("toolu_");
+  await t.append(
+    t.prompt("Run the tests."),
+    t.apiRequest(),
+    t.toolUse(id, "Bash", { command: "npm test" }),
+    t.result(id, "ok"),
+    t.apiRequest(),
+  );
+  // Started after the result was written: the lines after it are re-read.
+  const follower = follow(t, id);
+  await follower.look(never);
+  const state = callState(follower.entries, id);
+  assert.ok(state.kind === "answered");
+  const open = () =>
+    requestOpen(follower.marks, follower.entries, state.resultOffset);
+  assert.equal(open(), true, "a request went out after the result");
+  await t.append(t.attachment());
+  await follower.look(never);
+  assert.equal(open(), true, "metadata does not answer it");
+  await t.append(t.apiError());
+  await follower.look(never);
+  assert.equal(open(), false, "the API error entry ends it");
+  await t.append(t.apiRequest(), t.turnDuration());
+  await follower.look(never);
+  assert.equal(open(), false, "the end of the turn ends it");
+  assert.ok(follower.marks.turnEnd > follower.marks.request);
+  await t.append(t.apiRequest(), t.stopHookSummary("stall-watch"));
+  await follower.look(never);
+  assert.equal(open(), false);
+  assert.ok(follower.marks.stopSummary > follower.marks.request);
 });
 
 Deno.test("TurnFollower.look() keeps to its byte budget and its stop predicate", async () => {
-  await withTranscript(async (t) => {
-    const id = await answeredTurn(t);
-    const follower = follow(t, id, { lookBudgetBytes: 64 * 1024 });
-    await follower.look(never);
-    // 1 MiB without a newline, then a follow-up: the budget skips the
-    // endless line a look at a time and still finds the line after it.
-    await Deno.writeTextFile(t.path, "x".repeat(1024 * 1024) + "\n", {
-      append: true,
-    });
-    await t.append(t.text("Done."));
-    let looks = 0;
-    while (callState(follower.entries, id).kind === "answered" && looks < 40) {
-      await follower.look(never); // no growth: a cut-short look continues
-      looks++;
-    }
-    assert.equal(callState(follower.entries, id).kind, "followed_up");
-    assert.ok(looks >= 16, `1 MiB in 64 KiB looks, got ${looks}`);
-    // A stop predicate that says stop ends a look before it reads anything.
-    await t.append(t.prompt("Next."));
-    await follower.look(() => true);
-    assert.equal(follower.newTurn, false, "not read yet");
-    await follower.look(never);
-    assert.equal(follower.newTurn, true);
+  await using project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  const id = await answeredTurn(t);
+  const follower = follow(t, id, { lookBudgetBytes: 64 * 1024 });
+  await follower.look(never);
+  // 1 MiB without a newline, then a follow-up: the budget skips the
+  // endless line a look at a time and still finds the line after it.
+  await Deno.writeTextFile(t.path, "x".repeat(1024 * 1024) + "\n", {
+    append: true,
   });
+  await t.append(t.text("Done."));
+  let looks = 0;
+  while (callState(follower.entries, id).kind === "answered" && looks < 40) {
+    await follower.look(never); // no growth: a cut-short look continues
+    looks++;
+  }
+  assert.equal(callState(follower.entries, id).kind, "followed_up");
+  assert.ok(looks >= 16, `1 MiB in 64 KiB looks, got ${looks}`);
+  // A stop predicate that says stop ends a look before it reads anything.
+  await t.append(t.prompt("Next."));
+  await follower.look(() => true);
+  assert.equal(follower.newTurn, false, "not read yet");
+  await follower.look(never);
+  assert.equal(follower.newTurn, true);
 });
 
 Deno.test("scanCurrentTurn() ends where stopWhen says, and says where complete lines end", async () => {
-  await withTranscript(async (t) => {
-    const lines = [t.prompt("Run the tests.")];
-    for (let i = 0; i < 2000; i++) {
-      const id = newId("toolu_");
-      lines.push(t.toolUse(id, "Bash", { command: "ls" }), t.result(id, "ok"));
-    }
-    await t.append(...lines);
-    await Deno.writeTextFile(t.path, '{"type":"assis', { append: true });
-    const size = (await Deno.stat(t.path)).size;
-    const whole = await scanCurrentTurn(t.path, {
-      promptId: null,
-      includeSidechains: false,
-    });
-    assert.ok(whole);
-    assert.equal(whole.stopped, false);
-    assert.equal(whole.entries.length, 4000);
-    assert.equal(whole.endOffset, size - '{"type":"assis'.length);
-    let asked = 0;
-    const cut = await scanCurrentTurn(t.path, {
-      promptId: null,
-      includeSidechains: false,
-      stopWhen: () => ++asked > 1,
-    });
-    assert.ok(cut);
-    assert.equal(cut.stopped, true);
-    assert.equal(cut.reachedStart, false);
-    assert.ok(cut.entries.length > 0 && cut.entries.length < 4000);
-    assert.ok(cut.bytesScanned < size / 4, "one 64 KiB chunk");
-    // A sparse gigabyte without a newline: asked before every chunk.
-    const sparse = `${t.path}.sparse`;
-    const file = await Deno.open(sparse, { create: true, write: true });
-    await file.truncate(1024 ** 3);
-    file.close();
-    asked = 0;
-    const endless = await scanCurrentTurn(sparse, {
-      promptId: null,
-      includeSidechains: false,
-      stopWhen: () => ++asked > 16,
-    });
-    assert.equal(endless?.stopped, true);
-    assert.equal(asked, 18, "16 chunks read (and one last ask), not 16384");
+  await using project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  const lines = [t.prompt("Run the tests.")];
+  for (let i = 0; i < 2000; i++) {
+    const id = newId("toolu_");
+    lines.push(t.toolUse(id, "Bash", { command: "ls" }), t.result(id, "ok"));
+  }
+  await t.append(...lines);
+  await Deno.writeTextFile(t.path, '{"type":"assis', { append: true });
+  const size = (await Deno.stat(t.path)).size;
+  const whole = await scanCurrentTurn(t.path, {
+    promptId: null,
+    includeSidechains: false,
   });
+  assert.ok(whole);
+  assert.equal(whole.stopped, false);
+  assert.equal(whole.entries.length, 4000);
+  assert.equal(whole.endOffset, size - '{"type":"assis'.length);
+  let asked = 0;
+  const cut = await scanCurrentTurn(t.path, {
+    promptId: null,
+    includeSidechains: false,
+    stopWhen: () => ++asked > 1,
+  });
+  assert.ok(cut);
+  assert.equal(cut.stopped, true);
+  assert.equal(cut.reachedStart, false);
+  assert.ok(cut.entries.length > 0 && cut.entries.length < 4000);
+  assert.ok(cut.bytesScanned < size / 4, "one 64 KiB chunk");
+  // A sparse gigabyte without a newline: asked before every chunk.
+  const sparse = `${t.path}.sparse`;
+  const file = await Deno.open(sparse, { create: true, write: true });
+  await file.truncate(1024 ** 3);
+  file.close();
+  asked = 0;
+  const endless = await scanCurrentTurn(sparse, {
+    promptId: null,
+    includeSidechains: false,
+    stopWhen: () => ++asked > 16,
+  });
+  assert.equal(endless?.stopped, true);
+  assert.equal(asked, 18, "16 chunks read (and one last ask), not 16384");
 });
 
 Deno.test("TurnFollower gives up on a turn with more entries than it keeps", async () => {
-  await withTranscript(async (t) => {
-    const id = await answeredTurn(t);
-    const follower = follow(t, id, { maxEntries: 3 });
-    await follower.look(never);
-    assert.equal(follower.overflow, false);
-    await t.append(t.text("One."), t.text("Two."));
-    await follower.look(never);
-    assert.equal(follower.overflow, true);
-    assert.equal(follower.entries.length, 3, "memory stays bounded");
-  });
+  await using project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  const id = await answeredTurn(t);
+  const follower = follow(t, id, { maxEntries: 3 });
+  await follower.look(never);
+  assert.equal(follower.overflow, false);
+  await t.append(t.text("One."), t.text("Two."));
+  await follower.look(never);
+  assert.equal(follower.overflow, true);
+  assert.equal(follower.entries.length, 3, "memory stays bounded");
 });
 
 Deno.test("TurnFollower reading only appended bytes sees what a fresh scan of the whole turn sees", async () => {
@@ -245,47 +235,47 @@ Deno.test("TurnFollower reading only appended bytes sees what a fresh scan of th
         maxLength: 30,
       }),
       async (lines, cuts) => {
-        await withTranscript(async (t) => {
-          const id = await answeredTurn(t);
-          const follower = follow(t, id);
-          await follower.look(never);
-          const other = newId("toolu_");
-          const text = lines.map((kind) => {
-            switch (kind) {
-              case "text":
-                return t.text("Still working.");
-              case "call":
-                return t.toolUse(other, "Read", { file_path: "/x" });
-              case "result":
-                return t.result(other, "contents");
-              case "attachment":
-                return t.attachment();
-              case "request":
-                return t.apiRequest();
-              case "apiError":
-                return t.apiError();
-              case "turnEnd":
-                return t.turnDuration();
-              case "long":
-                return t.result(other, "x".repeat(100_000));
-            }
-          }).join("");
-          let at = 0;
-          for (const cut of [...cuts, text.length]) {
-            const next = Math.min(text.length, at + cut);
-            await Deno.writeTextFile(t.path, text.slice(at, next), {
-              append: true,
-            });
-            at = next;
-            await follower.look(never);
-            if (at === text.length) break;
+        await using project = await tempProject();
+        const t = new SessionTranscript(project.dir);
+        const id = await answeredTurn(t);
+        const follower = follow(t, id);
+        await follower.look(never);
+        const other = newId("toolu_");
+        const text = lines.map((kind) => {
+          switch (kind) {
+            case "text":
+              return t.text("Still working.");
+            case "call":
+              return t.toolUse(other, "Read", { file_path: "/x" });
+            case "result":
+              return t.result(other, "contents");
+            case "attachment":
+              return t.attachment();
+            case "request":
+              return t.apiRequest();
+            case "apiError":
+              return t.apiError();
+            case "turnEnd":
+              return t.turnDuration();
+            case "long":
+              return t.result(other, "x".repeat(100_000));
           }
-          const fresh = await scanCurrentTurn(t.path, {
-            promptId: null,
-            includeSidechains: false,
+        }).join("");
+        let at = 0;
+        for (const cut of [...cuts, text.length]) {
+          const next = Math.min(text.length, at + cut);
+          await Deno.writeTextFile(t.path, text.slice(at, next), {
+            append: true,
           });
-          assert.deepEqual(follower.entries, fresh?.entries);
+          at = next;
+          await follower.look(never);
+          if (at === text.length) break;
+        }
+        const fresh = await scanCurrentTurn(t.path, {
+          promptId: null,
+          includeSidechains: false,
         });
+        assert.deepEqual(follower.entries, fresh?.entries);
       },
     ),
     fuzzParameters(25),
@@ -293,28 +283,28 @@ Deno.test("TurnFollower reading only appended bytes sees what a fresh scan of th
 });
 
 Deno.test("TurnFollower.look() takes a prompt that lands before the watched call for the start of its turn, not a new one", async () => {
-  await withTranscript(async (t) => {
-    // The file holds the previous turn; the watched call's turn has not
-    // reached it yet when the watcher starts (Claude Code 2.1.145 starts
-    // PostToolUse hooks before the turn's lines are written).
-    const old = await answeredTurn(t);
-    await t.append(t.text("Done."));
-    const id = newId("toolu_");
-    const follower = follow(t, id);
-    await follower.look(never);
-    assert.equal(callState(follower.entries, id).kind, "absent");
-    await t.append(
-      t.prompt("Now the linter."),
-      t.toolUse(id, "Bash", { command: "npm run lint" }),
-      t.result(id, "0 problems"),
-    );
-    await follower.look(never);
-    assert.equal(follower.newTurn, false);
-    assert.equal(callState(follower.entries, id).kind, "answered");
-    assert.equal(callState(follower.entries, old).kind, "absent");
-    // Once the call is on file, the next prompt is a new turn.
-    await t.append(t.prompt("Thanks."));
-    await follower.look(never);
-    assert.equal(follower.newTurn, true);
-  });
+  await using project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  // The file holds the previous turn; the watched call's turn has not
+  // reached it yet when the watcher starts (Claude Code 2.1.145 starts
+  // PostToolUse hooks before the turn's lines are written).
+  const old = await answeredTurn(t);
+  await t.append(t.text("Done."));
+  const id = newId("toolu_");
+  const follower = follow(t, id);
+  await follower.look(never);
+  assert.equal(callState(follower.entries, id).kind, "absent");
+  await t.append(
+    t.prompt("Now the linter."),
+    t.toolUse(id, "Bash", { command: "npm run lint" }),
+    t.result(id, "0 problems"),
+  );
+  await follower.look(never);
+  assert.equal(follower.newTurn, false);
+  assert.equal(callState(follower.entries, id).kind, "answered");
+  assert.equal(callState(follower.entries, old).kind, "absent");
+  // Once the call is on file, the next prompt is a new turn.
+  await t.append(t.prompt("Thanks."));
+  await follower.look(never);
+  assert.equal(follower.newTurn, true);
 });

@@ -1,15 +1,14 @@
 /**
- * The watchdog's edges in process: payload parsing, the turn-end marker, the
- * per-session marker, and whole watches on a fake clock (the default 90 s
- * idle window and 600 s deadline, without waiting for them).
+ * The watchdog's edges in process: payload parsing, the per-session marker,
+ * and whole watches on a fake clock (the default 90 s idle window and 600 s
+ * deadline, without waiting for them).
  */
 
 import assert from "node:assert/strict";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { main } from "../../src/cli.ts";
 import { ConfinementError } from "../../src/confined/confine.ts";
 import { InputError } from "../../src/shared/errors.ts";
-import { turnEndAfter } from "../../src/transcript/turn_end_marker.ts";
 import {
   parseWatchInput,
   unattendedRun,
@@ -18,7 +17,11 @@ import { claimWatch, isSuperseded } from "../../src/watchdog/watch_marker.ts";
 import { API_ERROR_NOTE, runWatch } from "../../src/watchdog/watchdog.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";
-import { tempProject } from "../support/hook_process.ts";
+import {
+  tempFixture,
+  type TempProject,
+  tempProject,
+} from "../support/temp_project.ts";
 import {
   newId,
   postToolUsePayload,
@@ -60,130 +63,95 @@ Deno.test("parseWatchInput() reads the PostToolUse fields and requires tool_use_
   );
 });
 
-Deno.test("turnEndAfter() sees a turn_duration line after the result, within the scanned size", async () => {
-  const path = resolve(
-    FIXTURES_DIR,
-    "missing_followup_metadata_after_result.jsonl",
-  );
-  const bytes = await Deno.readFile(path);
-  const starts = [0];
-  bytes.forEach((b, i) => {
-    if (b === 0x0a) starts.push(i + 1);
-  });
-  const lineAt = (n: number) => starts[n - 1] as number; // 1-based
-  // Line 17 is the unanswered Bash result, line 20 the turn_duration line.
-  assert.equal(await turnEndAfter(path, lineAt(17), bytes.length), true);
-  assert.equal(await turnEndAfter(path, lineAt(17), lineAt(20)), false);
-  assert.equal(await turnEndAfter(path, lineAt(17), lineAt(21)), true);
-  assert.equal(await turnEndAfter(path, lineAt(21), bytes.length), false);
-  assert.equal(await turnEndAfter(path + ".gone", 0, 100), false);
-});
-
 Deno.test("claimWatch() makes the newest watcher of a session the only one", async () => {
-  const project = await tempProject();
-  try {
-    const first = await claimWatch(
-      project.dir,
-      ".claude/stall_watch",
-      "s/1",
-      "A",
-      1e12,
-    );
-    assert.equal(
-      first.path,
-      join(project.dir, ".claude/stall_watch/watch/s_1.json"),
-    );
-    assert.equal(await isSuperseded(first), false);
-    const second = await claimWatch(
-      project.dir,
-      ".claude/stall_watch",
-      "s/1",
-      "A",
-      1e12,
-    );
-    assert.equal(await isSuperseded(first), true, "even for the same call");
-    assert.equal(await isSuperseded(second), false);
-    const other = await claimWatch(
-      project.dir,
-      ".claude/stall_watch",
-      "s2",
-      "B",
-      1e12,
-    );
-    assert.equal(await isSuperseded(second), false, "sessions are separate");
-    await Deno.writeTextFile(other.path, "{not json");
-    assert.equal(
-      await isSuperseded(other),
-      false,
-      "a corrupt marker proves nothing",
-    );
-    await Deno.remove(other.path);
-    assert.equal(await isSuperseded(other), false);
-    await assert.rejects(
-      () => claimWatch(project.dir, "../elsewhere", "s1", "A", 1e12),
-      ConfinementError,
-    );
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const first = claimWatch(
+    project.dir,
+    ".claude/stall_watch",
+    "s/1",
+    "A",
+    1e12,
+  );
+  assert.equal(
+    first.path,
+    join(project.dir, ".claude/stall_watch/watch/s_1.json"),
+  );
+  assert.equal(isSuperseded(first), false);
+  const second = claimWatch(
+    project.dir,
+    ".claude/stall_watch",
+    "s/1",
+    "A",
+    1e12,
+  );
+  assert.equal(isSuperseded(first), true, "even for the same call");
+  assert.equal(isSuperseded(second), false);
+  const other = claimWatch(
+    project.dir,
+    ".claude/stall_watch",
+    "s2",
+    "B",
+    1e12,
+  );
+  assert.equal(isSuperseded(second), false, "sessions are separate");
+  await Deno.writeTextFile(other.path, "{not json");
+  assert.equal(
+    isSuperseded(other),
+    false,
+    "a corrupt marker proves nothing",
+  );
+  await Deno.remove(other.path);
+  assert.equal(isSuperseded(other), false);
+  assert.throws(
+    () => claimWatch(project.dir, "../elsewhere", "s1", "A", 1e12),
+    ConfinementError,
+  );
 });
 
-/** A project and a transcript whose Bash call has been answered. */
-async function answeredSession(): Promise<
-  {
-    dir: string;
-    t: SessionTranscript;
-    id: string;
-    cleanup: () => Promise<void>;
-  }
+/** A project and a transcript whose Bash call has been answered; disposal removes it. */
+function answeredSession(): Promise<
+  TempProject & { t: SessionTranscript; id: string }
 > {
-  const project = await tempProject();
-  const t = new SessionTranscript(project.dir);
-  const id = newId("toolu_");
-  await t.append(
-    t.prompt("Run the tests."),
-    t.toolUse(id, "Bash", { command: "npm test" }),
-    t.result(id, "Tests  48 passed (48)"),
-  );
-  return { dir: project.dir, t, id, cleanup: project.cleanup };
+  return tempFixture(async (dir) => {
+    const t = new SessionTranscript(dir);
+    const id = newId("toolu_");
+    await t.append(
+      t.prompt("Run the tests."),
+      t.toolUse(id, "Bash", { command: "npm test" }),
+      t.result(id, "Tests  48 passed (48)"),
+    );
+    return { t, id };
+  });
 }
 
 Deno.test("runWatch() with the defaults nudges after 30 quiet seconds, looking once a second", async () => {
-  const s = await answeredSession();
-  try {
-    let sleeps = 0;
-    const io = fakeIO({ cwd: s.dir, onSleep: () => void sleeps++ });
-    const start = io.now();
-    const result = await runWatch(
-      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
-      io,
-    );
-    assert.equal(result.exitCode, 2);
-    assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
-    assert.match(result.stderr, /at line 3 \[missing follow-up\]/);
-    assert.equal(io.now() - start, 30_000);
-    assert.equal(sleeps, 300, "a look each second, the marker every 100 ms");
-  } finally {
-    await s.cleanup();
-  }
+  await using s = await answeredSession();
+  let sleeps = 0;
+  const io = fakeIO({ cwd: s.dir, onSleep: () => void sleeps++ });
+  const start = io.now();
+  const result = await runWatch(
+    JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+    io,
+  );
+  assert.equal(result.exitCode, 2);
+  assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
+  assert.match(result.stderr, /at line 3 \[missing follow-up\]/);
+  assert.equal(io.now() - start, 30_000);
+  assert.equal(sleeps, 300, "a look each second, the marker every 100 ms");
 });
 
 Deno.test("runWatch() gives up silently at the deadline while the result never arrives", async () => {
-  const s = await answeredSession();
-  try {
-    const pending = newId("toolu_");
-    await s.t.append(s.t.toolUse(pending, "Bash", { command: "sleep 900" }));
-    const io = fakeIO({ cwd: s.dir });
-    const start = io.now();
-    const result = await runWatch(
-      JSON.stringify(postToolUsePayload(s.t, pending, "Bash")),
-      io,
-    );
-    assert.deepEqual(result, { exitCode: 0, stderr: "" });
-    assert.equal(io.now() - start, 600_000);
-  } finally {
-    await s.cleanup();
-  }
+  await using s = await answeredSession();
+  const pending = newId("toolu_");
+  await s.t.append(s.t.toolUse(pending, "Bash", { command: "sleep 900" }));
+  const io = fakeIO({ cwd: s.dir });
+  const start = io.now();
+  const result = await runWatch(
+    JSON.stringify(postToolUsePayload(s.t, pending, "Bash")),
+    io,
+  );
+  assert.deepEqual(result, { exitCode: 0, stderr: "" });
+  assert.equal(io.now() - start, 600_000);
 });
 
 Deno.test("unattendedRun() tells -p and SDK runs from interactive ones by Claude Code's environment", () => {
@@ -210,195 +178,163 @@ Deno.test("unattendedRun() tells -p and SDK runs from interactive ones by Claude
 });
 
 Deno.test("runWatch() in a -p run exits 0 at once: no sleep, no marker, no retry spent", async () => {
-  const s = await answeredSession();
-  try {
-    let sleeps = 0;
-    const io = fakeIO({
-      cwd: s.dir,
-      onSleep: () => void sleeps++,
-      env: {
-        CLAUDE_CODE_ENTRYPOINT: "sdk-cli",
-        CLAUDE_CODE_SESSION_ATTENDED: "0",
-        STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl",
-      },
-    });
-    const result = await runWatch(
-      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
-      io,
-    );
-    assert.deepEqual(result, { exitCode: 0, stderr: "" });
-    assert.equal(sleeps, 0);
-    const stateDir = join(s.dir, ".claude/stall_watch");
-    const names = [...Deno.readDirSync(stateDir)].map((e) => e.name).sort();
-    assert.deepEqual(
-      names,
-      [".gitignore", "events.jsonl"],
-      "no marker, no session state",
-    );
-    const event = JSON.parse(
-      Deno.readTextFileSync(join(stateDir, "events.jsonl")).trim(),
-    );
-    assert.equal(event.event, "watch_finished");
-    assert.equal(event.outcome, "unattended");
-  } finally {
-    await s.cleanup();
-  }
+  await using s = await answeredSession();
+  let sleeps = 0;
+  const io = fakeIO({
+    cwd: s.dir,
+    onSleep: () => void sleeps++,
+    env: {
+      CLAUDE_CODE_ENTRYPOINT: "sdk-cli",
+      CLAUDE_CODE_SESSION_ATTENDED: "0",
+      STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl",
+    },
+  });
+  const result = await runWatch(
+    JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+    io,
+  );
+  assert.deepEqual(result, { exitCode: 0, stderr: "" });
+  assert.equal(sleeps, 0);
+  const stateDir = join(s.dir, ".claude/stall_watch");
+  const names = [...Deno.readDirSync(stateDir)].map((e) => e.name).sort();
+  assert.deepEqual(
+    names,
+    [".gitignore", "events.jsonl"],
+    "no marker, no session state",
+  );
+  const event = JSON.parse(
+    Deno.readTextFileSync(join(stateDir, "events.jsonl")).trim(),
+  );
+  assert.equal(event.event, "watch_finished");
+  assert.equal(event.outcome, "unattended");
 });
 
 Deno.test("runWatch() on a PostToolUseFailure the user interrupted exits 0 at once", async () => {
-  const s = await answeredSession();
-  try {
-    let sleeps = 0;
-    const io = fakeIO({ cwd: s.dir, onSleep: () => void sleeps++ });
-    const result = await runWatch(
-      JSON.stringify(
-        postToolUsePayload(s.t, s.id, "Bash", {
-          hook_event_name: "PostToolUseFailure",
-          error: "Interrupted by user",
-          is_interrupt: true,
-        }),
-      ),
-      io,
-    );
-    assert.deepEqual(result, { exitCode: 0, stderr: "" });
-    assert.equal(sleeps, 0);
-  } finally {
-    await s.cleanup();
-  }
+  await using s = await answeredSession();
+  let sleeps = 0;
+  const io = fakeIO({ cwd: s.dir, onSleep: () => void sleeps++ });
+  const result = await runWatch(
+    JSON.stringify(
+      postToolUsePayload(s.t, s.id, "Bash", {
+        hook_event_name: "PostToolUseFailure",
+        error: "Interrupted by user",
+        is_interrupt: true,
+      }),
+    ),
+    io,
+  );
+  assert.deepEqual(result, { exitCode: 0, stderr: "" });
+  assert.equal(sleeps, 0);
 });
 
 Deno.test("runWatch() watches a failed tool call (PostToolUseFailure) like a successful one", async () => {
-  const project = await tempProject();
-  try {
-    const t = new SessionTranscript(project.dir);
-    const id = newId("toolu_");
-    await t.append(
-      t.prompt("Query the orders table."),
-      t.toolUse(id, "mcp__db__query", { sql: "select 1" }),
-      t.result(id, "MCP error -32001: Request timed out"),
-    );
-    const io = fakeIO({ cwd: project.dir });
-    const result = await runWatch(
-      JSON.stringify(
-        postToolUsePayload(t, id, "mcp__db__query", {
-          hook_event_name: "PostToolUseFailure",
-          error: "MCP error -32001: Request timed out",
-          is_interrupt: false,
-        }),
-      ),
-      io,
-    );
-    assert.equal(result.exitCode, 2);
-    assert.match(result.stderr, /1 missing follow-up/);
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  const id = newId("toolu_");
+  await t.append(
+    t.prompt("Query the orders table."),
+    t.toolUse(id, "mcp__db__query", { sql: "select 1" }),
+    t.result(id, "MCP error -32001: Request timed out"),
+  );
+  const io = fakeIO({ cwd: project.dir });
+  const result = await runWatch(
+    JSON.stringify(
+      postToolUsePayload(t, id, "mcp__db__query", {
+        hook_event_name: "PostToolUseFailure",
+        error: "MCP error -32001: Request timed out",
+        is_interrupt: false,
+      }),
+    ),
+    io,
+  );
+  assert.equal(result.exitCode, 2);
+  assert.match(result.stderr, /1 missing follow-up/);
 });
 
 Deno.test("runWatch() wakes a turn that an API error ended after the result, saying the tool ran", async () => {
-  const s = await answeredSession();
-  try {
-    await s.t.append(s.t.apiRequest(), s.t.apiError());
-    const io = fakeIO({
-      cwd: s.dir,
-      nowMs: Date.now(),
-      env: { STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl" },
-    });
-    const start = io.now();
-    const result = await runWatch(
-      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
-      io,
-    );
-    assert.equal(result.exitCode, 2);
-    assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
-    assert.ok(result.stderr.endsWith(API_ERROR_NOTE), result.stderr);
-    assert.equal(io.now() - start, 30_000, "after the idle window");
-    const events = Deno.readTextFileSync(
-      join(s.dir, ".claude/stall_watch/events.jsonl"),
-    ).trim().split("\n").map((line) => JSON.parse(line));
-    const detected = events.find((e) => e.event === "stall_detected");
-    assert.equal(detected.api_error, true);
-    // It spent the call's retry budget, the one the Stop hook draws on.
-    const capped = fakeIO({
-      cwd: s.dir,
-      nowMs: Date.now(),
-      env: { STALL_WATCH_MAX_RETRIES: "1" },
-    });
-    const again = await runWatch(
-      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
-      capped,
-    );
-    assert.equal(again.exitCode, 0);
-    assert.match(again.stderr, /^stall_watch: retry cap reached \(1\/1\)/);
-  } finally {
-    await s.cleanup();
-  }
+  await using s = await answeredSession();
+  await s.t.append(s.t.apiRequest(), s.t.apiError());
+  const io = fakeIO({
+    cwd: s.dir,
+    nowMs: Date.now(),
+    env: { STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl" },
+  });
+  const start = io.now();
+  const result = await runWatch(
+    JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+    io,
+  );
+  assert.equal(result.exitCode, 2);
+  assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
+  assert.ok(result.stderr.endsWith(API_ERROR_NOTE), result.stderr);
+  assert.equal(io.now() - start, 30_000, "after the idle window");
+  const events = Deno.readTextFileSync(
+    join(s.dir, ".claude/stall_watch/events.jsonl"),
+  ).trim().split("\n").map((line) => JSON.parse(line));
+  const detected = events.find((e) => e.event === "stall_detected");
+  assert.equal(detected.api_error, true);
+  // It spent the call's retry budget, the one the Stop hook draws on.
+  const capped = fakeIO({
+    cwd: s.dir,
+    nowMs: Date.now(),
+    env: { STALL_WATCH_MAX_RETRIES: "1" },
+  });
+  const again = await runWatch(
+    JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+    capped,
+  );
+  assert.equal(again.exitCode, 0);
+  assert.match(again.stderr, /^stall_watch: retry cap reached \(1\/1\)/);
 });
 
 Deno.test("runWatch() does not call a slow model a stall while its request is open", async () => {
-  const s = await answeredSession();
-  try {
-    await s.t.append(s.t.apiRequest());
-    let sleeps = 0;
-    const io = fakeIO({
-      cwd: s.dir,
-      onSleep: async () => {
-        // The model answers after 5 minutes, well past the 30 s window.
-        if (++sleeps === 3000) await s.t.append(s.t.text("All 48 pass."));
-      },
-    });
-    const result = await runWatch(
-      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
-      io,
-    );
-    assert.deepEqual(result, { exitCode: 0, stderr: "" });
-    assert.equal(sleeps, 3000);
-    // Without the request line, the same silence is a stall at 30 s.
-    const bare = await answeredSession();
-    try {
-      const io2 = fakeIO({ cwd: bare.dir });
-      const start = io2.now();
-      const nudged = await runWatch(
-        JSON.stringify(postToolUsePayload(bare.t, bare.id, "Bash")),
-        io2,
-      );
-      assert.equal(nudged.exitCode, 2);
-      assert.equal(io2.now() - start, 30_000);
-    } finally {
-      await bare.cleanup();
-    }
-  } finally {
-    await s.cleanup();
-  }
+  await using s = await answeredSession();
+  await s.t.append(s.t.apiRequest());
+  let sleeps = 0;
+  const io = fakeIO({
+    cwd: s.dir,
+    onSleep: async () => {
+      // The model answers after 5 minutes, well past the 30 s window.
+      if (++sleeps === 3000) await s.t.append(s.t.text("All 48 pass."));
+    },
+  });
+  const result = await runWatch(
+    JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+    io,
+  );
+  assert.deepEqual(result, { exitCode: 0, stderr: "" });
+  assert.equal(sleeps, 3000);
+  // Without the request line, the same silence is a stall at 30 s.
+  await using bare = await answeredSession();
+  const io2 = fakeIO({ cwd: bare.dir });
+  const start = io2.now();
+  const nudged = await runWatch(
+    JSON.stringify(postToolUsePayload(bare.t, bare.id, "Bash")),
+    io2,
+  );
+  assert.equal(nudged.exitCode, 2);
+  assert.equal(io2.now() - start, 30_000);
 });
 
 Deno.test("runWatch() counts an open request's silence once Claude Code's own timeout (API_TIMEOUT_MS) passed", async () => {
-  const s = await answeredSession();
-  try {
-    await s.t.append(s.t.apiRequest());
-    const io = fakeIO({ cwd: s.dir, env: { API_TIMEOUT_MS: "120000" } });
-    const start = io.now();
-    const result = await runWatch(
-      JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
-      io,
-    );
-    assert.equal(result.exitCode, 2);
-    assert.equal(io.now() - start, 120_000);
-  } finally {
-    await s.cleanup();
-  }
+  await using s = await answeredSession();
+  await s.t.append(s.t.apiRequest());
+  const io = fakeIO({ cwd: s.dir, env: { API_TIMEOUT_MS: "120000" } });
+  const start = io.now();
+  const result = await runWatch(
+    JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
+    io,
+  );
+  assert.equal(result.exitCode, 2);
+  assert.equal(io.now() - start, 120_000);
 });
 
 Deno.test("stall-watch watch from a terminal is a usage error", async () => {
-  const project = await tempProject();
-  try {
-    const io = fakeIO({ cwd: project.dir, stdinIsTerminal: true });
-    assert.equal(await main(["watch"], io), 64);
-    assert.equal(io.stderr.join("").trim().split("\n").length, 1);
-    assert.match(io.stderr.join(""), /reads a PostToolUse payload on stdin/);
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const io = fakeIO({ cwd: project.dir, stdinIsTerminal: true });
+  assert.equal(await main(["watch"], io), 64);
+  assert.equal(io.stderr.join("").trim().split("\n").length, 1);
+  assert.match(io.stderr.join(""), /reads a PostToolUse payload on stdin/);
 });
 
 /**
@@ -422,43 +358,39 @@ function racedTranscript(): { before: string; after: string; id: string } {
 }
 
 Deno.test("runWatch() follows a call whose lines land after the watcher started (2.1.145 starts PostToolUse early) and wakes the API error", async () => {
-  const project = await tempProject();
-  try {
-    const { before, after, id } = racedTranscript();
-    const path = join(project.dir, "session.jsonl");
-    await Deno.writeTextFile(path, before);
-    let appended = false;
-    const io = fakeIO({
-      cwd: project.dir,
-      nowMs: Date.now(),
-      env: { STALL_WATCH_IDLE_SECONDS: "2" },
-      // After the watcher's first look (it saw only metadata), the turn's
-      // lines arrive: the prompt (no prompt_id in 2.1.145's payload), the
-      // call, its result, the synthetic API error.
-      onSleep: async () => {
-        if (appended) return;
-        appended = true;
-        await Deno.writeTextFile(path, after, { append: true });
-      },
-    });
-    const payload = {
-      session_id: "b3ca133f-ea67-4fa8-a9d0-1d7ea24aa5ab",
-      transcript_path: path,
-      cwd: project.dir,
-      permission_mode: "default",
-      hook_event_name: "PostToolUse",
-      tool_name: "mcp__stub__echo",
-      tool_input: { text: "forty-two" },
-      tool_response: [{ type: "text", text: "forty-two" }],
-      tool_use_id: id,
-    };
-    const result = await runWatch(JSON.stringify(payload), io);
-    assert.equal(appended, true);
-    assert.equal(result.exitCode, 2, result.stderr);
-    assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
-    assert.ok(result.stderr.includes(`(id=${id})`), result.stderr);
-    assert.ok(result.stderr.endsWith(API_ERROR_NOTE), result.stderr);
-  } finally {
-    await project.cleanup();
-  }
+  await using project = await tempProject();
+  const { before, after, id } = racedTranscript();
+  const path = join(project.dir, "session.jsonl");
+  await Deno.writeTextFile(path, before);
+  let appended = false;
+  const io = fakeIO({
+    cwd: project.dir,
+    nowMs: Date.now(),
+    env: { STALL_WATCH_IDLE_SECONDS: "2" },
+    // After the watcher's first look (it saw only metadata), the turn's
+    // lines arrive: the prompt (no prompt_id in 2.1.145's payload), the
+    // call, its result, the synthetic API error.
+    onSleep: async () => {
+      if (appended) return;
+      appended = true;
+      await Deno.writeTextFile(path, after, { append: true });
+    },
+  });
+  const payload = {
+    session_id: "b3ca133f-ea67-4fa8-a9d0-1d7ea24aa5ab",
+    transcript_path: path,
+    cwd: project.dir,
+    permission_mode: "default",
+    hook_event_name: "PostToolUse",
+    tool_name: "mcp__stub__echo",
+    tool_input: { text: "forty-two" },
+    tool_response: [{ type: "text", text: "forty-two" }],
+    tool_use_id: id,
+  };
+  const result = await runWatch(JSON.stringify(payload), io);
+  assert.equal(appended, true);
+  assert.equal(result.exitCode, 2, result.stderr);
+  assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
+  assert.ok(result.stderr.includes(`(id=${id})`), result.stderr);
+  assert.ok(result.stderr.endsWith(API_ERROR_NOTE), result.stderr);
 });

@@ -21,13 +21,6 @@ export const SCOPES: readonly Scope[] = Object.freeze([
   "user",
 ]);
 
-/** What each scope is, for help texts. */
-export const SCOPE_FILES: Readonly<Record<Scope, string>> = Object.freeze({
-  project: ".claude/settings.json (shared with the repo)",
-  local: ".claude/settings.local.json (this machine, git-ignored)",
-  user: "~/.claude/settings.json, or $CLAUDE_CONFIG_DIR/settings.json",
-});
-
 /**
  * Checks a `--scope` value.
  *

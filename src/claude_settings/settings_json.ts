@@ -67,11 +67,8 @@ export function parseSettingsText(
     allowEmptyContent: false,
   });
   const first = errors[0];
-  let value: unknown;
-  try {
-    if (first !== undefined) throw new SyntaxError();
-    value = JSON.parse(text);
-  } catch {
+  const value = first === undefined ? strictJson(text) : NOT_JSON;
+  if (value === NOT_JSON) {
     const where = first
       ? `${lineColumn(text, first.offset)}: ${
         parseErrorWords(printParseErrorCode(first.error))
@@ -335,4 +332,19 @@ export function jsonEditor(original: string): JsonEditor {
 function lineIndent(text: string, offset: number): string {
   const start = text.lastIndexOf("\n", offset - 1) + 1;
   return /^[ \t]*/.exec(text.slice(start))?.[0] ?? "";
+}
+
+/** What {@link strictJson} returns for text `JSON.parse` refuses. */
+const NOT_JSON: unique symbol = Symbol("not JSON");
+
+/**
+ * `JSON.parse(text)`, or {@link NOT_JSON}: the tolerant parser may accept
+ * what the strict one (Claude Code's) refuses.
+ */
+function strictJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
 }

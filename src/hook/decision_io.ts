@@ -1,5 +1,5 @@
 /**
- * The I/O edges around `dispatchStall` that the Stop hook and the watchdog
+ * The I/O edges around `decideOnStall` that the Stop hook and the watchdog
  * share: finding out whether the kill switch's marker file exists, and
  * writing the decision events to the log.
  *
@@ -16,9 +16,10 @@ import {
 } from "../guardrails/guardrails.ts";
 import type { Settings } from "../settings/settings.ts";
 import { importLazily } from "../shared/lazy_import.ts";
+import { reportLine } from "../recovery/report_line.ts";
 
 /** The parts of the process boundary these edges use. */
-export type DispatchIO = Pick<CliIO, "env" | "cwd" | "sleep">;
+export type DecisionIO = Pick<CliIO, "env" | "cwd" | "sleep">;
 
 /**
  * The kill switch as it stands now: the variable, the marker file (checked
@@ -27,7 +28,7 @@ export type DispatchIO = Pick<CliIO, "env" | "cwd" | "sleep">;
  */
 export function killSwitchOf(
   settings: Settings,
-  io: DispatchIO,
+  io: DecisionIO,
 ): KillSwitchStatus {
   const file = settings.killSwitchFile;
   let fileExists = false;
@@ -56,7 +57,7 @@ export function killSwitchOf(
  * broken log must never change a decision).
  */
 export async function logEvents(
-  io: DispatchIO,
+  io: DecisionIO,
   settings: Settings,
   events: readonly EventRecord[],
 ): Promise<string> {
@@ -77,6 +78,6 @@ export async function logEvents(
     });
     return "";
   } catch (error) {
-    return `stall_watch: event log not written (${describe(error)})\n`;
+    return reportLine(`event log not written (${describe(error)})`) + "\n";
   }
 }

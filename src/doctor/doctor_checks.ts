@@ -7,7 +7,6 @@
  * @module
  */
 
-import { escapeTerminal } from "../shared/terminal_text.ts";
 import type { KillSwitchStatus } from "../guardrails/guardrails.ts";
 import {
   handlerIdentity,
@@ -17,25 +16,25 @@ import {
   isInNpxCache,
   isWatchEvent,
   NPX_CACHE_FIX,
+  OLD_PROJECT_DIR_PREFIX,
   parseHandlerCommand,
   type Platform,
-  shellQuote,
+  PROJECT_DIR_PREFIX,
   SOURCE_RUN_FLAGS,
-} from "./hook_command.ts";
-import type { Misregistration, OwnHandler } from "./hook_registration.ts";
-import type { Scope } from "./settings_scope.ts";
+} from "../install/hook_command.ts";
+import { shellQuote } from "../shared/shell_quote.ts";
+import type { CheckResult } from "./doctor_report.ts";
+import type {
+  Misregistration,
+  OwnHandler,
+} from "../install/hook_registration.ts";
+import type { Scope } from "../claude_settings/settings_scope.ts";
 import { timerChecks, type TimerFacts } from "./doctor_timers.ts";
-
-/** How a check came out. `fail` makes the set-up unhealthy; `warn` does not. */
-export type CheckStatus = "ok" | "warn" | "fail";
-
-/** One line of the checklist. */
-export interface CheckResult {
-  status: CheckStatus;
-  text: string;
-  /** What to do about a failure or warning. */
-  fix?: string;
-}
+import {
+  pluginChecks,
+  pluginEnabled,
+  type PluginFacts,
+} from "./doctor_plugin.ts";
 
 /** What was found in one settings file. */
 export interface SettingsFileFacts {
@@ -80,6 +79,8 @@ export interface DoctorFacts {
   watchMaxSeconds: number;
   /** The watchdog's windows against Claude Code's timers (`doctor_timers.ts`). */
   timers: TimerFacts;
+  /** stall-watch as a Claude Code plugin here (`doctor_plugin.ts`). */
+  plugin: PluginFacts;
 }
 
 /** The files a handler runs: the program, and `main.ts` for `deno run`. */
@@ -144,6 +145,13 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
     }
   }
   results.push(...registrationChecks(facts));
+  results.push(
+    ...pluginChecks(
+      facts.plugin,
+      facts.files.filter((f) => f.handlers.length > 0)
+        .map((f) => ({ scope: f.scope, display: f.display })),
+    ),
+  );
   for (const file of facts.files) {
     for (const handler of file.handlers) {
       results.push(...handlerChecks(facts, file, handler));
@@ -180,10 +188,14 @@ function registrationChecks(facts: DoctorFacts): CheckResult[] {
   const stop = facts.files.some((f) =>
     f.handlers.some((h) => h.event === "Stop")
   );
-  return stop ? [] : [{
+  if (stop || pluginEnabled(facts.plugin)) return [];
+  const disabled = facts.plugin.states[0]?.install.id;
+  return [{
     status: "fail",
     text: "stall-watch is not registered for Stop in any settings file",
-    fix: 'run "stall-watch install" in the project root',
+    fix: disabled
+      ? `enable its plugin here ("claude plugin enable ${disabled}"), or run "stall-watch install" in the project root`
+      : 'run "stall-watch install" in the project root',
   }];
 }
 
@@ -323,7 +335,15 @@ function handlerChecks(
       text:
         `${at}: starts in the session's current folder, not the project root`,
       fix:
-        `begin the command with cd "$CLAUDE_PROJECT_DIR" && (or ${reinstall})`,
+        `begin the command with ${PROJECT_DIR_PREFIX.trim()} (or ${reinstall})`,
+    });
+  }
+  if (command.startsWith(OLD_PROJECT_DIR_PREFIX)) {
+    results.push({
+      status: "warn",
+      text:
+        `${at}: if the project folder is moved or deleted, the failed cd exits 2 (dash, the sh of Debian and Ubuntu), which Claude Code reads as a block at every stop`,
+      fix: reinstall,
     });
   }
   return results;
@@ -387,64 +407,4 @@ function killSwitchCheck(facts: DoctorFacts): CheckResult {
     text: `kill switch is on (${source}): every stop is allowed`,
     fix,
   };
-}
-
-const COLORS: Readonly<Record<CheckStatus, string>> = {
-  ok: "\x1b[32m",
-  warn: "\x1b[33m",
-  fail: "\x1b[31m",
-};
-
-/**
- * The report: one line per check with its fix below, then a summary.
- *
- * @param color Colour the status words (only for a terminal, never with
- * `NO_COLOR`).
- */
-export function renderDoctorReport(
-  results: readonly CheckResult[],
-  color: boolean,
-): string {
-  const lines = ["stall-watch doctor"];
-  for (const result of results) {
-    const word = result.status === "fail" ? "FAIL" : result.status;
-    const padded = word.padEnd(4);
-    const status = color ? `${COLORS[result.status]}${padded}\x1b[0m` : padded;
-    // Texts quote commands and paths from settings files: one line each.
-    lines.push(`  ${status}  ${escapeTerminal(result.text)}`);
-    if (result.fix) lines.push(`        fix: ${escapeTerminal(result.fix)}`);
-  }
-  const fails = results.filter((r) => r.status === "fail").length;
-  const warns = results.filter((r) => r.status === "warn").length;
-  const plural = (n: number, word: string) =>
-    `${n} ${word}${n === 1 ? "" : "s"}`;
-  lines.push(
-    fails === 0 && warns === 0
-      ? "All checks passed."
-      : `${plural(fails, "problem")}, ${plural(warns, "warning")}.`,
-  );
-  return lines.join("\n") + "\n";
-}
-
-/**
- * The report as one JSON object on one line, for scripts: `healthy` (no
- * failure), the counts, and every check with its status, text and fix.
- */
-export function renderDoctorJson(
-  results: readonly CheckResult[],
-  version: string,
-): string {
-  const fails = results.filter((r) => r.status === "fail").length;
-  const warns = results.filter((r) => r.status === "warn").length;
-  return JSON.stringify({
-    version,
-    healthy: fails === 0,
-    problems: fails,
-    warnings: warns,
-    checks: results.map(({ status, text, fix }) => ({
-      status,
-      text,
-      fix: fix ?? null,
-    })),
-  }) + "\n";
 }

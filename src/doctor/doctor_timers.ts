@@ -1,22 +1,21 @@
 /**
  * doctor's comparison of the watchdog's windows with Claude Code's own
- * timers: where Claude Code recovers by itself first, the watchdog should
- * wait for it; where the watchdog gives up before Claude Code's recovery
- * is over, it never wakes such a turn. Pure: settings and the environment
- * in, checklist lines out.
- *
- * Claude Code 2.1.332's timers, read from its own code: a model request
- * times out after `API_TIMEOUT_MS` (600 s); a stream without bytes after
- * `CLAUDE_STREAM_IDLE_TIMEOUT_MS` (300 s, at most 1800 s); an MCP tool call
- * after `MCP_TOOL_TIMEOUT`, else its idle limit (5 min for network servers,
- * 30 min for stdio ones); a background agent that stalls after
- * `CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS` (stream idle + 300 s); and it stops
- * honouring Stop hooks after 8 blocks in a row.
+ * timers (`claude_client/timers.ts`): where Claude Code recovers by itself
+ * first, the watchdog should wait for it; where the watchdog gives up before
+ * Claude Code's recovery is over, it never wakes such a turn. Pure: settings
+ * and the environment in, checklist lines out.
  *
  * @module
  */
 
-import type { CheckResult } from "./doctor_checks.ts";
+import type { CheckResult } from "./doctor_report.ts";
+import {
+  agentStallSeconds,
+  apiTimeoutMs,
+  CLAUDE_TIMERS,
+  mcpToolTimeoutSeconds,
+  streamIdleSeconds,
+} from "../claude_client/timers.ts";
 
 /** What the comparison needs. */
 export interface TimerFacts {
@@ -28,19 +27,6 @@ export interface TimerFacts {
   /** The environment doctor runs in (Claude Code's timer variables). */
   env: Readonly<Record<string, string>>;
 }
-
-/** Claude Code's defaults, in seconds. */
-export const CLAUDE_TIMERS = Object.freeze({
-  apiTimeout: 600,
-  streamIdle: 300,
-  streamIdleMax: 1800,
-  mcpNetworkIdle: 300,
-  mcpStdioIdle: 1800,
-  /** Added to the stream idle timeout for a background agent's stall. */
-  agentStallExtra: 300,
-  /** Consecutive Stop-hook blocks Claude Code honours. */
-  stopBlockCap: 8,
-});
 
 /** The checklist lines about timers; none when the watchdog is not registered. */
 export function timerChecks(facts: TimerFacts): CheckResult[] {
@@ -68,13 +54,8 @@ export function timerChecks(facts: TimerFacts): CheckResult[] {
   // A stalled stream: Claude Code gives up on it, retries, and at last
   // writes its API error; the watcher must still be there, idle window
   // included, to wake the session after that.
-  const streamIdle = clampedSeconds(
-    facts.env.CLAUDE_STREAM_IDLE_TIMEOUT_MS,
-    CLAUDE_TIMERS.streamIdle,
-    CLAUDE_TIMERS.streamIdleMax,
-  );
-  const apiTimeout = msSeconds(facts.env.API_TIMEOUT_MS) ??
-    CLAUDE_TIMERS.apiTimeout;
+  const streamIdle = streamIdleSeconds(facts.env);
+  const apiTimeout = Math.round(apiTimeoutMs(facts.env) / 1000);
   const needed = streamIdle + idle;
   results.push(
     max > needed
@@ -90,7 +71,7 @@ export function timerChecks(facts: TimerFacts): CheckResult[] {
         fix: `set watch.max_seconds above ${needed}, then ${reinstall}`,
       },
   );
-  const mcp = msSeconds(facts.env.MCP_TOOL_TIMEOUT);
+  const mcp = mcpToolTimeoutSeconds(facts.env);
   results.push({
     status: "ok",
     text: `watchdog: a hung tool call is Claude Code's to end (${
@@ -103,8 +84,7 @@ export function timerChecks(facts: TimerFacts): CheckResult[] {
         : ""
     }`,
   });
-  const agentStall = msSeconds(facts.env.CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS) ??
-    streamIdle + CLAUDE_TIMERS.agentStallExtra;
+  const agentStall = agentStallSeconds(facts.env);
   results.push({
     status: "ok",
     text:
@@ -124,24 +104,4 @@ export function timerChecks(facts: TimerFacts): CheckResult[] {
       },
   );
   return results;
-}
-
-/** A millisecond variable as whole seconds, or `null` when unset or invalid. */
-function msSeconds(value: string | undefined): number | null {
-  const ms = Number(value);
-  return value !== undefined && value !== "" && Number.isFinite(ms) && ms > 0
-    ? Math.round(ms / 1000)
-    : null;
-}
-
-/** Claude Code raises the stream idle limit only, up to its maximum. */
-function clampedSeconds(
-  value: string | undefined,
-  fallback: number,
-  maximum: number,
-): number {
-  const seconds = msSeconds(value);
-  return seconds === null || seconds <= fallback
-    ? fallback
-    : Math.min(seconds, maximum);
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { StallSignature } from "../detection/classify.ts";
+import { signatureData, type StallSignature } from "../detection/classify.ts";
 import { describe } from "../shared/errors.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import { quoteForPrompt } from "../recovery/prompt_text.ts";
@@ -24,11 +24,12 @@ import {
   buildReportLines,
   type PromptWording,
 } from "../recovery/recovery.ts";
-import type { SettingProblem, Settings } from "../settings/settings.ts";
+import type { Settings } from "../settings/settings.ts";
 import type { StateStore } from "../guardrails/state.ts";
+import { reportLine } from "../recovery/report_line.ts";
 
 /** A stall the caller detected and wants to act on. */
-export interface DispatchRequest {
+export interface StallRequest {
   sessionId: string;
   /** `Stop`, `SubagentStop` or `PostToolUse`. */
   hookEvent: string;
@@ -46,8 +47,8 @@ export interface DispatchRequest {
   wording?: PromptWording;
 }
 
-/** What dispatching needs besides the request. */
-export interface DispatchContext {
+/** What deciding needs besides the request. */
+export interface DecisionContext {
   settings: Settings;
   killSwitch: KillSwitchStatus;
   store: StateStore;
@@ -56,7 +57,7 @@ export interface DispatchContext {
 }
 
 /** The decision: nudge now, or hold back with one line saying which brake fired. */
-export type DispatchResult =
+export type StallDecision =
   | {
     action: "recover";
     signatures: StallSignature[];
@@ -80,10 +81,10 @@ export type DispatchResult =
  * the session's state when a recovery is dispatched. When state cannot be
  * used, the stall is not nudged: a nudge without a budget could loop.
  */
-export async function dispatchStall(
-  request: DispatchRequest,
-  context: DispatchContext,
-): Promise<DispatchResult> {
+export async function decideOnStall(
+  request: StallRequest,
+  context: DecisionContext,
+): Promise<StallDecision> {
   const event = (
     name: EventName,
     data: Record<string, unknown>,
@@ -105,9 +106,11 @@ export async function dispatchStall(
     );
     return {
       action: "suppress",
-      line: `stall_watch: kill switch active (${
-        escapeTerminal(context.killSwitch.source)
-      }); recovery skipped`,
+      line: reportLine(
+        `kill switch active (${
+          escapeTerminal(context.killSwitch.source)
+        }); recovery skipped`,
+      ),
       events,
     };
   }
@@ -129,8 +132,10 @@ export async function dispatchStall(
   } catch (error) {
     return {
       action: "suppress",
-      line: `stall_watch: cannot use session state (${describe(error)}); ` +
-        "allowing the stop rather than nudging without a retry budget",
+      line: reportLine(
+        `cannot use session state (${describe(error)}); ` +
+          "allowing the stop rather than nudging without a retry budget",
+      ),
       events,
     };
   }
@@ -143,8 +148,10 @@ export async function dispatchStall(
     }));
     return {
       action: "suppress",
-      line: `stall_watch: cooldown active (${decision.remainingSeconds}s of ` +
-        `${decision.cooldownSeconds}s left); recovery skipped`,
+      line: reportLine(
+        `cooldown active (${decision.remainingSeconds}s of ` +
+          `${decision.cooldownSeconds}s left); recovery skipped`,
+      ),
       events,
     };
   }
@@ -152,20 +159,20 @@ export async function dispatchStall(
     events.push(event("retry_cap_hit", cappedData(decision)));
     return {
       action: "suppress",
-      line:
-        `stall_watch: retry cap reached (${decision.maxRetries}/${decision.maxRetries}) ` +
-        `for ${
-          decision.capped.map((c) =>
-            c.signature.toolUseId
-              ? quoteForPrompt(c.signature.toolUseId)
-              : "<unknown>"
-          ).join(", ")
-        }; ` +
-        "recovery skipped",
+      line: reportLine(
+        `retry cap reached (${decision.maxRetries}/${decision.maxRetries}) ` +
+          `for ${
+            decision.capped.map((c) =>
+              c.signature.toolUseId
+                ? quoteForPrompt(c.signature.toolUseId)
+                : "<unknown>"
+            ).join(", ")
+          }; recovery skipped`,
+      ),
       events,
     };
   }
-  await context.store.pruneDaily(context.nowSeconds * 1000);
+  context.store.pruneDaily(context.nowSeconds * 1000);
   events.push(event("recovery_dispatched", {
     max_retries: decision.maxRetries,
     retries: decision.retries,
@@ -194,18 +201,6 @@ export async function dispatchStall(
   };
 }
 
-/** A signature as logged and printed by `scan --json`. */
-export function signatureData(
-  signature: StallSignature,
-): Record<string, unknown> {
-  return {
-    kind: signature.kind,
-    tool_name: signature.toolName,
-    tool_use_id: signature.toolUseId,
-    line: signature.line,
-  };
-}
-
 function cappedData(decision: Extract<GateDecision, { gate: "retry_cap" }>) {
   return {
     max_retries: decision.maxRetries,
@@ -214,17 +209,4 @@ function cappedData(decision: Extract<GateDecision, { gate: "retry_cap" }>) {
       retries: c.retries,
     })),
   };
-}
-
-/** A stable fingerprint of a problem list, to tell the user about it once. */
-export function problemsFingerprint(
-  problems: readonly SettingProblem[],
-): string {
-  let hash = 0x811c9dc5; // FNV-1a, 32 bit: enough to notice a change
-  for (
-    const char of problems.map((p) => `${p.source}|${p.message}`).join("\n")
-  ) {
-    hash = Math.imul(hash ^ (char.codePointAt(0) ?? 0), 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, "0");
 }

@@ -10,7 +10,6 @@ import { basename, dirname, relative } from "node:path";
 import type { CliIO } from "../shared/cli_io.ts";
 import { claudeRoot, isInside } from "../confined/confine.ts";
 import { ExitCode, InputError } from "../shared/errors.ts";
-import type { RegistrationPlan } from "./hook_registration.ts";
 import {
   isWritableHere,
   readSettingsFile,
@@ -19,7 +18,13 @@ import {
 import { SettingsFileError } from "./settings_json.ts";
 import type { Scope } from "./settings_scope.ts";
 import { unifiedDiff } from "./unified_diff.ts";
-import { shellQuote } from "./hook_command.ts";
+import { shellQuote } from "../shared/shell_quote.ts";
+
+/** New text for a settings file, and what changed (empty: nothing). */
+export interface SettingsEdit {
+  text: string;
+  changes: string[];
+}
 
 /** Which file to change, and how. */
 export interface UpdateRequest {
@@ -47,7 +52,7 @@ export interface UpdateResult {
 export async function updateSettings(
   io: Pick<CliIO, "cwd" | "now" | "writeStdout">,
   request: UpdateRequest,
-  plan: (text: string, name: string) => RegistrationPlan,
+  plan: (text: string, name: string) => SettingsEdit,
 ): Promise<UpdateResult> {
   const { command, path } = request;
   const name = displayPath(io.cwd, path);
@@ -56,7 +61,7 @@ export async function updateSettings(
     throw new InputError(outsideMessage(io.cwd, request));
   }
   const file = await readSettingsFile(path);
-  let result: RegistrationPlan;
+  let result: SettingsEdit;
   try {
     result = plan(file.text, name);
   } catch (error) {

@@ -1,0 +1,73 @@
+/**
+ * Claude Code's own timers, and how its environment changes them: the one
+ * place that parses `API_TIMEOUT_MS` and its siblings for the watchdog and
+ * for `doctor`. Hooks inherit Claude Code's environment, so the values a
+ * hook sees are the ones Claude Code runs with. Pure: the environment is a
+ * parameter.
+ *
+ * Claude Code 2.1.332's timers, read from its own code: a model request
+ * times out after `API_TIMEOUT_MS` (600 s); a stream without bytes after
+ * `CLAUDE_STREAM_IDLE_TIMEOUT_MS` (300 s, raised only, at most 1800 s); an
+ * MCP tool call after `MCP_TOOL_TIMEOUT`, else its idle limit (5 min for
+ * network servers, 30 min for stdio ones); a background agent that stalls
+ * after `CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS` (stream idle + 300 s); and it
+ * stops honouring Stop hooks after 8 blocks in a row.
+ *
+ * @module
+ */
+
+/** The environment as the hook sees it. */
+export type Env = Readonly<Record<string, string>>;
+
+/** Claude Code's defaults, in seconds. */
+export const CLAUDE_TIMERS = Object.freeze({
+  apiTimeout: 600,
+  streamIdle: 300,
+  streamIdleMax: 1800,
+  mcpNetworkIdle: 300,
+  mcpStdioIdle: 1800,
+  /** Added to the stream idle timeout for a background agent's stall. */
+  agentStallExtra: 300,
+  /** Consecutive Stop-hook blocks Claude Code honours. */
+  stopBlockCap: 8,
+});
+
+/** A positive millisecond value, or `null` when unset or invalid. */
+function positiveMs(value: string | undefined): number | null {
+  if (value === undefined || value === "") return null;
+  const ms = Number(value);
+  return Number.isFinite(ms) && ms > 0 ? ms : null;
+}
+
+/** A millisecond variable as whole seconds, or `null` when unset or invalid. */
+function msAsSeconds(value: string | undefined): number | null {
+  const ms = positiveMs(value);
+  return ms === null ? null : Math.round(ms / 1000);
+}
+
+/** How long a model request may run (`API_TIMEOUT_MS`), in milliseconds. */
+export function apiTimeoutMs(env: Env): number {
+  return positiveMs(env.API_TIMEOUT_MS) ?? CLAUDE_TIMERS.apiTimeout * 1000;
+}
+
+/**
+ * How long a model stream may stay without bytes, in seconds: Claude Code
+ * raises its limit only, up to its maximum.
+ */
+export function streamIdleSeconds(env: Env): number {
+  const seconds = msAsSeconds(env.CLAUDE_STREAM_IDLE_TIMEOUT_MS);
+  return seconds === null || seconds <= CLAUDE_TIMERS.streamIdle
+    ? CLAUDE_TIMERS.streamIdle
+    : Math.min(seconds, CLAUDE_TIMERS.streamIdleMax);
+}
+
+/** `MCP_TOOL_TIMEOUT` in seconds, or `null` when the idle limits apply. */
+export function mcpToolTimeoutSeconds(env: Env): number | null {
+  return msAsSeconds(env.MCP_TOOL_TIMEOUT);
+}
+
+/** After how many seconds Claude Code ends a stalled background agent. */
+export function agentStallSeconds(env: Env): number {
+  return msAsSeconds(env.CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS) ??
+    streamIdleSeconds(env) + CLAUDE_TIMERS.agentStallExtra;
+}

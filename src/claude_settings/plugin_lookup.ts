@@ -1,0 +1,91 @@
+/**
+ * Reads what `plugin_records.ts` judges: Claude Code's
+ * `installed_plugins.json` and the settings files that apply in a project,
+ * for `doctor` and `install` to see stall-watch running as a plugin.
+ *
+ * Requires `--allow-read` and `--allow-env`.
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import { describe } from "../shared/errors.ts";
+import { readRegularText } from "../shared/regular_file.ts";
+import {
+  installedPluginsPath,
+  parseInstalledPlugins,
+  type PluginState,
+  pluginState,
+  type SettingsLayer,
+} from "./plugin_records.ts";
+import { readSettingsFile } from "./settings_file.ts";
+import { parseSettingsText } from "./settings_json.ts";
+import { applicableSettingsFiles, userConfigDir } from "./settings_scope.ts";
+
+/** `installed_plugins.json` is small; a bigger one is not Claude Code's. */
+const MAX_RECORD_BYTES = 8 * 1024 * 1024;
+
+/** What the lookup found. */
+export interface PluginLookup {
+  /** Claude Code's config folder, or `null` when no home folder is known. */
+  configDir: string | null;
+  /** The plugin's installations that apply here, enabled or not. */
+  states: PluginState[];
+  /** Why the records could not be read (one line), or `null`. */
+  problem: string | null;
+}
+
+/**
+ * The stall-watch plugin's installations for the project in `cwd`. A
+ * settings file that is missing or not strict JSON (Claude Code ignores
+ * it) enables nothing.
+ */
+export async function lookUpPlugin(
+  env: Readonly<Record<string, string>>,
+  cwd: string,
+): Promise<PluginLookup> {
+  const configDir = userConfigDir(env, cwd);
+  if (configDir === null) return { configDir, states: [], problem: null };
+  const path = installedPluginsPath(configDir);
+  let installs;
+  try {
+    const text = readRegularText(
+      path,
+      "Claude Code's plugin list",
+      MAX_RECORD_BYTES,
+    );
+    if (text === null) return { configDir, states: [], problem: null };
+    installs = parseInstalledPlugins(text);
+  } catch (error) {
+    return {
+      configDir,
+      states: [],
+      problem: `cannot read ${path}: ${describe(error)}`,
+    };
+  }
+  if (installs.length === 0) return { configDir, states: [], problem: null };
+  const layers: SettingsLayer[] = [];
+  for (const { scope, path } of applicableSettingsFiles(env, cwd)) {
+    try {
+      const file = await readSettingsFile(path);
+      if (file.exists) {
+        layers.push({ scope, settings: parseSettingsText(file.text, path) });
+      }
+    } catch { /* Claude Code ignores it too; doctor reports it */ }
+  }
+  return {
+    configDir,
+    states: pluginState(installs, layers, resolve(cwd), samePath),
+    problem: null,
+  };
+}
+
+/** Whether two paths name the same folder (also through symlinks). */
+function samePath(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  try {
+    return Deno.realPathSync(a) === Deno.realPathSync(b);
+  } catch {
+    return false;
+  }
+}

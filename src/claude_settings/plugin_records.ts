@@ -1,0 +1,164 @@
+/**
+ * Whether Claude Code runs stall-watch as a plugin in a project, from the
+ * records Claude Code keeps of its plugins.
+ *
+ * Measured with Claude Code 2.1.332: `claude plugin install
+ * stall-watch@<marketplace> [-s user|project|local]` adds an entry to
+ * `<config>/plugins/installed_plugins.json` (`{"version": 2, "plugins":
+ * {"<id>": [{"scope", "projectPath", "installPath", "version", ...}]}}`,
+ * one entry per scope; project and local entries carry the project's
+ * path) and sets `"enabledPlugins": {"<id>": true}` in the settings file of
+ * that scope. `claude plugin disable` sets it to `false` there, and the
+ * most specific file decides (local over project over user); `uninstall`
+ * removes both. `<config>` is `CLAUDE_CONFIG_DIR`, else `~/.claude`. The
+ * plugin's data folder is `<config>/plugins/data/<id>`, every character
+ * outside `[A-Za-z0-9_-]` of the id replaced by `-`.
+ *
+ * Pure: file texts and parsed settings in.
+ *
+ * @module
+ */
+
+import { isPlainObject } from "../transcript/json_line.ts";
+
+/** The plugin's name; its id is `stall-watch@<marketplace>`. */
+export const PLUGIN_NAME = "stall-watch";
+
+/** One installation of the plugin, as `installed_plugins.json` records it. */
+export interface PluginInstall {
+  /** `stall-watch@<marketplace>`. */
+  id: string;
+  /** `user`, `project` or `local` (or what a newer Claude Code writes). */
+  scope: string;
+  /** The project of a `project` or `local` install. */
+  projectPath: string | null;
+  /** The installed copy (`<config>/plugins/cache/...`). */
+  installPath: string | null;
+  version: string | null;
+}
+
+/** A settings file's scope, for {@link pluginState}. */
+export type SettingsLayer = {
+  scope: "user" | "project" | "local";
+  settings: Readonly<Record<string, unknown>>;
+};
+
+/** The plugin in one project: where it is installed and whether it runs. */
+export interface PluginState {
+  install: PluginInstall;
+  /** Whether Claude Code runs it here. */
+  enabled: boolean;
+  /** The scope whose settings file decided `enabled`, or `null` for none. */
+  decidedBy: SettingsLayer["scope"] | null;
+}
+
+/** The path of `installed_plugins.json` in Claude Code's config folder. */
+export function installedPluginsPath(configDir: string, sep = "/"): string {
+  return [configDir, "plugins", "installed_plugins.json"].join(sep);
+}
+
+/** The plugin's data folder (`CLAUDE_PLUGIN_DATA` of its hooks). */
+export function pluginDataDir(
+  configDir: string,
+  id: string,
+  sep = "/",
+): string {
+  return [configDir, "plugins", "data", id.replace(/[^A-Za-z0-9_-]/g, "-")]
+    .join(sep);
+}
+
+/** Whether `id` names stall-watch (from any marketplace). */
+export function isStallWatchId(id: string): boolean {
+  return id.startsWith(`${PLUGIN_NAME}@`) && id.length > PLUGIN_NAME.length + 1;
+}
+
+/**
+ * The stall-watch entries of an `installed_plugins.json` text. Entries of
+ * an unexpected shape are skipped.
+ *
+ * @throws {SyntaxError} When the text is not JSON.
+ */
+export function parseInstalledPlugins(text: string): PluginInstall[] {
+  const parsed: unknown = JSON.parse(text);
+  if (!isPlainObject(parsed) || !isPlainObject(parsed.plugins)) return [];
+  const found: PluginInstall[] = [];
+  for (const [id, entries] of Object.entries(parsed.plugins)) {
+    if (!isStallWatchId(id) || !Array.isArray(entries)) continue;
+    for (const entry of entries) {
+      if (!isPlainObject(entry) || typeof entry.scope !== "string") continue;
+      found.push({
+        id,
+        scope: entry.scope,
+        projectPath: stringOrNull(entry.projectPath),
+        installPath: stringOrNull(entry.installPath),
+        version: stringOrNull(entry.version),
+      });
+    }
+  }
+  return found;
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
+/** Settings files from the least to the most specific. */
+const PRECEDENCE: readonly SettingsLayer["scope"][] = [
+  "user",
+  "project",
+  "local",
+];
+
+/**
+ * The installations that apply to `projectDir` (user ones, and project or
+ * local ones of that project), each with whether Claude Code runs it
+ * there: its `enabledPlugins` value in the most specific settings file that
+ * names it.
+ *
+ * @param samePath Whether two paths name the same folder.
+ */
+export function pluginState(
+  installs: readonly PluginInstall[],
+  layers: readonly SettingsLayer[],
+  projectDir: string,
+  samePath: (a: string, b: string) => boolean,
+): PluginState[] {
+  const ordered = [...layers].sort((a, b) =>
+    PRECEDENCE.indexOf(a.scope) - PRECEDENCE.indexOf(b.scope)
+  );
+  const states: PluginState[] = [];
+  for (const install of installs) {
+    const applies = install.scope === "user" ||
+      (install.projectPath !== null &&
+        samePath(install.projectPath, projectDir));
+    if (!applies) continue;
+    let enabled = false;
+    let decidedBy: PluginState["decidedBy"] = null;
+    for (const layer of ordered) {
+      const value = enabledValue(layer.settings, install.id);
+      if (value !== undefined) {
+        enabled = value;
+        decidedBy = layer.scope;
+      }
+    }
+    states.push({ install, enabled, decidedBy });
+  }
+  return states;
+}
+
+/** `enabledPlugins[id]` of a settings object when it is a boolean. */
+function enabledValue(
+  settings: Readonly<Record<string, unknown>>,
+  id: string,
+): boolean | undefined {
+  const map = settings.enabledPlugins;
+  if (!isPlainObject(map) || !Object.hasOwn(map, id)) return undefined;
+  const value = map[id];
+  return typeof value === "boolean" ? value : undefined;
+}
+
+/** How one plugin state reads in a message: `stall-watch@m 0.1.0 (user scope)`. */
+export function describePlugin(state: PluginState): string {
+  const { id, version, scope } = state.install;
+  return `${id}${version ? ` ${version}` : ""} (${scope} scope)`;
+}

@@ -1,0 +1,43 @@
+/**
+ * What a hook run hands back to the process: an exit code and output, and
+ * how an allow is written. A leaf, shared by the hook's paths and the
+ * watchdog, so the `systemMessage` line is built in one place.
+ *
+ * @module
+ */
+
+import { ExitCode } from "../shared/errors.ts";
+
+/** What the process should do: its exit code and output. */
+export interface HookOutcome {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The stdout line that shows `notices` to the user (not the model): one
+ * `systemMessage` JSON object, or `""` when there is nothing to say.
+ */
+export function systemMessageLine(notices: readonly string[]): string {
+  return notices.length === 0
+    ? ""
+    : JSON.stringify({ systemMessage: notices.join("\n") }) + "\n";
+}
+
+/**
+ * An allow: exit 0, `notice` (if any) for the user on stdout, and the
+ * non-empty `lines` on stderr, one per line.
+ */
+export function allowOutcome(
+  notice: string | null,
+  lines: readonly string[] = [],
+): HookOutcome {
+  return {
+    exitCode: ExitCode.ok,
+    stdout: systemMessageLine(notice === null ? [] : [notice]),
+    stderr: lines.filter((l) => l !== "").map((l) =>
+      l.endsWith("\n") ? l : l + "\n"
+    ).join(""),
+  };
+}

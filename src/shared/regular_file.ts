@@ -1,0 +1,161 @@
+/**
+ * Reading a file someone else may have planted: the one rule for every file
+ * stall-watch reads (config, Claude Code's settings files, `.gitignore`,
+ * transcripts, the event log). A cloned repository can commit a symlink to
+ * `/dev/zero` (a read that never ends) or a FIFO (an open that never
+ * returns) under any of those names, so a file is
+ * - looked at first (`stat`, following links: reading through one is
+ *   harmless) and refused unless it is a regular file;
+ * - checked again once open: the handle must be that same regular file
+ *   (device and inode), so a swap in between is refused, not read;
+ * - read only up to a size cap, which is checked on the open handle.
+ *
+ * Requires `--allow-read`.
+ *
+ * @module
+ */
+
+import { clipMiddle, describe, InputError } from "./errors.ts";
+
+/** Longest path shown in a message. */
+const MAX_PATH_CHARS = 200;
+
+/** A file that exists but cannot be read as one (exit 1 from commands). */
+export class UnreadableFileError extends InputError {
+  /** Why, without the path: e.g. "it is not a regular file". */
+  readonly reason: string;
+
+  /**
+   * @param what What the file is, for the message ("config file").
+   * @param path The file.
+   * @param reason Why it cannot be read.
+   */
+  constructor(what: string, path: string, reason: string) {
+    super(
+      `Cannot read ${what} "${clipMiddle(path, MAX_PATH_CHARS)}": ${reason}`,
+    );
+    this.name = "UnreadableFileError";
+    this.reason = reason;
+  }
+}
+
+/** Options of {@link openRegularFile}. */
+export interface RegularFileOptions {
+  /** Refuse a file larger than this many bytes. */
+  maxBytes?: number;
+}
+
+/** Missing: no file, or a file where a folder on the path should be. */
+function isMissing(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound ||
+    error instanceof Deno.errors.NotADirectory;
+}
+
+/**
+ * Opens `path` for reading when it is a regular file (see the module doc).
+ *
+ * @param what What the file is, for messages.
+ * @returns The open file, or `null` when it does not exist.
+ * @throws {UnreadableFileError} For folders, FIFOs, devices, files over the
+ * cap, a file swapped while being opened, and read errors.
+ */
+export function openRegularFile(
+  path: string,
+  what: string,
+  options: RegularFileOptions = {},
+): Deno.FsFile | null {
+  let seen: Deno.FileInfo;
+  try {
+    seen = Deno.statSync(path);
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw new UnreadableFileError(what, path, describe(error));
+  }
+  const refusal = refusalOf(seen, options);
+  if (refusal !== null) throw new UnreadableFileError(what, path, refusal);
+  let file: Deno.FsFile;
+  try {
+    file = Deno.openSync(path, { read: true });
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw new UnreadableFileError(what, path, describe(error));
+  }
+  let opened: Deno.FileInfo;
+  try {
+    opened = file.statSync();
+  } catch (error) {
+    file.close();
+    throw new UnreadableFileError(what, path, describe(error));
+  }
+  const after = refusalOf(opened, options) ??
+    (isSameFile(seen, opened) ? null : "it was replaced while being opened");
+  if (after !== null) {
+    file.close();
+    throw new UnreadableFileError(what, path, after);
+  }
+  return file;
+}
+
+/**
+ * Reads a regular file's text, at most `maxBytes` (see the module doc).
+ *
+ * @returns The text, or `null` when the file does not exist.
+ * @throws {UnreadableFileError} As {@link openRegularFile}, and when the file
+ * grew past the cap while being read.
+ */
+export function readRegularText(
+  path: string,
+  what: string,
+  maxBytes: number,
+): string | null {
+  const file = openRegularFile(path, what, { maxBytes });
+  if (file === null) return null;
+  let bytes: Uint8Array | null;
+  try {
+    bytes = readCapped(file, maxBytes);
+  } catch (error) {
+    throw new UnreadableFileError(what, path, describe(error));
+  } finally {
+    file.close();
+  }
+  if (bytes === null) {
+    throw new UnreadableFileError(what, path, tooLarge(maxBytes));
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** The whole file, or `null` once it holds more than `maxBytes`. */
+function readCapped(file: Deno.FsFile, maxBytes: number): Uint8Array | null {
+  // One byte more than the cap tells a file that grew meanwhile.
+  const bytes = new Uint8Array(maxBytes + 1);
+  let total = 0;
+  for (;;) {
+    const read = file.readSync(bytes.subarray(total));
+    if (read === null) return bytes.subarray(0, total);
+    total += read;
+    if (total > maxBytes) return null;
+  }
+}
+
+/** Why `info` is not readable under `options`, or `null`. */
+function refusalOf(
+  info: Deno.FileInfo,
+  options: RegularFileOptions,
+): string | null {
+  if (info.isDirectory) return "it is a directory";
+  if (!info.isFile) return "it is not a regular file";
+  if (options.maxBytes !== undefined && info.size > options.maxBytes) {
+    return tooLarge(options.maxBytes);
+  }
+  return null;
+}
+
+function tooLarge(maxBytes: number): string {
+  return `it is larger than ${maxBytes} bytes`;
+}
+
+/** Same device and inode; Windows reports neither, and there `stat` has to do. */
+function isSameFile(seen: Deno.FileInfo, opened: Deno.FileInfo): boolean {
+  return seen.ino === null || opened.ino === null ||
+    (seen.ino === opened.ino && seen.dev === opened.dev);
+}

@@ -1,0 +1,700 @@
+/**
+ * Real Claude Code with stall-watch installed as a plugin, the way a user
+ * installs it: `claude plugin marketplace add <checkout>` and
+ * `claude plugin install stall-watch@stall-watch` in the throw-away
+ * CLAUDE_CONFIG_DIR, no `--settings`. The checkout is a copy of the files
+ * git tracks (as a clone of the repository holds them). The hooks run
+ * through hooks/launch.sh: on Deno (no binary is fetched: the data folder
+ * is empty and the marketplace is a folder), and in the last scenario on a
+ * stand-in "release binary" the SessionStart hook fetched from a fake
+ * release on 127.0.0.1.
+ */
+
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { TARGETS } from "../../.github/scripts/compile.ts";
+import {
+  archiveCommand,
+  archiveName,
+  checksumsText,
+  sha256File,
+} from "../../.github/scripts/package.ts";
+import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
+import {
+  empty,
+  httpError,
+  lastUserText,
+  queue,
+  type RecordedRequest,
+  type Reply,
+  type Script,
+  text,
+  toolCall,
+} from "./support/fake_api.ts";
+import { claudeTest, feedbackText } from "./support/scenario.ts";
+import { waitForFile } from "../support/plugin_scripts.ts";
+import {
+  type ClaudeSession,
+  MAIN_TS,
+  readJsonl,
+  shellQuote,
+  withClaudeSession,
+} from "./support/session.ts";
+
+const REPO = dirname(MAIN_TS);
+const PLUGIN_ID = "stall-watch@stall-watch";
+const VERSION: string = JSON.parse(
+  await Deno.readTextFile(join(REPO, ".claude-plugin", "plugin.json")),
+).version;
+
+/** The executable of what `claudeTest` hands a scenario. */
+function executable(client: string | { path: string }): string {
+  return typeof client === "string" ? client : client.path;
+}
+
+/** Copies the files git tracks, as they are in the working tree, to `to`. */
+async function copyCheckout(to: string): Promise<void> {
+  const out = await new Deno.Command("git", {
+    args: ["-C", REPO, "ls-files", "-z"],
+    stdout: "piped",
+  }).output();
+  assert.ok(out.success, "git ls-files failed");
+  const files = new TextDecoder().decode(out.stdout).split("\0")
+    .filter((f) => f !== "");
+  // The plugin's own files may be new in this working tree.
+  for (const dir of [".claude-plugin", "hooks"]) {
+    for await (const entry of Deno.readDir(join(REPO, dir))) {
+      if (entry.isFile) files.push(`${dir}/${entry.name}`);
+    }
+  }
+  for (const file of new Set(files)) {
+    const from = join(REPO, file);
+    try {
+      if (!(await Deno.lstat(from)).isFile) continue;
+    } catch {
+      continue; // deleted in the working tree
+    }
+    await Deno.mkdir(dirname(join(to, file)), { recursive: true });
+    await Deno.copyFile(from, join(to, file));
+  }
+}
+
+/** What one `claude plugin ...` command printed. */
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `program args` in the session's project with its environment. */
+async function runIn(
+  session: ClaudeSession,
+  program: string,
+  args: string[],
+): Promise<CliResult> {
+  const out = await new Deno.Command(program, {
+    args,
+    cwd: session.project,
+    clearEnv: true,
+    env: session.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(60_000),
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+/** `claude <args>` (the plugin commands). */
+function claudeCli(
+  claude: string,
+  session: ClaudeSession,
+  args: string[],
+): Promise<CliResult> {
+  return runIn(session, claude, args);
+}
+
+/** The installed plugin a scenario works with. */
+interface Installed {
+  /** The marketplace folder (the checkout copy). */
+  checkout: string;
+  /** `CLAUDE_PLUGIN_DATA` of the plugin. */
+  data: string;
+}
+
+/**
+ * A session with stall-watch added from a checkout copy and installed as
+ * a plugin (user scope, `install` options in `installArgs`).
+ */
+async function withPlugin(
+  claude: string,
+  script: Script,
+  fn: (session: ClaudeSession, plugin: Installed) => Promise<void>,
+  installArgs: string[] = [],
+): Promise<void> {
+  await withClaudeSession({ claude, script }, async (session) => {
+    const checkout = join(session.root, "checkout");
+    await copyCheckout(checkout);
+    const added = await claudeCli(claude, session, [
+      "plugin",
+      "marketplace",
+      "add",
+      checkout,
+    ]);
+    assert.equal(added.code, 0, added.stdout + added.stderr);
+    const installed = await claudeCli(claude, session, [
+      "plugin",
+      "install",
+      PLUGIN_ID,
+      ...installArgs,
+    ]);
+    assert.equal(installed.code, 0, installed.stdout + installed.stderr);
+    assert.match(
+      installed.stdout,
+      /Successfully installed plugin: stall-watch@stall-watch/,
+    );
+    const record = JSON.parse(
+      await Deno.readTextFile(
+        join(session.configDir, "plugins", "installed_plugins.json"),
+      ),
+    );
+    assert.equal(record.plugins[PLUGIN_ID]?.[0]?.version, VERSION);
+    // Claude Code makes the data folder when the plugin's hooks first run.
+    const data = join(
+      session.configDir,
+      "plugins",
+      "data",
+      "stall-watch-stall-watch",
+    );
+    await fn(session, { checkout, data });
+  });
+}
+
+/** Claude Code's record of the Stop hooks it ran in one transcript. */
+async function stopSummaries(
+  transcript: string,
+): Promise<{ command: string; errors: string[] }[]> {
+  return (await readJsonl(transcript))
+    .filter((e) => e.type === "system" && e.subtype === "stop_hook_summary")
+    .map((e) => {
+      const s = e as { hookInfos: { command: string }[]; hookErrors: string[] };
+      assert.equal(s.hookInfos.length, 1, JSON.stringify(s.hookInfos));
+      return { command: s.hookInfos[0]!.command, errors: s.hookErrors };
+    });
+}
+
+/** The transcripts written since `before` (one per `-p` run). */
+async function newTranscripts(
+  session: ClaudeSession,
+  before: string[],
+): Promise<string[]> {
+  return (await session.transcripts()).filter((t) =>
+    !before.includes(t) && !t.includes("/subagents/")
+  );
+}
+
+/** The Stop command string of the plugin's hooks.json. */
+const STOP_COMMAND: string = JSON.parse(
+  await Deno.readTextFile(join(REPO, "hooks", "hooks.json")),
+).hooks.Stop[0].hooks[0].command;
+
+/**
+ * The command as Claude Code names it in a hook's error and the model's
+ * feedback: with `${CLAUDE_PLUGIN_ROOT}` replaced by the plugin's folder
+ * (`stop_hook_summary` keeps it as written).
+ */
+function shownCommand(plugin: Installed): string {
+  return STOP_COMMAND.replaceAll("${CLAUDE_PLUGIN_ROOT}", plugin.checkout);
+}
+
+/** What Claude Code adds to the error text of a plugin's hook. */
+const PLUGIN_NOTE =
+  "\n\nThis hook comes from the stall-watch@stall-watch plugin.";
+
+/**
+ * Asserts one run was blocked once by the plugin and then answered:
+ * the block's stderr reached the model as Stop hook feedback, whole.
+ */
+async function assertBlockedOnceThenAnswered(
+  session: ClaudeSession,
+  plugin: Installed,
+  transcript: string,
+  firstRequest: number,
+): Promise<string> {
+  const command = shownCommand(plugin);
+  const summaries = await stopSummaries(transcript);
+  assert.deepEqual(summaries.map((s) => s.command), [
+    STOP_COMMAND,
+    STOP_COMMAND,
+  ]);
+  assert.equal(summaries[0]!.errors.length, 1);
+  assert.deepEqual(summaries[1]!.errors, []);
+  const block = summaries[0]!.errors[0]!;
+  const lead = `[${command}]: `;
+  assert.ok(block.startsWith(`${lead}stall_watch: 1 `), block);
+  assert.ok(block.endsWith(PLUGIN_NOTE), block);
+  const stderr = block.slice(lead.length, -PLUGIN_NOTE.length);
+  assert.match(stderr, /^stall_watch recovery: /m);
+  const requests = session.api.mainRequests().slice(firstRequest);
+  assert.equal(requests.length, 4);
+  assert.ok(
+    lastUserText(requests[3]!).includes(feedbackText(command, stderr)),
+    lastUserText(requests[3]!).slice(-2000),
+  );
+  return stderr;
+}
+
+/** The session id of a transcript (its file name). */
+function sessionOf(transcript: string): string {
+  return transcript.slice(transcript.lastIndexOf("/") + 1, -".jsonl".length);
+}
+
+claudeTest(
+  "claude plugin validate --strict passes on the marketplace and on the plugin",
+  async (client) => {
+    const claude = executable(client);
+    await withClaudeSession(
+      { claude, script: queue([]) },
+      async (session) => {
+        const checkout = join(session.root, "checkout");
+        await copyCheckout(checkout);
+        for (
+          const [target, type] of [
+            [checkout, "marketplace"],
+            [join(checkout, ".claude-plugin", "plugin.json"), "plugin"],
+          ] as const
+        ) {
+          const out = await claudeCli(claude, session, [
+            "plugin",
+            "validate",
+            target,
+            "--strict",
+            "--json",
+          ]);
+          const report = JSON.parse(out.stdout);
+          assert.equal(out.code, 0, out.stdout);
+          assert.equal(report.success, true);
+          assert.equal(report.manifest.type, type);
+          assert.deepEqual(report.manifest.errors, []);
+          assert.deepEqual(report.manifest.warnings, []);
+          // What the validator sees the plugin provide.
+          assert.deepEqual(
+            report.provides.hooks.map((h: { event: string }) => h.event).sort(),
+            [
+              "PostToolUse",
+              "PostToolUseFailure",
+              "SessionStart",
+              "Stop",
+              "SubagentStop",
+            ],
+          );
+        }
+      },
+    );
+  },
+);
+
+/** `stall-watch <args>` from source, with the release permissions. */
+function stallWatch(
+  session: ClaudeSession,
+  args: string[],
+): Promise<CliResult> {
+  return runIn(session, Deno.execPath(), [
+    "run",
+    "--quiet",
+    ...HOOK_PERMISSION_FLAGS,
+    MAIN_TS,
+    ...args,
+  ]);
+}
+
+claudeTest(
+  "doctor and install read the records claude plugin install wrote: the plugin is seen, a second registration refused",
+  async (client) => {
+    const claude = executable(client);
+    await withPlugin(claude, queue([]), async (session) => {
+      const doctor = await stallWatch(session, ["doctor", "--json"]);
+      const report = JSON.parse(doctor.stdout);
+      const texts = report.checks.map((c: { text: string }) => c.text);
+      assert.ok(
+        texts.includes(
+          `runs as the Claude Code plugin ${PLUGIN_ID} ${VERSION} (user scope)`,
+        ),
+        doctor.stdout,
+      );
+      assert.ok(
+        texts.some((t: string) =>
+          t.startsWith("the plugin runs its source with ")
+        ),
+        doctor.stdout,
+      );
+      assert.equal(doctor.code, 0, doctor.stdout);
+      const install = await stallWatch(session, ["install"]);
+      assert.equal(install.code, 1);
+      assert.match(
+        install.stderr,
+        /^stall-watch: Refusing to register stall-watch in \.claude\/settings\.local\.json: it already runs here as the Claude Code plugin stall-watch@stall-watch /,
+      );
+      // Disabled for this project (claude plugin disable), install goes ahead.
+      const disabled = await claudeCli(claude, session, [
+        "plugin",
+        "disable",
+        PLUGIN_ID,
+        "--scope",
+        "local",
+      ]);
+      assert.equal(disabled.code, 0, disabled.stdout + disabled.stderr);
+      assert.equal((await stallWatch(session, ["install"])).code, 0);
+      const after = JSON.parse(
+        (await stallWatch(session, ["doctor", "--json"])).stdout,
+      );
+      assert.ok(
+        after.checks.some((c: { text: string }) =>
+          c.text ===
+            `the Claude Code plugin ${PLUGIN_ID} ${VERSION} (user scope) is installed but not enabled here (local settings)`
+        ),
+        JSON.stringify(after.checks),
+      );
+    });
+  },
+);
+
+claudeTest(
+  "installed as a plugin: a stalled turn is blocked once and answered, on the Deno path",
+  async (client) => {
+    const claude = executable(client);
+    const tool = "mcp__stub__empty";
+    const answer = "Recovered after the plugin's nudge.";
+    await withPlugin(
+      claude,
+      queue([toolCall(tool), empty(), empty(), text(answer)]),
+      async (session, plugin) => {
+        const run = await session.runPrint(`use ${tool}`, {
+          allowedTools: [tool],
+          useSettings: false,
+        });
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(run.result?.result, answer);
+        assert.equal(session.api.overruns, 0);
+        const [transcript] = await newTranscripts(session, []);
+        await assertBlockedOnceThenAnswered(session, plugin, transcript!, 0);
+        // The state is in the project's .claude, the data folder has no binary.
+        const state = join(session.project, ".claude", "stall_watch");
+        assert.ok(
+          (await Deno.stat(join(state, `${sessionOf(transcript!)}.json`)))
+            .isFile,
+        );
+        const data = [];
+        for await (const e of Deno.readDir(plugin.data)) data.push(e.name);
+        assert.ok(!data.includes("bin"), data.join(", "));
+        // A folder marketplace has no GitHub release to fetch.
+        assert.match(
+          await Deno.readTextFile(join(plugin.data, "fetch-status")),
+          /no release source/,
+        );
+      },
+    );
+  },
+);
+
+claudeTest(
+  "installed as a plugin: a healthy turn is allowed silently",
+  async (client) => {
+    const claude = executable(client);
+    const answer = "Hello from a healthy turn.";
+    await withPlugin(claude, queue([text(answer)]), async (session) => {
+      const run = await session.runPrint("say hello", { useSettings: false });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.result?.result, answer);
+      const [transcript] = await newTranscripts(session, []);
+      assert.deepEqual(await stopSummaries(transcript!), [
+        { command: STOP_COMMAND, errors: [] },
+      ]);
+      assert.equal(session.api.mainRequests().length, 1);
+      assert.doesNotMatch(
+        lastUserText(session.api.mainRequests()[0]!),
+        /Stop hook feedback/,
+      );
+      assert.ok(
+        !run.stdout.includes("stall-watch:"),
+        "the launcher said something",
+      );
+    });
+  },
+);
+
+claudeTest(
+  "installed as a plugin: after the model cd-s into a sub-folder, the state is still in the project's .claude",
+  async (client) => {
+    const claude = executable(client);
+    const answer = "Done in the sub-folder.";
+    await withPlugin(
+      claude,
+      queue([
+        toolCall("Bash", {
+          command: "mkdir -p sub && cd sub",
+          description: "Enter sub",
+        }),
+        empty(),
+        empty(),
+        text(answer),
+      ]),
+      async (session, plugin) => {
+        const run = await session.runPrint("work in sub", {
+          allowedTools: ["Bash"],
+          useSettings: false,
+        });
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(run.result?.result, answer);
+        const [transcript] = await newTranscripts(session, []);
+        // The session really moved: entries after the cd carry the new cwd.
+        const cwds = (await readJsonl(transcript!))
+          .map((e) => e.cwd).filter((c) => typeof c === "string");
+        assert.equal(cwds.at(-1), join(session.project, "sub"));
+        await assertBlockedOnceThenAnswered(session, plugin, transcript!, 0);
+        const state = join(session.project, ".claude", "stall_watch");
+        assert.ok(
+          (await Deno.stat(join(state, `${sessionOf(transcript!)}.json`)))
+            .isFile,
+        );
+        await assert.rejects(
+          Deno.lstat(join(session.project, "sub", ".claude")),
+          Deno.errors.NotFound,
+        );
+      },
+    );
+  },
+);
+
+claudeTest(
+  "claude plugin uninstall: no stall-watch hook runs afterwards, its data folder is gone",
+  async (client) => {
+    const claude = executable(client);
+    const tool = "mcp__stub__empty";
+    await withPlugin(
+      claude,
+      queue([text("First."), toolCall(tool), empty(), empty()]),
+      async (session, plugin) => {
+        // Installed with the watchdog on: its watchers run too.
+        const first = await session.runPrint("say something", {
+          useSettings: false,
+        });
+        assert.equal(first.code, 0, first.stderr);
+        assert.ok((await Deno.stat(plugin.data)).isDirectory);
+        const removed = await claudeCli(claude, session, [
+          "plugin",
+          "uninstall",
+          PLUGIN_ID,
+        ]);
+        assert.equal(removed.code, 0, removed.stdout + removed.stderr);
+        await assert.rejects(Deno.lstat(plugin.data), Deno.errors.NotFound);
+        const before = await session.transcripts();
+        const run = await session.runPrint(`use ${tool}`, {
+          allowedTools: [tool],
+          useSettings: false,
+        });
+        assert.equal(run.code, 0, run.stderr);
+        // The silent turn ends unnudged: no Stop hook ran.
+        assert.equal(session.api.mainRequests().length, 4);
+        assert.equal(session.api.overruns, 0);
+        const [transcript] = await newTranscripts(session, before);
+        assert.deepEqual(await stopSummaries(transcript!), []);
+        await assert.rejects(
+          Deno.lstat(
+            join(
+              session.project,
+              ".claude",
+              "stall_watch",
+              `${sessionOf(transcript!)}.json`,
+            ),
+          ),
+          Deno.errors.NotFound,
+        );
+        // And no launcher of this plugin is still running.
+        const ps = await new Deno.Command("ps", {
+          args: ["-eo", "args="],
+          stdout: "piped",
+        }).output();
+        const running = new TextDecoder().decode(ps.stdout).split("\n")
+          .filter((line) => line.includes(plugin.checkout));
+        assert.deepEqual(running, []);
+      },
+      ["--config", "watchdog=true"],
+    );
+  },
+);
+
+claudeTest(
+  "the watchdog option: an interactive session left idle by an API error after a tool result is woken, and the model carries on",
+  async (client) => {
+    const claude = executable(client);
+    const tool = "mcp__stub__echo";
+    const answer = "Carried on after the plugin's watchdog.";
+    let woken = false;
+    const script = (request: RecordedRequest, index: number): Reply => {
+      if (index === 0) return toolCall(tool, { text: "42" });
+      woken ||= /stall_watch/.test(lastUserText(request));
+      // Until the wake-up every request fails, and Claude Code gives up.
+      return woken ? text(answer) : httpError(500);
+    };
+    await withPlugin(claude, script, async (session) => {
+      // No hooks but the plugin's (the tier's --settings file registers none).
+      await Deno.writeTextFile(session.settingsPath, "{}");
+      Object.assign(session.env, {
+        CLAUDE_CODE_MAX_RETRIES: "0",
+        STALL_WATCH_IDLE_SECONDS: "2",
+        STALL_WATCH_WATCH_MAX_SECONDS: "40",
+      });
+      const pane = await session.startInteractive({
+        allowedTools: [tool],
+        args: ["--permission-mode", "default"],
+      });
+      try {
+        await pane.waitFor(/^❯/m);
+        await pane.type(`use ${tool}`);
+        await pane.keys("Enter");
+        await pane.waitFor(/API Error: 500/);
+        await pane.waitFor(new RegExp(answer), 40_000);
+      } finally {
+        await pane.close();
+      }
+      const requests = session.api.mainRequests();
+      assert.deepEqual(requests.map((r) => r.reply?.kind), [
+        "message",
+        "http_error",
+        "message",
+      ]);
+      const wake = lastUserText(requests.at(-1)!);
+      assert.match(wake, /stall_watch: 1 missing follow-up/);
+      assert.match(wake, /failed with an API error, not the tool/);
+    }, ["--config", "watchdog=true"]);
+  },
+  { tmux: true },
+);
+
+/** A stand-in "release binary": records each run, then runs the source. */
+function standInBinary(marker: string): string {
+  const deno = [
+    Deno.execPath(),
+    "run",
+    "--quiet",
+    "--no-config",
+    ...HOOK_PERMISSION_FLAGS,
+    MAIN_TS,
+  ].map(shellQuote).join(" ");
+  return [
+    "#!/bin/sh",
+    "# Test stand-in for the stall-watch release binary.",
+    `[ "$1" = --version ] || printf '%s\\n' "$PWD" >> ${shellQuote(marker)}`,
+    `exec ${deno} "$@"`,
+    "",
+  ].join("\n");
+}
+
+claudeTest(
+  "the SessionStart hook fetches the release binary from a fake release on 127.0.0.1, and the next session's stops run it",
+  async (client) => {
+    const claude = executable(client);
+    const tool = "mcp__stub__empty";
+    const answer = "Recovered, on the release binary.";
+    const target = TARGETS.find((t) => t.triple === Deno.build.target);
+    assert.ok(target, `no release target for ${Deno.build.target}`);
+    await withPlugin(
+      claude,
+      queue([
+        text("Warming up."),
+        toolCall(tool),
+        empty(),
+        empty(),
+        text(answer),
+      ]),
+      async (session, plugin) => {
+        // The release, packed as `deno task package` packs it.
+        const build = join(session.root, "release");
+        await Deno.mkdir(build);
+        const marker = join(session.root, "binary-runs");
+        const binary = join(build, target.binary);
+        await Deno.writeTextFile(binary, standInBinary(marker), {
+          mode: 0o755,
+        });
+        const archive = join(build, archiveName(target));
+        const [program, ...args] = archiveCommand(target, binary, archive);
+        assert.ok(
+          (await new Deno.Command(program!, { args }).output()).success,
+        );
+        const sums = checksumsText([
+          { name: archiveName(target), sha256: await sha256File(archive) },
+        ]);
+        const bytes = await Deno.readFile(archive);
+        const asked: string[] = [];
+        const server = Deno.serve(
+          { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+          (request) => {
+            const path = new URL(request.url).pathname;
+            asked.push(path);
+            if (path === `/v${VERSION}/SHA256SUMS`) return new Response(sums);
+            if (path === `/v${VERSION}/${archiveName(target)}`) {
+              return new Response(bytes);
+            }
+            return new Response("Not Found", { status: 404 });
+          },
+        );
+        try {
+          const env = {
+            STALL_WATCH_PLUGIN_RELEASES:
+              `http://127.0.0.1:${server.addr.port}/v${VERSION}`,
+          };
+          const warm = await session.runPrint("warm up", {
+            useSettings: false,
+            env,
+          });
+          assert.equal(warm.code, 0, warm.stderr);
+          const status = await waitForFile(
+            join(plugin.data, "fetch-status"),
+            "the background fetch",
+            120_000,
+          );
+          assert.equal(status.trim(), `${VERSION} ${target.triple} ok`);
+          assert.deepEqual(asked, [
+            `/v${VERSION}/SHA256SUMS`,
+            `/v${VERSION}/${archiveName(target)}`,
+          ]);
+          // The warm-up's own Stop ran on Deno or, when the fetch was done
+          // by then, on the binary: count from here.
+          const binaryRuns = async () =>
+            (await Deno.readTextFile(marker).catch(() => "")).split("\n")
+              .filter((l) => l !== "");
+          const earlier = (await binaryRuns()).length;
+          const before = await session.transcripts();
+          const first = session.api.mainRequests().length;
+          const run = await session.runPrint(`use ${tool}`, {
+            allowedTools: [tool],
+            useSettings: false,
+            env,
+          });
+          assert.equal(run.code, 0, run.stderr);
+          assert.equal(run.result?.result, answer);
+          const [transcript] = await newTranscripts(session, before);
+          await assertBlockedOnceThenAnswered(
+            session,
+            plugin,
+            transcript!,
+            first,
+          );
+          // Both stops of that session ran the binary, in the project root.
+          assert.deepEqual((await binaryRuns()).slice(earlier), [
+            session.project,
+            session.project,
+          ]);
+          assert.equal(asked.length, 2, "fetched again");
+        } finally {
+          await server.shutdown();
+        }
+      },
+    );
+  },
+);

@@ -1,0 +1,627 @@
+/**
+ * `doctor`: a healthy set-up passes; each broken piece fails with a fix
+ * (exit 1); warnings alone keep exit 0. In process with real files, the
+ * pure checks on hand-made facts, and as a process under the release flags.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { main } from "../../src/cli.ts";
+import {
+  doctorChecks,
+  type DoctorFacts,
+} from "../../src/doctor/doctor_checks.ts";
+import { renderDoctorReport } from "../../src/doctor/doctor_report.ts";
+import { selfInvocation } from "../../src/install/hook_command.ts";
+import { type FakeIO, fakeIO } from "../support/fake_io.ts";
+import { runStallWatch } from "../support/hook_process.ts";
+import { tempFixture, tempProject } from "../support/temp_project.ts";
+
+const posix = Deno.build.os !== "windows";
+/** Settings file names as doctor prints them (native separators). */
+const PROJECT = join(".claude", "settings.json");
+const LOCAL = join(".claude", "settings.local.json");
+
+interface Setup {
+  dir: string;
+  bin: string;
+  /** `bin` as handlers hold it (forward slashes on Windows). */
+  shown: string;
+  io(env?: Record<string, string>): FakeIO;
+  doctor(env?: Record<string, string>): Promise<{ code: number; out: string }>;
+  write(name: string, text: string): Promise<void>;
+}
+
+/** A project with a stand-in stall-watch executable in `<dir>/bin`; disposal removes it. */
+function tempSetup(): Promise<Setup & AsyncDisposable> {
+  return tempFixture(async (dir): Promise<Setup> => {
+    const bin = join(dir, "bin", posix ? "stall-watch" : "stall-watch.exe");
+    await Deno.mkdir(join(dir, "bin"));
+    await Deno.writeTextFile(bin, "#!/bin/sh\n");
+    if (posix) await Deno.chmod(bin, 0o755);
+    // The user's settings live elsewhere so the machine's own never leak in.
+    const base = { CLAUDE_CONFIG_DIR: join(dir, "user-config") };
+    const io = (env: Record<string, string> = {}) => ({
+      ...fakeIO({ cwd: dir, env: { ...base, ...env } }),
+      execPath: bin,
+    });
+    return {
+      dir,
+      bin,
+      shown: bin.replaceAll("\\", "/"),
+      io,
+      async doctor(env) {
+        const fake = io(env);
+        const code = await main(["doctor"], fake);
+        assert.deepEqual(fake.stderr, []);
+        return { code, out: fake.stdout.join("") };
+      },
+      async write(name, text) {
+        await Deno.mkdir(join(dir, ".claude"), { recursive: true });
+        await Deno.writeTextFile(join(dir, ".claude", name), text);
+      },
+    };
+  });
+}
+
+function lines(out: string, status: string): string[] {
+  return out.split("\n").filter((l) => l.startsWith(`  ${status}`));
+}
+
+Deno.test("doctor passes a fresh install and lists where stall-watch is registered", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install", "--subagents", "--watch"], s.io()), 0);
+  const { code, out } = await s.doctor();
+  assert.equal(code, 0, out);
+  assert.deepEqual(lines(out, "FAIL"), []);
+  assert.match(out, /All checks passed\.\n$/);
+  assert.ok(
+    out.includes(
+      `  ok    Stop in ${LOCAL}: ${s.shown} (timeout 30 s)\n`,
+    ),
+    out,
+  );
+  assert.ok(
+    out.includes(
+      `PostToolUse in ${LOCAL}: ${s.shown} watch (timeout 660 s)`,
+    ),
+  );
+  assert.ok(
+    out.includes(
+      `PostToolUseFailure in ${LOCAL}: ${s.shown} watch (timeout 660 s)`,
+    ),
+    "failed tool calls are watched too",
+  );
+  assert.match(
+    out,
+    /ok {4}watchdog: a hung tool call is Claude Code's to end \(MCP idle limit 300 s network, 1800 s stdio\)/,
+    "the timer comparison",
+  );
+  assert.ok(
+    !out.includes("\x1b["),
+    "no colour when stdout is not a terminal",
+  );
+});
+
+Deno.test("doctor fails when nothing is registered, and says to install", async () => {
+  await using s = await tempSetup();
+  const { code, out } = await s.doctor();
+  assert.equal(code, 1);
+  assert.ok(out.includes(
+    "  FAIL  stall-watch is not registered for Stop in any settings file\n" +
+      '        fix: run "stall-watch install" in the project root\n',
+  ));
+  assert.match(out, /1 problem, 0 warnings\.\n$/);
+  assert.equal(
+    await Deno.lstat(join(s.dir, ".claude")).then(() => true, () => false),
+    false,
+    "the writability probe left nothing behind",
+  );
+});
+
+Deno.test("doctor flags a missing or non-executable program with the fix", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install"], s.io()), 0);
+  if (posix) {
+    await Deno.chmod(s.bin, 0o644);
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1);
+    assert.deepEqual(lines(out, "FAIL"), [
+      `  FAIL  Stop in ${LOCAL}: ${s.shown} is not executable`,
+    ]);
+    assert.ok(out.includes(`        fix: chmod +x ${s.bin}\n`));
+  }
+  await Deno.remove(s.bin);
+  const { code, out } = await s.doctor();
+  assert.equal(code, 1);
+  assert.deepEqual(lines(out, "FAIL"), [
+    `  FAIL  Stop in ${LOCAL}: ${s.shown} does not exist`,
+  ]);
+});
+
+Deno.test("doctor flags a settings file that is not strict JSON", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install"], s.io()), 0);
+  await s.write("settings.json", '{ "model": "opus", }');
+  const { code, out } = await s.doctor();
+  assert.equal(code, 1);
+  assert.deepEqual(lines(out, "FAIL"), [
+    `  FAIL  ${PROJECT} is not strict JSON (1:20: property name expected (a trailing comma?)); ` +
+    "Claude Code ignores such a file: fix it first",
+  ]);
+});
+
+Deno.test("doctor flags an if, a missing timeout, a relative path and duplicates", async () => {
+  await using s = await tempSetup();
+  await s.write(
+    "settings.json",
+    JSON.stringify({
+      hooks: {
+        Stop: [{
+          hooks: [{ type: "command", command: s.shown, if: "Bash(*)" }],
+        }],
+        SubagentStop: [{
+          hooks: [{
+            type: "command",
+            command: "bin/stall-watch",
+            timeout: 30,
+          }],
+        }],
+      },
+    }),
+  );
+  assert.equal(await main(["install", "--scope", "local"], s.io()), 0);
+  const { code, out } = await s.doctor();
+  assert.equal(code, 1);
+  const fails = lines(out, "FAIL").map((l) => l.slice(8));
+  assert.deepEqual(fails, [
+    `Stop in ${PROJECT}: no "timeout" (Claude Code would wait up to 600 s)`,
+    `Stop in ${PROJECT}: has an "if", so it never runs`,
+    `SubagentStop in ${PROJECT}: bin/stall-watch is not an absolute path`,
+    `Stop runs stall-watch 2 times (different commands in ${PROJECT}, ` +
+    `${LOCAL}), so each stall is nudged 2 times`,
+  ]);
+  assert.ok(out.includes('        fix: remove the "if" field\n'));
+  assert.ok(out.includes(
+    '        fix: keep one: "stall-watch uninstall --scope <scope>" for the others\n',
+  ));
+  assert.ok(out.includes(
+    `        fix: run "stall-watch install --scope project --subagents"\n`,
+  ));
+});
+
+Deno.test("doctor accepts the same command in two files (Claude Code runs it once)", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install", "--scope", "project"], s.io()), 0);
+  assert.equal(await main(["install", "--scope", "local"], s.io()), 0);
+  const { code, out } = await s.doctor();
+  assert.equal(code, 0, out);
+  assert.ok(out.includes("  ok    no duplicate registrations\n"));
+});
+
+Deno.test("doctor fails on a nudge template slot stall-watch does not fill", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install"], s.io()), 0);
+  await s.write(
+    "stall-watch.jsonc",
+    '{ "recovery": { "nudges": { "empty_tool_result": "Read {file_path} again" } } }\n',
+  );
+  const { code, out } = await s.doctor();
+  assert.equal(code, 1, out);
+  assert.deepEqual(lines(out, "FAIL").map((l) => l.slice(8)), [
+    'config: .claude/stall-watch.jsonc:1:50: "recovery.nudges.empty_tool_result" ' +
+    "has {file_path}, which is not filled in (slots: {tool_name}, {tool_input}, " +
+    "{tool_use_id}, {line_number}); using the preset's text",
+  ]);
+});
+
+Deno.test("doctor reports config problems as a failure and the kill switch as a warning", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install"], s.io()), 0);
+  await s.write("stall-watch.jsonc", '{ "max_retries": "many" }\n');
+  const broken = await s.doctor();
+  assert.equal(broken.code, 1);
+  assert.deepEqual(lines(broken.out, "FAIL").map((l) => l.slice(8)), [
+    'config: .claude/stall-watch.jsonc:1:18: "max_retries" must be an integer, got string',
+  ]);
+  await s.write(
+    "stall-watch.jsonc",
+    '{ "max_retries": 2, "kill_switch": true }\n',
+  );
+  const off = await s.doctor();
+  assert.equal(off.code, 0, "a deliberate kill switch is not a failure");
+  assert.deepEqual(lines(off.out, "warn"), [
+    "  warn  kill switch is on (config kill_switch): every stop is allowed",
+  ]);
+  assert.ok(off.out.includes(
+    '        fix: set "kill_switch": false in .claude/stall-watch.jsonc\n',
+  ));
+  assert.ok(
+    off.out.includes("  ok    config: .claude/stall-watch.jsonc is valid\n"),
+  );
+  const env = await s.doctor({ STALL_WATCH_DISABLED: "yes" });
+  assert.ok(env.out.includes("        fix: unset STALL_WATCH_DISABLED\n"));
+});
+
+Deno.test("doctor lists every config problem, none cut off", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install"], s.io()), 0);
+  await s.write(
+    "stall-watch.jsonc",
+    '{ "max_retries": "many", "cooldown_seconds": -1, "colour": 1, "log": 5 }\n',
+  );
+  const { code, out } = await s.doctor();
+  assert.equal(code, 1);
+  const fails = lines(out, "FAIL");
+  assert.equal(fails.length, 4, out);
+  assert.ok(fails.every((l) => l.startsWith("  FAIL  config: ")), out);
+  assert.doesNotMatch(out, /more\)/);
+});
+
+Deno.test("doctor fails a stall-watch handler under an event it is not for, with the fix", async () => {
+  await using s = await tempSetup();
+  const hook = `cd "$CLAUDE_PROJECT_DIR" && ${s.shown}`;
+  const entry = (command: string) => [{
+    hooks: [{ type: "command", command, timeout: 30 }],
+  }];
+  await s.write(
+    "settings.json",
+    JSON.stringify({
+      hooks: {
+        Stop: entry(hook),
+        PreToolUse: entry(hook),
+        UserPromptSubmit: entry(hook),
+        SessionStart: entry(`${hook} watch`),
+        PostToolUseFailure: [{
+          hooks: [{
+            type: "command",
+            command: `${hook} watch`,
+            timeout: 700,
+            async: true,
+            asyncRewake: true,
+          }],
+        }],
+        PostToolUse: entry(hook),
+      },
+    }),
+  );
+  const { code, out } = await s.doctor();
+  assert.equal(code, 1, out);
+  assert.deepEqual(lines(out, "FAIL").map((l) => l.slice(8)), [
+    `PreToolUse in ${PROJECT}: runs the stall-watch hook, which is for Stop and SubagentStop only (the call about to run is unanswered there by nature, so it would block every tool call)`,
+    `UserPromptSubmit in ${PROJECT}: runs the stall-watch hook, which is for Stop and SubagentStop only (it would block every prompt)`,
+    `SessionStart in ${PROJECT}: runs "stall-watch watch", which is for PostToolUse and PostToolUseFailure only (it does nothing useful there)`,
+    `PostToolUse in ${PROJECT}: runs the stall-watch hook, which is for Stop and SubagentStop only (it does nothing useful there)`,
+  ]);
+  assert.ok(out.includes(
+    `        fix: remove that entry from "hooks.PreToolUse" in ${PROJECT}, then run "stall-watch install --scope project"\n`,
+  ));
+  assert.ok(out.includes(
+    `        fix: remove that entry from "hooks.SessionStart" in ${PROJECT}, then run "stall-watch install --scope project --watch"\n`,
+  ));
+});
+
+Deno.test("doctor fails a hooks value Claude Code cannot read, as install refuses it", async () => {
+  await using s = await tempSetup();
+  for (
+    const [text, problem] of [
+      ['{"hooks": []}', 'a "hooks" value that is not an object (an array)'],
+      [
+        '{"hooks":{"Stop":[{"hooks":"x"}]}}',
+        'a "hooks.Stop[0].hooks" value that is not an array (a string)',
+      ],
+      [
+        '{"hooks":{"PreToolUse":[{"matcher":"*"}]}}',
+        'a "hooks.PreToolUse[0].hooks" value that is not an array (missing)',
+      ],
+      [
+        '{"hooks":{"Stop":[{"hooks":[7]}]}}',
+        'a "hooks.Stop[0].hooks[0]" value that is not an object (a number)',
+      ],
+    ] as const
+  ) {
+    await s.write("settings.json", text);
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1, out);
+    assert.ok(
+      lines(out, "FAIL").includes(`  FAIL  ${PROJECT} has ${problem}`),
+      `${text}\n${out}`,
+    );
+    const install = s.io();
+    assert.equal(
+      await main(["install", "--scope", "project", "--dry-run"], install),
+      1,
+      text,
+    );
+    assert.deepEqual(install.stderr, [
+      `stall-watch: Cannot install: ${PROJECT} has ${problem}; fix it by hand first\n`,
+    ]);
+  }
+});
+
+Deno.test("doctor --json gives every check with its status and fix, and the same exit code", async () => {
+  await using s = await tempSetup();
+  const fake = s.io();
+  assert.equal(await main(["doctor", "--json"], fake), 1);
+  const out = fake.stdout.join("");
+  assert.equal(out.split("\n").length, 2, "one line");
+  const report = JSON.parse(out);
+  assert.equal(report.healthy, false);
+  assert.equal(report.problems, 1);
+  assert.deepEqual(
+    report.checks.find((c: { status: string }) => c.status === "fail"),
+    {
+      status: "fail",
+      text: "stall-watch is not registered for Stop in any settings file",
+      fix: 'run "stall-watch install" in the project root',
+    },
+  );
+  assert.equal(await main(["install"], s.io()), 0);
+  const healthy = s.io();
+  assert.equal(await main(["doctor", "--json"], healthy), 0);
+  const ok = JSON.parse(healthy.stdout.join(""));
+  assert.equal(ok.healthy, true);
+  assert.ok(ok.checks.every((c: { status: string }) => c.status === "ok"));
+});
+
+Deno.test("doctor warns about a from-source handler without --quiet or inside npx's cache", async () => {
+  await using s = await tempSetup();
+  const npx = join(s.dir, ".npm", "_npx", "0123", "node_modules", "deno");
+  await Deno.mkdir(npx, { recursive: true });
+  const deno = join(npx, posix ? "deno" : "deno.exe");
+  await Deno.writeTextFile(deno, "");
+  if (posix) await Deno.chmod(deno, 0o755);
+  const main_ts = join(s.dir, "stall-watch", "main.ts");
+  await Deno.mkdir(join(s.dir, "stall-watch"));
+  await Deno.writeTextFile(main_ts, "");
+  const shown = (p: string) => p.replaceAll("\\", "/");
+  await s.write(
+    "settings.local.json",
+    JSON.stringify({
+      hooks: {
+        Stop: [{
+          hooks: [{
+            type: "command",
+            command: shown(deno),
+            args: [
+              "run",
+              "--allow-read",
+              "--allow-write=.claude",
+              "--allow-env",
+              "--no-prompt",
+              shown(main_ts),
+            ],
+            timeout: 30,
+          }],
+        }],
+      },
+    }),
+  );
+  const { code, out } = await s.doctor();
+  assert.equal(code, 0, out);
+  const warns = lines(out, "warn").join("\n");
+  assert.match(warns, /_npx.* is in npx's cache, which npm empties/);
+  assert.match(warns, /"deno run" without --quiet/);
+  assert.match(
+    out,
+    /fix: install Deno for good \("npm install -g deno@2\.9\.6"/,
+  );
+});
+
+Deno.test("doctor warns about a shell command that does not start in the project root", async () => {
+  await using s = await tempSetup();
+  await s.write(
+    "settings.local.json",
+    JSON.stringify({
+      hooks: {
+        Stop: [{
+          hooks: [{ type: "command", command: s.shown, timeout: 9 }],
+        }],
+      },
+    }),
+  );
+  const { code, out } = await s.doctor();
+  assert.equal(code, 0, out);
+  assert.deepEqual(lines(out, "warn").map((l) => l.slice(8)), [
+    `Stop in ${LOCAL}: starts in the session's current folder, not the project root`,
+  ]);
+});
+
+Deno.test("doctor warns about the cd ... && form older versions wrote: a project folder that is gone would block every stop", async () => {
+  await using s = await tempSetup();
+  await s.write(
+    "settings.local.json",
+    JSON.stringify({
+      hooks: {
+        Stop: [{
+          hooks: [{
+            type: "command",
+            command: `cd -- "$CLAUDE_PROJECT_DIR" && ${s.shown}`,
+            timeout: 30,
+          }],
+        }],
+      },
+    }),
+  );
+  const { code, out } = await s.doctor();
+  assert.equal(code, 0, out);
+  assert.deepEqual(lines(out, "warn").map((l) => l.slice(8)), [
+    `Stop in ${LOCAL}: if the project folder is moved or deleted, the failed cd exits 2 (dash, the sh of Debian and Ubuntu), which Claude Code reads as a block at every stop`,
+  ]);
+  assert.ok(
+    out.includes(
+      `        fix: run "stall-watch install --scope local"\n`,
+    ),
+    out,
+  );
+  // What install writes now draws no such warning.
+  assert.equal(await main(["install"], s.io()), 0);
+  assert.deepEqual(lines((await s.doctor()).out, "warn"), []);
+});
+
+Deno.test("doctor checks the watch handler's async flags and timeout", async () => {
+  await using s = await tempSetup();
+  await s.write(
+    "settings.json",
+    JSON.stringify({
+      hooks: {
+        Stop: [{
+          hooks: [{
+            type: "command",
+            command: `cd "$CLAUDE_PROJECT_DIR" && ${s.shown}`,
+            timeout: 30,
+          }],
+        }],
+        PostToolUse: [{
+          hooks: [{
+            type: "command",
+            command: `${s.shown} watch`,
+            timeout: 600,
+          }],
+        }],
+      },
+    }),
+  );
+  const { code, out } = await s.doctor();
+  assert.equal(code, 1);
+  assert.deepEqual(lines(out, "FAIL").map((l) => l.slice(8)), [
+    `PostToolUse in ${PROJECT}: the watch handler needs "async": true and "asyncRewake": true`,
+    `PostToolUse in ${PROJECT}: timeout 600 s is not above the watchdog's deadline (600 s)`,
+  ]);
+});
+
+Deno.test("doctor rejects arguments with one line and exit 64", async () => {
+  await using s = await tempSetup();
+  const fake = s.io();
+  assert.equal(await main(["doctor", "--fix"], fake), 64);
+  assert.deepEqual(fake.stderr, [
+    'stall-watch: Unknown option "--fix" for "doctor": run "stall-watch help doctor"\n',
+  ]);
+});
+
+function facts(overrides: Partial<DoctorFacts> = {}): DoctorFacts {
+  return {
+    version: "9.9.9",
+    self: selfInvocation(
+      "C:\\t\\stall-watch.exe",
+      "file:///C:/m.ts",
+      "windows",
+    ),
+    platform: "windows",
+    projectDir: "C:/p",
+    files: [],
+    paths: new Map(),
+    claudeDirError: null,
+    configPath: null,
+    problems: [],
+    killSwitch: { active: false, source: "" },
+    watchMaxSeconds: 600,
+    timers: {
+      watchEvents: [],
+      idleSeconds: 30,
+      watchMaxSeconds: 600,
+      maxRetries: 3,
+      env: {},
+    },
+    plugin: { states: [], problem: null, runtime: null },
+    ...overrides,
+  };
+}
+
+Deno.test("doctorChecks() on Windows: backslashes in a shell command fail, exec form passes", () => {
+  const handler = (h: Record<string, unknown>) => ({
+    event: "Stop" as const,
+    group: 0,
+    index: 0,
+    handler: h,
+    groupKeys: [],
+    args: [],
+  });
+  const results = doctorChecks(facts({
+    files: [{
+      scope: "user",
+      display: "C:/Users/me/.claude/settings.json",
+      exists: true,
+      error: null,
+      shapeProblems: [],
+      misregistered: [],
+      handlers: [
+        handler({
+          type: "command",
+          command: "C:\\t\\stall-watch.exe",
+          timeout: 30,
+        }),
+        handler({
+          type: "command",
+          command: "C:/t/stall-watch.exe",
+          args: [],
+          timeout: 30,
+        }),
+      ],
+    }],
+    paths: new Map([
+      ["C:/t/stall-watch.exe", {
+        exists: true,
+        isFile: true,
+        executable: true,
+      }],
+    ]),
+  }));
+  const texts = results.map((r) => `${r.status} ${r.text}`);
+  assert.ok(
+    texts.includes(
+      "fail Stop in C:/Users/me/.claude/settings.json: C:\\t\\stall-watch.exe has backslashes, which bash drops",
+    ),
+    texts.join("\n"),
+  );
+  assert.ok(
+    texts.includes(
+      "ok Stop in C:/Users/me/.claude/settings.json: C:/t/stall-watch.exe (timeout 30 s)",
+    ),
+    texts.join("\n"),
+  );
+  assert.ok(
+    texts.includes("ok stall-watch 9.9.9 (compiled: C:/t/stall-watch.exe)"),
+  );
+});
+
+Deno.test("doctorChecks() reports an unwritable .claude with a fix", () => {
+  const result = doctorChecks(facts({ claudeDirError: "Permission denied" }))
+    .find((r) => r.text.startsWith(".claude"));
+  assert.equal(result?.status, "fail");
+  assert.equal(result?.text, ".claude is not writable: Permission denied");
+  assert.ok(result?.fix);
+});
+
+Deno.test("renderDoctorReport() colours status words only when asked", () => {
+  const results = doctorChecks(facts());
+  assert.ok(renderDoctorReport(results, true).includes("\x1b[31mFAIL\x1b[0m"));
+  assert.ok(!renderDoctorReport(results, false).includes("\x1b"));
+});
+
+Deno.test("doctor as a process under the release flags passes after install and writes nothing", async () => {
+  await using project = await tempProject();
+  const env = { CLAUDE_CONFIG_DIR: join(project.dir, "user-config") };
+  const before = await runStallWatch({
+    cwd: project.dir,
+    args: ["doctor"],
+    env,
+  });
+  assert.equal(before.code, 1);
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(project.dir)), []);
+  const installed = await runStallWatch({
+    cwd: project.dir,
+    args: ["install"],
+    env,
+  });
+  assert.equal(installed.code, 0, installed.stderr);
+  const after = await runStallWatch({
+    cwd: project.dir,
+    args: ["doctor"],
+    env,
+  });
+  assert.equal(after.code, 0, after.stdout + after.stderr);
+  assert.match(after.stdout, /^stall-watch doctor\n/);
+  assert.match(after.stdout, /All checks passed\.\n$/);
+  assert.equal(after.stderr, "");
+});

@@ -1,0 +1,193 @@
+/**
+ * Runs commands in a hostile clone ({@link cloneWith}) as Claude Code or a
+ * user would, under the release permission flags with a secret in the
+ * environment, and checks the promises a clone must not break: nothing
+ * outside `.claude` changed, no planted file inside it changed, no secret
+ * printed or written, no raw control character printed, no crash, no hang.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { ProcessResult, RunOptions } from "./hook_process.ts";
+import {
+  type Clone,
+  cloneWith,
+  HOSTILE_NAME,
+  type Planting,
+  SECRET,
+  SESSION,
+  WATCHED,
+} from "./hostile_clone.ts";
+import { runBounded } from "./sandbox.ts";
+import { tempProject } from "./temp_project.ts";
+import { snapshotTree, type TreeSnapshot } from "./tree_snapshot.ts";
+
+/** The hook and every command, as Claude Code or a user would run them in the clone. */
+export const COMMANDS: Record<string, (c: Clone) => RunOptions> = {
+  hook: (c) => ({
+    cwd: c.project,
+    stdin: {
+      session_id: SESSION,
+      transcript_path: c.transcript,
+      cwd: c.project,
+      hook_event_name: "Stop",
+      stop_hook_active: false,
+    },
+  }),
+  "hook settings.local": (c) => ({
+    ...COMMANDS.hook!(c),
+    stdin: {
+      session_id: "settings.local",
+      transcript_path: c.transcript,
+      cwd: c.project,
+      hook_event_name: "Stop",
+      stop_hook_active: false,
+    },
+  }),
+  watch: (c) => ({
+    cwd: c.project,
+    args: ["watch"],
+    stdin: {
+      session_id: SESSION,
+      transcript_path: c.transcript,
+      cwd: c.project,
+      hook_event_name: "PostToolUse",
+      tool_name: HOSTILE_NAME,
+      tool_input: {},
+      tool_response: {},
+      tool_use_id: WATCHED,
+    },
+  }),
+  scan: (c) => ({ cwd: c.project, args: ["scan", c.transcript] }),
+  "scan --all-turns": (c) => ({
+    cwd: c.project,
+    args: ["scan", "--all-turns", c.transcript],
+  }),
+  audit: (c) => ({
+    cwd: c.project,
+    args: ["audit", join(c.project, "transcripts")],
+  }),
+  log: (c) => ({ cwd: c.project, args: ["log"] }),
+  reset: (c) => ({ cwd: c.project, args: ["reset", "--all"] }),
+  install: (c) => ({ cwd: c.project, args: ["install"] }),
+  uninstall: (c) => ({ cwd: c.project, args: ["uninstall"] }),
+  doctor: (c) => ({ cwd: c.project, args: ["doctor"] }),
+};
+
+/** Commands whose job is to edit this settings file. */
+const EDITS_SETTINGS = new Set(["install", "uninstall"]);
+
+/** Control characters a terminal acts on (newline and tab are plain text). */
+const RAW_CONTROL =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * Deno's own cache folder. Run from source, the runtime caches compiled
+ * modules under `$HOME` unless told where: that is Deno's write, not
+ * stall-watch's, and a compiled binary makes none.
+ */
+const DENO_DIR = Deno.env.get("DENO_DIR") ??
+  JSON.parse(
+    new TextDecoder().decode(
+      new Deno.Command(Deno.execPath(), { args: ["info", "--json"] })
+        .outputSync().stdout,
+    ),
+  ).denoDir as string;
+
+/** Runs `name` in the clone with a secret in the environment and checks its output. */
+async function run(c: Clone, name: string): Promise<ProcessResult> {
+  const options = COMMANDS[name]!(c);
+  const result = await runBounded({
+    ...options,
+    env: {
+      HOME: c.home,
+      DENO_DIR,
+      GITHUB_TOKEN: SECRET,
+      ...(options.env ?? {}),
+    },
+  });
+  const output = result.stdout + result.stderr;
+  assert.notEqual(result.code, 3, `${name} crashed: ${result.stderr}`);
+  assert.ok(!output.includes(SECRET), `${name} printed the secret: ${output}`);
+  assert.ok(
+    !RAW_CONTROL.test(output),
+    `${name} emitted a control character: ${JSON.stringify(output)}`,
+  );
+  assert.ok(
+    !output.split("\n").some((l) =>
+      l.startsWith("- [pending_tool_use] FORGED")
+    ),
+    `${name} let a tool name forge a line: ${output}`,
+  );
+  return result;
+}
+
+/** Every file below `root` that holds `needle` (symlinks not followed). */
+async function filesHolding(root: string, needle: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const [path, kind] of await snapshotTree(root)) {
+    if (!kind.startsWith("file ")) continue;
+    const text = await Deno.readTextFile(join(root, path)).catch(() => "");
+    if (text.includes(needle)) found.push(path);
+  }
+  return found;
+}
+
+const inClaude = (rel: string) =>
+  rel === "project/.claude" || rel.startsWith("project/.claude/");
+
+/**
+ * Runs `commands` in a clone with `plantings` and checks the promises:
+ * nothing outside `.claude` changed, no planted file inside it changed
+ * (but the settings file install and uninstall exist to edit), no secret in
+ * any file.
+ */
+export async function attack(
+  plantings: Planting[],
+  commands: string[],
+  check: (
+    c: Clone,
+    results: Map<string, ProcessResult[]>,
+  ) => Promise<void> | void = () => {},
+  toolName = HOSTILE_NAME,
+): Promise<void> {
+  await using temp = await tempProject("stall-watch-hostile-");
+  const root = temp.dir;
+  const c = await cloneWith(root, plantings, toolName);
+  const outside = await snapshotTree(root, inClaude);
+  const planted = await claudeSnapshot(root);
+  const results = new Map<string, ProcessResult[]>();
+  for (const name of commands) {
+    const result = await run(c, name);
+    results.set(name, [...(results.get(name) ?? []), result]);
+  }
+  assert.deepEqual(
+    await snapshotTree(root, inClaude),
+    outside,
+    "outside .claude",
+  );
+  const after = await claudeSnapshot(root);
+  const edited = commands.some((n) => EDITS_SETTINGS.has(n));
+  for (const [path, kind] of planted) {
+    if (edited && path === "project/.claude/settings.local.json") continue;
+    assert.equal(after.get(path), kind, `planted ${path} changed`);
+  }
+  assert.deepEqual(
+    await filesHolding(root, SECRET),
+    [],
+    "files holding the secret",
+  );
+  await check(c, results);
+}
+
+/** What is inside the clone's `.claude` (not following a `.claude` symlink). */
+async function claudeSnapshot(root: string): Promise<TreeSnapshot> {
+  const all = await snapshotTree(root);
+  return new Map([...all].filter(([path]) => inClaude(path)));
+}
+
+/** The names of {@link COMMANDS}. */
+export const EVERY_COMMAND: string[] = Object.keys(COMMANDS);

@@ -1,0 +1,148 @@
+/**
+ * The attacks a cloned repository can carry against stall-watch (issue 13),
+ * one {@link Planting} each: symlinks into the home folder and to Claude
+ * Code's settings, hard links, FIFOs, foreign files under stall-watch's
+ * names, forged log lines, a kill switch naming a secret.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import {
+  HOSTILE_NAME,
+  mkfifo,
+  type Planting,
+  replacing,
+  SESSION,
+} from "./hostile_clone.ts";
+
+/** The attacks of issue 13, one planting each. */
+export const PLANTINGS: Record<string, Planting> = {
+  pruneMarkerToSsh: {
+    name: "the prune marker is a symlink to ~/.ssh/authorized_keys (item 1)",
+    files: {
+      ".claude/stall_watch/.last-prune": {
+        link: "../../../home/.ssh/authorized_keys",
+      },
+      ".claude/stall_watch/watch/.keep": "",
+    },
+  },
+  logToSettings: {
+    name:
+      "the event log is a symlink to Claude Code's settings.local.json (item 2)",
+    files: {
+      ".claude/stall_watch/events.jsonl": { link: "../settings.local.json" },
+    },
+  },
+  logHardLink: {
+    name:
+      "the event log and the rotated log are hard links to a file outside (item 3)",
+    after: async (project, root) => {
+      await Deno.mkdir(join(project, ".claude/stall_watch"), {
+        recursive: true,
+      });
+      await replacing(join(project, ".claude/stall_watch/events.jsonl"));
+      await Deno.link(
+        join(root, "home/.ssh/authorized_keys"),
+        join(project, ".claude/stall_watch/events.jsonl"),
+      );
+      await replacing(join(project, ".claude/stall_watch/events.jsonl.1"));
+      await Deno.link(
+        join(root, "home/.ssh/id_ed25519"),
+        join(project, ".claude/stall_watch/events.jsonl.1"),
+      );
+    },
+  },
+  fifos: {
+    name: "FIFOs as prune marker, event log, state, lock and watch marker",
+    after: async (project) => {
+      const dir = join(project, ".claude/stall_watch");
+      await Deno.mkdir(join(dir, "watch"), { recursive: true });
+      for (
+        const name of [
+          ".last-prune",
+          "events.jsonl",
+          `${SESSION}.lock`,
+          "other.json",
+          "watch/" + SESSION + ".json",
+        ]
+      ) {
+        await mkfifo(join(dir, name));
+      }
+    },
+  },
+  claudeToHome: {
+    name: ".claude itself is a symlink into the home folder",
+    files: { ".claude": { link: "../home/.ssh" } },
+  },
+  stateDirIsClaude: {
+    name:
+      "the state folder is .claude itself, with foreign old temp and lock files (item 8)",
+    files: {
+      ".claude/stall-watch.jsonc":
+        '{ "state_dir": ".claude", "event_log": { "enabled": true }, "watch": { "idle_seconds": 0.05, "max_seconds": 1 } }\n',
+      ".claude/.notes.json.123.abc.tmp": '{"mine": true}\n',
+      ".claude/agent.lock": "",
+      ".claude/old.json": '{"theirs": 1}\n',
+    },
+    after: async (project) => {
+      const old = new Date(Date.now() - 90 * 24 * 3600 * 1000);
+      for (
+        const name of [
+          ".notes.json.123.abc.tmp",
+          "agent.lock",
+          "old.json",
+          "settings.local.json",
+        ]
+      ) {
+        await Deno.utime(join(project, ".claude", name), old, old);
+      }
+    },
+  },
+  hostileLog: {
+    name: "a rotated event log with forged lines in session ids and tool names",
+    files: {
+      ".claude/stall_watch/events.jsonl.1": [
+        {
+          event: "healthy_stop",
+          reason: "ok\x1b[2J",
+          session_id: "s\n- [pending_tool_use] FORGED",
+          ts: 1,
+        },
+        {
+          event: "recovery_dispatched",
+          session_id: "\x1b]52;c;cHduZWQ=\x07",
+          ts: 2,
+          max_retries: 3,
+          retries: JSON.parse('{"__proto__": 1}'),
+          signatures: [{
+            kind: "pending_tool_use",
+            tool_name: HOSTILE_NAME,
+            tool_use_id: "constructor",
+            line: 1,
+          }],
+        },
+      ].map((e) => JSON.stringify(e) + "\n").join(""),
+    },
+  },
+  killSwitchSecret: {
+    name: "kill_switch_env names GITHUB_TOKEN (item 4)",
+    files: {
+      ".claude/stall-watch.jsonc":
+        '{ "kill_switch_env": "GITHUB_TOKEN", "event_log": { "enabled": true } }\n',
+    },
+  },
+  foreignStateFiles: {
+    name:
+      "a foreign file under the session's state name, and symlinked state and lock",
+    files: {
+      [`.claude/stall_watch/${SESSION}.json`]: '{"theirs": true}\n',
+      ".claude/stall_watch/other.json": {
+        link: "../../../home/.ssh/authorized_keys",
+      },
+      ".claude/stall_watch/other.lock": {
+        link: "../../../home/.ssh/id_ed25519",
+      },
+    },
+  },
+};
