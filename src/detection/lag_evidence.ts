@@ -10,13 +10,13 @@
  * its line lands, so waiting cannot change the verdict. Only a Claude Code
  * older than 2.1.47, or one whose version nothing shows, leaves the payload
  * silent about a reply that may yet appear (the release's features are in
- * `client_release.ts`).
+ * `claude_client/release.ts`).
  *
  * @module
  */
 
 import type { Entry } from "../transcript/entry.ts";
-import { releaseOf, supports } from "../transcript/client_release.ts";
+import { releaseOf, supports } from "../claude_client/release.ts";
 
 /** What {@link mayLag} weighs. */
 export interface LagEvidence {

@@ -1,6 +1,6 @@
 /**
  * Each release of the run against the gates stall-watch keeps for it: every
- * client behaviour in `src/transcript/client_release.ts` is probed in the
+ * client behaviour in `src/claude_client/release.ts` is probed in the
  * real client (the probe that found its floor by bisecting npm releases),
  * and the release must behave as the gate says. So a wrong floor, or a
  * release that changed, fails here, and the compatibility table in the
@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { FEATURE_FLOORS } from "../../src/transcript/client_release.ts";
+import { FEATURE_FLOORS } from "../../src/claude_client/release.ts";
 import { PROBES } from "./support/probes.ts";
 import { has } from "./support/release_facts.ts";
 import { claudeTest } from "./support/scenario.ts";

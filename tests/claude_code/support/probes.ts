@@ -4,7 +4,7 @@
  * The bisect tool (`bisect.ts`) runs them over npm releases to find where a
  * behaviour starts; the matrix (`features_test.ts`) runs them on every
  * release of the run and checks the answers against the gates in
- * `src/transcript/client_release.ts` and the tier's own facts.
+ * `src/claude_client/release.ts` and the tier's own facts.
  *
  * Each probe asserts nothing itself: a session that does not behave either
  * way (claude crashed, timed out, the script overran) is an error, never a
@@ -23,7 +23,7 @@ import {
   text,
   toolCall,
 } from "./fake_api.ts";
-import type { ClientFeature } from "../../../src/transcript/client_release.ts";
+import type { ClientFeature } from "../../../src/claude_client/release.ts";
 import { type ClaudeSession, withClaudeSession } from "./session.ts";
 import type { TmuxPane } from "./tmux.ts";
 
@@ -37,7 +37,7 @@ export interface ProbeResult {
 
 /** One probe: a name, what it tells, and how to run it. */
 export interface Probe {
-  /** The client feature it answers for (`client_release.ts`). */
+  /** The client feature it answers for (`claude_client/release.ts`). */
   name: ClientFeature;
   /** The behaviour, in words: "yes" means the release does this. */
   question: string;

@@ -2,7 +2,7 @@
  * What a release of the matrix does differently, for the scenarios'
  * expectations. Two kinds:
  *
- * - behaviours stall-watch itself knows (`src/transcript/client_release.ts`:
+ * - behaviours stall-watch itself knows (`src/claude_client/release.ts`:
  *   each floor found by bisecting npm releases with a probe), read through
  *   {@link has}, so a scenario that expects a behaviour checks the gate the
  *   hook uses too;
@@ -17,7 +17,7 @@ import {
   type ClientFeature,
   parseRelease,
   supports,
-} from "../../../src/transcript/client_release.ts";
+} from "../../../src/claude_client/release.ts";
 import { compareReleases } from "./claude_install.ts";
 
 /** Whether `release` has `feature`, by the gate stall-watch uses. */

@@ -27,7 +27,7 @@ import {
   type ClientFeature,
   featureSince,
   formatRelease,
-} from "../../../src/transcript/client_release.ts";
+} from "../../../src/claude_client/release.ts";
 import {
   type ClaudeRun,
   type HookEvent,
@@ -108,7 +108,7 @@ export interface ClaudeTestOptions {
 
 /**
  * The releases that have `feature` (its floor in
- * `src/transcript/client_release.ts`), with why the others cannot run it.
+ * `src/claude_client/release.ts`), with why the others cannot run it.
  */
 export function appliesWhere(feature: ClientFeature, why: string): Applies {
   return { since: formatRelease(featureSince(feature)), why };

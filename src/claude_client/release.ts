@@ -11,8 +11,6 @@
  * @module
  */
 
-import type { Entry } from "./entry.ts";
-
 /** A release as `[major, minor, patch]`. */
 export type Release = readonly [number, number, number];
 
@@ -129,11 +127,13 @@ export function formatRelease(release: Release): string {
 }
 
 /**
- * The release that wrote the newest entry of `entries` that names one, or
- * `null` when none does (a file from a release without `version`, or only
- * sniffed lines).
+ * The release that wrote the newest of `entries` that names one (a
+ * transcript entry's `version`), or `null` when none does (a file from a
+ * release without `version`, or only sniffed lines).
  */
-export function releaseOf(entries: readonly Entry[]): Release | null {
+export function releaseOf(
+  entries: readonly { readonly version?: string }[],
+): Release | null {
   for (let i = entries.length - 1; i >= 0; i--) {
     const version = entries[i]?.version;
     if (version === undefined) continue;

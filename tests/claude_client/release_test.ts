@@ -8,7 +8,7 @@ import {
   type Release,
   releaseOf,
   supports,
-} from "../../src/transcript/client_release.ts";
+} from "../../src/claude_client/release.ts";
 import { toEntry } from "../../src/transcript/entry.ts";
 import { parseJsonObjects } from "../../src/transcript/json_line.ts";
 
