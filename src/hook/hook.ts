@@ -15,6 +15,7 @@ import type { CliIO } from "../shared/cli_io.ts";
 import { describeBudget, detectStalls } from "../detection/detect.ts";
 import type { EventRecord } from "../events/event_log.ts";
 import { importLazily } from "../shared/lazy_import.ts";
+import { releaseOf } from "../claude_client/release.ts";
 import { reportLine } from "../recovery/report_line.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import type { Settings } from "../settings/settings.ts";
@@ -115,6 +116,7 @@ export async function runHook(
     signatures: detection.signatures,
     reason: detection.reason,
     waitedMs: detection.waitedMs,
+    clientRelease: releaseOf(detection.scan?.entries ?? []),
   }, { io, settings, openStore, claimNotice, nowSeconds });
 }
 

@@ -394,3 +394,54 @@ Deno.test("runWatch() follows a call whose lines land after the watcher started 
   assert.ok(result.stderr.includes(`(id=${id})`), result.stderr);
   assert.ok(result.stderr.endsWith(API_ERROR_NOTE), result.stderr);
 });
+
+Deno.test("runWatch() exits 0 at once, spending nothing, where Claude Code cannot deliver its wake-up (asyncRewake before 2.1.84)", async () => {
+  await using project = await tempProject();
+  // Real 2.0.76 lines: the echo result unanswered after an API error, the
+  // turn a watcher on 2.1.84+ wakes (exit 2) after its idle window.
+  const text = Deno.readTextFileSync(
+    join(FIXTURES_DIR, "real", "real_api_error_after_tool_result_2.0.76.jsonl"),
+  );
+  const path = join(project.dir, "session.jsonl");
+  await Deno.writeTextFile(path, text);
+  const id = /"tool_use_id":"(toolu_[^"]+)"/.exec(text)?.[1] as string;
+  let sleeps = 0;
+  const io = fakeIO({
+    cwd: project.dir,
+    nowMs: Date.now(),
+    env: { STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl" },
+    onSleep: () => void sleeps++,
+  });
+  const payload = {
+    session_id: "24e4b1ff-68ab-4533-89bf-7969ed000000",
+    transcript_path: path,
+    cwd: project.dir,
+    permission_mode: "default",
+    hook_event_name: "PostToolUse",
+    tool_name: "mcp__stub__echo",
+    tool_input: { text: "forty-two" },
+    tool_response: [{ type: "text", text: "forty-two" }],
+    tool_use_id: id,
+  };
+  const result = await runWatch(JSON.stringify(payload), io);
+  assert.deepEqual(result, { exitCode: 0, stderr: "" });
+  assert.equal(sleeps, 0, "it did not wait");
+  const events = Deno.readTextFileSync(
+    join(project.dir, ".claude/stall_watch/events.jsonl"),
+  ).trim().split("\n").map((line) => JSON.parse(line));
+  assert.deepEqual(events.map((e) => e.event), [
+    "watch_started",
+    "watch_finished",
+  ]);
+  const finished = events.at(-1);
+  assert.equal(finished.outcome, "client_unsupported");
+  assert.match(finished.reason, /^Claude Code 2\.0\.76 cannot deliver/);
+  // The same turn written by a release with asyncRewake is watched and woken.
+  const rewritten = text.replaceAll('"version":"2.0.76"', '"version":"2.1.84"');
+  await Deno.writeTextFile(path, rewritten);
+  const woken = await runWatch(
+    JSON.stringify(payload),
+    fakeIO({ cwd: project.dir, nowMs: Date.now() }),
+  );
+  assert.equal(woken.exitCode, 2, woken.stderr);
+});
