@@ -54,8 +54,10 @@ import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
 import { pluginDataDir } from "../claude_settings/plugin_records.ts";
 import type { PluginFacts, PluginRuntime } from "../doctor/doctor_plugin.ts";
 import { VERSION } from "../shared/version.ts";
-import { defaultProjectsDirs } from "../transcript/transcript_files.ts";
-import { projectRelease } from "../transcript/transcript_release.ts";
+import {
+  defaultProjectsDirs,
+  projectRelease,
+} from "../transcript/transcript_files.ts";
 
 /** The `help doctor` text. */
 export const help: string = `stall-watch doctor: check the set-up

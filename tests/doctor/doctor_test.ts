@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { clientChecks } from "../../src/doctor/doctor_client.ts";
-import { projectSlug } from "../../src/transcript/transcript_release.ts";
+import { projectSlug } from "../../src/transcript/transcript_files.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { join } from "node:path";
 import { main } from "../../src/cli.ts";
