@@ -5,7 +5,7 @@
  * and the release must behave as the gate says. So a wrong floor, or a
  * release that changed, fails here, and the compatibility table in the
  * docs (generated from the same floors, checked by
- * `tests/docs/compat_table_test.ts`) cannot claim what a release does not
+ * `tests/claude_client/compat_table_test.ts`) cannot claim what a release does not
  * do.
  */
 
