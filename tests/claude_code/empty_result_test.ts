@@ -125,6 +125,29 @@ for (const tool of ["mcp__stub__empty", "mcp__stub__blank"]) {
   );
 }
 
+/** A reply of one text block with nothing in it (2.0.x writes `(no content)`). */
+const EMPTY_TEXT: Reply = {
+  kind: "message",
+  blocks: [{ type: "text", text: "" }],
+};
+
+claudeTest(
+  "mcp__stub__blank then a reply of one empty text block (2.0.x writes it as '(no content)'): blocked once as an empty tool_result, then answered",
+  async (client) => {
+    const tool = "mcp__stub__blank";
+    const answer = "Recovered: the blank tool returned nothing.";
+    const outcome = await silentAfter(client, tool, EMPTY_TEXT, answer);
+    assertBlockedOnceThenAnswered(client, outcome, tool, answer);
+    const [block] = runsOf(outcome.hookRuns, "Stop");
+    assert.equal(blockLabel(block!.stderr), "empty tool_result");
+    // The premise on the releases that write the placeholder.
+    const placeholder = outcome.transcripts[0]!.text.includes(
+      '"text":"(no content)"',
+    );
+    assert.equal(placeholder, !has(client.release, "blank_reply_unwritten"));
+  },
+);
+
 const THINKING_ONLY: Reply = {
   kind: "message",
   blocks: [{ type: "thinking", thinking: "" }],

@@ -74,6 +74,12 @@ const CONTEXT: Applies = appliesWhere(
   "older releases reject hookSpecificOutput on Stop",
 );
 
+/** The releases before it, where `context` falls back to stderr. */
+const NO_CONTEXT: Applies = {
+  before: CONTEXT.since as string,
+  why: "from this release on, context mode writes additionalContext",
+};
+
 /** The text of the request's messages after the conversation's last tool result. */
 function textAfterResults(request: RecordedRequest): string {
   const messages = (request.body?.messages ?? []) as {
@@ -231,6 +237,21 @@ claudeTest(
     }
   },
   { applies: CONTEXT },
+);
+
+claudeTest(
+  "output context on a release without Stop additionalContext: the block falls back to exit 2 and stderr, the model reads it as Stop hook feedback and answers",
+  async (client) => {
+    const outcome = await runMode(client, "context");
+    assertAnswered(outcome, ANSWER);
+    assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [2, 0]);
+    const [block, after] = runsOf(outcome.hookRuns, "Stop");
+    assert.equal(block!.stdout, "");
+    assertReport(block!.stderr, block!);
+    assertCarriesFeedback(outcome, afterBlock(client, outcome), block!);
+    assert.equal(after!.payload.stop_hook_active, true);
+  },
+  { applies: NO_CONTEXT },
 );
 
 claudeTest(

@@ -26,14 +26,17 @@ import {
   claudeTest,
   type Client,
   codesOf,
+  silence,
   waitForInput,
 } from "./support/scenario.ts";
 import {
   type ClaudeSession,
   type HookRun,
+  MAIN_TS,
   readJsonl,
   withClaudeSession,
 } from "./support/session.ts";
+import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import type { TmuxPane } from "./support/tmux.ts";
 
 const EVENTS_LOG = ".claude/stall_watch/events.jsonl";
@@ -453,4 +456,88 @@ claudeTest(
     );
   },
   { tmux: true, applies: REWAKE },
+);
+
+claudeTest(
+  "watchdog installed (install --watch) on a release without asyncRewake: a stalled call is nudged exactly once, by the Stop hook, and answered; every watcher exits 0 at once",
+  async (client) => {
+    const tool = "mcp__stub__echo";
+    const answer = "Recovered: echo said forty-two.";
+    const replies: Reply[] = [
+      toolCall(tool, { text: "forty-two" }),
+      ...silence(client),
+      text(answer),
+    ];
+    await withClaudeSession({
+      claude: client.path,
+      script: (_r, i) => replies[i] ?? text("fake API: no scripted reply left"),
+      events: [],
+    }, async (session) => {
+      // The registration as shipped, in the project's settings.local.json.
+      const install = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--quiet",
+          ...HOOK_PERMISSION_FLAGS,
+          MAIN_TS,
+          "install",
+          "--watch",
+        ],
+        cwd: session.project,
+        clearEnv: true,
+        env: session.env,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        signal: AbortSignal.timeout(30_000),
+      }).output();
+      assert.equal(install.code, 0, new TextDecoder().decode(install.stderr));
+      Object.assign(session.env, {
+        STALL_WATCH_IDLE_SECONDS: String(IDLE_SECONDS),
+        STALL_WATCH_LOG_FILE: EVENTS_LOG,
+      });
+      const pane = await session.startInteractive({
+        allowedTools: [tool],
+        args: ["--permission-mode", "default"],
+      });
+      try {
+        await waitForInput(pane, client);
+        await pane.type(`use ${tool}`);
+        await pane.keys("Enter");
+        await pane.waitFor(new RegExp(answer), 60_000);
+        const events = async () =>
+          await readJsonl(join(session.project, EVENTS_LOG)).catch(() => []);
+        // The answer's own Stop is the last thing to be logged.
+        await waitUntil(
+          async () =>
+            (await events()).filter((e) => e.event === "healthy_stop").length >
+              0,
+          "the answered turn's Stop",
+        );
+        const logged = await events();
+        const dispatched = logged.filter((e) =>
+          e.event === "recovery_dispatched"
+        );
+        assert.deepEqual(dispatched.map((e) => e.hook_event), ["Stop"]);
+        const finished = logged.filter((e) => e.event === "watch_finished");
+        assert.ok(finished.length >= 1, "a watcher ran for the call");
+        for (const watch of finished) {
+          assert.equal(watch.outcome, "client_unsupported");
+          assert.equal(watch.exit_code, 0);
+        }
+        const requests = session.api.mainRequests();
+        assert.equal(requests.length, 2 + silence(client).length);
+        assert.equal(nudged(session).length, 1);
+      } finally {
+        await pane.close();
+      }
+    });
+  },
+  {
+    tmux: true,
+    applies: {
+      before: REWAKE.since as string,
+      why: "from 2.1.84 on, the watcher's wake-up is delivered",
+    },
+  },
 );
