@@ -97,7 +97,15 @@ claudeTest(
       assert.deepEqual(stops.map((r) => r.code), [2, 0]);
       assert.equal(blockLabel(stops[0]!.stderr), "missing follow-up");
       assert.ok(stops[0]!.stderr.includes(`(id=${callId})`));
-      assertCarriesFeedback(outcome, outcome.requests[3], stops[0]!);
+      // After Claude Code's own retries (2.0.76 makes more than
+      // CLAUDE_CODE_MAX_RETRIES says), the nudge's request.
+      assertCarriesFeedback(
+        outcome,
+        outcome.requests.find((r) =>
+          lastUserText(r).includes("Stop hook feedback")
+        ),
+        stops[0]!,
+      );
       assert.equal(stops[1]!.payload.stop_hook_active, true);
     }
     // claude exits 1; its result is an error with the API's message.

@@ -98,9 +98,14 @@ claudeTest(
       const runs = await session.hookRuns();
       const prompts = runsOf(runs, "UserPromptSubmit");
       assert.deepEqual(prompts.map((r) => r.code), [0, 0]);
-      // The misregistration is told once per session, then nothing.
+      // The misregistration is told once per session, then nothing. 2.1.90's
+      // --continue starts a new session (a new session_id), told again.
       assert.match(prompts[0]!.stdout, /^\{"systemMessage":"stall-watch: /);
-      assert.equal(prompts[1]!.stdout, "");
+      if (prompts[1]!.payload.session_id === prompts[0]!.payload.session_id) {
+        assert.equal(prompts[1]!.stdout, "");
+      } else {
+        assert.equal(prompts[1]!.stdout, prompts[0]!.stdout);
+      }
       // The second prompt reached the model, in the same conversation.
       const requests = session.api.mainRequests();
       assert.equal(requests.length, 3 + silence(client).length);

@@ -19,7 +19,7 @@ import {
   text,
   toolCall,
 } from "./support/fake_api.ts";
-import { has } from "./support/release_facts.ts";
+import { factsOf, has } from "./support/release_facts.ts";
 import {
   type Applies,
   appliesWhere,
@@ -27,6 +27,7 @@ import {
   type Client,
   codesOf,
   silence,
+  turnEndScreen,
   waitForInput,
 } from "./support/scenario.ts";
 import {
@@ -53,6 +54,8 @@ const REWAKE: Applies = appliesWhere(
  */
 const WAKE_RUNS = 3;
 const IDLE_SECONDS = 2;
+/** The idle window of the slow-model scenario (see there). */
+const SLOW_IDLE_SECONDS = 5;
 
 /** Registers the Stop hook and the watcher (small windows) for `session`. */
 async function registerWatch(
@@ -237,7 +240,11 @@ async function apiErrorAfter(
     // The errored turn fired no Stop: the only Stop is the woken turn's.
     const stops = runs.filter((r) => r.event === "Stop");
     assert.deepEqual(stops.map((r) => r.code), [0]);
-    assert.equal(stops[0]!.payload.stop_hook_active, true);
+    // 2.1.90 does not mark a woken turn's Stop as following a block.
+    assert.equal(
+      stops[0]!.payload.stop_hook_active,
+      factsOf(client.release).wakeSetsStopHookActive,
+    );
     assert.deepEqual(watchRuns(runs).map((r) => [r.event, r.code]), [
       [event, 2],
     ]);
@@ -292,7 +299,7 @@ claudeTest(
     const marked = has(client.release, "api_request_lines");
     const replies: Reply[] = [
       toolCall("mcp__stub__echo", { text: "forty-two" }),
-      slowText(answer, (IDLE_SECONDS + 5) * 1000),
+      slowText(answer, (SLOW_IDLE_SECONDS + 5) * 1000),
       // Unmarked releases only: the woken turn after the nudge.
       text("Already answered above."),
     ];
@@ -307,7 +314,11 @@ claudeTest(
         await waitUntil(watcherDone(session), "the watcher to finish");
         const runs = await session.hookRuns();
         if (marked) {
-          assert.deepEqual(watchRuns(runs).map((r) => r.code), [0]);
+          assert.deepEqual(
+            watchRuns(runs).map((r) => r.code),
+            [0],
+            JSON.stringify(await watchEvents(session)),
+          );
           assert.deepEqual(await watchOutcomes(session), ["followed_up"]);
           assert.equal(session.api.mainRequests().length, 2);
           assert.deepEqual(nudged(session), []);
@@ -323,6 +334,10 @@ claudeTest(
         assert.equal(session.api.mainRequests().length, 3);
         assert.equal(nudged(session).length, 1);
       },
+      // Claude Code writes the api-request line milliseconds after the
+      // result, but a machine at a load of 17 on 2 cores once took more
+      // than the usual 2 s window: a longer one keeps to the premise.
+      { STALL_WATCH_IDLE_SECONDS: String(SLOW_IDLE_SECONDS) },
     );
   },
   { tmux: true, applies: REWAKE },
@@ -502,17 +517,16 @@ claudeTest(
       });
       try {
         await waitForInput(pane, client);
-        await pane.type(`use ${tool}`);
-        await pane.keys("Enter");
+        await pane.submit(`use ${tool}`);
         await pane.waitFor(new RegExp(answer), 60_000);
         const events = async () =>
           await readJsonl(join(session.project, EVENTS_LOG)).catch(() => []);
-        // The answer's own Stop is the last thing to be logged.
+        // The answer's Stop (stop_hook_active: exit 0 at once) ends the turn.
+        await turnEndScreen(pane, client);
         await waitUntil(
           async () =>
-            (await events()).filter((e) => e.event === "healthy_stop").length >
-              0,
-          "the answered turn's Stop",
+            (await events()).some((e) => e.event === "watch_finished"),
+          "the watcher's end",
         );
         const logged = await events();
         const dispatched = logged.filter((e) =>

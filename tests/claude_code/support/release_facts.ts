@@ -65,6 +65,29 @@ export interface ReleaseFacts {
   promptMark: "❯" | ">";
   /** A finished turn shows `· done` under the answer (2.1.332; not 2.1.214). */
   doneLine: boolean;
+  /**
+   * How the screen shows a Stop hook's block: 2.1.332 says "Stop hook
+   * reported a problem" (status line "stop hook problem · ctrl+o to see");
+   * 2.0.76 to 2.1.214 say "Stop hook error: " before the text ("Stop hook
+   * error occurred · ctrl+o to see").
+   */
+  blockOnScreen: { headline: string; status: string };
+  /**
+   * How the screen labels a Stop hook's additionalContext: "Stop hook says"
+   * (2.1.332), "Stop hook feedback" (2.1.214).
+   */
+  contextOnScreen: string;
+  /**
+   * A `-p` session whose last reply is empty after a block ends with
+   * result subtype `error_during_execution` (2.0.76, 2.1.47), not `success`
+   * (2.1.90 on).
+   */
+  silentEndIsError: boolean;
+  /**
+   * The Stop of a turn a watcher woke has `stop_hook_active: true` (2.1.145
+   * on; 2.1.90 sends false).
+   */
+  wakeSetsStopHookActive: boolean;
 }
 
 /**
@@ -84,5 +107,17 @@ export function factsOf(release: string): ReleaseFacts {
     subagentsFolder: after("2.0.76"),
     promptMark: after("2.0.76") ? "❯" : ">",
     doneLine: after("2.1.214"),
+    blockOnScreen: after("2.1.214")
+      ? {
+        headline: "Stop hook reported a problem",
+        status: "stop hook problem · ctrl+o to see",
+      }
+      : {
+        headline: "Stop hook error: ",
+        status: "Stop hook error occurred · ctrl+o to see",
+      },
+    contextOnScreen: after("2.1.214") ? "Stop hook says" : "Stop hook feedback",
+    silentEndIsError: !after("2.1.47"),
+    wakeSetsStopHookActive: after("2.1.90"),
   };
 }

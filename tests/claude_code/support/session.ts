@@ -311,6 +311,9 @@ function claudeEnv(
     // Claude Code connects in the background, and on a busy machine the
     // model's first call could find no such tool yet.
     MCP_CONNECTION_NONBLOCKING: "false",
+    // 2.1.47 asks the model for a suggested next prompt after a turn, in a
+    // request that offers tools like the conversation's own.
+    CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION: "false",
     NO_PROXY: "127.0.0.1,localhost",
   };
 }
