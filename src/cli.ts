@@ -1,8 +1,10 @@
 /**
  * Command-line dispatch. No arguments = the Stop hook; otherwise a command.
  *
- * Every failure ends here as one line on stderr and a documented exit code;
- * exit 2 is produced only by the hook's block decision.
+ * Every failure ends as one line on stderr and a documented exit code
+ * (`runGuarded` in `shared/errors.ts`); exit 2 is produced only by the hook's block
+ * decision. A stop started by Claude Code does not come through here:
+ * `main.ts` runs it from the bundled hook (`hook/stop_hook.ts`).
  *
  * @module
  */
@@ -10,18 +12,9 @@
 import type { CliIO, ColorChoice } from "./shared/cli_io.ts";
 import { didYouMean } from "./shared/command_options.ts";
 import { type Command, COMMANDS } from "./commands/registry.ts";
-import {
-  describe,
-  ExitCode,
-  StallWatchError,
-  UsageError,
-} from "./shared/errors.ts";
-import { runHook } from "./hook/hook.ts";
+import { ExitCode, runGuarded, UsageError } from "./shared/errors.ts";
+import { importLazily } from "./shared/lazy_import.ts";
 import { VERSION } from "./shared/version.ts";
-import { sanitizeTerminalStream } from "./shared/terminal_text.ts";
-
-/** Largest hook payload read from stdin. */
-export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
 
 /**
  * Runs the CLI and returns the process exit code.
@@ -33,29 +26,7 @@ export async function main(
   args: readonly string[],
   unsafeIO: CliIO,
 ): Promise<number> {
-  const io = guardedIO(unsafeIO);
-  try {
-    return await dispatch(args, io);
-  } catch (error) {
-    if (error instanceof StallWatchError) {
-      io.writeStderr(`stall-watch: ${describe(error)}\n`);
-      return error.exitCode;
-    }
-    io.writeStderr(`stall-watch: internal error: ${describe(error)}\n`);
-    return ExitCode.internalError;
-  }
-}
-
-/**
- * `io` whose writes pass {@link sanitizeTerminalStream}: whatever attacker
- * text a command forgot to escape, no control sequence leaves the process.
- */
-function guardedIO(io: CliIO): CliIO {
-  return {
-    ...io,
-    writeStdout: (text) => io.writeStdout(sanitizeTerminalStream(text)),
-    writeStderr: (text) => io.writeStderr(sanitizeTerminalStream(text)),
-  };
+  return await runGuarded(unsafeIO, (io) => dispatch(args, io));
 }
 
 async function dispatch(
@@ -116,11 +87,10 @@ async function hookCommand(io: CliIO): Promise<number> {
     );
     return ExitCode.usage;
   }
-  const payload = await io.readStdin(MAX_PAYLOAD_BYTES);
-  const outcome = await runHook(payload, io);
-  if (outcome.stdout) io.writeStdout(outcome.stdout);
-  if (outcome.stderr) io.writeStderr(outcome.stderr);
-  return outcome.exitCode;
+  const { stopHookStep } = await importLazily<
+    typeof import("./hook/stop_hook.ts")
+  >("./hook/stop_hook.ts", import.meta.url);
+  return await stopHookStep(io);
 }
 
 async function help(args: readonly string[], io: CliIO): Promise<number> {

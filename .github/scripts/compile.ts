@@ -13,9 +13,12 @@
  * Output: `<out-dir>/<triple>/stall-watch` (`.exe` on Windows).
  *
  * `--include src/...`: every module under `src/` is embedded explicitly,
- * because the code the hook does not need at every stop (subcommands, the
- * block path, the audit's worker) is imported with computed specifiers
- * (`src/shared/lazy_import.ts`) that `deno compile` cannot follow on its own.
+ * because the CLI and its subcommands (and the audit's worker) are imported
+ * with computed specifiers (`src/shared/lazy_import.ts`) that `deno compile`
+ * cannot follow on its own. The Stop hook's bundle
+ * (`src/hook/stop_hook.bundle.js`) is a literal import of `main.ts`, so it
+ * is embedded as the entry's own graph: a stop of the binary loads
+ * `main.ts` and the bundle, exactly as a stop from source does.
  *
  * `--no-code-cache`: otherwise the compiled runtime writes a V8 code cache
  * to the OS temp folder on first run, a write outside `./.claude` that the

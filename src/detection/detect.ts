@@ -21,7 +21,6 @@ import {
   scanCurrentTurn,
   type TurnScan,
 } from "../transcript/tail_scan.ts";
-import { importLazily } from "../shared/lazy_import.ts";
 
 /** A budget that cut a decision short: the stop is allowed unjudged. */
 export interface ExhaustedBudget {
@@ -278,12 +277,7 @@ export async function withLineNumbers(
   const file = openTranscript(path);
   if (!file) return signatures;
   try {
-    const { lineNumbersAt } = await importLazily<
-      typeof import("../transcript/line_count.ts")
-    >(
-      "../transcript/line_count.ts",
-      import.meta.url,
-    );
+    const { lineNumbersAt } = await import("../transcript/line_count.ts");
     const numbers = await lineNumbersAt(
       syncReader(file),
       signatures.map((s) => s.offset),

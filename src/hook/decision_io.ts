@@ -15,7 +15,6 @@ import {
   killSwitchStatus,
 } from "../guardrails/guardrails.ts";
 import type { Settings } from "../settings/settings.ts";
-import { importLazily } from "../shared/lazy_import.ts";
 import { reportLine } from "../recovery/report_line.ts";
 
 /** The parts of the process boundary these edges use. */
@@ -64,12 +63,7 @@ export async function logEvents(
   if (!settings.eventLogEnabled) return "";
   try {
     // Loaded only when logging is on: most stops never write a log line.
-    const { appendEvents } = await importLazily<
-      typeof import("../events/event_log.ts")
-    >(
-      "../events/event_log.ts",
-      import.meta.url,
-    );
+    const { appendEvents } = await import("../events/event_log.ts");
     await appendEvents(events, {
       cwd: io.cwd,
       path: settings.eventLogPath,

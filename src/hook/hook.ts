@@ -14,7 +14,6 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import { describeBudget, detectStalls } from "../detection/detect.ts";
 import type { EventRecord } from "../events/event_log.ts";
-import { importLazily } from "../shared/lazy_import.ts";
 import { releaseOf } from "../claude_client/release.ts";
 import { reportLine } from "../recovery/report_line.ts";
 import { loadSettings } from "../settings/load_settings.ts";
@@ -105,10 +104,9 @@ export async function runHook(
     return allowOutcome(await claimNotice(), [logError]);
   }
 
-  // The block path loads only when there is a stall to act on.
-  const { handleStalledStop } = await importLazily<
-    typeof import("./block_path.ts")
-  >("./block_path.ts", import.meta.url);
+  // The block path loads only when there is a stall to act on (a plain
+  // import(), which the hook's bundle keeps lazy: see stop_hook.ts).
+  const { handleStalledStop } = await import("./block_path.ts");
   return await handleStalledStop({
     sessionId: input.sessionId,
     hookEvent: input.hookEventName,
@@ -148,9 +146,6 @@ async function log(
   events: readonly EventRecord[],
 ): Promise<string> {
   if (!settings.eventLogEnabled) return "";
-  const { logEvents } = await importLazily<typeof import("./decision_io.ts")>(
-    "./decision_io.ts",
-    import.meta.url,
-  );
+  const { logEvents } = await import("./decision_io.ts");
   return await logEvents(io, settings, events);
 }

@@ -12,7 +12,6 @@
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
-import { importLazily } from "../shared/lazy_import.ts";
 import { formatProblems } from "../settings/load_settings.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
 import type { StateStore } from "../guardrails/state.ts";
@@ -31,10 +30,7 @@ export function stateStoreOpener(
 ): StoreOpener {
   let store: Promise<StateStore> | null = null;
   return () =>
-    store ??= importLazily<typeof import("../guardrails/state.ts")>(
-      "../guardrails/state.ts",
-      import.meta.url,
-    ).then(({ StateStore }) =>
+    store ??= import("../guardrails/state.ts").then(({ StateStore }) =>
       new StateStore({
         cwd: io.cwd,
         stateDir: settings.stateDir,

@@ -3,12 +3,14 @@
  * clear line and one documented exit code.
  *
  * Exit 2 means "block the stop" to Claude Code and nothing else: no error,
- * usage mistake or crash may ever produce it.
+ * usage mistake or crash may ever produce it. {@link runGuarded} is where a
+ * run's failures become that line and code.
  *
  * @module
  */
 
-import { escapeTerminal } from "./terminal_text.ts";
+import type { CliIO } from "./cli_io.ts";
+import { escapeTerminal, sanitizeTerminalStream } from "./terminal_text.ts";
 
 /** The documented exit codes. */
 export const ExitCode = Object.freeze({
@@ -121,4 +123,33 @@ function osErrorWords(error: unknown): string | null {
     error.message,
   );
   return raw ? (raw[1] as string) : null;
+}
+
+/**
+ * Runs one step of the CLI (a command, or the Stop hook) with the two
+ * promises every run keeps: its writes pass {@link sanitizeTerminalStream},
+ * so whatever attacker text it forgot to escape emits no control sequence,
+ * and what it throws ends as one line on stderr and an exit code.
+ *
+ * @returns The step's exit code, or the error's ({@link ExitCode}).
+ */
+export async function runGuarded(
+  unsafeIO: CliIO,
+  step: (io: CliIO) => Promise<number>,
+): Promise<number> {
+  const io: CliIO = {
+    ...unsafeIO,
+    writeStdout: (text) => unsafeIO.writeStdout(sanitizeTerminalStream(text)),
+    writeStderr: (text) => unsafeIO.writeStderr(sanitizeTerminalStream(text)),
+  };
+  try {
+    return await step(io);
+  } catch (error) {
+    if (error instanceof StallWatchError) {
+      io.writeStderr(`stall-watch: ${describe(error)}\n`);
+      return error.exitCode;
+    }
+    io.writeStderr(`stall-watch: internal error: ${describe(error)}\n`);
+    return ExitCode.internalError;
+  }
 }

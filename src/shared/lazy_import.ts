@@ -3,11 +3,17 @@
  * putting it in the start-up module graph.
  *
  * Why not a plain `import("./x.ts")`: `deno run` loads and analyses every
- * literally named dynamic import before the program starts, which cost the
- * hook about 5 ms at every stop for command code it never runs. A computed
- * specifier is left alone until it is imported. `deno compile` cannot see
- * such imports either, so the compile script embeds every module under
- * `src/` with `--include`.
+ * literally named dynamic import before the program starts, which cost
+ * about 5 ms for command code a run never reaches. A computed specifier is
+ * left alone until it is imported. `deno compile` cannot see such imports
+ * either, so the compile script embeds every module under `src/` with
+ * `--include`.
+ *
+ * Used for the CLI's subcommands and for the CLI itself. The Stop hook's own
+ * lazy parts are plain `import()`s instead: the hook runs from a bundle
+ * (`hook/stop_hook.ts`), which can only hold modules it can see, and keeps
+ * them lazy there; a computed specifier inside the bundle would load a
+ * second copy of a source module.
  *
  * @module
  */

@@ -1,5 +1,7 @@
 /**
- * The real {@link CliIO}, built from `Deno.*`. Only `main.ts` uses it.
+ * The real {@link CliIO}, built from `Deno.*`. Only `main.ts` uses it,
+ * directly for a command and through the bundled Stop hook
+ * (`hook/stop_hook.ts`) for a stop.
  *
  * @module
  */

@@ -12,31 +12,45 @@
  * non-empty text block (`"type":"text","text":"…`), which an assistant line
  * in the older one-line form may keep after a long thinking block.
  *
+ * Two ways to scan, for two kinds of process. A stop searches a few
+ * hundred KB once: there `Uint8Array.prototype.indexOf` finds each
+ * occurrence of one rare byte of the key (`_` in `tool_use_id`, the comma in
+ * the text key), and only there are the key's other bytes compared. A
+ * Horspool loop in JavaScript, which skips most bytes, is several times
+ * faster once V8 has optimised it, which pays only where gigabytes stream
+ * past (the audit, `readLinesForward`): at a stop it was the one function
+ * hot enough for Maglev and TurboFan, whose compiles cost more CPU and
+ * memory than the search.
+ *
  * @module
  */
 
-/** A byte key and its Horspool shifts (under 1 ms per MiB, several times faster than an `indexOf` loop). */
+/** A byte key: one of its rarer bytes to find it by, and its Horspool shifts. */
 interface Key {
   bytes: Uint8Array;
+  /** Where in `bytes` the anchor byte is. */
+  anchorAt: number;
+  anchor: number;
   shift: Uint8Array;
 }
 
-function keyOf(text: string): Key {
+function keyOf(text: string, anchor: string): Key {
   const bytes = new TextEncoder().encode(text);
+  const anchorAt = text.indexOf(anchor);
   const shift = new Uint8Array(256).fill(bytes.length);
   for (let i = 0; i < bytes.length - 1; i++) {
     shift[bytes[i] as number] = bytes.length - 1 - i;
   }
-  return { bytes, shift };
+  return { bytes, anchorAt, anchor: bytes[anchorAt] as number, shift };
 }
 
 /** A result's id. */
-const ID_KEY = keyOf('"tool_use_id":"');
+const ID_KEY = keyOf('"tool_use_id":"', "_");
 /**
  * A text block with some text: an assistant line in the older one-line
  * form may hold its reply after a long thinking block, beyond the head.
  */
-const TEXT_KEY = keyOf('"type":"text","text":"');
+const TEXT_KEY = keyOf('"type":"text","text":"', ",");
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /** Ids are short; a longer "value" is no id. */
@@ -58,9 +72,20 @@ interface Edge {
 export class ToolUseIdSearch {
   /** Each id with the offset of its first sighting. */
   #ids = new Map<string, number>();
+  #forEachKey: typeof forEachKeyByAnchor;
   #text = false;
   #left: Edge | null = null;
   #right: Edge | null = null;
+
+  /**
+   * @param options.skipping Scan with the Horspool loop: for a process that
+   * searches megabytes, where V8 optimises it (see the module doc).
+   */
+  constructor(options: { skipping?: boolean } = {}) {
+    this.#forEachKey = options.skipping
+      ? forEachKeyBySkipping
+      : forEachKeyByAnchor;
+  }
 
   /**
    * Searches one piece of the line.
@@ -107,7 +132,7 @@ export class ToolUseIdSearch {
   }
 
   #search(bytes: Uint8Array, origin: number): void {
-    forEachKey(bytes, ID_KEY, (end) => {
+    this.#forEachKey(bytes, ID_KEY, (end) => {
       const id = valueAt(bytes, end);
       const at = origin + end - ID_KEY.bytes.length;
       if (id !== null && at < (this.#ids.get(id) ?? Infinity)) {
@@ -115,7 +140,7 @@ export class ToolUseIdSearch {
       }
     });
     if (this.#text) return;
-    forEachKey(bytes, TEXT_KEY, (end) => {
+    this.#forEachKey(bytes, TEXT_KEY, (end) => {
       // An empty text is `""`; a value cut off here is seen at the junction.
       if (end < bytes.length && bytes[end] !== QUOTE) this.#text = true;
     });
@@ -124,9 +149,30 @@ export class ToolUseIdSearch {
 
 /**
  * Calls `found` with the index just past each occurrence of `key` in
- * `bytes` that opens an object key.
+ * `bytes` that opens an object key, found by its anchor byte.
  */
-function forEachKey(
+function forEachKeyByAnchor(
+  bytes: Uint8Array,
+  key: Key,
+  found: (end: number) => void,
+): void {
+  const { anchor, anchorAt } = key;
+  // The byte after the anchor is compared here: the comma of the text key
+  // is common in content, but never followed by a bare quote there.
+  const next = key.bytes[anchorAt + 1];
+  for (
+    let at = bytes.indexOf(anchor, anchorAt);
+    at >= 0;
+    at = bytes.indexOf(anchor, at + 1)
+  ) {
+    if (bytes[at + 1] !== next) continue;
+    const start = at - anchorAt;
+    if (matchesAt(bytes, start, key.bytes)) found(start + key.bytes.length);
+  }
+}
+
+/** {@link forEachKeyByAnchor} with the Horspool loop. */
+function forEachKeyBySkipping(
   bytes: Uint8Array,
   key: Key,
   found: (end: number) => void,
@@ -145,8 +191,8 @@ function forEachKey(
 function matchesAt(bytes: Uint8Array, start: number, key: Uint8Array): boolean {
   // The byte before is unknown at a piece's start: the junction search,
   // which sees it, decides.
-  if (start < 1) return false;
-  for (let j = 0; j < key.length - 1; j++) {
+  if (start < 1 || start + key.length > bytes.length) return false;
+  for (let j = 0; j < key.length; j++) {
     if (bytes[start + j] !== key[j]) return false;
   }
   const before = bytes[start - 1];

@@ -275,7 +275,7 @@ export async function* readLinesForward(
         };
       } else if (length > maxLineBytes) {
         const pieces = [...carry, piece];
-        ids = searchAll(pieces, lineStart);
+        ids = searchAll(pieces, lineStart, true);
         line = {
           line: lineNumber,
           offset: lineStart,
@@ -323,7 +323,7 @@ export async function* readLinesForward(
       // Overlong: copy only its head and its most recent bytes, never the
       // middle, so a multi-megabyte line costs no more than a scan for `\n`.
       const pieces = [...carry, bytes];
-      ids = searchAll(pieces, lineStart);
+      ids = searchAll(pieces, lineStart, true);
       recent = lastOf(pieces, keepBytes).slice();
       carry = [firstOf(pieces, keepBytes).slice()];
       overflowed = true;
@@ -339,9 +339,16 @@ function addFound(line: RawLine, search: ToolUseIdSearch): void {
   if (search.hasText()) line.hasTextBlock = true;
 }
 
-/** A search fed with consecutive pieces that start at `offset`. */
-function searchAll(pieces: Uint8Array[], offset: number): ToolUseIdSearch {
-  const search = new ToolUseIdSearch();
+/**
+ * A search fed with consecutive pieces that start at `offset`; `skipping`
+ * for the forward reader, which streams whole histories (see `id_search.ts`).
+ */
+function searchAll(
+  pieces: Uint8Array[],
+  offset: number,
+  skipping = false,
+): ToolUseIdSearch {
+  const search = new ToolUseIdSearch({ skipping });
   let at = offset;
   for (const piece of pieces) {
     search.feed(piece, at);

@@ -65,7 +65,7 @@ function simdCounter(size: number): NewlineCounter | null {
   try {
     memory = new WebAssembly.Memory({ initial: Math.ceil(size / PAGE_BYTES) });
     const instance = new WebAssembly.Instance(
-      new WebAssembly.Module(COUNT_MODULE),
+      new WebAssembly.Module(countModule()),
       { env: { memory } },
     );
     wasmCount = instance.exports.count as typeof wasmCount;
@@ -126,26 +126,6 @@ function simdCounter(size: number): NewlineCounter | null {
 const SIMD = 0xfd;
 const get = 0x20, set = 0x21, tee = 0x22;
 const AT = 0, N = 1, END = 2, STOP = 3, ACC = 4, SUM = 5, NL = 6;
-const BODY = [
-  ...[2, 2, 0x7f, 3, 0x7b], // locals: 2 x i32, 3 x v128
-  ...[get, AT, get, N, 0x6a, set, END],
-  ...[0x41, 10, SIMD, 0x0f, set, NL],
-  ...[0x02, 0x40, 0x03, 0x40], // block $done, loop $blocks
-  ...[get, AT, get, END, 0x4f, 0x0d, 1],
-  ...[get, AT, 0x41, 0xf0, 0x1f, 0x6a, tee, STOP, get, END],
-  ...[get, STOP, get, END, 0x49, 0x1b, set, STOP],
-  ...[SIMD, 0x0c, ...new Array<number>(16).fill(0), set, ACC],
-  ...[0x03, 0x40], // loop $vectors
-  ...[get, ACC, get, AT, SIMD, 0x00, 0x00, 0x00, get, NL, SIMD, 0x23],
-  ...[SIMD, 0x71, set, ACC],
-  ...[get, AT, 0x41, 16, 0x6a, tee, AT, get, STOP, 0x49, 0x0d, 0],
-  0x0b, // end $vectors
-  ...[get, SUM, get, ACC, SIMD, 0x7d, SIMD, 0x7f, SIMD, 0xae, 0x01, set, SUM],
-  ...[0x0c, 0, 0x0b, 0x0b], // br $blocks, end, end
-  ...[get, SUM, SIMD, 0x1b, 0, get, SUM, SIMD, 0x1b, 1, 0x6a],
-  ...[get, SUM, SIMD, 0x1b, 2, get, SUM, SIMD, 0x1b, 3, 0x6a, 0x6a],
-  0x0b,
-];
 
 function leb128(value: number): number[] {
   const out: number[] = [];
@@ -166,11 +146,39 @@ function name(text: string): number[] {
   return [text.length, ...[...text].map((c) => c.charCodeAt(0))];
 }
 
-const COUNT_MODULE = new Uint8Array([
-  ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0], // "\0asm", version 1
-  ...section(1, [1, 0x60, 2, 0x7f, 0x7f, 1, 0x7f]), // (i32, i32) -> i32
-  ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0, 1]),
-  ...section(3, [1, 0]),
-  ...section(7, [1, ...name("count"), 0, 0]),
-  ...section(10, [1, ...leb128(BODY.length), ...BODY]),
-]);
+/**
+ * The module's bytes, built when a counter is first made: building them
+ * costs a blocking stop about a millisecond of cold code, and most passes
+ * are too short to use WebAssembly at all.
+ */
+function countModule(): Uint8Array<ArrayBuffer> {
+  const body = [
+    ...[2, 2, 0x7f, 3, 0x7b], // locals: 2 x i32, 3 x v128
+    ...[get, AT, get, N, 0x6a, set, END],
+    ...[0x41, 10, SIMD, 0x0f, set, NL],
+    ...[0x02, 0x40, 0x03, 0x40], // block $done, loop $blocks
+    ...[get, AT, get, END, 0x4f, 0x0d, 1],
+    ...[get, AT, 0x41, 0xf0, 0x1f, 0x6a, tee, STOP, get, END],
+    ...[get, STOP, get, END, 0x49, 0x1b, set, STOP],
+    ...[SIMD, 0x0c, ...new Array<number>(16).fill(0), set, ACC],
+    ...[0x03, 0x40], // loop $vectors
+    ...[get, ACC, get, AT, SIMD, 0x00, 0x00, 0x00, get, NL, SIMD, 0x23],
+    ...[SIMD, 0x71, set, ACC],
+    ...[get, AT, 0x41, 16, 0x6a, tee, AT, get, STOP, 0x49, 0x0d, 0],
+    0x0b, // end $vectors
+    ...[get, SUM, get, ACC, SIMD, 0x7d, SIMD, 0x7f, SIMD, 0xae, 0x01, set, SUM],
+    ...[0x0c, 0, 0x0b, 0x0b], // br $blocks, end, end
+    ...[get, SUM, SIMD, 0x1b, 0, get, SUM, SIMD, 0x1b, 1, 0x6a],
+    ...[get, SUM, SIMD, 0x1b, 2, get, SUM, SIMD, 0x1b, 3, 0x6a, 0x6a],
+    0x0b,
+  ];
+
+  return new Uint8Array([
+    ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0], // "\0asm", version 1
+    ...section(1, [1, 0x60, 2, 0x7f, 0x7f, 1, 0x7f]), // (i32, i32) -> i32
+    ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0, 1]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...name("count"), 0, 0]),
+    ...section(10, [1, ...leb128(body.length), ...body]),
+  ]);
+}

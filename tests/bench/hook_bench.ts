@@ -2,25 +2,31 @@
  * `deno task bench`: the cost of one Stop-hook decision against transcripts
  * of 1 MB, 10 MB and 100 MB (1 GB with `--gb`), healthy and stalled tails,
  * compared with the runtime floor (`deno run` of an empty script with the
- * same flags), measured alternately in the same run.
+ * same flags), measured in pairs in the same run.
  *
- * Per row it prints medians over `--rounds` runs: wall time and peak RSS of
- * the hook and of the floor, their ratio / difference, and PASS or MISS
- * against the targets (wall within 1.3x of the floor, peak RSS within
- * 16 MiB of it); then, per size, a block's wall time against a healthy
- * stop's (within 2x: the hook runs with its defaults, so a lag wait on a
- * current payload would show here). Then it times `main.ts audit DIR --json` on a generated
- * corpus, when that command exists.
+ * The hook runs as `install` registers it from source (`deno run --quiet`
+ * with the release permission flags and `main.ts`), the floor the same way
+ * with an empty script. Each round runs one of each, in alternating order,
+ * each in a fresh directory; a row's ratio is the median of the per-pair
+ * ratios (hook wall time over the floor's in the same round), with their
+ * range. Per row it prints that, the medians of wall time and peak RSS of
+ * both, and PASS or MISS against the targets (healthy within 1.3x of the
+ * floor, stalled within 2x, peak RSS within 16 MiB of the floor's). Then
+ * the three figures of the goal: a healthy stop on the smallest transcript,
+ * a stalled stop on 100 MB, the largest peak RSS over the floor; then, per
+ * size, a block's wall time against a healthy stop's (within 2x: the hook
+ * runs with its defaults, so a lag wait on a current payload would show
+ * here); then `main.ts audit DIR --json` on a generated corpus.
  *
  * ```sh
- * deno run --allow-read --allow-write --allow-run --allow-env --allow-sys=loadavg tests/bench/hook_bench.ts [--rounds 7] [--gb]
+ * deno run --allow-read --allow-write --allow-run --allow-env --allow-sys=loadavg tests/bench/hook_bench.ts [--rounds 21] [--gb]
  * ```
  *
  * Environment:
  * - `STALL_WATCH_HOOK_CMD`: JSON array, the hook's argv (e.g. a compiled
- *   binary); default `deno run <HOOK_PERMISSION_FLAGS> main.ts`.
+ *   binary); default `deno run --quiet <HOOK_PERMISSION_FLAGS> main.ts`.
  * - `STALL_WATCH_FLOOR_CMD`: JSON array, the floor's argv; default
- *   `deno run <HOOK_PERMISSION_FLAGS> bench-data/empty.ts`.
+ *   `deno run --quiet <HOOK_PERMISSION_FLAGS> bench-data/empty.ts`.
  *
  * Generated inputs are cached in `bench-data/` (git-ignored).
  *
@@ -30,6 +36,7 @@
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
+import { SOURCE_RUN_FLAGS } from "../../src/install/hook_command.ts";
 import { ensureCorpus, ensureTranscript } from "./bench_data.ts";
 import { formatSize, parseSize } from "./gen_transcript.ts";
 import type { Tail } from "./gen_transcript.ts";
@@ -37,8 +44,12 @@ import { detectMethod, measure } from "./measure.ts";
 import type { Measurement, Method } from "./measure.ts";
 import { fixed, median, renderTable } from "./table.ts";
 
-/** Wall time may be at most this multiple of the floor's. */
-export const WALL_RATIO_TARGET = 1.3;
+/** A healthy stop's wall time may be at most this multiple of the floor's. */
+export const HEALTHY_RATIO_TARGET = 1.3;
+/** A stalled stop's (a block's) wall time: at most this multiple. */
+export const STALLED_RATIO_TARGET = 2;
+/** The size of the stalled row the goal names. */
+const GOAL_STALLED_BYTES = 100 * 1024 * 1024;
 /** Peak RSS may exceed the floor's by at most this many MiB. */
 export const RSS_DELTA_TARGET_MIB = 16;
 
@@ -47,6 +58,10 @@ const TAILS: readonly Tail[] = ["healthy", "stalled"];
 const EXPECTED_EXIT: Readonly<Record<Tail, number>> = {
   healthy: 0,
   stalled: 2,
+};
+const RATIO_TARGET: Readonly<Record<Tail, number>> = {
+  healthy: HEALTHY_RATIO_TARGET,
+  stalled: STALLED_RATIO_TARGET,
 };
 /**
  * The hook runs with its defaults, lag wait included: on a current payload
@@ -83,6 +98,11 @@ interface Row {
   floorMs: number;
   rssMiB: number | null;
   floorRssMiB: number | null;
+  /** Per-round hook / floor wall time: median, lowest, highest. */
+  ratio: number;
+  ratioMin: number;
+  ratioMax: number;
+  pairs: number;
   firstStderrLine: string;
 }
 
@@ -94,7 +114,7 @@ function parseOptions(args: string[]): Options | null {
   const { values } = parseArgs({
     args,
     options: {
-      rounds: { type: "string", default: "7" },
+      rounds: { type: "string", default: "21" },
       gb: { type: "boolean", default: false },
       sizes: { type: "string", default: "1MB,10MB,100MB" },
       seed: { type: "string", default: "42" },
@@ -136,14 +156,16 @@ function argvFromEnv(name: string): string[] | null {
 
 async function buildSetup(options: Options): Promise<Setup> {
   const deno = Deno.execPath();
+  // As `install` registers the hook from source, and the floor alike.
+  const flags = [...SOURCE_RUN_FLAGS, ...HOOK_PERMISSION_FLAGS];
   const hook = argvFromEnv("STALL_WATCH_HOOK_CMD") ??
-    [deno, "run", ...HOOK_PERMISSION_FLAGS, `${REPO}main.ts`];
+    [deno, "run", ...flags, `${REPO}main.ts`];
   let floor = argvFromEnv("STALL_WATCH_FLOOR_CMD");
   if (!floor) {
     await Deno.mkdir(options.dataDir, { recursive: true });
     const empty = `${options.dataDir}/empty.ts`;
     await Deno.writeTextFile(empty, "");
-    floor = [deno, "run", ...HOOK_PERMISSION_FLAGS, empty];
+    floor = [deno, "run", ...flags, empty];
   }
   return { method: await detectMethod(), hook, floor, rounds: options.rounds };
 }
@@ -210,6 +232,8 @@ function summarize(
   };
   const codes = hooks.map((m) => m.code);
   const last = hooks[hooks.length - 1];
+  // Round r ran hooks[r] and floors[r] back to back.
+  const ratios = hooks.map((h, r) => h.wallMs / (floors[r]?.wallMs ?? NaN));
   return {
     size: spec.size,
     tail: spec.tail,
@@ -218,6 +242,10 @@ function summarize(
     floorMs: median(floors.map((m) => m.wallMs)) ?? NaN,
     rssMiB: rss(hooks),
     floorRssMiB: rss(floors),
+    ratio: median(ratios) ?? NaN,
+    ratioMin: Math.min(...ratios),
+    ratioMax: Math.max(...ratios),
+    pairs: ratios.length,
     firstStderrLine: (last?.stderr ?? "").split("\n")[0] ?? "",
   };
 }
@@ -226,11 +254,14 @@ function verdict(ok: boolean | null): string {
   return ok === null ? "n/a" : ok ? "PASS" : "MISS";
 }
 
-function rowCells(row: Row): string[] {
-  const ratio = row.wallMs / row.floorMs;
-  const delta = row.rssMiB === null || row.floorRssMiB === null
+function rssDelta(row: Row): number | null {
+  return row.rssMiB === null || row.floorRssMiB === null
     ? null
     : row.rssMiB - row.floorRssMiB;
+}
+
+function rowCells(row: Row): string[] {
+  const delta = rssDelta(row);
   const unexpected = row.code !== EXPECTED_EXIT[row.tail];
   return [
     formatSize(row.size),
@@ -238,11 +269,12 @@ function rowCells(row: Row): string[] {
     `${row.code === -1 ? "mixed" : row.code}${unexpected ? "!" : ""}`,
     fixed(row.wallMs, 1),
     fixed(row.floorMs, 1),
-    fixed(ratio, 2),
+    fixed(row.ratio, 2),
+    `${fixed(row.ratioMin, 2)}-${fixed(row.ratioMax, 2)}`,
     fixed(row.rssMiB, 1),
     fixed(row.floorRssMiB, 1),
     fixed(delta, 1),
-    verdict(ratio <= WALL_RATIO_TARGET),
+    verdict(row.ratio <= RATIO_TARGET[row.tail]),
     verdict(delta === null ? null : delta <= RSS_DELTA_TARGET_MIB),
   ];
 }
@@ -254,6 +286,7 @@ const HEADER = [
   "wall ms",
   "floor ms",
   "ratio",
+  "range",
   "RSS MiB",
   "floor MiB",
   "delta",
@@ -274,9 +307,62 @@ function printTable(rows: readonly Row[]): void {
   }
   const misses = rows.flatMap(rowCells).filter((c) => c === "MISS").length;
   console.log(
-    `targets: wall <= ${WALL_RATIO_TARGET}x floor, peak RSS <= floor + ${RSS_DELTA_TARGET_MIB} MiB; ${misses} MISS`,
+    `ratio: median of ${
+      rows[0]?.pairs ?? 0
+    } per-round ratios (range: lowest-highest); targets: healthy <= ${HEALTHY_RATIO_TARGET}x floor, stalled <= ${STALLED_RATIO_TARGET}x, peak RSS <= floor + ${RSS_DELTA_TARGET_MIB} MiB; ${misses} MISS`,
   );
+  console.log("");
+  for (const line of goalLines(rows)) console.log(line);
+  console.log("");
   for (const line of blockRatioLines(rows)) console.log(line);
+}
+
+/**
+ * The three figures of the goal: a healthy stop on the smallest transcript
+ * and a stalled stop on 100 MB against the floor, and the largest peak RSS
+ * over the floor's of any row.
+ */
+function goalLines(rows: readonly Row[]): string[] {
+  const healthy =
+    rows.filter((r) => r.tail === "healthy").sort((a, b) => a.size - b.size)[0];
+  const stalled = rows.find((r) =>
+    r.tail === "stalled" && r.size === GOAL_STALLED_BYTES
+  );
+  const ratioLine = (what: string, row: Row | undefined, target: number) =>
+    row === undefined
+      ? `${what}: not measured (see --sizes)`
+      : `${what}: ${fixed(row.ratio, 2)}x the floor (${
+        fixed(row.ratioMin, 2)
+      }-${fixed(row.ratioMax, 2)} over ${row.pairs} pairs; ${
+        fixed(row.wallMs, 1)
+      } / ${fixed(row.floorMs, 1)} ms), goal <= ${target}x ${
+        verdict(row.ratio <= target)
+      }`;
+  const deltas = rows.flatMap((r) => {
+    const d = rssDelta(r);
+    return d === null ? [] : [{ row: r, delta: d }];
+  });
+  const worst = deltas.sort((a, b) => b.delta - a.delta)[0];
+  return [
+    "goal:",
+    ratioLine(
+      `  healthy stop, ${healthy ? formatSize(healthy.size) : "?"}`,
+      healthy,
+      HEALTHY_RATIO_TARGET,
+    ),
+    ratioLine(
+      `  stalled stop, ${formatSize(GOAL_STALLED_BYTES)}`,
+      stalled,
+      STALLED_RATIO_TARGET,
+    ),
+    worst === undefined
+      ? "  peak RSS over the floor: not measured"
+      : `  peak RSS over the floor: ${fixed(worst.delta, 1)} MiB at most (${
+        formatSize(worst.row.size)
+      } ${worst.row.tail}), goal <= ${RSS_DELTA_TARGET_MIB} MiB ${
+        verdict(worst.delta <= RSS_DELTA_TARGET_MIB)
+      }`,
+  ];
 }
 
 /** Per size: the stalled tail's wall time against the healthy one's. */

@@ -34,8 +34,15 @@ const [PROMPT, CALL, RESULT, ANSWER] = [2, 19, 20, 25].map((i) =>
   JSON.parse(REAL[i] as string)
 );
 
-function ids(pieces: Uint8Array[], order: "forward" | "backward"): string[] {
-  const search = new ToolUseIdSearch();
+/** Both of the search's scans (see `id_search.ts`); they must agree. */
+const SCANS = [{ skipping: false }, { skipping: true }] as const;
+
+function ids(
+  pieces: Uint8Array[],
+  order: "forward" | "backward",
+  scan: { skipping: boolean } = SCANS[0],
+): string[] {
+  const search = new ToolUseIdSearch(scan);
   const offsets: number[] = [];
   let at = 0;
   for (const piece of pieces) {
@@ -76,23 +83,62 @@ Deno.test("ToolUseIdSearch finds object keys only, in line order, across any spl
     toolUseResult: { [`say "tool_use_id`]: "toolu_quoted_key" },
   });
   const bytes = utf8(line);
-  assert.deepEqual(ids([bytes], "forward"), ["toolu_b", "toolu_a"]);
-  for (let cut = 0; cut <= bytes.length; cut += 7) {
-    for (const order of ["forward", "backward"] as const) {
-      assert.deepEqual(
-        ids(split(bytes, [cut, cut + 3, cut + 11]), order),
-        ["toolu_b", "toolu_a"],
-        `cut at ${cut}, ${order}`,
-      );
-    }
-  }
-  // One byte per piece: every key straddles many pieces.
-  assert.deepEqual(
-    ids([...bytes].map((b) => Uint8Array.of(b)), "backward"),
-    ["toolu_b", "toolu_a"],
-  );
   const tooLong = utf8(`{"tool_use_id":"${"x".repeat(300)}"}`);
-  assert.deepEqual(ids([tooLong], "forward"), []);
+  for (const scan of SCANS) {
+    assert.deepEqual(ids([bytes], "forward", scan), ["toolu_b", "toolu_a"]);
+    for (let cut = 0; cut <= bytes.length; cut += 7) {
+      for (const order of ["forward", "backward"] as const) {
+        assert.deepEqual(
+          ids(split(bytes, [cut, cut + 3, cut + 11]), order, scan),
+          ["toolu_b", "toolu_a"],
+          `cut at ${cut}, ${order}, ${JSON.stringify(scan)}`,
+        );
+      }
+    }
+    // One byte per piece: every key straddles many pieces.
+    assert.deepEqual(
+      ids([...bytes].map((b) => Uint8Array.of(b)), "backward", scan),
+      ["toolu_b", "toolu_a"],
+    );
+    assert.deepEqual(ids([tooLong], "forward", scan), []);
+  }
+});
+
+Deno.test("ToolUseIdSearch's two scans find the same ids and text blocks in any bytes, however split", () => {
+  const piece = fc.oneof(
+    fc.string({ maxLength: 30 }),
+    fc.constantFrom(
+      '{"tool_use_id":"toolu_a"',
+      ',"tool_use_id":"toolu_b"}',
+      ' "tool_use_id":"x_y"',
+      '"tool_use_id":"',
+      ',"type":"text","text":"hi"',
+      '{"type":"text","text":""',
+      "_",
+      ",",
+      '"',
+    ),
+  );
+  fc.assert(
+    fc.property(
+      fc.array(piece, { maxLength: 40 }),
+      fc.array(fc.nat(), { maxLength: 6 }),
+      (parts, cuts) => {
+        const bytes = utf8(parts.join(""));
+        const run = (skipping: boolean) => {
+          const search = new ToolUseIdSearch({ skipping });
+          let at = 0;
+          for (const p of split(bytes, cuts)) {
+            search.feed(p, at);
+            at += p.length;
+          }
+          return { ids: search.ids(), text: search.hasText() };
+        };
+        assert.deepEqual(run(false), run(true));
+      },
+    ),
+    fuzzParameters(200),
+  );
 });
 
 /** A long result line for the real call: error-first key order or id-first. */
@@ -202,22 +248,24 @@ Deno.test("a long answered result line never yields a pending signature, in the 
 });
 
 Deno.test("ToolUseIdSearch notes a non-empty text block, not an empty or quoted one", () => {
-  const seen = (value: unknown) => {
-    const search = new ToolUseIdSearch();
-    const bytes = utf8(JSON.stringify(value));
-    for (let i = 0; i < bytes.length; i += 5) {
-      search.feed(bytes.subarray(i, i + 5), i);
-    }
-    return search.hasText();
-  };
-  assert.equal(seen({ content: [{ type: "text", text: "Done." }] }), true);
-  assert.equal(seen({ content: [{ type: "text", text: "" }] }), false);
-  assert.equal(
-    seen({
-      content: [{ type: "thinking", thinking: '"type":"text","text":"x' }],
-    }),
-    false,
-  );
+  for (const scan of SCANS) {
+    const seen = (value: unknown) => {
+      const search = new ToolUseIdSearch(scan);
+      const bytes = utf8(JSON.stringify(value));
+      for (let i = 0; i < bytes.length; i += 5) {
+        search.feed(bytes.subarray(i, i + 5), i);
+      }
+      return search.hasText();
+    };
+    assert.equal(seen({ content: [{ type: "text", text: "Done." }] }), true);
+    assert.equal(seen({ content: [{ type: "text", text: "" }] }), false);
+    assert.equal(
+      seen({
+        content: [{ type: "thinking", thinking: '"type":"text","text":"x' }],
+      }),
+      false,
+    );
+  }
 });
 
 /** The real answer line in the older one-line form: a long thinking block, then the text. */

@@ -1,0 +1,55 @@
+/**
+ * The Stop hook as a process: the payload from stdin, the outcome on
+ * stdout and stderr, and the exit code.
+ *
+ * Claude Code starts stall-watch at the end of every turn, so what a stop
+ * loads is its main cost. `main.ts`, started with no arguments, runs
+ * {@link runStopHook} from `stop_hook.bundle.js`: this module and every
+ * module it reaches, in one generated file (`deno task bundle`, see
+ * docs/development.md), so that a stop loads two modules (`main.ts` and the
+ * bundle) instead of about forty. The hook's own lazy parts (the block
+ * path, the state store, line numbering, the event log, the config parser)
+ * are plain `import()`s, which the bundle keeps lazy: their code is in the
+ * file but runs only when imported. A test fails when the bundle differs
+ * from a fresh build of these sources.
+ *
+ * `cli.ts` runs {@link stopHookStep} from source for the same work (tests
+ * drive it there), under the same guard.
+ *
+ * @module
+ */
+
+import type { CliIO } from "../shared/cli_io.ts";
+import { runGuarded } from "../shared/errors.ts";
+import { realIO } from "../shared/real_io.ts";
+import { runHook } from "./hook.ts";
+
+/** Largest hook payload read from stdin. */
+export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Reads the payload from stdin, runs the hook and writes its outcome.
+ *
+ * @returns The exit code: 0 allow, 2 block, 1 bad input.
+ * @throws {InputError} For an unusable payload or transcript.
+ */
+export async function stopHookStep(io: CliIO): Promise<number> {
+  const payload = await io.readStdin(MAX_PAYLOAD_BYTES);
+  const outcome = await runHook(payload, io);
+  if (outcome.stdout) io.writeStdout(outcome.stdout);
+  if (outcome.stderr) io.writeStderr(outcome.stderr);
+  return outcome.exitCode;
+}
+
+/**
+ * The hook run of a process started without arguments, on the real I/O and
+ * under `runGuarded` (`shared/errors.ts`).
+ *
+ * @returns The exit code, or `null` when stdin is a terminal: a person ran
+ * it by hand, and the CLI explains instead of waiting for a payload.
+ */
+export async function runStopHook(): Promise<number | null> {
+  const io = realIO();
+  if (io.stdinIsTerminal) return null;
+  return await runGuarded(io, stopHookStep);
+}
