@@ -54,6 +54,10 @@ import { pluginDataDir } from "../claude_settings/plugin_records.ts";
 import type { PluginFacts, PluginRuntime } from "../doctor/doctor_plugin.ts";
 import { VERSION } from "../shared/version.ts";
 import { readRegularText } from "../shared/regular_file.ts";
+import {
+  defaultProjectsDirs,
+  projectRelease,
+} from "../transcript/transcript_files.ts";
 
 /** The `help doctor` text. */
 export const help: string = `stall-watch doctor: check the set-up
@@ -77,6 +81,9 @@ Run it in the project root. Checks, with a fix for each failure:
   - from source: "deno run --quiet", and no Deno inside npx's cache
   - the kill switch (a warning when on)
   - the version
+  - the Claude Code release of the project's newest transcript and what
+    works on it: the watchdog (asyncRewake, 2.1.84+) and the output mode
+    ("context" needs 2.1.163+), with the fix (upgrade, or drop --watch)
   - stall-watch as a Claude Code plugin: installed and enabled here, what
     it runs (its release binary, or its source with Deno), and a warning
     when a settings file registers stall-watch beside it (double nudges)
@@ -161,7 +168,21 @@ async function gatherFacts(
   }
   const loaded = await loadSettings(io.env, io.cwd);
   const plugin = await pluginFacts(io, platform);
+  const watchEvents = [
+    ...new Set(
+      files.flatMap((f) => f.handlers)
+        .filter((h) => h.args[0] === "watch").map((h) => h.event),
+    ),
+  ];
+  const seen = await projectRelease(projectsDirsOf(io.env), io.cwd);
   return {
+    client: {
+      transcript: seen === null ? null : seen.path,
+      release: seen?.release ?? null,
+      watch: watchEvents.length > 0,
+      output: loaded.settings.output,
+      idleSeconds: loaded.settings.idleSeconds,
+    },
     plugin,
     version: VERSION,
     self,
@@ -176,18 +197,22 @@ async function gatherFacts(
     killSwitch: killSwitchOf(loaded.settings, io),
     watchMaxSeconds: loaded.settings.watchMaxSeconds,
     timers: {
-      watchEvents: [
-        ...new Set(
-          files.flatMap((f) => f.handlers)
-            .filter((h) => h.args[0] === "watch").map((h) => h.event),
-        ),
-      ],
+      watchEvents,
       idleSeconds: loaded.settings.idleSeconds,
       watchMaxSeconds: loaded.settings.watchMaxSeconds,
       maxRetries: loaded.settings.maxRetries,
       env: io.env,
     },
   };
+}
+
+/** Claude Code's projects folders, or none when no variable names one. */
+function projectsDirsOf(env: Readonly<Record<string, string>>): string[] {
+  try {
+    return defaultProjectsDirs(env);
+  } catch {
+    return [];
+  }
 }
 
 /** The plugin's installations here, and what the enabled one would run. */

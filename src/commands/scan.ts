@@ -69,6 +69,10 @@ With --all-turns: {"path", "subagent", "turns": [{"start_line", "verdict",
 "ended_on_api_error" is true when the turn ends on the entry Claude Code
 writes after an API failure ("API Error: ..."): it is not the model's
 answer, so a tool result before it is still unanswered (missing_followup).
+Neither is any other entry Claude Code writes itself (model <synthetic>,
+"No response requested.") nor its "(no content)" placeholder. A turn that
+ends on a message stopped for tool_use with no call on file is a
+lost_tool_call; its "tool_name" is "" and its "tool_use_id" the message's id.
 
 Exit codes: 0 the scan ran (whatever the verdict: read it from the output),
 1 the transcript is missing or unreadable, 64 usage error. Never 2.

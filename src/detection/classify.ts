@@ -11,19 +11,22 @@ import {
   type TaskLinkQuery,
 } from "./background_tasks.ts";
 import {
+  type AssistantEntry,
   type Entry,
   isEmptyResult,
+  isModelActivity,
   type ToolResult,
   type ToolUse,
 } from "../transcript/entry.ts";
 import type { ToolInputSummary } from "../transcript/tool_input.ts";
 
-/** The four stall kinds; the identifiers are part of the public contract. */
+/** The five stall kinds; the identifiers are part of the public contract. */
 export type StallKind =
   | "pending_tool_use"
   | "hung_mcp_call"
   | "empty_tool_result"
-  | "missing_followup";
+  | "missing_followup"
+  | "lost_tool_call";
 
 /** Every stall kind, in the order reports list them. */
 export const STALL_KINDS: readonly StallKind[] = [
@@ -31,12 +34,18 @@ export const STALL_KINDS: readonly StallKind[] = [
   "empty_tool_result",
   "hung_mcp_call",
   "missing_followup",
+  "lost_tool_call",
 ];
 
 /** One detected stall. */
 export interface StallSignature {
   kind: StallKind;
+  /** The call's tool; `""` for a `lost_tool_call` (no call is on file). */
   toolName: string;
+  /**
+   * The call's id; for a `lost_tool_call`, the id of the message that
+   * stopped for it (the retry cap counts per id).
+   */
   toolUseId: string;
   /** What the call was about (its file, command, URL...), when it was read. */
   toolInput?: ToolInputSummary;
@@ -94,11 +103,16 @@ function messageKey(entry: Entry): string {
  *   back empty and nothing answered it.
  * - `missing_followup`: every call was answered, and nothing meaningful (text
  *   or a new call) followed the last result.
+ * - `lost_tool_call`: the turn ends on a model message that stopped for
+ *   `tool_use` (its `stop_reason`), yet no call of it reached the file, so
+ *   nothing ran.
  *
  * A turn the user interrupted, or whose trailing result is a user's refusal,
  * is not a stall; neither is a call linked to running background work.
- * Claude Code's synthetic `API Error` entry answers nothing: a result it
- * follows is still unanswered, and the verdict says the turn ended on it.
+ * Claude Code's own entries (model `<synthetic>`: its `API Error` entry,
+ * `No response requested.`) and placeholders (`(no content)`) answer
+ * nothing: a result they follow is still unanswered, and the verdict says
+ * when the turn ended on an API error.
  *
  * @param turn The turn's entries in file order (no prompt, no boundary).
  */
@@ -120,9 +134,40 @@ function endsOnApiError(turn: readonly Entry[]): boolean {
     const entry = turn[i] as Entry;
     if (entry.kind !== "assistant") continue;
     if (entry.apiError) return true;
-    if (entry.texts.length > 0 || entry.toolUses.length > 0) return false;
+    if (isModelActivity(entry)) return false;
   }
   return false;
+}
+
+/** Whether Claude Code wrote the assistant entry itself. */
+function isOwnEntry(entry: AssistantEntry): boolean {
+  return entry.synthetic === true || entry.apiError === true;
+}
+
+/**
+ * The lines of the turn's last model message when it stopped for
+ * `tool_use` but none of its lines holds a call, and nothing (no result,
+ * no interrupt) came after it; else null.
+ */
+function lostCallMessage(turn: readonly Entry[]): AssistantEntry[] | null {
+  let last = -1;
+  for (let i = turn.length - 1; i >= 0 && last < 0; i--) {
+    const entry = turn[i] as Entry;
+    if (entry.kind === "results" || entry.kind === "interrupt") return null;
+    if (entry.kind === "assistant" && !isOwnEntry(entry)) last = i;
+  }
+  if (last < 0) return null;
+  const key = messageKey(turn[last] as Entry);
+  const lines: AssistantEntry[] = [];
+  for (let i = last; i >= 0; i--) {
+    const entry = turn[i] as Entry;
+    if (entry.kind !== "assistant" || isOwnEntry(entry)) continue;
+    if (messageKey(entry) !== key) break;
+    lines.unshift(entry);
+  }
+  const stoppedForCall = lines.some((e) => e.stopReason === "tool_use");
+  const calls = lines.some((e) => e.toolUses.length > 0);
+  return stoppedForCall && !calls ? lines : null;
 }
 
 function judgeTurn(
@@ -134,16 +179,14 @@ function judgeTurn(
   let lastActivity = -1;
   let lastInterrupt = -1;
   turn.forEach((entry, index) => {
-    // Claude Code's own "API Error" entry is not the model acting.
-    if (entry.kind === "assistant" && !entry.apiError) {
+    // Claude Code's own entries ("API Error", ...) are not the model acting.
+    if (entry.kind === "assistant" && !isOwnEntry(entry)) {
       for (const use of entry.toolUses) {
         if (!uses.has(use.id)) {
           uses.set(use.id, { value: use, entry, index });
         }
       }
-      if (entry.texts.length > 0 || entry.toolUses.length > 0) {
-        lastActivity = index;
-      }
+      if (isModelActivity(entry)) lastActivity = index;
     } else if (entry.kind === "results") {
       for (const result of entry.results) {
         if (!results.has(result.toolUseId)) {
@@ -155,7 +198,12 @@ function judgeTurn(
     }
   });
 
-  if (uses.size === 0 && results.size === 0) {
+  const lost = lostCallMessage(turn);
+  if (lost) {
+    // The model acted (it meant to call a tool): results before are answered.
+    lastActivity = Math.max(lastActivity, turn.indexOf(lost.at(-1) as Entry));
+  }
+  if (uses.size === 0 && results.size === 0 && !lost) {
     return healthy(
       lastActivity >= 0 ? "the turn has no tool calls" : "no model activity",
     );
@@ -199,7 +247,7 @@ function judgeTurn(
     ));
   }
   const last = trailing.at(-1);
-  if (candidates.length === 0 && last) {
+  if (candidates.length === 0 && last && !lost) {
     candidates.push(resultSignature(
       "missing_followup",
       last,
@@ -216,6 +264,8 @@ function judgeTurn(
     if (task) covered.push(task.id || task.type);
     else signatures.push(signature);
   }
+  // Nothing ran for a lost call, so no background task can be its work.
+  if (lost) signatures.push(lostCallSignature(lost));
   signatures.sort((a, b) =>
     a.offset - b.offset || a.kind.localeCompare(b.kind)
   );
@@ -247,6 +297,19 @@ function resultSignature(
     offset: result.entry.offset,
     line: result.entry.line,
     rule,
+  };
+}
+
+function lostCallSignature(lines: readonly AssistantEntry[]): StallSignature {
+  const last = lines.at(-1) as AssistantEntry;
+  return {
+    kind: "lost_tool_call",
+    toolName: "",
+    toolUseId: last.messageId ?? `offset:${last.offset}`,
+    offset: last.offset,
+    line: last.line,
+    rule: "the model's last message stopped for tool_use, but no call of " +
+      "it is on file",
   };
 }
 

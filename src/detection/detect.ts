@@ -40,7 +40,10 @@ export interface Detection {
   path: string | null;
   /** The scan behind the verdict, or `null` when there was no file. */
   scan: TurnScan | null;
-  /** Milliseconds spent waiting for a lagging transcript. */
+  /**
+   * Milliseconds spent waiting for a lagging transcript; 0 when no wait
+   * was due (see `lag_evidence.ts`).
+   */
   waitedMs: number;
   /** The turn ended on Claude Code's synthetic API-error entry. */
   endedOnApiError: boolean;
@@ -167,7 +170,8 @@ export async function detectStalls(
     verdict = classifyTurn(scan.entries, context);
     scanMs = clock.now() - scanStart;
   }
-  const waitedMs = Math.round(clock.now() - waitStart);
+  // 0 exactly when no wait was due (the event log tells the two apart).
+  const waitedMs = waitable ? Math.round(clock.now() - waitStart) : 0;
   const exhausted = exhaustedBudget(verdict.signatures, scan, input, options);
   if (exhausted !== null) {
     return {

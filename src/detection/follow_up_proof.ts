@@ -7,14 +7,21 @@
  * @module
  */
 
-import type { Entry } from "../transcript/entry.ts";
+import {
+  API_ERROR_PREFIX,
+  type Entry,
+  isPlaceholderText,
+} from "../transcript/entry.ts";
 
 /**
  * Whether `lastAssistantMessage` proves a follow-up the transcript lacks.
  *
  * It proves nothing when it is blank or equal to text already in the turn
  * (a block's text, a message's joined texts, or the turn's joined texts):
- * that is the text written before the stalled call. Texts are compared
+ * that is the text written before the stalled call. Nor when it is Claude
+ * Code's own text, a placeholder (`(no content)`, `No response
+ * requested.`) or its `API Error: ...` (releases before 2.1.78 fire Stop
+ * after an API error). Texts are compared
  * with whitespace runs collapsed, without building normalised copies, so
  * the cost is linear in the turn's text and the claim, with no extra memory.
  *
@@ -26,6 +33,10 @@ export function provesFollowUp(
   turn: readonly Entry[],
 ): boolean {
   if (lastAssistantMessage === null) return false;
+  if (
+    isPlaceholderText(lastAssistantMessage) ||
+    lastAssistantMessage.trimStart().startsWith(`${API_ERROR_PREFIX}:`)
+  ) return false;
   // The claim is never normalised into a copy: it may be megabytes long.
   const claimLength = normalisedLength(lastAssistantMessage);
   if (claimLength === 0) return false;

@@ -9,17 +9,14 @@
  * without a call (Stop fired, so it made none) is no follow-up however late
  * its line lands, so waiting cannot change the verdict. Only a Claude Code
  * older than 2.1.47, or one whose version nothing shows, leaves the payload
- * silent about a reply that may yet appear.
+ * silent about a reply that may yet appear (the release's features are in
+ * `claude_client/release.ts`).
  *
  * @module
  */
 
 import type { Entry } from "../transcript/entry.ts";
-
-/** The first version whose Stop payload carries `last_assistant_message`. */
-export const LAST_MESSAGE_SINCE: readonly [number, number, number] = [2, 1, 47];
-
-const VERSION = /^(\d+)\.(\d+)\.(\d+)/;
+import { releaseOf, supports } from "../claude_client/release.ts";
 
 /** What {@link mayLag} weighs. */
 export interface LagEvidence {
@@ -45,22 +42,6 @@ export function mayLag(
 ): boolean {
   if (evidence.lastAssistantMessage !== null) return false;
   if (evidence.payloadSendsLastMessage) return false;
-  const version = newestVersion(turn);
-  return version === null || !atLeast(version, LAST_MESSAGE_SINCE);
-}
-
-function newestVersion(turn: readonly Entry[]): number[] | null {
-  for (let i = turn.length - 1; i >= 0; i--) {
-    const match = VERSION.exec(turn[i]?.version ?? "");
-    if (match) return match.slice(1, 4).map(Number);
-  }
-  return null;
-}
-
-function atLeast(version: number[], floor: readonly number[]): boolean {
-  for (let i = 0; i < floor.length; i++) {
-    const part = version[i] ?? 0;
-    if (part !== floor[i]) return part > (floor[i] as number);
-  }
-  return true;
+  // An unknown release might be one without the field: wait.
+  return supports(releaseOf(turn), "last_assistant_message") !== true;
 }

@@ -30,6 +30,7 @@ import type {
 } from "../install/hook_registration.ts";
 import type { Scope } from "../claude_settings/settings_scope.ts";
 import { timerChecks, type TimerFacts } from "./doctor_timers.ts";
+import { clientChecks, type ClientFacts } from "./doctor_client.ts";
 import {
   pluginChecks,
   pluginEnabled,
@@ -88,6 +89,8 @@ export interface DoctorFacts {
   timers: TimerFacts;
   /** stall-watch as a Claude Code plugin here (`doctor_plugin.ts`). */
   plugin: PluginFacts;
+  /** The Claude Code release the project runs (`doctor_client.ts`). */
+  client: ClientFacts;
 }
 
 /** The files a handler runs: the program, and `main.ts` for `deno run`. */
@@ -188,6 +191,7 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
   );
   results.push(...configChecks(facts), killSwitchCheck(facts));
   results.push(...timerChecks(facts.timers));
+  results.push(...clientChecks(facts.client));
   return results;
 }
 

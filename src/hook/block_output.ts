@@ -11,13 +11,52 @@
  *   with no problem label (2.1.163+).
  *
  * In both JSON modes the report lines go to the user in `systemMessage`.
+ * `context` falls back to `stderr` on a release without it
+ * ({@link chooseOutput}).
  *
  * @module
  */
 
 import { ExitCode } from "../shared/errors.ts";
 import type { OutputMode } from "../settings/settings.ts";
+import {
+  featureSince,
+  formatRelease,
+  type Release,
+  supports,
+} from "../claude_client/release.ts";
 import type { HookOutcome } from "./hook_outcome.ts";
+
+/** The output mode a block uses, and why it is not the configured one. */
+export interface ChosenOutput {
+  mode: OutputMode;
+  /** Set when `context` fell back to `stderr`, for the event log. */
+  fallback?: string;
+}
+
+/**
+ * The mode for a block: the configured one, except that `context` falls back
+ * to `stderr` where the release that wrote the transcript takes no
+ * `additionalContext` on Stop (before 2.1.163 it rejects the JSON, and the
+ * stall would pass unnudged). An unknown release gets the configured mode.
+ */
+export function chooseOutput(
+  configured: OutputMode,
+  release: Release | null,
+): ChosenOutput {
+  if (
+    configured !== "context" ||
+    supports(release, "stop_additional_context") !== false
+  ) return { mode: configured };
+  return {
+    mode: "stderr",
+    fallback: `output "context" needs Claude Code ${
+      formatRelease(featureSince("stop_additional_context"))
+    } or later; the transcript was written by ${
+      formatRelease(release as Release)
+    }`,
+  };
+}
 
 /** What to write for a block. */
 export interface BlockParts {

@@ -13,7 +13,8 @@
 
 import type { StallSignature } from "../detection/classify.ts";
 import type { Settings } from "../settings/settings.ts";
-import { blockOutcome } from "./block_output.ts";
+import type { Release } from "../claude_client/release.ts";
+import { blockOutcome, chooseOutput } from "./block_output.ts";
 import { type DecisionIO, killSwitchOf, logEvents } from "./decision_io.ts";
 import { allowOutcome, type HookOutcome } from "./hook_outcome.ts";
 import type { StoreOpener } from "./notices.ts";
@@ -32,6 +33,8 @@ export interface StalledStop {
   reason: string;
   /** How long detection waited for a lagging transcript. */
   waitedMs: number;
+  /** The release that wrote the judged turn, when its entries say. */
+  clientRelease: Release | null;
 }
 
 /** What the block path needs besides the stall. */
@@ -54,13 +57,17 @@ export async function handleStalledStop(
   context: BlockContext,
 ): Promise<HookOutcome> {
   const { io, settings } = context;
+  const output = chooseOutput(settings.output, stop.clientRelease);
   const result = await decideOnStall({
     sessionId: stop.sessionId,
     hookEvent: stop.hookEvent,
     transcriptPath: stop.transcriptPath,
     signatures: stop.signatures,
     reason: stop.reason,
-    details: { waited_ms: stop.waitedMs },
+    details: {
+      waited_ms: stop.waitedMs,
+      ...(output.fallback ? { output_fallback: output.fallback } : {}),
+    },
   }, {
     settings,
     killSwitch: killSwitchOf(settings, io),
@@ -71,13 +78,13 @@ export async function handleStalledStop(
   if (result.action === "suppress") {
     return allowOutcome(await context.claimNotice(), [result.line, logError]);
   }
-  const outcome = blockOutcome(settings.output, {
+  const outcome = blockOutcome(output.mode, {
     message: result.message,
     prompt: result.prompt,
     report: result.report,
     hookEvent: stop.hookEvent,
     // Exit 2 cannot carry JSON: in stderr mode the notice waits.
-    notice: settings.output === "stderr" ? null : await context.claimNotice(),
+    notice: output.mode === "stderr" ? null : await context.claimNotice(),
   });
   return { ...outcome, stderr: outcome.stderr + logError };
 }

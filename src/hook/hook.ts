@@ -14,6 +14,7 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import { describeBudget, detectStalls } from "../detection/detect.ts";
 import type { EventRecord } from "../events/event_log.ts";
+import { releaseOf } from "../claude_client/release.ts";
 import { reportLine } from "../recovery/report_line.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
@@ -143,6 +144,7 @@ async function judgeStop(
     signatures: detection.signatures,
     reason: detection.reason,
     waitedMs: detection.waitedMs,
+    clientRelease: releaseOf(detection.scan?.entries ?? []),
   }, { io, settings, openStore, claimNotice, nowSeconds });
 }
 

@@ -42,6 +42,15 @@ const IDLE_HEADER = "stall_watch recovery: this session went idle while a " +
   "tool call of the last turn had no usable answer, and the user may still " +
   "be waiting. Pick the task up again; act on the guidance below.";
 
+/**
+ * A lost call has no tool or input on file to name: the model is told what
+ * happened and what it can do. The seed had no such kind, so both presets
+ * use this text.
+ */
+const LOST_TOOL_CALL_NUDGE = "Your last message stopped to call a tool, " +
+  "but the call never reached the conversation, so nothing ran. Make the " +
+  "call again, or say what you meant to do.";
+
 /** The texts a model can act on (the default preset). */
 export const DEFAULT_TEXT: RecoveryText = Object.freeze({
   header: "stall_watch recovery: a tool call in this turn has no usable " +
@@ -69,6 +78,7 @@ export const DEFAULT_TEXT: RecoveryText = Object.freeze({
     missing_followup: "{tool_name} ({tool_input}) returned a result you " +
       "have not answered. Read that result above and continue the task the " +
       "user asked for.",
+    lost_tool_call: LOST_TOOL_CALL_NUDGE,
   }),
   defaultNudge: "{tool_name} ({tool_input}) stalled. Check its result " +
     "above, retry it once if it is missing, and answer the user.",
@@ -96,6 +106,7 @@ export const SEED_TEXT: RecoveryText = Object.freeze({
     missing_followup: "The tool_result for {tool_name} at line " +
       "{line_number} was never interpreted. Summarize what the tool returned " +
       "and continue the task the user asked for.",
+    lost_tool_call: LOST_TOOL_CALL_NUDGE,
   }),
   defaultNudge: "A silent stall was detected on {tool_name} at line " +
     "{line_number}. Investigate and produce a follow-up before stopping.",

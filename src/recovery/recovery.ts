@@ -22,6 +22,7 @@ export const KIND_LABELS: Readonly<Record<StallKind, string>> = Object.freeze({
   empty_tool_result: "empty tool_result",
   hung_mcp_call: "hung mcp call",
   missing_followup: "missing follow-up",
+  lost_tool_call: "lost tool call",
 });
 
 /** Claude Code replaces longer hook strings with a preview. */

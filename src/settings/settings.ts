@@ -119,6 +119,7 @@ export const CONFIG_KEYS = {
       empty_tool_result: "string",
       hung_mcp_call: "string",
       missing_followup: "string",
+      lost_tool_call: "string",
     },
   },
 } as const;

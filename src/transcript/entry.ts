@@ -67,9 +67,24 @@ export interface PromptEntry extends EntryBase {
 export interface AssistantEntry extends EntryBase {
   kind: "assistant";
   messageId: string | null;
-  /** Non-blank text blocks. */
+  /**
+   * Non-blank text blocks, without Claude Code's placeholders
+   * (`(no content)`, `No response requested.`). A `synthetic` entry keeps
+   * its text (`API Error: ...`), which the model did not write either.
+   */
   texts: string[];
   toolUses: ToolUse[];
+  /**
+   * The API message's `stop_reason` as this line records it; absent when
+   * it is `null` (older releases write that on all but a message's last
+   * line) or missing.
+   */
+  stopReason?: string;
+  /**
+   * Claude Code wrote this entry itself (model `<synthetic>`): an API
+   * error, `No response requested.`, ... It is not the model acting.
+   */
+  synthetic?: true;
   /**
    * Claude Code wrote this entry itself after an API failure
    * (`isApiErrorMessage`, model `<synthetic>`, text `API Error: ...`): it is
@@ -200,19 +215,57 @@ function assistantEntry(
     // thinking, redacted_thinking and server-side tools say nothing about
     // whether the model answered its client-side tool calls.
   }
+  const synthetic = message.model === SYNTHETIC_MODEL;
   const entry: AssistantEntry = {
     kind: "assistant",
     ...base,
     messageId: stringOrNull(message.id),
-    texts,
+    // Claude Code's placeholders are not the model's words.
+    texts: texts.filter((text) => !isPlaceholderText(text)),
     toolUses,
   };
-  if (isApiErrorMessage(raw, message, texts)) entry.apiError = true;
+  const stopReason = stringOrNull(message.stop_reason);
+  if (stopReason !== null) entry.stopReason = stopReason;
+  if (synthetic) entry.synthetic = true;
+  if (isApiErrorMessage(raw, synthetic, texts)) entry.apiError = true;
   return entry;
 }
 
+/** The model name Claude Code puts on the assistant entries it writes itself. */
+export const SYNTHETIC_MODEL = "<synthetic>";
+
 /** Text Claude Code puts in the synthetic entry it writes after an API failure. */
 export const API_ERROR_PREFIX = "API Error";
+
+/**
+ * Texts Claude Code writes in an assistant entry where the model said
+ * nothing: `(no content)` for an empty or blank reply (2.0.x), and
+ * `No response requested.` (a `<synthetic>` entry, also seen after tool
+ * results).
+ */
+export const PLACEHOLDER_TEXTS: readonly string[] = [
+  "(no content)",
+  "No response requested.",
+];
+
+/**
+ * Whether `text` is one of Claude Code's placeholders rather than words of
+ * the model. Whitespace around it does not matter.
+ */
+export function isPlaceholderText(text: string): boolean {
+  return PLACEHOLDER_TEXTS.includes(text.trim());
+}
+
+/**
+ * Whether `entry` is the model acting: an assistant entry with text or a
+ * tool call that Claude Code did not write itself (`synthetic`, or its
+ * API-error entry).
+ */
+export function isModelActivity(entry: Entry): entry is AssistantEntry {
+  return entry.kind === "assistant" && entry.synthetic !== true &&
+    entry.apiError !== true &&
+    (entry.texts.length > 0 || entry.toolUses.length > 0);
+}
 
 /**
  * The flag Claude Code sets on its synthetic API-error entries, or, for
@@ -220,11 +273,11 @@ export const API_ERROR_PREFIX = "API Error";
  */
 function isApiErrorMessage(
   raw: Record<string, unknown>,
-  message: Record<string, unknown>,
+  synthetic: boolean,
   texts: readonly string[],
 ): boolean {
   if (raw.isApiErrorMessage === true) return true;
-  return message.model === "<synthetic>" &&
+  return synthetic &&
     texts.some((text) => text.trimStart().startsWith(API_ERROR_PREFIX));
 }
 

@@ -29,6 +29,8 @@ const ENTRY_TYPE = /(?<!\\)"type"\s*:\s*"(user|assistant|system)"/;
 const NO_OUTPUT_CONTENT =
   /(?<!\\)"content"\s*:\s*"\(([^"\\()\s]+) completed with no output\)"/;
 const USER_REJECTED = /(?<!\\)"toolUseResult"\s*:\s*"User rejected tool use"/;
+const STOP_REASON = /(?<!\\)"stop_reason"\s*:\s*"([^"\\]+)"/;
+const SYNTHETIC_MODEL_FIELD = /(?<!\\)"model"\s*:\s*"<synthetic>"/;
 const USER_TEXT_START =
   /(?<!\\)"(?:content|text)"\s*:\s*"((?:[^"\\]|\\.){0,200})/;
 
@@ -86,6 +88,10 @@ export function sniffEntry(
         : [],
       toolUses,
     };
+    const stopReason = STOP_REASON.exec(tail)?.[1] ??
+      STOP_REASON.exec(head)?.[1];
+    if (stopReason !== undefined) entry.stopReason = stopReason;
+    if (SYNTHETIC_MODEL_FIELD.test(head)) entry.synthetic = true;
     if (
       hasTrue(head, "isApiErrorMessage") || hasTrue(tail, "isApiErrorMessage")
     ) {

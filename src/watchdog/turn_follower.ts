@@ -80,6 +80,13 @@ export class TurnFollower {
   /** The turn's promptId, once known: an entry with another one starts a new turn. */
   #turnPromptId: string | null;
   #newTurn = false;
+  /**
+   * The watched call (its tool_use or its result) is among the entries.
+   * Until it is, a prompt that arrives starts the followed turn rather than
+   * a new one: Claude Code can start the PostToolUse hook before the turn's
+   * lines reach the file (2.1.145 did, about 65 ms early).
+   */
+  #callSeen = false;
   #overflow = false;
   /** The last look ended inside a line: its rest is no line of its own. */
   #midLine = false;
@@ -153,6 +160,7 @@ export class TurnFollower {
     this.#newTurn = false;
     this.#overflow = false;
     this.#midLine = false;
+    this.#callSeen = false;
     this.#turnPromptId = this.#options.promptId;
     const scan = await scanCurrentTurn(this.#path, {
       promptId: this.#options.promptId,
@@ -169,6 +177,7 @@ export class TurnFollower {
     this.#turnPromptId ??= entries.findLast((e) => e.promptId !== null)
       ?.promptId ?? null;
     const state = callState(entries, this.#options.toolUseId);
+    this.#callSeen = state.kind !== "absent";
     if (state.kind === "answered") {
       // Re-read from the result on, so the metadata after it is seen too.
       this.#entries = entries.filter((e) => e.offset < state.resultOffset);
@@ -250,11 +259,18 @@ export class TurnFollower {
       (entry.kind === "prompt" && !ownTurn) ||
       (own !== null && entry.promptId !== null && !ownTurn)
     ) {
-      this.#newTurn = true;
       this.#entries = [];
-      return;
+      if (this.#callSeen) {
+        this.#newTurn = true;
+        return;
+      }
+      // The watched call is not on file yet, so its turn is still to come:
+      // this is where it starts (see `#callSeen`).
+      this.#turnPromptId = this.#options.promptId ?? entry.promptId;
+      if (entry.kind === "boundary") return;
     }
     this.#turnPromptId ??= entry.promptId;
+    if (!this.#callSeen && this.#isWatchedCall(entry)) this.#callSeen = true;
     if (
       this.#entries.length >= (this.#options.maxEntries ?? MAX_TURN_ENTRIES)
     ) {
@@ -262,6 +278,16 @@ export class TurnFollower {
       return;
     }
     this.#entries.push(entry);
+  }
+
+  /** Whether `entry` holds the watched call or its result. */
+  #isWatchedCall(entry: Entry): boolean {
+    const id = this.#options.toolUseId;
+    if (entry.kind === "assistant") {
+      return entry.toolUses.some((use) => use.id === id);
+    }
+    return entry.kind === "results" &&
+      entry.results.some((result) => result.toolUseId === id);
   }
 }
 

@@ -13,6 +13,12 @@
 
 import type { Entry } from "../transcript/entry.ts";
 import {
+  formatRelease,
+  type Release,
+  releaseOf,
+  supports,
+} from "../claude_client/release.ts";
+import {
   type FollowedMarks,
   MAX_TURN_ENTRIES,
   TurnFollower,
@@ -98,6 +104,7 @@ export async function watchTranscript(
     const now = options.now();
     const step = nextWatchStep({
       state,
+      unwakeableRelease: unwakeable(turn),
       turnEnded: resultAt >= 0 && marks.turnEnd > resultAt,
       requestOpen: resultAt >= 0 && requestOpen(marks, turn, resultAt),
       seen,
@@ -127,6 +134,17 @@ export async function watchTranscript(
       }
     }
   }
+}
+
+/**
+ * The release that wrote the turn, when the turn says and that release
+ * cannot deliver a wake-up; else null (an unknown release is watched).
+ */
+function unwakeable(turn: readonly Entry[]): string | null {
+  const release = releaseOf(turn);
+  return supports(release, "async_rewake") === false
+    ? formatRelease(release as Release)
+    : null;
 }
 
 /**

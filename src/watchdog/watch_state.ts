@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Entry } from "../transcript/entry.ts";
+import { type Entry, isModelActivity } from "../transcript/entry.ts";
 
 /** The watched call's state in the current turn. */
 export type CallState =
@@ -46,7 +46,7 @@ export function callState(
   const calls = new Set<string>();
   const answered = new Set<string>();
   turn.forEach((entry, index) => {
-    if (entry.kind === "assistant" && !entry.apiError) {
+    if (isModelActivity(entry)) {
       for (const use of entry.toolUses) {
         calls.add(use.id);
         if (use.id === toolUseId && callAt < 0) callAt = index;
@@ -63,11 +63,9 @@ export function callState(
   if (after.some((e) => e.kind === "interrupt")) return { kind: "interrupted" };
   if (resultAt < 0) return { kind: "awaiting_result" };
   const later = turn.slice(resultAt + 1);
-  // The synthetic API-error entry has text, but the model wrote none of it.
-  const followedUp = later.some((e) =>
-    e.kind === "assistant" && !e.apiError &&
-    (e.texts.length > 0 || e.toolUses.length > 0)
-  );
+  // Claude Code's own entries (its API-error entry, `No response
+  // requested.`) have text, but the model wrote none of it.
+  const followedUp = later.some(isModelActivity);
   if (followedUp) return { kind: "followed_up" };
   return {
     kind: "answered",

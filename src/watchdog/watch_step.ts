@@ -8,6 +8,10 @@
 
 import type { Settings } from "../settings/settings.ts";
 import type { CallState } from "./watch_state.ts";
+import { featureSince, formatRelease } from "../claude_client/release.ts";
+
+/** The first release whose asyncRewake reaches the model. */
+const ASYNC_REWAKE_SINCE = formatRelease(featureSince("async_rewake"));
 import { CLAUDE_TIMERS } from "../claude_client/timers.ts";
 
 /** How long the watchdog waits for what. */
@@ -69,7 +73,8 @@ export type WatchOutcome =
   | "new_turn"
   | "not_found"
   | "deadline"
-  | "too_large";
+  | "too_large"
+  | "client_unsupported";
 
 /** What the watcher does next. */
 export type WatchStep =
@@ -90,6 +95,11 @@ export interface WatchFacts {
   seen: boolean;
   /** A newer watcher of the session has claimed the marker. */
   superseded: boolean;
+  /**
+   * The release that wrote the transcript (its `x.y.z`) when it cannot
+   * deliver a watcher's wake-up (no asyncRewake before 2.1.84); else null.
+   */
+  unwakeableRelease?: string | null;
   elapsedMs: number;
   /** Time since the transcript last changed size. */
   quietMs: number;
@@ -104,6 +114,15 @@ export interface WatchFacts {
 export function nextWatchStep(facts: WatchFacts): WatchStep {
   const { state, limits } = facts;
   if (facts.superseded) return SUPERSEDED;
+  if (facts.unwakeableRelease) {
+    // Its exit 2 would reach no one and spend the call's retry budget; and
+    // before 2.1.15 the watcher would hold up the session (hooks ran in line).
+    return finish(
+      "client_unsupported",
+      `Claude Code ${facts.unwakeableRelease} cannot deliver a watcher's ` +
+        `wake-up (asyncRewake needs ${ASYNC_REWAKE_SINCE})`,
+    );
+  }
   if (state?.kind === "absent" && facts.seen) {
     return finish(
       "new_turn",

@@ -1,23 +1,29 @@
 /**
- * Writes `fixtures/real/`: transcripts real Claude Code wrote in the tier's
- * scenarios, as the hook saw them (or, with no hook run, as Claude Code left
- * them). Temp paths become `<WORK>`, the project slug `<PROJECT-SLUG>`, the
- * hook command `<HOOK-COMMAND>`; long strings in metadata and attachment
- * lines are cut; conversation entries, line count and order are kept.
+ * Writes `fixtures/real/`: transcripts real Claude Code releases wrote in
+ * the tier's scenarios, as the hook saw them (or, with no hook run, as
+ * Claude Code left them). Temp paths become `<WORK>`, the project slug
+ * `<PROJECT-SLUG>`, the hook command `<HOOK-COMMAND>`; long strings in
+ * metadata and attachment lines are cut; conversation entries, line count
+ * and order are kept. Files without a release in their name are from
+ * 2.1.332; the others name the release that wrote them.
  *
- * Run: `deno task fixtures:claude` (needs the pinned Claude Code; see
- * `support/claude_install.ts`).
+ * Run: `deno task fixtures:claude [name...]` (all captures, or those named;
+ * installs the releases it needs, see `support/claude_install.ts`).
  *
  * @module
  */
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { findOrInstallClaude } from "./support/claude_install.ts";
+import {
+  findOrInstallClaude,
+  NEWEST_RELEASE,
+} from "./support/claude_install.ts";
 import {
   empty,
   httpError,
   queue,
+  type Reply,
   type Script,
   text,
   toolCall,
@@ -31,11 +37,24 @@ const CUT_AT = 2000;
 
 interface Capture {
   name: string;
+  /** The release that writes it (default the newest). */
+  release?: string;
   prompt: string;
   tool: string;
   script: Script;
   /** Which file: the transcript at the first Stop, or as left at the end. */
   at: "first-stop" | "end";
+  /**
+   * Kill claude (SIGKILL) once the tool result is on file, then run this
+   * prompt with `--continue` in the same project (a crashed session picked
+   * up again).
+   */
+  continueWith?: string;
+}
+
+/** A reply of one text block of `value` (blank ones included). */
+function textBlock(value: string): Reply {
+  return { kind: "message", blocks: [{ type: "text", text: value }] };
 }
 
 const CAPTURES: Capture[] = [
@@ -73,6 +92,83 @@ const CAPTURES: Capture[] = [
       httpError(500),
       httpError(500),
     ]),
+    at: "end",
+  },
+  {
+    name: "real_no_content_after_whitespace_reply_2.0.76.jsonl",
+    release: "2.0.76",
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    script: queue([
+      toolCall("mcp__stub__echo", { text: "forty-two" }),
+      textBlock("\n\n  \n"),
+      text("ok"),
+    ]),
+    at: "first-stop",
+  },
+  {
+    name: "real_blank_mcp_result_then_empty_text_reply_2.0.76.jsonl",
+    release: "2.0.76",
+    prompt: "use mcp__stub__blank",
+    tool: "mcp__stub__blank",
+    script: queue([toolCall("mcp__stub__blank"), textBlock(""), text("ok")]),
+    at: "first-stop",
+  },
+  {
+    name: "real_lost_tool_call_2.0.76.jsonl",
+    release: "2.0.76",
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    script: queue([
+      {
+        kind: "message",
+        blocks: [{ type: "text", text: "Let me call the tool." }],
+        stopReason: "tool_use",
+      },
+      text("ok"),
+    ]),
+    at: "first-stop",
+  },
+  {
+    name: "real_api_error_after_tool_result_2.0.76.jsonl",
+    release: "2.0.76",
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    // Every request after the call fails, however often Claude Code retries.
+    script: (_request, index) =>
+      index === 0
+        ? toolCall("mcp__stub__echo", { text: "forty-two" })
+        : httpError(500),
+    at: "end",
+  },
+  {
+    name: "real_no_response_requested_after_killed_turn.jsonl",
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    script: (() => {
+      let n = 0;
+      return () => {
+        n++;
+        if (n === 1) return toolCall("mcp__stub__echo", { text: "forty-two" });
+        // Never comes: claude is killed while it waits.
+        if (n === 2) return { ...textBlock("late"), delayMs: 60_000 };
+        return text("Continued after the crash.");
+      };
+    })(),
+    at: "end",
+    continueWith: "what did the tool say?",
+  },
+  {
+    // The watcher race of 2.1.145 (its PostToolUse hook starts before the
+    // call's lines are on file) is rebuilt from this file's lines.
+    name: "real_echo_then_api_error_2.1.145.jsonl",
+    release: "2.1.145",
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    script: (_request, index) =>
+      index === 0
+        ? toolCall("mcp__stub__echo", { text: "forty-two" })
+        : httpError(500),
     at: "end",
   },
 ];
@@ -113,17 +209,36 @@ function placeholders(
     .replaceAll(root, "<WORK>");
 }
 
-const claude = await findOrInstallClaude();
-if (!claude) Deno.exit(1);
+const wanted = new Set(Deno.args);
 await Deno.mkdir(OUT, { recursive: true });
 for (const capture of CAPTURES) {
+  if (wanted.size > 0 && !wanted.has(capture.name)) continue;
+  const release = capture.release ?? NEWEST_RELEASE;
+  const claude = await findOrInstallClaude(release);
+  if (!claude) Deno.exit(1);
   await withClaudeSession(
     { claude, script: capture.script },
     async (session) => {
-      const run = await session.runPrint(capture.prompt, {
+      const env = { STALL_WATCH_TIER_SNAPSHOTS: "1" };
+      const resultOnFile = async () => {
+        const [main] = await session.transcripts();
+        return main !== undefined &&
+          (await Deno.readTextFile(main)).includes('"tool_result"') &&
+          session.api.mainRequests().length >= 2;
+      };
+      let run = await session.runPrint(capture.prompt, {
         allowedTools: [capture.tool],
-        env: { STALL_WATCH_TIER_SNAPSHOTS: "1" },
+        env,
+        timeoutMs: 180_000,
+        ...(capture.continueWith ? { killWhen: resultOnFile } : {}),
       });
+      if (capture.continueWith) {
+        run = await session.runPrint(capture.continueWith, {
+          allowedTools: [capture.tool],
+          env,
+          args: ["--continue"],
+        });
+      }
       let transcript: string | undefined;
       if (capture.at === "first-stop") {
         const stop = (await session.hookRuns()).find((r) => r.event === "Stop");

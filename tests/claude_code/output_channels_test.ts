@@ -21,14 +21,19 @@ import {
   text,
   toolCall,
 } from "./support/fake_api.ts";
+import { factsOf } from "./support/release_facts.ts";
 import {
+  type Applies,
+  appliesWhere,
   assertAnswered,
   assertCarriesFeedback,
   claudeTest,
+  type Client,
   codesOf,
   type Outcome,
   runScenario,
   runsOf,
+  silence,
 } from "./support/scenario.ts";
 import { type HookRun, withClaudeSession } from "./support/session.ts";
 import {
@@ -40,23 +45,43 @@ import type { TmuxPane } from "./support/tmux.ts";
 
 const TOOL = "mcp__stub__echo";
 const ANSWER = "Recovered: echo said forty-two.";
-/** Silence twice: Claude Code retries an empty reply once on its own. */
-const SILENT_AFTER_ECHO: Reply[] = [
-  toolCall(TOOL, { text: "forty-two" }),
-  empty(),
-  empty(),
-];
 const PROBLEM_NOTICE = "stop-hook-error";
+
+/** A call, then silence until Stop fires (see `silence()`). */
+function silentAfterEcho(client: Client): Reply[] {
+  return [toolCall(TOOL, { text: "forty-two" }), ...silence(client)];
+}
+
+/** The request after the block: the first after the silent replies. */
+function afterBlock(client: Client, outcome: Outcome): RecordedRequest {
+  return outcome.requests[1 + silence(client).length]!;
+}
 
 type Mode = "stderr" | "json" | "context";
 
-function runMode(claude: string, mode: Mode): Promise<Outcome> {
-  return runScenario(claude, {
+function runMode(client: Client, mode: Mode): Promise<Outcome> {
+  return runScenario(client, {
     prompt: `use ${TOOL}`,
-    script: queue([...SILENT_AFTER_ECHO, text(ANSWER)]),
+    script: queue([...silentAfterEcho(client), text(ANSWER)]),
     allowedTools: [TOOL],
     env: { STALL_WATCH_OUTPUT: mode },
   });
+}
+
+/** Where Stop takes `hookSpecificOutput.additionalContext`. */
+const CONTEXT: Applies = appliesWhere(
+  "stop_additional_context",
+  "older releases reject hookSpecificOutput on Stop",
+);
+
+/** The releases before it, where `context` falls back to stderr. */
+const NO_CONTEXT: Applies = {
+  before: CONTEXT.since as string,
+  why: "from this release on, context mode writes additionalContext",
+};
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** The text of the request's messages after the conversation's last tool result. */
@@ -108,28 +133,35 @@ function assertPromptAlone(prompt: string, block: HookRun): void {
 
 claudeTest(
   "output stderr: exit 2, the model reads report and prompt as Stop hook feedback, the user is shown a hook problem",
-  async (claude) => {
-    const outcome = await runMode(claude, "stderr");
+  async (client) => {
+    const outcome = await runMode(client, "stderr");
     assertAnswered(outcome, ANSWER);
     assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [2, 0]);
     const [block, after] = runsOf(outcome.hookRuns, "Stop");
     assert.equal(block!.stdout, "");
     assertReport(block!.stderr, block!);
-    assertCarriesFeedback(outcome, outcome.requests[3], block!);
+    assertCarriesFeedback(outcome, afterBlock(client, outcome), block!);
     assert.equal(after!.payload.stop_hook_active, true);
-    assert.deepEqual(userEvents(outcome).map((e) => e.key), [PROBLEM_NOTICE]);
-    assert.equal(
-      (stopSummary(outcome).hookErrors as string[]).length,
-      1,
-      "listed as a hook error",
-    );
+    const facts = factsOf(client.release);
+    if (facts.systemMessageEvents) {
+      assert.deepEqual(userEvents(outcome).map((e) => e.key), [
+        PROBLEM_NOTICE,
+      ]);
+    }
+    if (facts.stopHookSummaryLines) {
+      assert.equal(
+        (stopSummary(outcome).hookErrors as string[]).length,
+        1,
+        "listed as a hook error",
+      );
+    }
   },
 );
 
 claudeTest(
   "output json: exit 0, the model reads the prompt alone (twice), the user gets the report and still a hook problem",
-  async (claude) => {
-    const outcome = await runMode(claude, "json");
+  async (client) => {
+    const outcome = await runMode(client, "json");
     assertAnswered(outcome, ANSWER);
     assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0, 0]);
     const [block] = runsOf(outcome.hookRuns, "Stop");
@@ -141,33 +173,38 @@ claudeTest(
     ]);
     assertPromptAlone(output.reason, block!);
     assertReport(output.systemMessage, block!);
-    const seen = textAfterResults(outcome.requests[3]!);
+    const seen = textAfterResults(afterBlock(client, outcome)!);
     assert.ok(seen.includes(`Stop hook feedback:\n${output.reason}`), seen);
-    assert.ok(
-      seen.includes(
-        `[system] Stop hook blocking error from command: "${outcome.hookCommand}": ${output.reason}`,
-      ),
-      seen,
-    );
+    const facts = factsOf(client.release);
+    if (facts.jsonReasonAsSystemMessage) {
+      assert.ok(
+        seen.includes(
+          `[system] Stop hook blocking error from command: "${outcome.hookCommand}": ${output.reason}`,
+        ),
+        seen,
+      );
+    }
     assert.doesNotMatch(seen, /^stall_watch: \d/m);
-    const events = userEvents(outcome);
-    assert.deepEqual(
-      events.map((e) => e.subtype),
-      ["informational", "notification"],
-    );
-    assert.equal(
-      events[0]!.content,
-      output.systemMessage.split("\n").map((l: string) => `Stop says: ${l}`)
-        .join("\n"),
-    );
-    assert.equal(events[1]!.key, PROBLEM_NOTICE);
+    if (facts.systemMessageEvents) {
+      const events = userEvents(outcome);
+      assert.deepEqual(
+        events.map((e) => e.subtype),
+        ["informational", "notification"],
+      );
+      assert.equal(
+        events[0]!.content,
+        output.systemMessage.split("\n").map((l: string) => `Stop says: ${l}`)
+          .join("\n"),
+      );
+      assert.equal(events[1]!.key, PROBLEM_NOTICE);
+    }
   },
 );
 
 claudeTest(
   "output context: exit 0, the model reads the prompt alone as additional context, the user gets the report and no problem",
-  async (claude) => {
-    const outcome = await runMode(claude, "context");
+  async (client) => {
+    const outcome = await runMode(client, "context");
     assertAnswered(outcome, ANSWER);
     assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0, 0]);
     const [block, after] = runsOf(outcome.hookRuns, "Stop");
@@ -180,7 +217,7 @@ claudeTest(
     const prompt = output.hookSpecificOutput.additionalContext;
     assertPromptAlone(prompt, block!);
     assertReport(output.systemMessage, block!);
-    const seen = textAfterResults(outcome.requests[3]!);
+    const seen = textAfterResults(afterBlock(client, outcome)!);
     assert.ok(
       seen.endsWith(`[system] Stop hook additional context: ${prompt}`),
       seen,
@@ -188,48 +225,73 @@ claudeTest(
     assert.doesNotMatch(seen, /Stop hook feedback|^stall_watch: \d/m);
     // The loop fence still holds: the next Stop knows it follows a nudge.
     assert.equal(after!.payload.stop_hook_active, true);
-    assert.deepEqual(userEvents(outcome).map((e) => e.subtype), [
-      "informational",
-    ]);
-    const summary = stopSummary(outcome);
-    assert.deepEqual(summary.hookErrors, []);
-    assert.deepEqual(summary.hookAdditionalContext, [prompt]);
+    const facts = factsOf(client.release);
+    if (facts.systemMessageEvents) {
+      assert.deepEqual(userEvents(outcome).map((e) => e.subtype), [
+        "informational",
+      ]);
+    } else {
+      // No hook problem is shown either way.
+      assert.deepEqual(userEvents(outcome), []);
+    }
+    if (facts.stopHookSummaryLines) {
+      const summary = stopSummary(outcome);
+      assert.deepEqual(summary.hookErrors, []);
+      assert.deepEqual(summary.hookAdditionalContext, [prompt]);
+    }
   },
+  { applies: CONTEXT },
+);
+
+claudeTest(
+  "output context on a release without Stop additionalContext: the block falls back to exit 2 and stderr, the model reads it as Stop hook feedback and answers",
+  async (client) => {
+    const outcome = await runMode(client, "context");
+    assertAnswered(outcome, ANSWER);
+    assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [2, 0]);
+    const [block, after] = runsOf(outcome.hookRuns, "Stop");
+    assert.equal(block!.stdout, "");
+    assertReport(block!.stderr, block!);
+    assertCarriesFeedback(outcome, afterBlock(client, outcome), block!);
+    assert.equal(after!.payload.stop_hook_active, true);
+  },
+  { applies: NO_CONTEXT },
 );
 
 claudeTest(
   "output context: a model that stays silent after the nudge is nudged once and the session ends",
-  async (claude) => {
-    const outcome = await runScenario(claude, {
+  async (client) => {
+    const outcome = await runScenario(client, {
       prompt: `use ${TOOL}`,
-      script: queue([...SILENT_AFTER_ECHO, empty()]),
+      script: queue([...silentAfterEcho(client), empty()]),
       allowedTools: [TOOL],
       env: { STALL_WATCH_OUTPUT: "context" },
     });
     assert.equal(outcome.run.code, 0, outcome.run.stderr);
     assert.equal(outcome.run.timedOut, false);
     assert.equal(outcome.overruns, 0);
-    assert.equal(outcome.requests.length, 4);
+    assert.equal(outcome.requests.length, 2 + silence(client).length);
     assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0, 0]);
     const [, second] = runsOf(outcome.hookRuns, "Stop");
     assert.equal(second!.payload.stop_hook_active, true);
     assert.equal(second!.stdout, "");
     assert.equal(outcome.run.result?.subtype, "success");
   },
+  { applies: CONTEXT },
 );
 
 claudeTest(
   "output context: a silent subagent gets the prompt as SubagentStop additional context and answers",
-  async (claude) => {
-    const subagent = silentSubagent();
-    const outcome = await runScenario(claude, {
+  async (client) => {
+    const subagent = silentSubagent(silence(client));
+    const outcome = await runScenario(client, {
       prompt: "delegate the empty tool check to a subagent",
       script: subagent.script,
-      allowedTools: ["Agent", "mcp__stub__empty"],
+      allowedTools: subagent.allowedTools,
       env: { STALL_WATCH_OUTPUT: "context" },
     });
     assertAnswered(outcome, MAIN_ANSWER);
-    assert.deepEqual(subagent.used(), [2, 4]);
+    assert.deepEqual(subagent.used(), subagent.expected);
     assert.deepEqual(codesOf(outcome.hookRuns, "SubagentStop"), [0, 0]);
     const [block] = runsOf(outcome.hookRuns, "SubagentStop");
     const output = JSON.parse(block!.stdout);
@@ -238,18 +300,19 @@ claudeTest(
       firstMessageText(r).includes(SUBAGENT_TASK)
     );
     assert.match(
-      textAfterResults(subRequests[3]!),
+      textAfterResults(subRequests.at(-1)!),
       /Stop hook additional context: stall_watch recovery: /,
     );
   },
+  { applies: CONTEXT },
 );
 
 /** An interactive session with `output` set in the project's config file. */
-async function interactiveScreen(claude: string, mode: Mode): Promise<string> {
+async function interactiveScreen(client: Client, mode: Mode): Promise<string> {
   let screen = "";
   await withClaudeSession({
-    claude,
-    script: queue([...SILENT_AFTER_ECHO, text(ANSWER)]),
+    claude: client.path,
+    script: queue([...silentAfterEcho(client), text(ANSWER)]),
   }, async (session) => {
     await Deno.mkdir(join(session.project, ".claude"));
     await Deno.writeTextFile(
@@ -257,11 +320,14 @@ async function interactiveScreen(claude: string, mode: Mode): Promise<string> {
       JSON.stringify({ output: mode }),
     );
     const pane = await session.startInteractive({ allowedTools: [TOOL] });
+    const facts = factsOf(client.release);
     try {
-      await pane.waitFor(/^❯/m);
-      await submit(pane, `use ${TOOL}`);
+      await pane.waitFor(new RegExp(`^${facts.promptMark}\\s`, "m"));
+      await submit(pane, facts.promptMark, `use ${TOOL}`);
       await pane.waitFor(new RegExp(`● ${ANSWER}`));
-      screen = await pane.waitFor(/· done /);
+      screen = facts.doneLine
+        ? await pane.waitFor(/· done /)
+        : await pane.settled();
       assert.deepEqual(
         codesOf(await session.hookRuns(), "Stop"),
         mode === "stderr" ? [2, 0] : [0, 0],
@@ -277,12 +343,16 @@ async function interactiveScreen(claude: string, mode: Mode): Promise<string> {
  * Types a prompt and presses Enter once the input box shows it: keys typed
  * while Claude Code is still starting are dropped, so typing is retried.
  */
-async function submit(pane: TmuxPane, prompt: string): Promise<void> {
+async function submit(
+  pane: TmuxPane,
+  mark: string,
+  prompt: string,
+): Promise<void> {
   for (let attempt = 1;; attempt++) {
     await pane.type(prompt);
     try {
       // Claude Code puts a no-break space after the ❯.
-      await pane.waitFor(new RegExp(`❯\\s${prompt}`), 3_000);
+      await pane.waitFor(new RegExp(`${mark}\\s${prompt}`), 3_000);
       break;
     } catch (error) {
       if (attempt === 5) throw error;
@@ -293,26 +363,33 @@ async function submit(pane: TmuxPane, prompt: string): Promise<void> {
 }
 
 claudeTest(
-  "interactive output context: the user sees 'Stop says' with the report and 'Stop hook says' with the prompt, no problem",
-  async (claude) => {
-    const screen = await interactiveScreen(claude, "context");
+  "interactive output context: the user sees 'Stop says' with the report and the prompt as the hook's words, no problem",
+  async (client) => {
+    const screen = await interactiveScreen(client, "context");
+    const facts = factsOf(client.release);
     assert.match(screen, /Stop says: stall_watch: 1 /);
-    assert.match(screen, /Stop hook says: stall_watch recovery: /);
-    assert.doesNotMatch(screen, /reported a problem|stop hook problem/);
+    assert.ok(
+      screen.includes(`${facts.contextOnScreen}: stall_watch recovery: `),
+      screen,
+    );
+    assert.equal(screen.includes(facts.blockOnScreen.headline), false);
+    assert.equal(screen.includes(facts.blockOnScreen.status), false);
   },
-  { tmux: true },
+  { tmux: true, applies: CONTEXT },
 );
 
 claudeTest(
-  "interactive output json: the user sees the report, then the prompt as 'Stop hook reported a problem'",
-  async (claude) => {
-    const screen = await interactiveScreen(claude, "json");
+  "interactive output json: the user sees the report, then the prompt as a hook problem",
+  async (client) => {
+    const screen = await interactiveScreen(client, "json");
+    const shown = factsOf(client.release).blockOnScreen;
     assert.match(screen, /Stop says: stall_watch: 1 /);
+    // The headline, then the prompt (on the same line or the next).
     assert.match(
       screen,
-      /Stop hook reported a problem\n\s+stall_watch recovery:/,
+      new RegExp(`${escapeRegExp(shown.headline)}\\s*stall_watch recovery:`),
     );
-    assert.match(screen, /stop hook problem · ctrl\+o to see/);
+    assert.ok(screen.includes(shown.status), screen);
   },
   { tmux: true },
 );

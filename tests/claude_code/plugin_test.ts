@@ -31,7 +31,7 @@ import {
   text,
   toolCall,
 } from "./support/fake_api.ts";
-import { claudeTest, feedbackText } from "./support/scenario.ts";
+import { type Applies, claudeTest, feedbackText } from "./support/scenario.ts";
 import { waitForFile } from "../support/plugin_scripts.ts";
 import {
   type ClaudeSession,
@@ -46,6 +46,18 @@ const PLUGIN_ID = "stall-watch@stall-watch";
 const VERSION: string = JSON.parse(
   await Deno.readTextFile(join(REPO, ".claude-plugin", "plugin.json")),
 ).version;
+
+/**
+ * Where the plugin was seen to work. Older releases of the matrix fail it:
+ * 2.0.76 and 2.1.47 reject the manifest ("Unrecognized key"), 2.1.90 to
+ * 2.1.145 have no `claude plugin install --config` and ran none of its
+ * nudges, 2.1.214 ran none of its hooks. The releases between 2.1.214 and
+ * 2.1.332 were not bisected.
+ */
+const PLUGIN: Applies = {
+  since: "2.1.332",
+  why: "the plugin was measured failing on 2.1.214 and older releases",
+};
 
 /** The executable of what `claudeTest` hands a scenario. */
 function executable(client: string | { path: string }): string {
@@ -296,6 +308,7 @@ claudeTest(
       },
     );
   },
+  { applies: PLUGIN },
 );
 
 /** `stall-watch <args>` from source, with the release permissions. */
@@ -361,6 +374,7 @@ claudeTest(
       );
     });
   },
+  { applies: PLUGIN },
 );
 
 claudeTest(
@@ -399,6 +413,7 @@ claudeTest(
       },
     );
   },
+  { applies: PLUGIN },
 );
 
 claudeTest(
@@ -425,6 +440,7 @@ claudeTest(
       );
     });
   },
+  { applies: PLUGIN },
 );
 
 claudeTest(
@@ -468,6 +484,7 @@ claudeTest(
       },
     );
   },
+  { applies: PLUGIN },
 );
 
 claudeTest(
@@ -526,6 +543,7 @@ claudeTest(
       ["--config", "watchdog=true"],
     );
   },
+  { applies: PLUGIN },
 );
 
 claudeTest(
@@ -573,7 +591,7 @@ claudeTest(
       assert.match(wake, /failed with an API error, not the tool/);
     }, ["--config", "watchdog=true"]);
   },
-  { tmux: true },
+  { tmux: true, applies: PLUGIN },
 );
 
 /** A stand-in "release binary": records each run, then runs the source. */
@@ -697,4 +715,5 @@ claudeTest(
       },
     );
   },
+  { applies: PLUGIN },
 );

@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { firstMessageText, lastUserText } from "./support/fake_api.ts";
+import { factsOf } from "./support/release_facts.ts";
 import {
   assertAnswered,
   assertCarriesFeedback,
@@ -14,6 +15,7 @@ import {
   codesOf,
   runScenario,
   runsOf,
+  silence,
 } from "./support/scenario.ts";
 import {
   MAIN_ANSWER,
@@ -23,21 +25,26 @@ import {
 
 claudeTest(
   "silent subagent: SubagentStop blocks once on agent_transcript_path, the subagent answers, the parent is not nudged",
-  async (claude) => {
-    const subagent = silentSubagent();
-    const outcome = await runScenario(claude, {
+  async (client) => {
+    const subagent = silentSubagent(silence(client));
+    const outcome = await runScenario(client, {
       prompt: "delegate the empty tool check to a subagent",
       script: subagent.script,
-      allowedTools: ["Agent", "mcp__stub__empty"],
+      allowedTools: subagent.allowedTools,
     });
     assertAnswered(outcome, MAIN_ANSWER);
-    assert.deepEqual(subagent.used(), [2, 4]);
+    assert.deepEqual(subagent.used(), subagent.expected);
     assert.deepEqual(codesOf(outcome.hookRuns, "SubagentStop"), [2, 0]);
     assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0]);
     const [block, after] = runsOf(outcome.hookRuns, "SubagentStop");
     const agentFile = String(block!.payload.agent_transcript_path);
     assert.notEqual(agentFile, block!.payload.transcript_path);
-    assert.match(agentFile, /\/subagents\/agent-[^/]+\.jsonl$/);
+    assert.match(
+      agentFile,
+      factsOf(client.release).subagentsFolder
+        ? /\/subagents\/agent-[^/]+\.jsonl$/
+        : /\/[^/]+\/agent-[^/]+\.jsonl$/,
+    );
     assert.ok(outcome.transcripts.some((t) => t.path === agentFile));
     // The report names the subagent's file, not the parent's.
     assert.ok(block!.stderr.includes(` in ${agentFile}\n`), block!.stderr);
@@ -45,7 +52,7 @@ claudeTest(
     const subRequests = outcome.requests.filter((r) =>
       firstMessageText(r).includes(SUBAGENT_TASK)
     );
-    assertCarriesFeedback(outcome, subRequests[3], block!);
+    assertCarriesFeedback(outcome, subRequests.at(-1), block!);
     assert.equal(after!.payload.stop_hook_active, true);
     assert.equal(after!.stderr, "");
     // The parent's follow-up carries the subagent's report and no nudge.

@@ -19,17 +19,43 @@ import {
   text,
   toolCall,
 } from "./support/fake_api.ts";
-import { claudeTest, codesOf } from "./support/scenario.ts";
+import { factsOf, has } from "./support/release_facts.ts";
+import {
+  type Applies,
+  appliesWhere,
+  claudeTest,
+  type Client,
+  codesOf,
+  silence,
+  turnEndScreen,
+  waitForInput,
+} from "./support/scenario.ts";
 import {
   type ClaudeSession,
   type HookRun,
+  MAIN_TS,
   readJsonl,
   withClaudeSession,
 } from "./support/session.ts";
+import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import type { TmuxPane } from "./support/tmux.ts";
 
 const EVENTS_LOG = ".claude/stall_watch/events.jsonl";
+
+/** Where a watcher's exit 2 reaches the model (asyncRewake, 2.1.84+). */
+const REWAKE: Applies = appliesWhere(
+  "async_rewake",
+  "an asyncRewake hook's exit 2 never reaches the model there",
+);
+
+/**
+ * The wake-up races Claude Code's own writes (2.1.145 starts PostToolUse
+ * hooks before the call is on file): run it several times on each release.
+ */
+const WAKE_RUNS = 3;
 const IDLE_SECONDS = 2;
+/** The idle window of the slow-model scenario (see there). */
+const SLOW_IDLE_SECONDS = 5;
 
 /** Registers the Stop hook and the watcher (small windows) for `session`. */
 async function registerWatch(
@@ -76,6 +102,13 @@ async function watchOutcomes(session: ClaudeSession): Promise<string[]> {
   );
 }
 
+/** The watcher's events (started, detected, finished), for failure messages. */
+async function watchEvents(session: ClaudeSession): Promise<unknown[]> {
+  const path = join(session.project, EVENTS_LOG);
+  const events = await readJsonl(path).catch(() => []);
+  return events.map((e) => [e.event, e.outcome ?? e.call_state ?? e.reason]);
+}
+
 /**
  * Whether the watcher finished: its `watch_finished` event is written before
  * the process exits, and the hook wrapper logs the run only after, so wait
@@ -87,6 +120,15 @@ function watcherDone(session: ClaudeSession): () => Promise<boolean> {
     watchRuns(await session.hookRuns()).length > 0;
 }
 
+/** Whether the main transcript holds Claude Code's interrupt line. */
+function interruptedOnFile(session: ClaudeSession): () => Promise<boolean> {
+  return async () => {
+    const [main] = await session.transcripts();
+    return main !== undefined &&
+      (await Deno.readTextFile(main)).includes("[Request interrupted by user");
+  };
+}
+
 /** Main requests that carried a stall-watch nudge. */
 function nudged(session: ClaudeSession): RecordedRequest[] {
   return session.api.mainRequests().filter((r) =>
@@ -96,19 +138,19 @@ function nudged(session: ClaudeSession): RecordedRequest[] {
 
 /** Runs `fn` with an interactive session in tmux, the watcher registered. */
 async function interactive(
-  claude: string,
+  client: Client,
   script: (request: RecordedRequest, index: number) => Reply,
   allowedTools: string[],
   fn: (session: ClaudeSession, pane: TmuxPane) => Promise<void>,
   env: Record<string, string> = {},
 ): Promise<void> {
-  await withClaudeSession({ claude, script }, async (session) => {
+  await withClaudeSession({ claude: client.path, script }, async (session) => {
     await registerWatch(session, env);
     // The classic permission prompt (auto mode asks differently offline).
     const args = ["--permission-mode", "default"];
     const pane = await session.startInteractive({ allowedTools, args });
     try {
-      await pane.waitFor(/^❯/m);
+      await waitForInput(pane, client);
       await fn(session, pane);
     } finally {
       await pane.close();
@@ -151,7 +193,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * nudge arrives, then an answer; asserts the wake-up and what it said.
  */
 async function apiErrorAfter(
-  claude: string,
+  client: Client,
   tool: string,
   input: Record<string, unknown>,
   event: "PostToolUse" | "PostToolUseFailure",
@@ -160,16 +202,36 @@ async function apiErrorAfter(
   const answer = `Carried on after ${tool}.`;
   let woken = false;
   const script = (request: RecordedRequest): Reply => {
-    if (!answersToolResult(request)) return toolCall(tool, input);
+    // The wake-up first: not every release sends it in one message with
+    // the tool result (2.1.214 sends it alone).
     woken ||= /stall_watch/.test(lastUserText(request));
+    if (woken) return text(answer);
+    if (!answersToolResult(request)) return toolCall(tool, input);
     // Every request before the wake-up fails: Claude Code gives up.
-    return woken ? text(answer) : httpError(500);
+    return httpError(500);
   };
-  await interactive(claude, script, [tool], async (session, pane) => {
+  // Before 2.1.300 nothing in the file shows Claude Code retrying (no
+  // api-request lines): only the idle window keeps the watcher from judging
+  // between two retries, so it must outlast their back-off (about 0.5, 1
+  // and 2 s), and the watcher then judges after the API error entry.
+  const idle = has(client.release, "api_request_lines") || retries === 0
+    ? IDLE_SECONDS
+    : 8;
+  await interactive(client, script, [tool], async (session, pane) => {
     await pane.type(`use ${tool}`);
     await pane.keys("Enter");
     await pane.waitFor(/API Error: 500/);
-    await pane.waitFor(new RegExp(answer), 30_000);
+    try {
+      await pane.waitFor(new RegExp(answer), 30_000);
+    } catch (error) {
+      // Say what the watcher did, to tell its miss from a lost wake-up.
+      const runs = watchRuns(await session.hookRuns());
+      throw new Error(
+        `no answer after the wake-up; watcher runs ${
+          JSON.stringify(runs.map((r) => [r.event, r.code]))
+        }, outcomes ${JSON.stringify(await watchEvents(session))}\n${error}`,
+      );
+    }
     await waitUntil(
       async () => codesOf(await session.hookRuns(), "Stop").length > 0,
       "the woken turn's Stop",
@@ -178,14 +240,18 @@ async function apiErrorAfter(
     // The errored turn fired no Stop: the only Stop is the woken turn's.
     const stops = runs.filter((r) => r.event === "Stop");
     assert.deepEqual(stops.map((r) => r.code), [0]);
-    assert.equal(stops[0]!.payload.stop_hook_active, true);
+    // 2.1.90 does not mark a woken turn's Stop as following a block.
+    assert.equal(
+      stops[0]!.payload.stop_hook_active,
+      factsOf(client.release).wakeSetsStopHookActive,
+    );
     assert.deepEqual(watchRuns(runs).map((r) => [r.event, r.code]), [
       [event, 2],
     ]);
     assert.deepEqual(await watchOutcomes(session), ["nudged"]);
     const requests = session.api.mainRequests();
-    // Claude Code's own retries come first: each writes its api-request
-    // line, so the watcher sees a request open until the API error entry.
+    // Claude Code's own retries come first (each writes its api-request
+    // line, 2.1.300+), so the watcher waits until the API error entry.
     assert.deepEqual(requests.map((r) => r.reply?.kind), [
       "message",
       ...Array(retries + 1).fill("http_error"),
@@ -195,44 +261,50 @@ async function apiErrorAfter(
     assert.match(wake, /stall_watch: 1 missing follow-up/);
     assert.match(wake, /failed with an API error, not the tool/);
     assert.match(wake, /that call needs no retry: carry on from its result/);
-  }, { CLAUDE_CODE_MAX_RETRIES: String(retries) });
+  }, {
+    CLAUDE_CODE_MAX_RETRIES: String(retries),
+    STALL_WATCH_IDLE_SECONDS: String(idle),
+  });
 }
 
 claudeTest(
   "watchdog: an API error after a tool result (no Stop fires) is woken and the model carries on",
-  (claude) =>
+  (client) =>
     apiErrorAfter(
-      claude,
+      client,
       "mcp__stub__echo",
       { text: "forty-two" },
       "PostToolUse",
     ),
-  { tmux: true },
+  { tmux: true, applies: REWAKE, runs: WAKE_RUNS },
 );
 
 claudeTest(
   "watchdog: an API error after a failed tool call (PostToolUseFailure) is woken too, after Claude Code's own 3 retries",
-  (claude) =>
+  (client) =>
     apiErrorAfter(
-      claude,
+      client,
       "mcp__stub__fail",
       { text: "disk full" },
       "PostToolUseFailure",
       3,
     ),
-  { tmux: true },
+  { tmux: true, applies: REWAKE, runs: WAKE_RUNS },
 );
 
 claudeTest(
-  "watchdog: a model slower than the idle window is not nudged (its request is open)",
-  async (claude) => {
+  "watchdog: a model slower than the idle window is not nudged where Claude Code marks its request open (api-request lines, 2.1.300+); before, the idle window alone counts and it is nudged once",
+  async (client) => {
     const answer = "Slow but sure: forty-two.";
+    const marked = has(client.release, "api_request_lines");
     const replies: Reply[] = [
       toolCall("mcp__stub__echo", { text: "forty-two" }),
-      slowText(answer, (IDLE_SECONDS + 5) * 1000),
+      slowText(answer, (SLOW_IDLE_SECONDS + 5) * 1000),
+      // Unmarked releases only: the woken turn after the nudge.
+      text("Already answered above."),
     ];
     await interactive(
-      claude,
+      client,
       (_r, i) => replies[i] ?? text("fake API: no scripted reply left"),
       ["mcp__stub__echo"],
       async (session, pane) => {
@@ -241,22 +313,42 @@ claudeTest(
         await pane.waitFor(new RegExp(answer), 30_000);
         await waitUntil(watcherDone(session), "the watcher to finish");
         const runs = await session.hookRuns();
-        assert.deepEqual(watchRuns(runs).map((r) => r.code), [0]);
-        assert.deepEqual(await watchOutcomes(session), ["followed_up"]);
-        assert.equal(session.api.mainRequests().length, 2);
-        assert.deepEqual(nudged(session), []);
+        if (marked) {
+          assert.deepEqual(
+            watchRuns(runs).map((r) => r.code),
+            [0],
+            JSON.stringify(await watchEvents(session)),
+          );
+          assert.deepEqual(await watchOutcomes(session), ["followed_up"]);
+          assert.equal(session.api.mainRequests().length, 2);
+          assert.deepEqual(nudged(session), []);
+          return;
+        }
+        // Nothing in the file says a request is open: after the idle window
+        // the quiet counts, the watcher nudges (once: it is the only one),
+        // and Claude Code delivers it after the slow answer as a turn of its
+        // own. A known limit (docs/watchdog.md): raise the idle window.
+        assert.deepEqual(watchRuns(runs).map((r) => r.code), [2]);
+        assert.deepEqual(await watchOutcomes(session), ["nudged"]);
+        await pane.waitFor(/Already answered above\./, 30_000);
+        assert.equal(session.api.mainRequests().length, 3);
+        assert.equal(nudged(session).length, 1);
       },
+      // Claude Code writes the api-request line milliseconds after the
+      // result, but a machine at a load of 17 on 2 cores once took more
+      // than the usual 2 s window: a longer one keeps to the premise.
+      { STALL_WATCH_IDLE_SECONDS: String(SLOW_IDLE_SECONDS) },
     );
   },
-  { tmux: true },
+  { tmux: true, applies: REWAKE },
 );
 
 claudeTest(
   "watchdog: in a -p run the watcher exits at once: no nudge, no extra request, no wait at exit",
-  async (claude) => {
+  async (client) => {
     const answer = "Slow -p answer: forty-two.";
     await withClaudeSession({
-      claude,
+      claude: client.path,
       script: (_r, i) =>
         i === 0
           ? toolCall("mcp__stub__echo", { text: "forty-two" })
@@ -274,17 +366,17 @@ claudeTest(
       assert.deepEqual(await watchOutcomes(session), ["unattended"]);
       assert.equal(session.api.mainRequests().length, 2);
       assert.deepEqual(nudged(session), []);
-      // Claude Code waits up to ~30 s at exit for a watcher still running.
-      assert.ok(run.elapsedMs < 20_000, `took ${run.elapsedMs} ms`);
+      // The wrapper logs a run's exit code only when the watcher exits by
+      // itself: claude did not have to wait for it or kill it at exit.
     });
   },
 );
 
 claudeTest(
   "watchdog: a turn the user interrupts (Esc) while the model answers a tool result is not a stall",
-  async (claude) => {
+  async (client) => {
     await interactive(
-      claude,
+      client,
       (request) =>
         answersToolResult(request)
           ? slowText("never shown", 10_000)
@@ -304,7 +396,9 @@ claudeTest(
           "the watcher to start",
         );
         await pane.keys("Escape");
-        await pane.waitFor(/Interrupted/);
+        // The interrupt's own line, on every release (2.1.145 and 2.1.214
+        // fold the "Interrupted" notice away on screen).
+        await waitUntil(interruptedOnFile(session), "the interrupt on file");
         await waitUntil(watcherDone(session), "the watcher to finish");
         await sleep((IDLE_SECONDS + 2) * 1000);
         const runs = await session.hookRuns();
@@ -315,14 +409,14 @@ claudeTest(
       },
     );
   },
-  { tmux: true },
+  { tmux: true, applies: REWAKE },
 );
 
 claudeTest(
   "watchdog: Esc during a running tool call starts no watcher at all",
-  async (claude) => {
+  async (client) => {
     await interactive(
-      claude,
+      client,
       (_r, i) =>
         i === 0
           ? toolCall("mcp__stub__slow", { seconds: 20 })
@@ -334,7 +428,9 @@ claudeTest(
         await pane.waitFor(/Calling mcp__stub__slow/);
         await sleep(1000);
         await pane.keys("Escape");
-        await pane.waitFor(/Interrupted/);
+        // The interrupt's own line, on every release (2.1.145 and 2.1.214
+        // fold the "Interrupted" notice away on screen).
+        await waitUntil(interruptedOnFile(session), "the interrupt on file");
         await sleep((IDLE_SECONDS + 2) * 1000);
         // Claude Code 2.1.332 fires neither PostToolUse nor
         // PostToolUseFailure for a call the user interrupts.
@@ -344,18 +440,18 @@ claudeTest(
       },
     );
   },
-  { tmux: true },
+  { tmux: true, applies: REWAKE },
 );
 
 claudeTest(
   "watchdog: a permission prompt waiting for the user is not a stall",
-  async (claude) => {
+  async (client) => {
     const replies: Reply[] = [
       toolCall("mcp__stub__echo", { text: "forty-two" }),
       toolCall("mcp__stub__fail", { text: "needs approval" }, "Next step."),
     ];
     await interactive(
-      claude,
+      client,
       (_r, i) => replies[i] ?? text("fake API: no scripted reply left"),
       ["mcp__stub__echo"],
       async (session, pane) => {
@@ -374,5 +470,88 @@ claudeTest(
       },
     );
   },
-  { tmux: true },
+  { tmux: true, applies: REWAKE },
+);
+
+claudeTest(
+  "watchdog installed (install --watch) on a release without asyncRewake: a stalled call is nudged exactly once, by the Stop hook, and answered; every watcher exits 0 at once",
+  async (client) => {
+    const tool = "mcp__stub__echo";
+    const answer = "Recovered: echo said forty-two.";
+    const replies: Reply[] = [
+      toolCall(tool, { text: "forty-two" }),
+      ...silence(client),
+      text(answer),
+    ];
+    await withClaudeSession({
+      claude: client.path,
+      script: (_r, i) => replies[i] ?? text("fake API: no scripted reply left"),
+      events: [],
+    }, async (session) => {
+      // The registration as shipped, in the project's settings.local.json.
+      const install = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--quiet",
+          ...HOOK_PERMISSION_FLAGS,
+          MAIN_TS,
+          "install",
+          "--watch",
+        ],
+        cwd: session.project,
+        clearEnv: true,
+        env: session.env,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        signal: AbortSignal.timeout(30_000),
+      }).output();
+      assert.equal(install.code, 0, new TextDecoder().decode(install.stderr));
+      Object.assign(session.env, {
+        STALL_WATCH_IDLE_SECONDS: String(IDLE_SECONDS),
+        STALL_WATCH_LOG_FILE: EVENTS_LOG,
+      });
+      const pane = await session.startInteractive({
+        allowedTools: [tool],
+        args: ["--permission-mode", "default"],
+      });
+      try {
+        await waitForInput(pane, client);
+        await pane.submit(`use ${tool}`);
+        await pane.waitFor(new RegExp(answer), 60_000);
+        const events = async () =>
+          await readJsonl(join(session.project, EVENTS_LOG)).catch(() => []);
+        // The answer's Stop (stop_hook_active: exit 0 at once) ends the turn.
+        await turnEndScreen(pane, client);
+        await waitUntil(
+          async () =>
+            (await events()).some((e) => e.event === "watch_finished"),
+          "the watcher's end",
+        );
+        const logged = await events();
+        const dispatched = logged.filter((e) =>
+          e.event === "recovery_dispatched"
+        );
+        assert.deepEqual(dispatched.map((e) => e.hook_event), ["Stop"]);
+        const finished = logged.filter((e) => e.event === "watch_finished");
+        assert.ok(finished.length >= 1, "a watcher ran for the call");
+        for (const watch of finished) {
+          assert.equal(watch.outcome, "client_unsupported");
+          assert.equal(watch.exit_code, 0);
+        }
+        const requests = session.api.mainRequests();
+        assert.equal(requests.length, 2 + silence(client).length);
+        assert.equal(nudged(session).length, 1);
+      } finally {
+        await pane.close();
+      }
+    });
+  },
+  {
+    tmux: true,
+    applies: {
+      before: REWAKE.since as string,
+      why: "from 2.1.84 on, the watcher's wake-up is delivered",
+    },
+  },
 );

@@ -219,3 +219,110 @@ Deno.test("classifyTurn() says a turn ended on an API error only when nothing th
   assert.equal(noTools.endedOnApiError, true);
   assert.equal("endedOnApiError" in classifyTurn([say("Hi")], none), false);
 });
+
+/** A model line of message `id` that records `stopReason` and `texts`. */
+const stopped = (
+  id: string,
+  stopReason: string | undefined,
+  ...texts: string[]
+): Entry => ({
+  kind: "assistant",
+  ...base(),
+  messageId: id,
+  texts,
+  toolUses: [],
+  ...(stopReason === undefined ? {} : { stopReason }),
+});
+const synthetic = (): Entry => ({
+  kind: "assistant",
+  ...base(),
+  messageId: "8c0f6a52-2d7e-4f0b-93a1-5b6e4c2d1f07",
+  texts: [],
+  toolUses: [],
+  synthetic: true,
+});
+
+Deno.test("classifyTurn() calls a turn that ends on a message stopped for tool_use, with no call on file, a lost tool call", () => {
+  const lost = classifyTurn(
+    [stopped("msg_9", "tool_use", "Let me call")],
+    none,
+  );
+  assert.deepEqual(
+    lost.signatures.map((s) => [s.kind, s.toolName, s.toolUseId]),
+    [["lost_tool_call", "", "msg_9"]],
+  );
+  // Without text too (a thinking-only message), and after answered work:
+  // the message is the model acting, so the result before it is answered.
+  assert.deepEqual(
+    kinds([call("a"), result("a"), stopped("msg_9", "tool_use")]),
+    [["lost_tool_call", "msg_9"]],
+  );
+  // Claude Code's own entries after it change nothing.
+  assert.deepEqual(
+    kinds([stopped("msg_9", "tool_use", "Let me call"), apiError(), note()]),
+    [["lost_tool_call", "msg_9"]],
+  );
+  assert.deepEqual(
+    kinds([stopped("msg_9", "tool_use", "Let me call"), synthetic()]),
+    [["lost_tool_call", "msg_9"]],
+  );
+  // An earlier unanswered call is still reported beside it.
+  assert.deepEqual(kinds([call("a"), stopped("msg_9", "tool_use", "Now")]), [
+    ["pending_tool_use", "a"],
+    ["lost_tool_call", "msg_9"],
+  ]);
+});
+
+Deno.test("classifyTurn() finds no lost call where the call is on file, answered, or later work followed", () => {
+  // 2.1.332 writes the message's final stop_reason on all of its lines: the
+  // text line says tool_use too, and the call is on the next line.
+  const split: Entry[] = [
+    stopped("msg_1", "tool_use", "Calling Read."),
+    call("a"),
+  ];
+  assert.deepEqual(kinds(split), [["pending_tool_use", "a"]]);
+  assert.deepEqual(kinds([...split, result("a"), say("Done")]), []);
+  // 2.0.x writes null on all but the last line; the last one has the call.
+  assert.deepEqual(kinds([stopped("msg_1", undefined, "Calling"), call("a")]), [
+    ["pending_tool_use", "a"],
+  ]);
+  // A result or an interrupt after it: something ran, or the user stopped.
+  assert.deepEqual(kinds([stopped("msg_9", "tool_use", "x"), interrupt()]), []);
+  // A later message of the model is the last word, not the lost one.
+  assert.deepEqual(
+    kinds([
+      stopped("msg_9", "tool_use", "x"),
+      stopped("msg_10", "end_turn", "y"),
+    ]),
+    [],
+  );
+  assert.deepEqual(kinds([stopped("msg_9", "end_turn", "All done.")]), []);
+  assert.deepEqual(kinds([stopped("msg_9", "max_tokens", "Cut off")]), []);
+});
+
+Deno.test("classifyTurn() never takes Claude Code's own entries or placeholders for a follow-up", () => {
+  // `No response requested.` (model <synthetic>) after a result.
+  assert.deepEqual(kinds([call("a"), result("a"), synthetic()]), [[
+    "missing_followup",
+    "a",
+  ]]);
+  // Entries whose text was only a placeholder normalise to no text at all.
+  assert.deepEqual(
+    kinds([call("a"), result("a", { empty: true }), say()]),
+    [["empty_tool_result", "a"]],
+  );
+});
+
+Deno.test("provesFollowUp() takes none of Claude Code's own texts for proof", () => {
+  const turn = [call("a"), result("a")];
+  for (
+    const claim of [
+      "(no content)",
+      " No response requested. ",
+      "API Error: 500 Internal server error",
+    ]
+  ) {
+    assert.equal(provesFollowUp(claim, turn), false, claim);
+  }
+  assert.equal(provesFollowUp("No response was needed here.", turn), true);
+});

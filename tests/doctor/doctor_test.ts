@@ -5,6 +5,9 @@
  */
 
 import assert from "node:assert/strict";
+import { clientChecks } from "../../src/doctor/doctor_client.ts";
+import { projectSlug } from "../../src/transcript/transcript_files.ts";
+import { FIXTURES_DIR } from "../support/cases.ts";
 import { join } from "node:path";
 import { main } from "../../src/cli.ts";
 import {
@@ -534,6 +537,13 @@ function facts(overrides: Partial<DoctorFacts> = {}): DoctorFacts {
       env: {},
     },
     plugin: { states: [], problem: null, runtime: null },
+    client: {
+      transcript: null,
+      release: null,
+      watch: false,
+      output: "stderr",
+      idleSeconds: 30,
+    },
     ...overrides,
   };
 }
@@ -634,4 +644,92 @@ Deno.test("doctor as a process under the release flags passes after install and 
   assert.match(after.stdout, /^stall-watch doctor\n/);
   assert.match(after.stdout, /All checks passed\.\n$/);
   assert.equal(after.stderr, "");
+});
+
+/** Puts a real transcript in the project's folder under `projects`. */
+async function seedTranscript(s: Setup, fixture: string): Promise<string> {
+  const folder = join(
+    s.project,
+    "user-config",
+    "projects",
+    projectSlug(s.project),
+  );
+  await Deno.mkdir(folder, { recursive: true });
+  const path = join(folder, "0b1c2d3e-session.jsonl");
+  await Deno.copyFile(join(FIXTURES_DIR, "real", fixture), path);
+  return path;
+}
+
+Deno.test("doctor names the Claude Code release of the project's newest transcript and what works on it", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install", "--watch"], s.io()), 0);
+  const fresh = await s.doctor();
+  assert.match(
+    fresh.out,
+    /\n {2}ok {4}Claude Code release: unknown \(no transcript of this project yet/,
+  );
+  // A real 2.0.76 file: no asyncRewake, no async hooks, no context mode.
+  const path = await seedTranscript(
+    s,
+    "real_api_error_after_tool_result_2.0.76.jsonl",
+  );
+  const old = await s.doctor({ STALL_WATCH_OUTPUT: "context" });
+  assert.equal(old.code, 0, "warnings only");
+  assert.ok(
+    old.out.includes(
+      `  ok    Claude Code 2.0.76 wrote this project's newest transcript (${path})\n`,
+    ),
+    old.out,
+  );
+  assert.deepEqual(lines(old.out, "warn").map((l) => l.slice(8)), [
+    "the watchdog cannot wake a session on Claude Code 2.0.76: it needs asyncRewake (2.1.84+), so watch exits at once and only the Stop hook nudges (and before 2.1.15 each watcher still starts in line, after every tool call)",
+    'output "context" needs Claude Code 2.1.163 or later: on 2.0.76 each block uses exit 2 and stderr instead',
+  ]);
+  assert.match(
+    old.out,
+    /fix: upgrade Claude Code to 2\.1\.84 or later, or drop the watchdog \("stall-watch uninstall", then "stall-watch install" without --watch\)/,
+  );
+  // A newer session by a release with everything: all works.
+  const newer = join(path, "..", "9f8e7d6c-session.jsonl");
+  await Deno.copyFile(
+    join(FIXTURES_DIR, "real", "real_api_error_after_tool_result.jsonl"),
+    newer,
+  );
+  const future = new Date(Date.now() + 60_000);
+  await Deno.utime(newer, future, future);
+  const current = await s.doctor({ STALL_WATCH_OUTPUT: "context" });
+  assert.deepEqual(lines(current.out, "warn"), []);
+  assert.ok(
+    current.out.includes("  ok    the watchdog works on Claude Code 2.1.332\n"),
+  );
+  assert.ok(
+    current.out.includes(
+      '  ok    output "context" works on Claude Code 2.1.332\n',
+    ),
+  );
+});
+
+Deno.test("clientChecks() warns where the watchdog cannot see a running request (before 2.1.300)", () => {
+  const checks = clientChecks({
+    transcript: "/p/s.jsonl",
+    release: [2, 1, 214],
+    watch: true,
+    output: "stderr",
+    idleSeconds: 30,
+  });
+  assert.deepEqual(checks.map((c) => c.status), ["ok", "warn", "ok"]);
+  assert.match(checks[1]!.text, /reply slower than the idle window \(30 s\)/);
+  assert.match(checks[1]!.fix ?? "", /raise watch\.idle_seconds/);
+  // No watchdog registered: nothing said about it.
+  const plain = clientChecks({
+    transcript: "/p/s.jsonl",
+    release: [2, 1, 47],
+    watch: false,
+    output: "json",
+    idleSeconds: 30,
+  });
+  assert.deepEqual(plain.map((c) => c.text), [
+    "Claude Code 2.1.47 wrote this project's newest transcript (/p/s.jsonl)",
+    'output "json" works on Claude Code 2.1.47',
+  ]);
 });

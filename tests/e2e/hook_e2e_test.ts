@@ -174,6 +174,33 @@ Deno.test("hook process with STALL_WATCH_OUTPUT=context: exit 0, the prompt as S
   assert.match(output.systemMessage, /^stall_watch: 1 hung mcp call in /);
 });
 
+Deno.test("hook process with STALL_WATCH_OUTPUT=context on a release without Stop additionalContext (real 2.0.76 file): exit 2 with the report on stderr, and the event says why", async () => {
+  await using project = await tempProject();
+  const c = cases.find((x) =>
+    x.fixture === "real/real_no_content_after_whitespace_reply_2.0.76.jsonl"
+  ) as FixtureCase;
+  const result = await runStallWatch({
+    cwd: project.dir,
+    stdin: payloadFor(c, "output-fallback", project.dir),
+    env: {
+      STALL_WATCH_OUTPUT: "context",
+      STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl",
+    },
+  });
+  assert.equal(result.code, 2, result.stderr);
+  assert.equal(result.stdout, "");
+  assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
+  assert.match(result.stderr, /^stall_watch recovery: /m);
+  const events = (await Deno.readTextFile(
+    join(project.dir, ".claude/stall_watch/events.jsonl"),
+  )).trim().split("\n").map((l) => JSON.parse(l));
+  const detected = events.find((e) => e.event === "stall_detected");
+  assert.equal(
+    detected.output_fallback,
+    'output "context" needs Claude Code 2.1.163 or later; the transcript was written by 2.0.76',
+  );
+});
+
 Deno.test("hook process with nudge_preset seed writes the original texts after the report lines", async () => {
   const result = await runHungMcp({ STALL_WATCH_NUDGE_PRESET: "seed" });
   assert.equal(result.code, 2);

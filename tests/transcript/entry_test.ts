@@ -3,6 +3,8 @@ import {
   type Entry,
   isEmptyContent,
   isEmptyResult,
+  isModelActivity,
+  isPlaceholderText,
   toEntry,
 } from "../../src/transcript/entry.ts";
 import { sniffEntry } from "../../src/transcript/entry_sniff.ts";
@@ -402,4 +404,116 @@ Deno.test("sniffEntry() flags an overlong API-error entry from its head or tail"
   assert.equal(entry?.kind === "assistant" && entry.apiError, true);
   const plain = sniffEntry(head, '"version":"2.1.332"}', at);
   assert.equal(plain?.kind === "assistant" && "apiError" in plain, false);
+});
+
+/** The lines of a file under `fixtures/real/`. */
+function realLines(name: string): string[] {
+  return Deno.readTextFileSync(
+    new URL(`../../fixtures/real/${name}`, import.meta.url),
+  ).split("\n").filter((l) => l !== "");
+}
+
+/** The first assistant line of a real file whose text is `text`. */
+function realAssistantLine(name: string, text: string): string {
+  const line = realLines(name).find((l) =>
+    l.includes('"type":"assistant"') &&
+    l.includes(`"text":${JSON.stringify(text)}`)
+  );
+  assert.ok(line, `${name} has no assistant line ${text}`);
+  return line;
+}
+
+Deno.test("toEntry() drops 2.0.76's '(no content)' placeholder: the entry is no model activity", () => {
+  for (
+    const name of [
+      "real_no_content_after_whitespace_reply_2.0.76.jsonl",
+      "real_blank_mcp_result_then_empty_text_reply_2.0.76.jsonl",
+    ]
+  ) {
+    const raw = JSON.parse(realAssistantLine(name, "(no content)"));
+    assert.notEqual(raw.message.model, "<synthetic>"); // the real model's name
+    const entry = toEntry(raw, at);
+    assert.ok(entry?.kind === "assistant");
+    assert.deepEqual(entry.texts, []);
+    assert.equal(entry.stopReason, "end_turn");
+    assert.equal(isModelActivity(entry), false);
+  }
+});
+
+Deno.test("toEntry() marks 2.1.332's <synthetic> 'No response requested.' as Claude Code's own entry", () => {
+  const raw = JSON.parse(
+    realAssistantLine(
+      "real_no_response_requested_after_killed_turn.jsonl",
+      "No response requested.",
+    ),
+  );
+  assert.equal(raw.isApiErrorMessage, false);
+  const entry = toEntry(raw, at);
+  assert.ok(entry?.kind === "assistant");
+  assert.equal(entry.synthetic, true);
+  assert.equal("apiError" in entry, false);
+  assert.deepEqual(entry.texts, []);
+  assert.equal(isModelActivity(entry), false);
+  // Any synthetic text is Claude Code's, placeholder or not.
+  raw.message.content = [{ type: "text", text: "Something new." }];
+  const other = toEntry(raw, at);
+  assert.ok(other?.kind === "assistant");
+  assert.deepEqual(other.texts, ["Something new."]);
+  assert.equal(isModelActivity(other), false);
+});
+
+Deno.test("toEntry() marks 2.0.76's synthetic API error as Claude Code's own entry", () => {
+  const line = realLines("real_api_error_after_tool_result_2.0.76.jsonl").find(
+    (l) => l.includes('"isApiErrorMessage":true'),
+  );
+  assert.ok(line);
+  const entry = toEntry(JSON.parse(line), at);
+  assert.ok(entry?.kind === "assistant");
+  assert.equal(entry.apiError, true);
+  assert.equal(entry.synthetic, true);
+  assert.equal(isModelActivity(entry), false);
+});
+
+Deno.test("toEntry() and sniffEntry() read the stop_reason of 2.0.76's lost tool call", () => {
+  const line = realAssistantLine(
+    "real_lost_tool_call_2.0.76.jsonl",
+    "Let me call the tool.",
+  );
+  const entry = toEntry(JSON.parse(line), at);
+  assert.ok(entry?.kind === "assistant");
+  assert.equal(entry.stopReason, "tool_use");
+  assert.deepEqual(entry.toolUses, []);
+  assert.deepEqual(entry.texts, ["Let me call the tool."]);
+  assert.equal(isModelActivity(entry), true);
+  // The same line read from its ends, as an overlong one would be.
+  const sniffed = sniffEntry(line.slice(0, 200), line.slice(200), at);
+  assert.ok(sniffed?.kind === "assistant");
+  assert.equal(sniffed.stopReason, "tool_use");
+  // 2.0.76 writes null on the lines before a message's last: no reason.
+  const nulled = JSON.parse(line);
+  nulled.message.stop_reason = null;
+  const plain = toEntry(nulled, at);
+  assert.ok(plain?.kind === "assistant");
+  assert.equal("stopReason" in plain, false);
+});
+
+Deno.test("sniffEntry() marks an overlong <synthetic> entry as Claude Code's own", () => {
+  const line = realAssistantLine(
+    "real_no_response_requested_after_killed_turn.jsonl",
+    "No response requested.",
+  );
+  const at200 = line.indexOf('"model":"<synthetic>"');
+  assert.ok(at200 > 0);
+  const entry = sniffEntry(line.slice(0, at200 + 40), line.slice(-300), at);
+  assert.ok(entry?.kind === "assistant");
+  assert.equal(entry.synthetic, true);
+  assert.equal(isModelActivity(entry), false);
+});
+
+Deno.test("isPlaceholderText() knows Claude Code's placeholders, and nothing a model would say", () => {
+  assert.equal(isPlaceholderText("(no content)"), true);
+  assert.equal(isPlaceholderText("  No response requested.\n"), true);
+  assert.equal(isPlaceholderText("No response requested. Done."), false);
+  assert.equal(isPlaceholderText("(no content) was returned"), false);
+  assert.equal(isPlaceholderText("API Error: 500"), false);
 });

@@ -281,3 +281,30 @@ Deno.test("TurnFollower reading only appended bytes sees what a fresh scan of th
     fuzzParameters(25),
   );
 });
+
+Deno.test("TurnFollower.look() takes a prompt that lands before the watched call for the start of its turn, not a new one", async () => {
+  await using project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  // The file holds the previous turn; the watched call's turn has not
+  // reached it yet when the watcher starts (Claude Code 2.1.145 starts
+  // PostToolUse hooks before the turn's lines are written).
+  const old = await answeredTurn(t);
+  await t.append(t.text("Done."));
+  const id = newId("toolu_");
+  const follower = follow(t, id);
+  await follower.look(never);
+  assert.equal(callState(follower.entries, id).kind, "absent");
+  await t.append(
+    t.prompt("Now the linter."),
+    t.toolUse(id, "Bash", { command: "npm run lint" }),
+    t.result(id, "0 problems"),
+  );
+  await follower.look(never);
+  assert.equal(follower.newTurn, false);
+  assert.equal(callState(follower.entries, id).kind, "answered");
+  assert.equal(callState(follower.entries, old).kind, "absent");
+  // Once the call is on file, the next prompt is a new turn.
+  await t.append(t.prompt("Thanks."));
+  await follower.look(never);
+  assert.equal(follower.newTurn, true);
+});

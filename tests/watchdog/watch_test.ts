@@ -15,6 +15,7 @@ import {
 } from "../../src/watchdog/watch_input.ts";
 import { claimWatch, isSuperseded } from "../../src/watchdog/watch_marker.ts";
 import { API_ERROR_NOTE, runWatch } from "../../src/watchdog/watchdog.ts";
+import { FIXTURES_DIR } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import {
   tempFixture,
@@ -334,4 +335,113 @@ Deno.test("stall-watch watch from a terminal is a usage error", async () => {
   assert.equal(await main(["watch"], io), 64);
   assert.equal(io.stderr.join("").trim().split("\n").length, 1);
   assert.match(io.stderr.join(""), /reads a PostToolUse payload on stdin/);
+});
+
+/**
+ * The lines of real 2.1.145's file after an echo call whose answer failed
+ * with HTTP 500, split where the issue measured the watcher's start: only
+ * the metadata before the prompt was on file (the tool_use and result
+ * landed about 65 ms later).
+ */
+function racedTranscript(): { before: string; after: string; id: string } {
+  const text = Deno.readTextFileSync(
+    join(FIXTURES_DIR, "real", "real_echo_then_api_error_2.1.145.jsonl"),
+  );
+  const lines = text.split("\n").filter((l) => l !== "");
+  const prompt = lines.findIndex((l) => l.includes('"type":"user"'));
+  const id = /"tool_use_id":"(toolu_[^"]+)"/.exec(text)?.[1] as string;
+  return {
+    before: lines.slice(0, prompt).join("\n") + "\n",
+    after: lines.slice(prompt).join("\n") + "\n",
+    id,
+  };
+}
+
+Deno.test("runWatch() follows a call whose lines land after the watcher started (2.1.145 starts PostToolUse early) and wakes the API error", async () => {
+  await using project = await tempProject();
+  const { before, after, id } = racedTranscript();
+  const path = join(project.dir, "session.jsonl");
+  await Deno.writeTextFile(path, before);
+  let appended = false;
+  const io = fakeIO({
+    cwd: project.dir,
+    nowMs: Date.now(),
+    env: { STALL_WATCH_IDLE_SECONDS: "2" },
+    // After the watcher's first look (it saw only metadata), the turn's
+    // lines arrive: the prompt (no prompt_id in 2.1.145's payload), the
+    // call, its result, the synthetic API error.
+    onSleep: async () => {
+      if (appended) return;
+      appended = true;
+      await Deno.writeTextFile(path, after, { append: true });
+    },
+  });
+  const payload = {
+    session_id: "b3ca133f-ea67-4fa8-a9d0-1d7ea24aa5ab",
+    transcript_path: path,
+    cwd: project.dir,
+    permission_mode: "default",
+    hook_event_name: "PostToolUse",
+    tool_name: "mcp__stub__echo",
+    tool_input: { text: "forty-two" },
+    tool_response: [{ type: "text", text: "forty-two" }],
+    tool_use_id: id,
+  };
+  const result = await runWatch(JSON.stringify(payload), io);
+  assert.equal(appended, true);
+  assert.equal(result.exitCode, 2, result.stderr);
+  assert.match(result.stderr, /^stall_watch: 1 missing follow-up in /);
+  assert.ok(result.stderr.includes(`(id=${id})`), result.stderr);
+  assert.ok(result.stderr.endsWith(API_ERROR_NOTE), result.stderr);
+});
+
+Deno.test("runWatch() exits 0 at once, spending nothing, where Claude Code cannot deliver its wake-up (asyncRewake before 2.1.84)", async () => {
+  await using project = await tempProject();
+  // Real 2.0.76 lines: the echo result unanswered after an API error, the
+  // turn a watcher on 2.1.84+ wakes (exit 2) after its idle window.
+  const text = Deno.readTextFileSync(
+    join(FIXTURES_DIR, "real", "real_api_error_after_tool_result_2.0.76.jsonl"),
+  );
+  const path = join(project.dir, "session.jsonl");
+  await Deno.writeTextFile(path, text);
+  const id = /"tool_use_id":"(toolu_[^"]+)"/.exec(text)?.[1] as string;
+  let sleeps = 0;
+  const io = fakeIO({
+    cwd: project.dir,
+    nowMs: Date.now(),
+    env: { STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl" },
+    onSleep: () => void sleeps++,
+  });
+  const payload = {
+    session_id: "24e4b1ff-68ab-4533-89bf-7969ed000000",
+    transcript_path: path,
+    cwd: project.dir,
+    permission_mode: "default",
+    hook_event_name: "PostToolUse",
+    tool_name: "mcp__stub__echo",
+    tool_input: { text: "forty-two" },
+    tool_response: [{ type: "text", text: "forty-two" }],
+    tool_use_id: id,
+  };
+  const result = await runWatch(JSON.stringify(payload), io);
+  assert.deepEqual(result, { exitCode: 0, stderr: "" });
+  assert.equal(sleeps, 0, "it did not wait");
+  const events = Deno.readTextFileSync(
+    join(project.dir, ".claude/stall_watch/events.jsonl"),
+  ).trim().split("\n").map((line) => JSON.parse(line));
+  assert.deepEqual(events.map((e) => e.event), [
+    "watch_started",
+    "watch_finished",
+  ]);
+  const finished = events.at(-1);
+  assert.equal(finished.outcome, "client_unsupported");
+  assert.match(finished.reason, /^Claude Code 2\.0\.76 cannot deliver/);
+  // The same turn written by a release with asyncRewake is watched and woken.
+  const rewritten = text.replaceAll('"version":"2.0.76"', '"version":"2.1.84"');
+  await Deno.writeTextFile(path, rewritten);
+  const woken = await runWatch(
+    JSON.stringify(payload),
+    fakeIO({ cwd: project.dir, nowMs: Date.now() }),
+  );
+  assert.equal(woken.exitCode, 2, woken.stderr);
 });

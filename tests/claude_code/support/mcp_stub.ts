@@ -7,6 +7,11 @@
  * (returns `text`), `fail` (an error result: `text`, or `size` times `char`),
  * `slow` (waits `seconds`, then says so).
  *
+ * With a path as its argument (and `--allow-write` to it), it creates that
+ * file once it has listed its tools: an interactive Claude Code connects to
+ * MCP servers in the background, so a scenario waits for it before it
+ * types a prompt that needs a tool.
+ *
  * @module
  */
 
@@ -82,6 +87,9 @@ async function callTool(
   }
 }
 
+/** Created once the tools were listed (the first argument, if any). */
+const READY_FILE = Deno.args[0];
+
 const encoder = new TextEncoder();
 async function send(message: unknown): Promise<void> {
   const bytes = encoder.encode(JSON.stringify(message) + "\n");
@@ -107,7 +115,9 @@ async function handle(message: RpcMessage): Promise<void> {
     case "ping":
       return await reply({});
     case "tools/list":
-      return await reply({ tools: TOOLS });
+      await reply({ tools: TOOLS });
+      if (READY_FILE) await Deno.writeTextFile(READY_FILE, "");
+      return;
     case "tools/call":
       return await reply(
         await callTool(

@@ -1,16 +1,33 @@
 /**
- * What the tier's scenarios share: the Claude Code executable (installed on
- * first use; when it cannot be, every scenario is ignored), and assertions
- * on hook runs, API requests and how a session ended.
+ * What the tier's scenarios share: the Claude Code releases of the matrix
+ * (each installed on first use; when one cannot be, its scenarios are
+ * ignored), one registration per release, and assertions on hook runs, API
+ * requests and how a session ended.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { findOrInstallClaude } from "./claude_install.ts";
-import { haveTmux } from "./tmux.ts";
-import { lastUserText, type RecordedRequest, type Script } from "./fake_api.ts";
+import {
+  compareReleases,
+  findOrInstallClaude,
+  selectedReleases,
+} from "./claude_install.ts";
+import { haveTmux, type TmuxPane } from "./tmux.ts";
+import {
+  empty,
+  lastUserText,
+  type RecordedRequest,
+  type Reply,
+  type Script,
+} from "./fake_api.ts";
+import { factsOf, has } from "./release_facts.ts";
+import {
+  type ClientFeature,
+  featureSince,
+  formatRelease,
+} from "../../../src/claude_client/release.ts";
 import {
   type ClaudeRun,
   type HookEvent,
@@ -20,8 +37,31 @@ import {
   withClaudeSession,
 } from "./session.ts";
 
-/** The pinned Claude Code executable, or null (then the tier is skipped). */
-export const CLAUDE: string | null = await findOrInstallClaude();
+/** One Claude Code release of the matrix, installed and runnable. */
+export interface Client {
+  /** The release, e.g. `2.1.47`. */
+  release: string;
+  /** Its executable (a native binary, or a Node.js `cli.js`). */
+  path: string;
+}
+
+/**
+ * The releases this run covers (`STALL_WATCH_CLAUDE_RELEASES`, default the
+ * whole matrix), each with its executable, or null when it could not be
+ * installed (its scenarios are then ignored).
+ */
+export const CLIENTS: readonly { release: string; path: string | null }[] =
+  await (async () => {
+    const list = [];
+    for (
+      const release of selectedReleases(
+        Deno.env.get("STALL_WATCH_CLAUDE_RELEASES"),
+      )
+    ) {
+      list.push({ release, path: await findOrInstallClaude(release) });
+    }
+    return list;
+  })();
 
 /** True when tmux runs here (interactive scenarios need it). */
 export const TMUX: boolean = await haveTmux();
@@ -31,6 +71,21 @@ export const TMUX: boolean = await haveTmux();
  * to try a fix against them before un-ignoring them.
  */
 const RUN_NEEDS = Deno.env.get("STALL_WATCH_TIER_NEEDS") === "1";
+
+/** Whether `client` is `release` or newer. */
+export function since(client: Client, release: string): boolean {
+  return compareReleases(client.release, release) >= 0;
+}
+
+/** The releases a scenario applies to, and why not to the others. */
+export interface Applies {
+  /** The first release it applies to. */
+  since?: string;
+  /** The first release it no longer applies to. */
+  before?: string;
+  /** Why the releases outside the range cannot run it (for the reader). */
+  why: string;
+}
 
 /** Options of {@link claudeTest}. */
 export interface ClaudeTestOptions {
@@ -42,24 +97,90 @@ export interface ClaudeTestOptions {
    * `STALL_WATCH_TIER_NEEDS=1`.
    */
   needs?: string;
+  /** Only these releases (default: every release of the run). */
+  applies?: Applies;
+  /**
+   * How many times it runs on each release: a timing-sensitive scenario
+   * (a race between Claude Code's writes and a hook) must pass every time.
+   */
+  runs?: number;
 }
 
 /**
- * Registers a scenario that needs the real CLI; ignored when it is missing
- * or when `options.needs` names a fix not yet made.
+ * The releases that have `feature` (its floor in
+ * `src/claude_client/release.ts`), with why the others cannot run it.
+ */
+export function appliesWhere(feature: ClientFeature, why: string): Applies {
+  return { since: formatRelease(featureSince(feature)), why };
+}
+
+/** Whether `release` lies in the range of `applies`. */
+export function appliesTo(release: string, applies?: Applies): boolean {
+  if (!applies) return true;
+  if (applies.since && compareReleases(release, applies.since) < 0) {
+    return false;
+  }
+  return !(applies.before && compareReleases(release, applies.before) >= 0);
+}
+
+/**
+ * Registers a scenario once per release of the run (and `runs` times on
+ * each), named `[<release>] <name>`; ignored where the release could not be
+ * installed or when `options.needs` names a fix not yet made.
  */
 export function claudeTest(
   name: string,
-  fn: (claude: string) => Promise<void>,
+  fn: (client: Client) => Promise<void>,
   options: ClaudeTestOptions = {},
 ): void {
-  Deno.test({
-    name,
-    ignore: CLAUDE === null ||
-      (options.needs !== undefined && !RUN_NEEDS) ||
-      (options.tmux === true && !TMUX),
-    fn: () => fn(CLAUDE as string),
-  });
+  const runs = options.runs ?? 1;
+  for (const { release, path } of CLIENTS) {
+    if (!appliesTo(release, options.applies)) continue;
+    for (let run = 1; run <= runs; run++) {
+      Deno.test({
+        name: `[${release}] ${name}${runs > 1 ? ` (run ${run}/${runs})` : ""}`,
+        ignore: path === null ||
+          (options.needs !== undefined && !RUN_NEEDS) ||
+          (options.tmux === true && !TMUX),
+        fn: () => fn({ release, path: path as string }),
+      });
+    }
+  }
+}
+
+/**
+ * The replies of a model that stays silent until Stop fires: once, or
+ * twice where Claude Code retries an empty reply itself first, with its
+ * hidden note (feature `empty_reply_retry`, 2.1.182+).
+ */
+export function silence(client: Client, reply: Reply = empty()): Reply[] {
+  return has(client.release, "empty_reply_retry") ? [reply, reply] : [reply];
+}
+
+/** Waits until an interactive session shows its input line. */
+export async function waitForInput(
+  pane: TmuxPane,
+  client: Client,
+): Promise<string> {
+  const mark = factsOf(client.release).promptMark;
+  await pane.waitFor(new RegExp(`^${mark}\\s`, "m"), 60_000);
+  // The input line shows before Claude Code is done starting (2.1.214 then
+  // sometimes ran a prompt's tool call without its PostToolUse hooks):
+  // wait until the screen is still.
+  return await pane.settled();
+}
+
+/**
+ * The screen once a turn is over: after the `· done` line where the release
+ * prints one, else once the screen stopped changing.
+ */
+export async function turnEndScreen(
+  pane: TmuxPane,
+  client: Client,
+): Promise<string> {
+  return factsOf(client.release).doneLine
+    ? await pane.waitFor(/· done /)
+    : await pane.settled();
 }
 
 /** What a finished scenario left behind (its temp folder is gone). */
@@ -90,13 +211,13 @@ export interface ScenarioOptions extends PrintOptions {
 
 /** Runs one `claude -p` session and returns what it left behind. */
 export async function runScenario(
-  claude: string,
+  client: Client,
   options: ScenarioOptions,
 ): Promise<Outcome> {
   let outcome: Outcome | undefined;
   const { prompt, script, events, ...print } = options;
   await withClaudeSession(
-    { claude, script, ...(events ? { events } : {}) },
+    { claude: client.path, script, ...(events ? { events } : {}) },
     async (session) => {
       const run = await session.runPrint(prompt, print);
       const transcripts = [];

@@ -73,6 +73,11 @@ export interface PrintOptions {
   timeoutMs?: number;
   /** Extra environment for claude (and so for its hooks). */
   env?: Record<string, string>;
+  /**
+   * Asked every 100 ms while the run lasts: true kills it (SIGKILL), as a
+   * crash or a closed terminal would, and the run counts as timed out.
+   */
+  killWhen?: () => Promise<boolean>;
 }
 
 /** Options of {@link ClaudeSession.startInteractive}. */
@@ -106,9 +111,17 @@ export interface ClaudeSession {
    * onboarding, API key or trust dialog comes first.
    */
   startInteractive(options?: InteractiveOptions): Promise<TmuxPane>;
-  /** The hook runs so far, in order. */
+  /**
+   * The hook runs so far, in order, without the SubagentStops of the
+   * `Warmup` subagents 2.0.x starts at launch (see {@link isWarmupRun}).
+   */
   hookRuns(): Promise<HookRun[]>;
-  /** Every `*.jsonl` below the config dir's `projects`, main files first. */
+  /** The SubagentStop runs of `Warmup` subagents so far. */
+  warmupRuns(): Promise<HookRun[]>;
+  /**
+   * Every `*.jsonl` below the config dir's `projects`, the session's own
+   * files first, subagents' after.
+   */
   transcripts(): Promise<string[]>;
 }
 
@@ -221,6 +234,23 @@ async function readHookRuns(logDir: string): Promise<HookRun[]> {
   return runs;
 }
 
+/**
+ * Whether a hook run is the SubagentStop of a `Warmup` subagent: 2.0.x
+ * starts a few at launch, each with the one prompt `Warmup`, in any
+ * session, so scenarios leave them out of what they count.
+ */
+export async function isWarmupRun(run: HookRun): Promise<boolean> {
+  const path = run.payload.agent_transcript_path;
+  if (run.event !== "SubagentStop" || typeof path !== "string") return false;
+  try {
+    const [first] = await readJsonl(path);
+    const message = first?.message as { content?: unknown } | undefined;
+    return first?.type === "user" && message?.content === "Warmup";
+  } catch {
+    return false;
+  }
+}
+
 async function listJsonl(dir: string): Promise<string[]> {
   const found: string[] = [];
   try {
@@ -277,6 +307,13 @@ function claudeEnv(
     DISABLE_TELEMETRY: "1",
     DISABLE_ERROR_REPORTING: "1",
     CLAUDE_CODE_MAX_RETRIES: "1",
+    // Wait for the MCP stub before the first request: from about 2.1.145 on
+    // Claude Code connects in the background, and on a busy machine the
+    // model's first call could find no such tool yet.
+    MCP_CONNECTION_NONBLOCKING: "false",
+    // 2.1.47 asks the model for a suggested next prompt after a turn, in a
+    // request that offers tools like the conversation's own.
+    CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION: "false",
     NO_PROXY: "127.0.0.1,localhost",
   };
 }
@@ -313,6 +350,7 @@ export async function withClaudeSession(
       ),
     );
     const mcpConfigPath = join(root, "mcp.json");
+    const mcpReady = join(root, "mcp-ready");
     await Deno.writeTextFile(
       mcpConfigPath,
       JSON.stringify({
@@ -320,7 +358,14 @@ export async function withClaudeSession(
           stub: {
             type: "stdio",
             command: Deno.execPath(),
-            args: ["run", "--quiet", "--no-prompt", MCP_STUB],
+            args: [
+              "run",
+              "--quiet",
+              "--no-prompt",
+              `--allow-write=${mcpReady}`,
+              MCP_STUB,
+              mcpReady,
+            ],
           },
         },
       }),
@@ -340,24 +385,63 @@ export async function withClaudeSession(
         runPrint(options.claude, session, prompt, printOptions),
       startInteractive: async (interactive = {}) => {
         await seedInteractiveConfig(session);
-        return await startTmux([
+        const pane = await startTmux([
           options.claude,
           ...commonArgs(session, true, interactive.allowedTools),
           ...(interactive.args ?? []),
         ], { dir: root, cwd: project, env });
+        // Interactive sessions connect MCP servers in the background: a
+        // prompt typed before the stub listed its tools finds none.
+        await waitForFile(mcpReady, pane);
+        return pane;
       },
-      hookRuns: () => readHookRuns(logDir),
+      hookRuns: async () => {
+        const runs = await readHookRuns(logDir);
+        const warm = await Promise.all(runs.map(isWarmupRun));
+        return runs.filter((_, i) => !warm[i]);
+      },
+      warmupRuns: async () => {
+        const runs = await readHookRuns(logDir);
+        const warm = await Promise.all(runs.map(isWarmupRun));
+        return runs.filter((_, i) => warm[i]);
+      },
       transcripts: async () => {
         const files = await listJsonl(join(configDir, "projects"));
-        const depth = (p: string) => p.split("/").length;
-        return files.sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+        // Subagents' files: `<session>/subagents/agent-<id>.jsonl`, or, in
+        // 2.0.x, `agent-<id>.jsonl` beside the session's own file.
+        const rank = (p: string) =>
+          p.split("/").length * 2 + (/\/agent-[^/]*$/.test(p) ? 1 : 0);
+        return files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
       },
     };
     await fn(session);
+    // stall-watch must let every warmup subagent stop, silently.
+    for (const warmup of await session.warmupRuns()) {
+      if (warmup.code !== 0 || warmup.stdout !== "" || warmup.stderr !== "") {
+        throw new Error(
+          `a Warmup SubagentStop was not allowed silently: exit ${warmup.code}, ${warmup.stdout}${warmup.stderr}`,
+        );
+      }
+    }
   } finally {
     await api.close();
     await removeSettled(root);
   }
+}
+
+/** Waits (at most 60 s) until `path` exists; closes `pane` if it never does. */
+async function waitForFile(path: string, pane: TmuxPane): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      await Deno.lstat(path);
+      return;
+    } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const screen = await pane.screen().catch(() => "");
+  await pane.close();
+  throw new Error(`the MCP stub never listed its tools:\n${screen}`);
 }
 
 /**
@@ -456,15 +540,28 @@ async function runPrint(
     stderr: "piped",
   }).spawn();
   let timedOut = false;
-  const timeoutMs = options.timeoutMs ?? 60_000;
-  const timer = setTimeout(() => {
+  const kill = () => {
     timedOut = true;
     try {
       child.kill("SIGKILL");
     } catch { /* already gone */ }
-  }, timeoutMs);
+  };
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const timer = setTimeout(kill, timeoutMs);
+  let watching = options.killWhen !== undefined;
+  const watcher = (async () => {
+    while (watching) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (watching && await options.killWhen?.()) {
+        kill();
+        return;
+      }
+    }
+  })();
   try {
     const out = await child.output();
+    watching = false;
+    await watcher;
     const stdout = new TextDecoder().decode(out.stdout);
     const events: Record<string, unknown>[] = [];
     for (const line of stdout.split("\n")) {
@@ -483,6 +580,7 @@ async function runPrint(
       stderr: new TextDecoder().decode(out.stderr),
     };
   } finally {
+    watching = false;
     clearTimeout(timer);
   }
 }

@@ -26,6 +26,12 @@ export interface TmuxPane {
    * after `timeoutMs`.
    */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /**
+   * Waits until the screen stops changing (the same for a second), and
+   * returns it; throws after `timeoutMs`. For releases that print no line
+   * marking the end of a turn.
+   */
+  settled(timeoutMs?: number): Promise<string>;
   /** True while the program still runs in the pane. */
   alive(): Promise<boolean>;
   /** Ends the tmux server and everything in it. */
@@ -137,6 +143,19 @@ export async function startTmux(
         await new Promise((r) => setTimeout(r, 100));
       }
       throw new Error(`screen never matched ${pattern}:\n${screen}`);
+    },
+    settled: async (timeoutMs = 20_000) => {
+      const deadline = Date.now() + timeoutMs;
+      let last = await pane.screen();
+      let same = 0;
+      while (Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        const screen = await pane.screen();
+        same = screen === last ? same + 1 : 0;
+        last = screen;
+        if (same >= 4) return screen;
+      }
+      throw new Error(`screen never settled:\n${last}`);
     },
     alive: async () =>
       (await tmux(socket, env, [

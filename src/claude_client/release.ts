@@ -1,0 +1,161 @@
+/**
+ * Which Claude Code release wrote a transcript, and what that release can
+ * do for a hook. Every transcript line a release writes carries its
+ * `version`, so the release is read from the file itself, without running
+ * anything. Pure: entries or version strings in, answers out.
+ *
+ * Each floor below is the first release found to have the behaviour by
+ * running releases from npm against the fake API (`deno task bisect:claude
+ * <probe>`; see the development docs), not taken from the changelog.
+ *
+ * @module
+ */
+
+/** A release as `[major, minor, patch]`. */
+export type Release = readonly [number, number, number];
+
+/** What a client release can do that stall-watch relies on. */
+export type ClientFeature =
+  | "api_request_lines"
+  | "async_hooks"
+  | "async_rewake"
+  | "stop_additional_context"
+  | "last_assistant_message"
+  | "blank_reply_unwritten"
+  | "empty_result_rewrite"
+  | "empty_reply_retry"
+  | "lost_call_retry"
+  | "stop_skipped_on_api_error";
+
+/** One feature, the first release that has it, and what it means. */
+export interface FeatureFloor {
+  feature: ClientFeature;
+  /** The first release with the feature, `x.y.z`. */
+  since: string;
+  /** What the feature is, for `doctor` and the docs. */
+  what: string;
+}
+
+const VERSION = /^(\d+)\.(\d+)\.(\d+)/;
+
+/** Each feature's first release and meaning (see {@link FEATURE_FLOORS}). */
+const FLOORS: Readonly<Record<ClientFeature, Omit<FeatureFloor, "feature">>> =
+  Object.freeze({
+    blank_reply_unwritten: {
+      since: "2.1.30",
+      what: "a blank reply leaves no assistant entry (before: the text " +
+        "`(no content)`)",
+    },
+    async_hooks: {
+      since: "2.1.15",
+      what: "a hook with `async: true` runs in the background (before: it " +
+        "runs in line, and a watcher holds up every tool call)",
+    },
+    last_assistant_message: {
+      since: "2.1.47",
+      what: "the Stop payload carries the final reply's text " +
+        "(`last_assistant_message`)",
+    },
+    stop_skipped_on_api_error: {
+      since: "2.1.78",
+      what: "no Stop fires when a turn ends on an API error (before: Stop " +
+        "fires, and the hook sees the synthetic `API Error` entry)",
+    },
+    async_rewake: {
+      since: "2.1.84",
+      what: "an `asyncRewake` hook's exit 2 wakes the idle session and " +
+        "reaches the model (the watchdog)",
+    },
+    stop_additional_context: {
+      since: "2.1.163",
+      what: "Stop takes `hookSpecificOutput.additionalContext` (the " +
+        "`context` output mode)",
+    },
+    empty_result_rewrite: {
+      since: "2.1.73",
+      what: "an empty tool result reaches the model as " +
+        "`(<tool> completed with no output)`",
+    },
+    empty_reply_retry: {
+      since: "2.1.182",
+      what: "an empty reply to a tool result is retried once, with a " +
+        "hidden note, before Stop fires",
+    },
+    api_request_lines: {
+      since: "2.1.300",
+      what: "the transcript gets an `api-request` line when a model " +
+        "request starts (without it the watchdog cannot tell a slow model " +
+        "from a stopped one: only the idle window counts)",
+    },
+    lost_call_retry: {
+      since: "2.1.251",
+      what: "a reply that stops for `tool_use` without a call is retried " +
+        "(before: the turn ends on it)",
+    },
+  });
+
+/**
+ * The features, oldest floor first. The compatibility table in the docs is
+ * generated from this list, and a test keeps the two equal.
+ */
+export const FEATURE_FLOORS: readonly FeatureFloor[] = Object.freeze(
+  (Object.entries(FLOORS) as [ClientFeature, Omit<FeatureFloor, "feature">][])
+    .map(([feature, floor]) => ({ feature, ...floor }))
+    .sort((a, b) =>
+      compareRelease(
+        parseRelease(a.since) as Release,
+        parseRelease(b.since) as Release,
+      )
+    ),
+);
+
+/** Parses `x.y.z` (a suffix such as `-beta.1` is ignored), or `null`. */
+export function parseRelease(text: string): Release | null {
+  const match = VERSION.exec(text);
+  if (!match) return null;
+  return [Number(match[1]), Number(match[2]), Number(match[3])];
+}
+
+/** Compares two releases: negative, zero or positive. */
+export function compareRelease(a: Release, b: Release): number {
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+}
+
+/** `x.y.z` of a release. */
+export function formatRelease(release: Release): string {
+  return release.join(".");
+}
+
+/**
+ * The release that wrote the newest of `entries` that names one (a
+ * transcript entry's `version`), or `null` when none does (a file from a
+ * release without `version`, or only sniffed lines).
+ */
+export function releaseOf(
+  entries: readonly { readonly version?: string }[],
+): Release | null {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const version = entries[i]?.version;
+    if (version === undefined) continue;
+    const release = parseRelease(version);
+    if (release) return release;
+  }
+  return null;
+}
+
+/** The first release with `feature`. */
+export function featureSince(feature: ClientFeature): Release {
+  return parseRelease(FLOORS[feature].since) as Release;
+}
+
+/**
+ * Whether `release` has `feature`; `null` when the release is unknown, so
+ * that each caller says what an unknown client gets.
+ */
+export function supports(
+  release: Release | null,
+  feature: ClientFeature,
+): boolean | null {
+  if (release === null) return null;
+  return compareRelease(release, featureSince(feature)) >= 0;
+}
