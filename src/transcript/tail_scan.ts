@@ -129,7 +129,11 @@ export async function scanCurrentTurn(
       if (done) break;
       if (++lines >= budgets.lines) budget = "lines";
       else if (entryCount >= budgets.entries) budget = "entries";
-      if (budget !== null) break;
+      if (budget !== null) {
+        // Out of budget behind a found start: the turn itself is whole.
+        if (collector.complete) budget = null;
+        break;
+      }
     }
     // The reader asks `stopWhen` before each chunk: it may have ended early.
     const stopped = !collector.complete && budget === null &&
@@ -143,7 +147,9 @@ export async function scanCurrentTurn(
       bytesScanned = budgets.bytes;
     }
     return {
-      entries: collector.entries(),
+      // Calls the prompt line came after (2.1.145) lead the turn, so that
+      // their results are named; nothing else behind the prompt is read.
+      entries: [...collector.callsBehind(), ...collector.entries()],
       reachedStart: collector.complete,
       budget,
       fileSize,

@@ -34,6 +34,11 @@ export class BackwardTurnCollector {
   #newestFirst: Entry[] = [];
   #foundPromptId = false;
   #complete = false;
+  /** Result ids of the turn whose call is not in it, while looking behind. */
+  #orphans: Set<string> | null = null;
+  #lookedBehind = 0;
+  /** Calls found behind the turn's prompt, oldest last. */
+  #behind: Entry[] = [];
 
   /** @param options How turns are delimited. */
   constructor(options: TurnOptions) {
@@ -47,6 +52,7 @@ export class BackwardTurnCollector {
    * offers are ignored.
    */
   offer(entry: Entry): boolean {
+    if (this.#orphans !== null) return this.#lookBehind(entry);
     if (this.#complete) return true;
     if (entry.sidechain && !this.#options.includeSidechains) return false;
     if (entry.kind === "boundary") return this.#finish();
@@ -60,7 +66,7 @@ export class BackwardTurnCollector {
     }
     // Once our turn has been seen, anything from another turn ends it.
     if (this.#foundPromptId && entry.promptId !== null) return this.#finish();
-    if (entry.kind === "prompt") return this.#finish();
+    if (entry.kind === "prompt") return this.#startLookingBehind();
     this.#newestFirst.push(entry);
     return false;
   }
@@ -75,11 +81,84 @@ export class BackwardTurnCollector {
     return this.#newestFirst.toReversed();
   }
 
+  /**
+   * The calls found just behind the turn's prompt that its results answer
+   * (see {@link LOOK_BEHIND_ENTRIES}), in file order: assistant entries
+   * holding only those `tool_use` blocks. They name the results' tools;
+   * the turn itself still starts at its prompt.
+   */
+  callsBehind(): Entry[] {
+    return this.#behind.toReversed();
+  }
+
   #finish(): boolean {
     this.#complete = true;
     return true;
   }
+
+  /**
+   * The prompt is found. When a result of the turn answers a call that is
+   * not in it, look behind the prompt for that call before finishing.
+   */
+  #startLookingBehind(): boolean {
+    this.#complete = true;
+    const called = new Set<string>();
+    for (const entry of this.#newestFirst) {
+      if (entry.kind === "assistant") {
+        for (const use of entry.toolUses) called.add(use.id);
+      }
+    }
+    const orphans = new Set<string>();
+    for (const entry of this.#newestFirst) {
+      if (entry.kind !== "results") continue;
+      for (const result of entry.results) {
+        if (!called.has(result.toolUseId)) orphans.add(result.toolUseId);
+      }
+    }
+    if (orphans.size === 0) return true;
+    this.#orphans = orphans;
+    return false;
+  }
+
+  /**
+   * One entry behind the prompt: only the tool_use blocks the turn's
+   * results answer are taken (the rest of that line belongs to the turn
+   * before), until they are all found, a prompt or compaction intervenes,
+   * or {@link LOOK_BEHIND_ENTRIES} entries were looked at.
+   */
+  #lookBehind(entry: Entry): boolean {
+    const orphans = this.#orphans as Set<string>;
+    if (entry.sidechain && !this.#options.includeSidechains) return false;
+    if (entry.kind === "prompt" || entry.kind === "boundary") {
+      return this.#stopLookingBehind();
+    }
+    if (entry.kind === "assistant") {
+      const uses = entry.toolUses.filter((use) => orphans.has(use.id));
+      if (uses.length > 0) {
+        this.#behind.push({ ...entry, texts: [], toolUses: uses });
+        for (const use of uses) orphans.delete(use.id);
+      }
+    }
+    if (orphans.size === 0 || ++this.#lookedBehind >= LOOK_BEHIND_ENTRIES) {
+      return this.#stopLookingBehind();
+    }
+    return false;
+  }
+
+  #stopLookingBehind(): boolean {
+    this.#orphans = null;
+    return true;
+  }
 }
+
+/**
+ * How many entries behind a turn's prompt are searched for the calls its
+ * results answer. Claude Code 2.1.145 writes a turn's prompt line after the
+ * model's first reply now and then (seen in 2 of 4 interactive runs): the
+ * call then stands just before the prompt, its result after it. Beyond a
+ * few entries a call is another turn's.
+ */
+export const LOOK_BEHIND_ENTRIES = 8;
 
 /**
  * Splits entries streamed in file order into turns, for the audit.

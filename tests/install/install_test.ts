@@ -187,6 +187,9 @@ Deno.test("install reports a settings path that is a folder in one line", async 
 Deno.test("install notes when CLAUDE_PROJECT_DIR names another folder than the one it writes to", async () => {
   await using project = await tempProject();
   const dir = project.dir;
+  // A .claude already here keeps the note about a root above (a stray
+  // /tmp/.claude on the machine) out of what this test is about.
+  await Deno.mkdir(join(dir, ".claude"));
   const elsewhere = io(dir, { CLAUDE_PROJECT_DIR: join(dir, "..") });
   assert.equal(await main(["install"], elsewhere), 0);
   assert.deepEqual(errLines(elsewhere), [

@@ -3,6 +3,7 @@ import type { Entry } from "../../src/transcript/entry.ts";
 import {
   BackwardTurnCollector,
   ForwardTurnSplitter,
+  LOOK_BEHIND_ENTRIES,
 } from "../../src/transcript/turn.ts";
 
 let offset = 0;
@@ -31,6 +32,16 @@ function collect(
     offsets: collector.entries().map((e) => e.offset),
     complete: collector.complete,
   };
+}
+
+/** The offsets of the calls `collect` would find behind the turn's prompt. */
+function behindOf(entries: Entry[]): number[] {
+  const collector = new BackwardTurnCollector({
+    promptId: null,
+    includeSidechains: false,
+  });
+  for (const e of entries.toReversed()) if (collector.offer(e)) break;
+  return collector.callsBehind().map((e) => e.offset);
 }
 
 Deno.test("BackwardTurnCollector stops at the last human prompt", () => {
@@ -118,4 +129,72 @@ Deno.test("ForwardTurnSplitter yields each turn between prompts, boundaries and 
   if (last) turns.push(last.map((x) => x.offset));
   const o = (i: number) => (stream[i] as Entry).offset;
   assert.deepEqual(turns, [[o(0)], [o(2)], [o(5)], [o(7)], [o(8)]]);
+});
+
+/** An assistant entry calling `ids`, and a results entry answering them. */
+function calls(...ids: string[]): Entry {
+  return {
+    ...entry("assistant"),
+    toolUses: ids.map((id) => ({ id, name: `tool_${id}` })),
+  } as Entry;
+}
+function answers(...ids: string[]): Entry {
+  return {
+    ...entry("results"),
+    results: ids.map((toolUseId) => ({
+      toolUseId,
+      empty: false,
+      userStopped: false,
+      snippet: "",
+    })),
+  } as Entry;
+}
+
+Deno.test("BackwardTurnCollector takes the call behind the prompt that a result of the turn answers (2.1.145 writes the prompt line late)", () => {
+  const older = [entry("prompt"), calls("old"), answers("old")];
+  const behind = calls("a", "elsewhere");
+  const prompt = entry("prompt");
+  const turn = [entry("note"), answers("a")];
+  const collector = new BackwardTurnCollector({
+    promptId: null,
+    includeSidechains: false,
+  });
+  let done = false;
+  for (const e of [...older, behind, prompt, ...turn].toReversed()) {
+    if ((done = collector.offer(e))) break;
+  }
+  assert.ok(done && collector.complete);
+  // The turn still starts at its prompt.
+  assert.deepEqual(
+    collector.entries().map((e) => e.offset),
+    turn.map((e) => e.offset),
+  );
+  const [first, ...more] = collector.callsBehind();
+  // Only the answered call: "elsewhere" is the turn before's, not pending here.
+  assert.deepEqual(
+    first?.kind === "assistant" ? first.toolUses.map((u) => u.id) : null,
+    ["a"],
+  );
+  assert.equal(first?.offset, behind.offset);
+  assert.equal(more.length, 0);
+});
+
+Deno.test("BackwardTurnCollector looks behind the prompt only for unanswered ids, and not past another prompt or a few entries", () => {
+  // Every result's call is in the turn: nothing behind the prompt is read.
+  const whole = [calls("x"), entry("prompt"), calls("y"), answers("y")];
+  assert.deepEqual(behindOf(whole), []);
+  // The call stands behind an older prompt: it is that turn's.
+  const past = [calls("z"), entry("prompt"), entry("prompt"), answers("z")];
+  assert.deepEqual(behindOf(past), []);
+  // Too far behind: more than LOOK_BEHIND_ENTRIES entries in between.
+  const far = [
+    calls("w"),
+    ...Array.from({ length: LOOK_BEHIND_ENTRIES }, () => entry("note")),
+    entry("prompt"),
+    answers("w"),
+  ];
+  assert.deepEqual(behindOf(far), []);
+  // Within reach it is found.
+  const near = [calls("v"), entry("note"), entry("prompt"), answers("v")];
+  assert.deepEqual(behindOf(near), [near[0]!.offset]);
 });
