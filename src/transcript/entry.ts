@@ -51,6 +51,12 @@ interface EntryBase {
    * of current releases); absent when the line did not say or was sniffed.
    */
   version?: string;
+  /**
+   * When Claude Code made the entry (its `timestamp`, ms since the epoch);
+   * absent when the line did not say or was sniffed. Lines reach the file
+   * through a write queue, so file order and this order can differ.
+   */
+  time?: number;
 }
 
 /** A `compact_boundary`: nothing before it is visible to the model. */
@@ -177,6 +183,10 @@ export function toEntry(
     sidechain: raw.isSidechain === true,
   };
   if (version !== null) base.version = version;
+  const time = typeof raw.timestamp === "string"
+    ? Date.parse(raw.timestamp)
+    : NaN;
+  if (Number.isFinite(time)) base.time = time;
   switch (raw.type) {
     case "assistant":
       return assistantEntry(raw, base);

@@ -51,6 +51,11 @@ export interface TurnScan {
   entries: Entry[];
   /** False when a budget ran out, or the file began, before the turn's start. */
   reachedStart: boolean;
+  /**
+   * Offset of the line that showed where the turn starts (see
+   * `BackwardTurnCollector.startOffset`), or null when not reached.
+   */
+  startOffset: number | null;
   /** The budget that ran out before the turn's start, or `null`. */
   budget: ScanBudgetName | null;
   /** Size of the file when the scan started. */
@@ -151,6 +156,7 @@ export async function scanCurrentTurn(
       // their results are named; nothing else behind the prompt is read.
       entries: [...collector.callsBehind(), ...collector.entries()],
       reachedStart: collector.complete,
+      startOffset: collector.startOffset,
       budget,
       fileSize,
       bytesScanned,

@@ -39,6 +39,7 @@ export class BackwardTurnCollector {
   #lookedBehind = 0;
   /** Calls found behind the turn's prompt, oldest last. */
   #behind: Entry[] = [];
+  #startOffset: number | null = null;
 
   /** @param options How turns are delimited. */
   constructor(options: TurnOptions) {
@@ -55,7 +56,7 @@ export class BackwardTurnCollector {
     if (this.#orphans !== null) return this.#lookBehind(entry);
     if (this.#complete) return true;
     if (entry.sidechain && !this.#options.includeSidechains) return false;
-    if (entry.kind === "boundary") return this.#finish();
+    if (entry.kind === "boundary") return this.#finish(entry);
     const wanted = this.#options.promptId;
     if (wanted !== null && entry.promptId === wanted) {
       // Ours, whatever it looks like: the turn starts at its earliest entry,
@@ -65,8 +66,10 @@ export class BackwardTurnCollector {
       return false;
     }
     // Once our turn has been seen, anything from another turn ends it.
-    if (this.#foundPromptId && entry.promptId !== null) return this.#finish();
-    if (entry.kind === "prompt") return this.#startLookingBehind();
+    if (this.#foundPromptId && entry.promptId !== null) {
+      return this.#finish(entry);
+    }
+    if (entry.kind === "prompt") return this.#startLookingBehind(entry);
     this.#newestFirst.push(entry);
     return false;
   }
@@ -74,6 +77,14 @@ export class BackwardTurnCollector {
   /** Whether the start of the turn was reached. */
   get complete(): boolean {
     return this.#complete;
+  }
+
+  /**
+   * Offset of the entry that showed where the turn starts (its prompt, a
+   * compaction, or another turn's entry), or null before it was reached.
+   */
+  get startOffset(): number | null {
+    return this.#startOffset;
   }
 
   /** The turn's entries collected so far, in file order. */
@@ -91,8 +102,9 @@ export class BackwardTurnCollector {
     return this.#behind.toReversed();
   }
 
-  #finish(): boolean {
+  #finish(start: Entry): boolean {
     this.#complete = true;
+    this.#startOffset = start.offset;
     return true;
   }
 
@@ -100,8 +112,9 @@ export class BackwardTurnCollector {
    * The prompt is found. When a result of the turn answers a call that is
    * not in it, look behind the prompt for that call before finishing.
    */
-  #startLookingBehind(): boolean {
+  #startLookingBehind(prompt: Entry): boolean {
     this.#complete = true;
+    this.#startOffset = prompt.offset;
     const called = new Set<string>();
     for (const entry of this.#newestFirst) {
       if (entry.kind === "assistant") {

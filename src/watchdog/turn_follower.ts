@@ -47,6 +47,11 @@ export interface FollowOptions {
 export interface FollowedMarks {
   /** Offset of the newest `api-request` line, or -1. */
   request: number;
+  /**
+   * When that request was sent (its `timestamp`, ms since the epoch), or
+   * null when unknown.
+   */
+  requestTime: number | null;
   /** Offset of the newest main-transcript `turn_duration` line, or -1. */
   turnEnd: number;
   /** Offset of the newest `stop_hook_summary` line, or -1. */
@@ -72,9 +77,11 @@ export class TurnFollower {
   #path: string;
   #options: FollowOptions;
   #entries: Entry[] = [];
-  #marks: FollowedMarks = { request: -1, turnEnd: -1, stopSummary: -1 };
+  #marks: FollowedMarks = NO_MARKS;
   /** Where the next look reads from (a line start); -1 before the first. */
   #offset = -1;
+  /** Lines before this offset were taken already: only their marks count. */
+  #entriesFrom = 0;
   /** The size seen by the last look; -1: none yet, null: no file. */
   #size: number | null = -1;
   /** The turn's promptId, once known: an entry with another one starts a new turn. */
@@ -156,11 +163,12 @@ export class TurnFollower {
   /** The first look: the current turn from the end, then its watched result on. */
   async #start(stopWhen: () => boolean): Promise<void> {
     this.#entries = [];
-    this.#marks = { request: -1, turnEnd: -1, stopSummary: -1 };
+    this.#marks = { ...NO_MARKS };
     this.#newTurn = false;
     this.#overflow = false;
     this.#midLine = false;
     this.#callSeen = false;
+    this.#entriesFrom = 0;
     this.#turnPromptId = this.#options.promptId;
     const scan = await scanCurrentTurn(this.#path, {
       promptId: this.#options.promptId,
@@ -178,14 +186,21 @@ export class TurnFollower {
       ?.promptId ?? null;
     const state = callState(entries, this.#options.toolUseId);
     this.#callSeen = state.kind !== "absent";
-    if (state.kind === "answered") {
-      // Re-read from the result on, so the metadata after it is seen too.
-      this.#entries = entries.filter((e) => e.offset < state.resultOffset);
-      this.#offset = state.resultOffset;
-    } else {
-      this.#entries = entries;
-      this.#offset = scan.endOffset;
-    }
+    // Entries are taken again from the result on (none before it count),
+    // and metadata from just before the model's newest reply: Claude Code
+    // can write the next request's api-request line ahead of its queued
+    // entries (2.1.332: ahead of the reply and the result).
+    const resultAt = state.kind === "answered"
+      ? entries.findIndex((e) => e.offset === state.resultOffset)
+      : entries.length;
+    this.#entries = entries.slice(0, resultAt);
+    this.#entriesFrom = state.kind === "answered"
+      ? state.resultOffset
+      : scan.endOffset;
+    this.#offset = Math.min(
+      this.#entriesFrom,
+      replyStart(entries, resultAt, scan.startOffset) ?? this.#entriesFrom,
+    );
   }
 
   /** Reads the complete lines appended since the last look. */
@@ -206,6 +221,8 @@ export class TurnFollower {
         this.#offset = offset + raw.length + 1;
         if (this.#midLine) {
           this.#midLine = false; // the rest of a line a look gave up on
+        } else if (offset < this.#entriesFrom) {
+          this.#takeMarks({ ...raw, offset });
         } else {
           this.#take({ ...raw, offset });
         }
@@ -227,11 +244,18 @@ export class TurnFollower {
 
   /** Files one complete line. */
   #take(raw: RawLine): void {
-    const type = topLevelType(raw.head);
-    if (type === "api-request") this.#marks.request = raw.offset;
-    else if (type === "system" && !raw.clipped) this.#system(raw);
+    this.#takeMarks(raw);
     if (this.#newTurn || isSkippableLine(raw.head, raw.tail)) return;
     for (const entry of lineEntries(raw)) this.#add(entry);
+  }
+
+  /** Notes a metadata line the watchdog reasons with. */
+  #takeMarks(raw: RawLine): void {
+    const type = topLevelType(raw.head);
+    if (type === "api-request") {
+      this.#marks.request = raw.offset;
+      this.#marks.requestTime = timestampOf(raw.head);
+    } else if (type === "system" && !raw.clipped) this.#system(raw);
   }
 
   /** Notes a turn-end or Stop-hook summary line. */
@@ -289,6 +313,41 @@ export class TurnFollower {
     return entry.kind === "results" &&
       entry.results.some((result) => result.toolUseId === id);
   }
+}
+
+/** The marks before any metadata line was seen. */
+const NO_MARKS: Readonly<FollowedMarks> = Object.freeze({
+  request: -1,
+  requestTime: null,
+  turnEnd: -1,
+  stopSummary: -1,
+});
+
+/**
+ * Where to re-read a turn's metadata from: the entry just before the model
+ * reply that ends `entries[0, before)` (the result that reply answered), or
+ * the line where the turn starts; null when neither is known.
+ */
+function replyStart(
+  entries: readonly Entry[],
+  before: number,
+  turnStart: number | null,
+): number | null {
+  let index = before - 1;
+  while (index >= 0 && entries[index]?.kind === "assistant") index--;
+  if (index >= 0) return (entries[index] as Entry).offset;
+  return turnStart ?? entries[0]?.offset ?? null;
+}
+
+/** How far into an `api-request` line its `timestamp` is looked for. */
+const TIMESTAMP_WITHIN = 512;
+
+/** An `api-request` line's `timestamp` (it sits near the start), or null. */
+function timestampOf(head: Uint8Array): number | null {
+  const start = decodeUtf8(head.subarray(0, TIMESTAMP_WITHIN));
+  const match = /"timestamp":"([^"]{1,40})"/.exec(start);
+  const time = match ? Date.parse(match[1] as string) : NaN;
+  return Number.isFinite(time) ? time : null;
 }
 
 /** Lines read between two calls of the stop predicate. */

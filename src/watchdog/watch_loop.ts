@@ -150,18 +150,32 @@ function unwakeable(turn: readonly Entry[]): string | null {
 /**
  * Whether a model request started after the result and nothing has come of
  * it yet. Claude Code writes an `api-request` line when it sends a request
- * (within milliseconds of the result line: sync PostToolUse hooks run
- * before the result is written), and then the reply: an assistant line,
- * its synthetic API-error entry, its hidden retry note after an empty
- * reply, or the end of the turn. A Claude Code that writes no such line
- * leaves only the idle window to go by.
+ * (within milliseconds of the result: sync PostToolUse hooks run before the
+ * result is made), and then the reply: an assistant line, its synthetic
+ * API-error entry, its hidden retry note after an empty reply, or the end
+ * of the turn. A Claude Code that writes no such line leaves only the idle
+ * window to go by.
+ *
+ * Conversation entries reach the file through Claude Code's write queue,
+ * the `api-request` line directly, so the line can land ahead of the reply
+ * and result it follows (2.1.332, about one run in three). A line after
+ * the result goes by file order; one ahead of it by the times on the
+ * lines: a request sent after the result was made, no entry made after it.
  */
 export function requestOpen(
   marks: Readonly<FollowedMarks>,
   turn: readonly Entry[],
   resultOffset: number,
 ): boolean {
-  const lastEntry = turn.at(-1)?.offset ?? -1;
-  return marks.request >
-    Math.max(resultOffset, lastEntry, marks.turnEnd, marks.stopSummary);
+  if (marks.request <= Math.max(marks.turnEnd, marks.stopSummary)) {
+    return false;
+  }
+  if (marks.request > resultOffset) {
+    return marks.request > (turn.at(-1)?.offset ?? -1);
+  }
+  // The line landed ahead of the result: go by the times.
+  const sent = marks.requestTime;
+  const from = turn.findIndex((e) => e.offset === resultOffset);
+  if (sent === null || from < 0) return false;
+  return turn.slice(from).every((e) => e.time !== undefined && e.time <= sent);
 }

@@ -295,53 +295,145 @@ claudeTest(
 claudeTest(
   "watchdog: a model slower than the idle window is not nudged where Claude Code marks its request open (api-request lines, 2.1.300+); before, the idle window alone counts and it is nudged once",
   async (client) => {
-    const answer = "Slow but sure: forty-two.";
     const marked = has(client.release, "api_request_lines");
-    const replies: Reply[] = [
-      toolCall("mcp__stub__echo", { text: "forty-two" }),
-      slowText(answer, (SLOW_IDLE_SECONDS + 5) * 1000),
-      // Unmarked releases only: the woken turn after the nudge.
-      text("Already answered above."),
-    ];
-    await interactive(
-      client,
-      (_r, i) => replies[i] ?? text("fake API: no scripted reply left"),
-      ["mcp__stub__echo"],
-      async (session, pane) => {
+    // The premise is Claude Code's, not ours: it must put its api-request
+    // line on file well inside the idle window. On a machine loaded far
+    // beyond its cores it once took longer, and the watcher rightly saw
+    // quiet. Such a run is measured, reported and run again; a nudge
+    // while the premise held fails at once.
+    for (let attempt = 1;; attempt++) {
+      const lag = await slowModelRun(client, marked);
+      if (lag === null) return;
+      const message =
+        `Claude Code wrote its api-request line ${lag} ms after the result, ` +
+        `more than the ${SLOW_IDLE_SECONDS} s idle window less ` +
+        `${PREMISE_MARGIN_MS} ms: the premise did not hold`;
+      if (attempt === PREMISE_ATTEMPTS) throw new Error(message);
+      console.log(`[${client.release}] ${message}; running it again`);
+    }
+  },
+  { tmux: true, applies: REWAKE },
+);
+
+/**
+ * Runs of the slow-model scenario whose premise failed before one counts;
+ * what keeps it from holding is load, not chance, so a few suffice.
+ */
+const PREMISE_ATTEMPTS = 3;
+/** How far inside the idle window the api-request line must land. */
+const PREMISE_MARGIN_MS = 1000;
+
+/**
+ * One run of the slow-model scenario. Returns null when it passed, or the
+ * measured lag (ms) between the result and the api-request line when the
+ * watcher nudged on a marked release because that lag left the idle
+ * window without an open request (the premise failed, not stall-watch).
+ */
+async function slowModelRun(
+  client: Client,
+  marked: boolean,
+): Promise<number | null> {
+  const answer = "Slow but sure: forty-two.";
+  const replies: Reply[] = [
+    toolCall("mcp__stub__echo", { text: "forty-two" }),
+    slowText(answer, (SLOW_IDLE_SECONDS + 5) * 1000),
+    // Unmarked releases, or a failed premise: the woken turn after the nudge.
+    text("Already answered above."),
+  ];
+  let lag: number | null = null;
+  await interactive(
+    client,
+    (_r, i) => replies[i] ?? text("fake API: no scripted reply left"),
+    ["mcp__stub__echo"],
+    async (session, pane) => {
+      const onFile = followRequestLine(session);
+      try {
         await pane.type("echo forty-two");
         await pane.keys("Enter");
         await pane.waitFor(new RegExp(answer), 30_000);
         await waitUntil(watcherDone(session), "the watcher to finish");
-        const runs = await session.hookRuns();
-        if (marked) {
-          assert.deepEqual(
-            watchRuns(runs).map((r) => r.code),
-            [0],
-            JSON.stringify(await watchEvents(session)),
-          );
-          assert.deepEqual(await watchOutcomes(session), ["followed_up"]);
-          assert.equal(session.api.mainRequests().length, 2);
-          assert.deepEqual(nudged(session), []);
+      } finally {
+        onFile.stop();
+      }
+      const runs = await session.hookRuns();
+      if (marked) {
+        const codes = watchRuns(runs).map((r) => r.code);
+        const measured = onFile.lagMs();
+        if (
+          codes[0] === 2 && measured !== null &&
+          measured > SLOW_IDLE_SECONDS * 1000 - PREMISE_MARGIN_MS
+        ) {
+          lag = measured;
           return;
         }
-        // Nothing in the file says a request is open: after the idle window
-        // the quiet counts, the watcher nudges (once: it is the only one),
-        // and Claude Code delivers it after the slow answer as a turn of its
-        // own. A known limit (docs/watchdog.md): raise the idle window.
-        assert.deepEqual(watchRuns(runs).map((r) => r.code), [2]);
-        assert.deepEqual(await watchOutcomes(session), ["nudged"]);
-        await pane.waitFor(/Already answered above\./, 30_000);
-        assert.equal(session.api.mainRequests().length, 3);
-        assert.equal(nudged(session).length, 1);
-      },
-      // Claude Code writes the api-request line milliseconds after the
-      // result, but a machine at a load of 17 on 2 cores once took more
-      // than the usual 2 s window: a longer one keeps to the premise.
-      { STALL_WATCH_IDLE_SECONDS: String(SLOW_IDLE_SECONDS) },
-    );
-  },
-  { tmux: true, applies: REWAKE },
-);
+        assert.deepEqual(
+          codes,
+          [0],
+          `api-request line ${measured} ms after the result; ` +
+            JSON.stringify(await watchEvents(session)),
+        );
+        assert.deepEqual(await watchOutcomes(session), ["followed_up"]);
+        assert.equal(session.api.mainRequests().length, 2);
+        assert.deepEqual(nudged(session), []);
+        return;
+      }
+      // Nothing in the file says a request is open: after the idle window
+      // the quiet counts, the watcher nudges (once: it is the only one),
+      // and Claude Code delivers it after the slow answer as a turn of its
+      // own. A known limit (docs/watchdog.md): raise the idle window.
+      assert.deepEqual(watchRuns(runs).map((r) => r.code), [2]);
+      assert.deepEqual(await watchOutcomes(session), ["nudged"]);
+      await pane.waitFor(/Already answered above\./, 30_000);
+      assert.equal(session.api.mainRequests().length, 3);
+      assert.equal(nudged(session).length, 1);
+    },
+    // Claude Code writes the api-request line milliseconds after the
+    // result; a longer window than the usual 2 s keeps to the premise on
+    // a loaded machine.
+    { STALL_WATCH_IDLE_SECONDS: String(SLOW_IDLE_SECONDS) },
+  );
+  return lag;
+}
+
+/**
+ * Polls the main transcript (every 50 ms) for when the tool result, and the
+ * `api-request` line of the request that carries it (the session's second
+ * main-thread request line, wherever Claude Code put it), were both on
+ * file. The poll's own delay only adds to the lag it measures.
+ */
+function followRequestLine(session: ClaudeSession): {
+  lagMs(): number | null;
+  stop(): void;
+} {
+  let resultAt: number | null = null;
+  let requestAt: number | null = null;
+  let busy = false;
+  const timer = setInterval(async () => {
+    if (busy || requestAt !== null) return;
+    busy = true;
+    try {
+      const [main] = await session.transcripts();
+      if (main === undefined) return;
+      const content = await Deno.readTextFile(main);
+      if (!content.includes('"type":"tool_result"')) return;
+      resultAt ??= Date.now();
+      const requests = content.split("\n").filter((line) =>
+        line.startsWith('{"type":"api-request",') &&
+        line.includes('"querySource":"repl_main_thread"')
+      );
+      if (requests.length >= 2) requestAt = Date.now();
+    } catch {
+      // Not there yet, or mid-rename: the next poll looks again.
+    } finally {
+      busy = false;
+    }
+  }, 50);
+  return {
+    lagMs: () =>
+      resultAt === null || requestAt === null ? null : requestAt - resultAt,
+    stop: () => clearInterval(timer),
+  };
+}
 
 claudeTest(
   "watchdog: in a -p run the watcher exits at once: no nudge, no extra request, no wait at exit",

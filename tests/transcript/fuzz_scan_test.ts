@@ -196,8 +196,9 @@ function verdictOnPrefix(
   for (let i = prefix.length - 1; i >= 0; i--) {
     if (collector.offer(prefix[i] as Entry)) break;
   }
-  return classifyTurn(collector.entries(), { backgroundTasks: [] })
-    .signatures;
+  // As scanCurrentTurn() does: the calls found behind the prompt, then the turn.
+  const turn = [...collector.callsBehind(), ...collector.entries()];
+  return classifyTurn(turn, { backgroundTasks: [] }).signatures;
 }
 
 const comparable = (s: StallSignature) => ({

@@ -308,3 +308,98 @@ Deno.test("TurnFollower.look() takes a prompt that lands before the watched call
   await follower.look(never);
   assert.equal(follower.newTurn, true);
 });
+
+/**
+ * Real 2.1.332, interactive, when its watcher judged: the api-request line
+ * (22) of the request that carries the echo result landed ahead of the
+ * model's reply and the result (23-25), which came through Claude Code's
+ * write queue; the request is still open (a slow model).
+ */
+const AHEAD_FIXTURE = new URL(
+  "../../fixtures/real/real_api_request_ahead_of_result_2.1.332.jsonl",
+  import.meta.url,
+);
+const AHEAD_CALL = "toolu_e7bb3d60b5a8740988491dce0";
+
+/** The fixture's lines (1-based `keep`), rearranged, as a transcript file. */
+async function aheadTranscript(dir: string, keep: number[]): Promise<string> {
+  const lines = (await Deno.readTextFile(AHEAD_FIXTURE)).split("\n");
+  const path = `${dir}/transcript.jsonl`;
+  await Deno.writeTextFile(
+    path,
+    keep.map((n) => lines[n - 1] + "\n").join(""),
+  );
+  return path;
+}
+
+/** Whether the follower, after one look, sees the watched call's request open. */
+function seesRequestOpen(follower: TurnFollower): boolean {
+  const state = callState(follower.entries, AHEAD_CALL);
+  assert.equal(state.kind, "answered");
+  return state.kind === "answered" &&
+    requestOpen(follower.marks, follower.entries, state.resultOffset);
+}
+
+const range = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+Deno.test("TurnFollower sees the request open when Claude Code wrote its api-request line ahead of the reply and result (real 2.1.332)", async () => {
+  await using project = await tempProject();
+  const path = await aheadTranscript(project.dir, range(1, 31));
+  const whole = new TurnFollower(path, {
+    promptId: null,
+    toolUseId: AHEAD_CALL,
+  });
+  await whole.look(never);
+  assert.equal(seesRequestOpen(whole), true, "result on file at the start");
+
+  // The watcher started before the queued entries were written.
+  const early = await aheadTranscript(project.dir, range(1, 22));
+  const follower = new TurnFollower(early, {
+    promptId: null,
+    toolUseId: AHEAD_CALL,
+  });
+  await follower.look(never);
+  assert.equal(callState(follower.entries, AHEAD_CALL).kind, "absent");
+  const rest = (await Deno.readTextFile(AHEAD_FIXTURE)).split("\n")
+    .slice(22, 31).map((line) => line + "\n").join("");
+  await Deno.writeTextFile(early, rest, { append: true });
+  await follower.look(never);
+  assert.equal(seesRequestOpen(follower), true, "result appended later");
+});
+
+Deno.test("requestOpen() counts no request made before the result, and none answered", async () => {
+  await using project = await tempProject();
+  const open = (path: string) => {
+    const follower = new TurnFollower(path, {
+      promptId: null,
+      toolUseId: AHEAD_CALL,
+    });
+    return follower.look(never).then(() => seesRequestOpen(follower));
+  };
+  // Without line 22 the newest api-request line is the first request's
+  // (19), sent before the result was made: nothing is open.
+  const without = range(1, 31).filter((n) => n !== 22);
+  assert.equal(await open(await aheadTranscript(project.dir, without)), false);
+  // In file order (the line after the result) it is open, and an entry
+  // after the line is what came of it.
+  const inOrder = [...range(1, 21), 23, 24, 25, 22, ...range(26, 31)];
+  assert.equal(await open(await aheadTranscript(project.dir, inOrder)), true);
+  const lines = (await Deno.readTextFile(AHEAD_FIXTURE)).split("\n");
+  const apiError = JSON.stringify({
+    ...JSON.parse(lines[23] as string),
+    uuid: crypto.randomUUID(),
+    timestamp: "2026-12-02T00:40:19.000Z",
+    isApiErrorMessage: true,
+    message: {
+      id: crypto.randomUUID(),
+      model: "<synthetic>",
+      role: "assistant",
+      type: "message",
+      content: [{ type: "text", text: "API Error: 500" }],
+    },
+  });
+  const answered = await aheadTranscript(project.dir, range(1, 31));
+  await Deno.writeTextFile(answered, apiError + "\n", { append: true });
+  assert.equal(await open(answered), false, "its API error came back");
+});
