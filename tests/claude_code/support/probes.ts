@@ -335,8 +335,12 @@ const WAKE_MARKER = "WAKE-PROBE-7f3a";
 function rewakeSettings(doneFile: string): Record<string, unknown> {
   const hook = {
     type: "command",
-    command: `i=0; while [ ! -e '${doneFile}' ] && [ $i -lt 100 ]; do ` +
-      `sleep 0.2; i=$((i+1)); done; sleep 1; echo ${WAKE_MARKER} >&2; exit 2`,
+    // Bounded by the clock, not by turns of the loop: where hooks run in
+    // line (before 2.1.15) the turn waits for this one, and on a loaded
+    // machine 100 turns of `sleep 0.2` took far longer than 20 s.
+    command: `end=$(($(date +%s) + 20)); ` +
+      `while [ ! -e '${doneFile}' ] && [ "$(date +%s)" -lt "$end" ]; do ` +
+      `sleep 0.2; done; sleep 1; echo ${WAKE_MARKER} >&2; exit 2`,
     timeout: 60,
     async: true,
     asyncRewake: true,
@@ -370,7 +374,8 @@ const asyncRewake: Probe = {
       const pane = await startProbeSession(session);
       try {
         await pane.submit(`use ${TOOL}`);
-        await pane.waitFor(/Done with the tool\./, 60_000);
+        // Where the hook runs in line, the answer waits for it (20 s).
+        await pane.waitFor(/Done with the tool\./, 90_000);
         await Deno.writeTextFile(doneFile, "");
         // The hook exits a second after the turn ended.
         const deadline = Date.now() + 25_000;

@@ -303,6 +303,9 @@ function claudeEnv(
     ANTHROPIC_BASE_URL: apiUrl,
     ANTHROPIC_API_KEY: "sk-ant-api03-stall-watch-test-key-0000000000",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    // Offline, the official marketplace's install fails at start-up, and
+    // its notice takes the status line a block's notice is read from.
+    CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: "1",
     DISABLE_AUTOUPDATER: "1",
     DISABLE_TELEMETRY: "1",
     DISABLE_ERROR_REPORTING: "1",

@@ -97,6 +97,22 @@ export async function haveTmux(): Promise<boolean> {
  * Starts `argv` in a new detached tmux session of its own server. Requires
  * `--allow-run=tmux`.
  */
+/** How long one Enter is given to empty the input box. */
+const SUBMIT_WAIT_MS = 3_000;
+/** Enters pressed before a submit gives up. */
+const SUBMIT_ATTEMPTS = 5;
+
+/**
+ * Whether Claude Code's input box (the line just below a horizontal rule)
+ * still holds `text`.
+ */
+export function inputBoxHolds(screen: string, text: string): boolean {
+  const lines = screen.split("\n");
+  return lines.some((line, i) =>
+    /^\s*─{10,}/.test(line) && (lines[i + 1] ?? "").includes(text)
+  );
+}
+
 export async function startTmux(
   argv: string[],
   options: TmuxOptions,
@@ -131,7 +147,24 @@ export async function startTmux(
       await pane.waitFor(
         new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")),
       );
-      await pane.keys("Enter");
+      // An Enter that lands while Claude Code is busy starting up is lost
+      // (2.0.76, on a loaded machine): press it again until the input box
+      // is empty. Enter on an empty box does nothing, so a late first one
+      // cannot send the prompt twice.
+      for (let attempt = 1;; attempt++) {
+        await pane.keys("Enter");
+        const deadline = Date.now() + SUBMIT_WAIT_MS;
+        while (Date.now() < deadline) {
+          if (!inputBoxHolds(await pane.screen(), text)) return;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        if (attempt === SUBMIT_ATTEMPTS) {
+          throw new Error(
+            `the prompt stayed in the input box after ${attempt} Enters:\n` +
+              await pane.screen(),
+          );
+        }
+      }
     },
     screen: () => tmux(socket, env, ["capture-pane", "-p", "-t", "main"]),
     waitFor: async (pattern, timeoutMs = 20_000) => {
