@@ -206,7 +206,6 @@ export async function runWatch(
   );
 }
 
-/** Collects the watch's events and writes them once, with the final result. */
 /**
  * Run for an event it is not for (say, PreToolUse, where waiting would hold
  * up every call): exit 0 at once, and tell the user once per session.
@@ -257,6 +256,7 @@ function stateStoreOf(
   });
 }
 
+/** Collects the watch's events and writes them once, with the final result. */
 class WatchLog {
   #io: WatchIO;
   #settings: Settings;
