@@ -610,9 +610,18 @@ claudeTest(
       try {
         await waitForInput(pane, client);
         await pane.submit(`use ${tool}`);
-        await pane.waitFor(new RegExp(answer), 60_000);
         const events = async () =>
           await readJsonl(join(session.project, EVENTS_LOG)).catch(() => []);
+        try {
+          await pane.waitFor(new RegExp(answer), 60_000);
+        } catch (error) {
+          // What stall-watch decided says why no nudge came.
+          throw new Error(
+            `${(error as Error).message}\nstall-watch's events: ${
+              JSON.stringify(await watchEvents(session))
+            }; requests: ${session.api.mainRequests().length}`,
+          );
+        }
         // The answer's Stop (stop_hook_active: exit 0 at once) ends the turn.
         await turnEndScreen(pane, client);
         await waitUntil(

@@ -150,12 +150,15 @@ export async function startTmux(
       // An Enter that lands while Claude Code is busy starting up is lost
       // (2.0.76, on a loaded machine): press it again until the input box
       // is empty. Enter on an empty box does nothing, so a late first one
-      // cannot send the prompt twice.
+      // cannot send the prompt twice. A prompt that ends the program
+      // (`/exit`) leaves its last screen, box and all: it was taken too.
+      const taken = async () =>
+        !inputBoxHolds(await pane.screen(), text) || !(await pane.alive());
       for (let attempt = 1;; attempt++) {
         await pane.keys("Enter");
         const deadline = Date.now() + SUBMIT_WAIT_MS;
         while (Date.now() < deadline) {
-          if (!inputBoxHolds(await pane.screen(), text)) return;
+          if (await taken()) return;
           await new Promise((r) => setTimeout(r, 100));
         }
         if (attempt === SUBMIT_ATTEMPTS) {
