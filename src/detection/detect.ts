@@ -7,7 +7,7 @@
 
 import { classifyTurn, type StallSignature } from "./classify.ts";
 import { provesFollowUp } from "./follow_up_proof.ts";
-import { mayLag } from "./lag_evidence.ts";
+import { hasReply, mayLag } from "./lag_evidence.ts";
 import {
   type BackgroundTask,
   MAX_BACKGROUND_TASKS,
@@ -125,9 +125,43 @@ export async function detectStalls(
   let scanStart = clock.now();
   let scan = await scanCurrentTurn(path, scanOptions);
   if (scan === null) return noEvidence(path, "the transcript does not exist");
+  let scanMs = clock.now() - scanStart;
+  const waitStart = clock.now();
+  const deadline = waitStart + options.lagWaitMs;
+  const poll = options.lagPollMs ?? DEFAULT_LAG_POLL_MS;
+  let waited = false;
+  /**
+   * Waits while `lagging` holds: until a deadline that rescanning counts
+   * against, and a rescan starts only when one as long as the last fits
+   * before it, so a file that keeps growing cannot keep the hook
+   * rescanning. False when the transcript disappeared meanwhile.
+   */
+  const waitWhile = async (lagging: () => boolean): Promise<boolean> => {
+    while (lagging() && clock.now() + scanMs < deadline) {
+      waited = true;
+      await clock.sleep(Math.min(poll, deadline - clock.now()));
+      const size = await sizeOf(path);
+      if (size === null) return false;
+      const current = scan as TurnScan;
+      if (size === current.fileSize || clock.now() + scanMs >= deadline) {
+        continue;
+      }
+      scanStart = clock.now();
+      const rescan = await scanCurrentTurn(path, scanOptions);
+      if (rescan === null) return false;
+      scan = rescan;
+      scanMs = clock.now() - scanStart;
+    }
+    return true;
+  };
+  // Stop fires after the model's reply, so a turn with none on file is a
+  // transcript that lags behind the Stop (2.1.47 under load wrote the
+  // call, result and reply after it): wait for the reply on any release.
+  if (!await waitWhile(() => !hasReply((scan as TurnScan).entries))) {
+    return noEvidence(path, "the transcript disappeared");
+  }
   const context = { backgroundTasks: input.backgroundTasks };
   let verdict = classifyTurn(scan.entries, context);
-  let scanMs = clock.now() - scanStart;
 
   if (verdict.signatures.length > 0) {
     if (provesFollowUp(input.lastAssistantMessage, scan.entries)) {
@@ -137,41 +171,29 @@ export async function detectStalls(
           "does not have yet (transcript lag)",
         path,
         scan,
-        waitedMs: 0,
+        waitedMs: waited ? Math.round(clock.now() - waitStart) : 0,
         endedOnApiError: verdict.endedOnApiError === true,
         exhausted: null,
       };
     }
   }
-  // Where a lagging transcript could still change the verdict (see
-  // `lag_evidence.ts`), give it a moment: until a deadline that rescanning
-  // counts against, and a rescan starts only when one as long as the last
-  // fits before it, so a file that keeps growing cannot keep the hook
-  // rescanning.
+  // Where a lagging transcript could still change a stalled verdict (see
+  // `lag_evidence.ts`), give it the rest of the same moment.
   const waitable = verdict.signatures.length > 0 && mayLag({
     lastAssistantMessage: input.lastAssistantMessage,
     payloadSendsLastMessage: input.payloadSendsLastMessage === true,
   }, scan.entries);
-  const poll = options.lagPollMs ?? DEFAULT_LAG_POLL_MS;
-  const waitStart = clock.now();
-  const deadline = waitStart + options.lagWaitMs;
-  while (
-    waitable && verdict.signatures.length > 0 &&
-    clock.now() + scanMs < deadline
-  ) {
-    await clock.sleep(Math.min(poll, deadline - clock.now()));
-    const size = await sizeOf(path);
-    // Gone while we waited: no evidence left (and no lines to point at).
-    if (size === null) return noEvidence(path, "the transcript disappeared");
-    if (size === scan.fileSize || clock.now() + scanMs >= deadline) continue;
-    scanStart = clock.now();
-    scan = await scanCurrentTurn(path, scanOptions);
-    if (scan === null) return noEvidence(path, "the transcript disappeared");
-    verdict = classifyTurn(scan.entries, context);
-    scanMs = clock.now() - scanStart;
+  if (waitable) {
+    const stalled = () => {
+      verdict = classifyTurn((scan as TurnScan).entries, context);
+      return verdict.signatures.length > 0;
+    };
+    if (!await waitWhile(stalled)) {
+      return noEvidence(path, "the transcript disappeared");
+    }
   }
   // 0 exactly when no wait was due (the event log tells the two apart).
-  const waitedMs = waitable ? Math.round(clock.now() - waitStart) : 0;
+  const waitedMs = waitable || waited ? Math.round(clock.now() - waitStart) : 0;
   const exhausted = exhaustedBudget(verdict.signatures, scan, input, options);
   if (exhausted !== null) {
     return {

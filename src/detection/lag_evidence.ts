@@ -45,3 +45,12 @@ export function mayLag(
   // An unknown release might be one without the field: wait.
   return supports(releaseOf(turn), "last_assistant_message") !== true;
 }
+
+/**
+ * Whether the turn holds a model reply (any assistant entry, Claude Code's
+ * own included). Stop fires only after one, so at a Stop a turn without
+ * it is a transcript that has not caught up yet, on any release.
+ */
+export function hasReply(turn: readonly Entry[]): boolean {
+  return turn.some((entry) => entry.kind === "assistant");
+}
