@@ -155,8 +155,7 @@ export async function detectStalls(
     return true;
   };
   // Stop fires after the model's reply, so a turn with none on file is a
-  // transcript that lags behind the Stop (2.1.47 under load wrote the
-  // call, result and reply after it): wait for the reply on any release.
+  // transcript that lags behind the Stop: wait for the reply on any release.
   if (!await waitWhile(() => !hasReply((scan as TurnScan).entries))) {
     return noEvidence(path, "the transcript disappeared");
   }

@@ -1,8 +1,7 @@
 /**
  * The lag wait for a turn with no reply on file: Stop fires only after the
- * model replied, so such a turn is a transcript that has not caught up
- * (real 2.1.47 under load: the Stop hook saw only the prompt, and the call,
- * result and silent reply landed after it). Waited for on every release.
+ * model replied, so such a turn is a transcript that has not caught up.
+ * Waited for on every release.
  */
 
 import assert from "node:assert/strict";
