@@ -209,7 +209,13 @@ function judgeTurn(
     );
   }
   if (lastInterrupt > lastActivity) return healthy("the user interrupted");
-  const trailing = [...results.values()].filter((r) => r.index > lastActivity);
+  // Only what the model did after a result and its call answers it: Claude
+  // Code's write queue can put a result's line before its call's (2.1.47
+  // wrote a subagent's result ahead of the call and of its prompt line).
+  const trailing = [...results.values()].filter((r) =>
+    Math.max(r.index, uses.get(r.value.toolUseId)?.index ?? -1) >=
+      lastActivity
+  );
   if (trailing.some((r) => r.value.userStopped)) {
     return healthy("the user declined or interrupted a tool call");
   }

@@ -152,9 +152,8 @@ export async function scanCurrentTurn(
       bytesScanned = budgets.bytes;
     }
     return {
-      // Calls the prompt line came after (2.1.145) lead the turn, so that
-      // their results are named; nothing else behind the prompt is read.
-      entries: [...collector.callsBehind(), ...collector.entries()],
+      // Entries a late prompt line came after lead the turn (2.1.47, 2.1.145).
+      entries: collector.entries(),
       reachedStart: collector.complete,
       startOffset: collector.startOffset,
       budget,

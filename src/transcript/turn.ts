@@ -28,16 +28,31 @@ export interface TurnOptions {
  *
  * Offer entries until {@link BackwardTurnCollector.offer} returns true; then
  * {@link BackwardTurnCollector.entries} holds the turn in file order.
+ *
+ * Claude Code writes entries through a queue, and now and then a turn's
+ * prompt line lands after entries of its turn: 2.1.145 wrote the model's
+ * first call ahead of it, 2.1.47 under load the call, its result and the
+ * silent reply. So once the prompt is found, a few entries behind it are
+ * looked at too (see {@link LOOK_BEHIND_ENTRIES}): those made after the
+ * prompt (their `timestamp`) are the turn's, and a call that a result of the
+ * turn answers is taken whatever its time.
  */
 export class BackwardTurnCollector {
   #options: TurnOptions;
   #newestFirst: Entry[] = [];
   #foundPromptId = false;
   #complete = false;
-  /** Result ids of the turn whose call is not in it, while looking behind. */
-  #orphans: Set<string> | null = null;
+  /** Behind the prompt: looking there until this is false. */
+  #lookingBehind = false;
   #lookedBehind = 0;
-  /** Calls found behind the turn's prompt, oldest last. */
+  /**
+   * The prompt, while the entries behind it were all made after it (they
+   * are the turn's); null once one was not.
+   */
+  #prompt: Entry | null = null;
+  /** Result ids of the turn whose call is not in it yet. */
+  #orphans = new Set<string>();
+  /** Entries taken from behind the prompt, newest first. */
   #behind: Entry[] = [];
   #startOffset: number | null = null;
 
@@ -53,7 +68,7 @@ export class BackwardTurnCollector {
    * offers are ignored.
    */
   offer(entry: Entry): boolean {
-    if (this.#orphans !== null) return this.#lookBehind(entry);
+    if (this.#lookingBehind) return this.#lookBehind(entry);
     if (this.#complete) return true;
     if (entry.sidechain && !this.#options.includeSidechains) return false;
     if (entry.kind === "boundary") return this.#finish(entry);
@@ -82,24 +97,19 @@ export class BackwardTurnCollector {
   /**
    * Offset of the entry that showed where the turn starts (its prompt, a
    * compaction, or another turn's entry), or null before it was reached.
+   * Entries taken from behind a late prompt line lie before it.
    */
   get startOffset(): number | null {
     return this.#startOffset;
   }
 
-  /** The turn's entries collected so far, in file order. */
-  entries(): Entry[] {
-    return this.#newestFirst.toReversed();
-  }
-
   /**
-   * The calls found just behind the turn's prompt that its results answer
-   * (see {@link LOOK_BEHIND_ENTRIES}), in file order: assistant entries
-   * holding only those `tool_use` blocks. They name the results' tools;
-   * the turn itself still starts at its prompt.
+   * The turn's entries collected so far, in file order: those taken from
+   * behind its prompt line first. Of an older entry behind it only the calls
+   * the turn's results answer are kept (the rest is the turn before's).
    */
-  callsBehind(): Entry[] {
-    return this.#behind.toReversed();
+  entries(): Entry[] {
+    return [...this.#newestFirst, ...this.#behind].toReversed();
   }
 
   #finish(start: Entry): boolean {
@@ -109,67 +119,103 @@ export class BackwardTurnCollector {
   }
 
   /**
-   * The prompt is found. When a result of the turn answers a call that is
-   * not in it, look behind the prompt for that call before finishing.
+   * The prompt is found: the turn is complete, but entries behind the
+   * prompt line may still be its own (see the class comment).
    */
   #startLookingBehind(prompt: Entry): boolean {
-    this.#complete = true;
-    this.#startOffset = prompt.offset;
+    this.#finish(prompt);
+    this.#prompt = prompt.time === undefined ? null : prompt;
     const called = new Set<string>();
     for (const entry of this.#newestFirst) {
-      if (entry.kind === "assistant") {
-        for (const use of entry.toolUses) called.add(use.id);
-      }
+      if (entry.kind !== "assistant") continue;
+      for (const use of entry.toolUses) called.add(use.id);
     }
-    const orphans = new Set<string>();
     for (const entry of this.#newestFirst) {
       if (entry.kind !== "results") continue;
       for (const result of entry.results) {
-        if (!called.has(result.toolUseId)) orphans.add(result.toolUseId);
+        if (!called.has(result.toolUseId)) this.#orphans.add(result.toolUseId);
       }
     }
-    if (orphans.size === 0) return true;
-    this.#orphans = orphans;
-    return false;
+    this.#lookingBehind = this.#prompt !== null || this.#orphans.size > 0;
+    return !this.#lookingBehind;
   }
 
   /**
-   * One entry behind the prompt: only the tool_use blocks the turn's
-   * results answer are taken (the rest of that line belongs to the turn
-   * before), until they are all found, a prompt or compaction intervenes,
-   * or {@link LOOK_BEHIND_ENTRIES} entries were looked at.
+   * One entry behind the prompt line. Entries made after the prompt are
+   * taken whole while they last; after that only the tool_use blocks that
+   * the turn's results answer. Looking ends at a prompt or compaction, once
+   * nothing is left to find, or after {@link LOOK_BEHIND_ENTRIES} entries.
    */
   #lookBehind(entry: Entry): boolean {
-    const orphans = this.#orphans as Set<string>;
-    if (entry.sidechain && !this.#options.includeSidechains) return false;
+    if (entry.sidechain && !this.#options.includeSidechains) {
+      return this.#countLookedBehind();
+    }
     if (entry.kind === "prompt" || entry.kind === "boundary") {
       return this.#stopLookingBehind();
     }
-    if (entry.kind === "assistant") {
-      const uses = entry.toolUses.filter((use) => orphans.has(use.id));
-      if (uses.length > 0) {
-        this.#behind.push({ ...entry, texts: [], toolUses: uses });
-        for (const use of uses) orphans.delete(use.id);
-      }
+    if (this.#prompt !== null && madeAfter(entry, this.#prompt)) {
+      this.#behind.push(entry);
+      this.#noteIds(entry);
+    } else {
+      // Made before the prompt (or when, unknown): the turn before's, and so
+      // is everything behind it but the calls the turn's results answer.
+      this.#prompt = null;
+      this.#takeAnsweredCalls(entry);
     }
-    if (orphans.size === 0 || ++this.#lookedBehind >= LOOK_BEHIND_ENTRIES) {
+    if (this.#prompt === null && this.#orphans.size === 0) {
       return this.#stopLookingBehind();
     }
-    return false;
+    return this.#countLookedBehind();
+  }
+
+  /** Counts one entry looked at behind the prompt; true at the bound. */
+  #countLookedBehind(): boolean {
+    if (++this.#lookedBehind < LOOK_BEHIND_ENTRIES) return false;
+    return this.#stopLookingBehind();
+  }
+
+  /** Takes from an older entry the calls that the turn's results answer. */
+  #takeAnsweredCalls(entry: Entry): void {
+    if (entry.kind !== "assistant" || this.#orphans.size === 0) return;
+    const uses = entry.toolUses.filter((use) => this.#orphans.has(use.id));
+    if (uses.length === 0) return;
+    this.#behind.push({ ...entry, texts: [], toolUses: uses });
+    for (const use of uses) this.#orphans.delete(use.id);
+  }
+
+  /**
+   * Keeps the orphan ids up to date with an entry taken from behind the
+   * prompt (offered newest first, so a result comes before its call).
+   */
+  #noteIds(entry: Entry): void {
+    if (entry.kind === "assistant") {
+      for (const use of entry.toolUses) this.#orphans.delete(use.id);
+    } else if (entry.kind === "results") {
+      for (const result of entry.results) this.#orphans.add(result.toolUseId);
+    }
   }
 
   #stopLookingBehind(): boolean {
-    this.#orphans = null;
+    this.#lookingBehind = false;
     return true;
   }
 }
 
 /**
- * How many entries behind a turn's prompt are searched for the calls its
- * results answer. Claude Code 2.1.145 writes a turn's prompt line after the
- * model's first reply now and then (seen in 2 of 4 interactive runs): the
- * call then stands just before the prompt, its result after it. Beyond a
- * few entries a call is another turn's.
+ * Whether `entry` was made after `prompt` (both say when): written before
+ * the prompt line, it is still the prompt's turn.
+ */
+export function madeAfter(entry: Entry, prompt: Entry): boolean {
+  return entry.time !== undefined && prompt.time !== undefined &&
+    entry.time > prompt.time;
+}
+
+/**
+ * How many entries behind a turn's prompt line are looked at (see
+ * {@link BackwardTurnCollector}). 2.1.145 was seen writing the prompt line
+ * after the model's first reply (2 of 4 interactive runs), 2.1.47 after the
+ * call, its result and the reply; beyond a few entries they are another
+ * turn's.
  */
 export const LOOK_BEHIND_ENTRIES = 8;
 
@@ -179,7 +225,11 @@ export const LOOK_BEHIND_ENTRIES = 8;
  * Push entries one by one; a push that starts a new turn returns the turn it
  * closed. Call {@link ForwardTurnSplitter.finish} at the end of the file for
  * the last turn. As in {@link BackwardTurnCollector}, an entry stamped with
- * the current turn's promptId belongs to it whatever it looks like.
+ * the current turn's promptId belongs to it whatever it looks like, and the
+ * entries just before a prompt line that were made after it open the
+ * prompt's turn. (The calls that collector also takes from behind a prompt,
+ * for results still to come, stay with the turn before: read forward, their
+ * results are not known yet.)
  */
 export class ForwardTurnSplitter {
   #includeSidechains: boolean;
@@ -187,6 +237,8 @@ export class ForwardTurnSplitter {
   #currentPromptId: string | null = null;
   #openedAtLine = 0; // the prompt or boundary that opened #current, 0 = none
   #closedStartLine = 0;
+  /** The last {@link LOOK_BEHIND_ENTRIES} entries pushed, sidechains too. */
+  #recent: Entry[] = [];
 
   /** @param options Whether sidechain entries belong to the turns. */
   constructor(options: Pick<TurnOptions, "includeSidechains">) {
@@ -199,6 +251,9 @@ export class ForwardTurnSplitter {
    * @returns The entries of the turn this entry closed, or `null`.
    */
   push(entry: Entry): Entry[] | null {
+    const recent = [...this.#recent];
+    this.#recent.push(entry);
+    if (this.#recent.length > LOOK_BEHIND_ENTRIES) this.#recent.shift();
     if (entry.sidechain && !this.#includeSidechains) return null;
     const ownTurn = entry.promptId !== null &&
       entry.promptId === this.#currentPromptId;
@@ -207,9 +262,13 @@ export class ForwardTurnSplitter {
     const opens = entry.kind === "boundary" ||
       (entry.kind === "prompt" && !ownTurn);
     if (opens || promptChanged) {
+      const early = entry.kind === "prompt"
+        ? this.#madeAfter(entry, recent)
+        : [];
       const closed = this.#take();
       this.#currentPromptId = entry.promptId;
       this.#openedAtLine = opens ? entry.line : 0;
+      this.#current.push(...early);
       if (!opens) this.#current.push(entry);
       return closed;
     }
@@ -217,7 +276,6 @@ export class ForwardTurnSplitter {
     this.#current.push(entry);
     return null;
   }
-
   /** Closes the last turn; returns its entries or `null` when empty. */
   finish(): Entry[] | null {
     return this.#take();
@@ -230,6 +288,24 @@ export class ForwardTurnSplitter {
    */
   get closedTurnStartLine(): number {
     return this.#closedStartLine;
+  }
+
+  /**
+   * Removes from the end of the current turn the entries made after
+   * `prompt`, by the rule of {@link BackwardTurnCollector}: a run of them
+   * right before the prompt line, within the last few entries.
+   */
+  #madeAfter(prompt: Entry, recent: readonly Entry[]): Entry[] {
+    let taken = 0;
+    for (let i = recent.length - 1; i >= 0; i--) {
+      const entry = recent[i] as Entry;
+      if (entry.sidechain && !this.#includeSidechains) continue;
+      if (entry.kind === "prompt" || entry.kind === "boundary") break;
+      const last = this.#current.length - 1 - taken;
+      if (!madeAfter(entry, prompt) || this.#current[last] !== entry) break;
+      taken++;
+    }
+    return this.#current.splice(this.#current.length - taken, taken);
   }
 
   #take(): Entry[] | null {

@@ -28,6 +28,7 @@ import {
   SCAN_LINE_OPTIONS,
   scanCurrentTurn,
 } from "../transcript/tail_scan.ts";
+import { LOOK_BEHIND_ENTRIES, madeAfter } from "../transcript/turn.ts";
 import { isTurnEndMarker } from "../transcript/turn_end_marker.ts";
 import { callState } from "./watch_state.ts";
 
@@ -283,15 +284,20 @@ export class TurnFollower {
       (entry.kind === "prompt" && !ownTurn) ||
       (own !== null && entry.promptId !== null && !ownTurn)
     ) {
-      this.#entries = [];
-      if (this.#callSeen) {
+      // A late prompt line (2.1.47, 2.1.145): the entries just before it
+      // that were made after it are its turn's, as the Stop hook reads it.
+      const early = entry.kind === "prompt" ? this.#madeAfter(entry) : [];
+      const watchedIsEarly = early.some((e) => this.#isWatchedCall(e));
+      this.#entries = early;
+      if (this.#callSeen && !watchedIsEarly) {
         this.#newTurn = true;
         return;
       }
-      // The watched call is not on file yet, so its turn is still to come:
-      // this is where it starts (see `#callSeen`).
+      // The watched call is not on file yet, so its turn is still to come,
+      // or it was made after this prompt: this is where its turn starts
+      // (see `#callSeen`).
       this.#turnPromptId = this.#options.promptId ?? entry.promptId;
-      if (entry.kind === "boundary") return;
+      if (entry.kind === "boundary" || watchedIsEarly) return;
     }
     this.#turnPromptId ??= entry.promptId;
     if (!this.#callSeen && this.#isWatchedCall(entry)) this.#callSeen = true;
@@ -302,6 +308,21 @@ export class TurnFollower {
       return;
     }
     this.#entries.push(entry);
+  }
+
+  /**
+   * The entries at the end of the turn so far that were made after
+   * `prompt`, at most {@link LOOK_BEHIND_ENTRIES} of them.
+   */
+  #madeAfter(prompt: Entry): Entry[] {
+    let from = this.#entries.length;
+    const reach = Math.max(0, from - LOOK_BEHIND_ENTRIES);
+    while (
+      from > reach && madeAfter(this.#entries[from - 1] as Entry, prompt)
+    ) {
+      from--;
+    }
+    return this.#entries.slice(from);
   }
 
   /** Whether `entry` holds the watched call or its result. */

@@ -62,7 +62,9 @@ export function callState(
   const after = turn.slice(Math.max(callAt, resultAt) + 1);
   if (after.some((e) => e.kind === "interrupt")) return { kind: "interrupted" };
   if (resultAt < 0) return { kind: "awaiting_result" };
-  const later = turn.slice(resultAt + 1);
+  // Only what came after the call too answers the result (a write queue can
+  // put a result's line before its call's).
+  const later = turn.slice(Math.max(callAt, resultAt) + 1);
   // Claude Code's own entries (its API-error entry, `No response
   // requested.`) have text, but the model wrote none of it.
   const followedUp = later.some(isModelActivity);

@@ -33,8 +33,16 @@ claudeTest(
       allowedTools: subagent.allowedTools,
     });
     assertAnswered(outcome, MAIN_ANSWER);
-    assert.deepEqual(subagent.used(), subagent.expected);
-    assert.deepEqual(codesOf(outcome.hookRuns, "SubagentStop"), [2, 0]);
+    // What each SubagentStop decided says why a nudge did not come.
+    const decisions = runsOf(outcome.hookRuns, "SubagentStop").map((run) =>
+      `exit ${run.code}: ${JSON.stringify(run.stderr.slice(0, 300))}`
+    ).join("; ");
+    assert.deepEqual(subagent.used(), subagent.expected, decisions);
+    assert.deepEqual(
+      codesOf(outcome.hookRuns, "SubagentStop"),
+      [2, 0],
+      decisions,
+    );
     assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0]);
     const [block, after] = runsOf(outcome.hookRuns, "SubagentStop");
     const agentFile = String(block!.payload.agent_transcript_path);

@@ -654,12 +654,5 @@ claudeTest(
       before: REWAKE.since as string,
       why: "from 2.1.84 on, the watcher's wake-up is delivered",
     },
-    // Under the tier's own load (2 of 3 full runs), 2.1.47 wrote the turn's
-    // prompt line after the call, the result and the silent reply: the Stop
-    // hook saw an empty turn ("no model activity") and the watcher never
-    // saw the call (not_found). The fix: take entries behind the prompt
-    // that were made after it (their timestamp) into its turn.
-    needs:
-      "the turn takes entries written before its prompt line but made after it",
   },
 );

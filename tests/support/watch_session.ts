@@ -19,6 +19,14 @@ export class SessionTranscript {
   readonly sessionId: string;
   /** The current turn's `promptId`. */
   promptId: string = crypto.randomUUID();
+  /**
+   * When the next entries were made (their `timestamp`); null: now. Lines
+   * reach the file through Claude Code's write queue, so a test can write
+   * them out of the order they were made in.
+   */
+  madeAt: Date | null = null;
+  /** Whether entries carry `promptId` (2.1.47 wrote none). */
+  stampsPromptId = true;
   #parent: string | null = null;
   #lines = 0;
 
@@ -226,8 +234,8 @@ export class SessionTranscript {
       type,
       ...fields,
       uuid,
-      timestamp: new Date().toISOString(),
-      promptId: this.promptId,
+      timestamp: (this.madeAt ?? new Date()).toISOString(),
+      ...(this.stampsPromptId ? { promptId: this.promptId } : {}),
     }) + "\n";
     this.#parent = uuid;
     return line;

@@ -196,8 +196,8 @@ function verdictOnPrefix(
   for (let i = prefix.length - 1; i >= 0; i--) {
     if (collector.offer(prefix[i] as Entry)) break;
   }
-  // As scanCurrentTurn() does: the calls found behind the prompt, then the turn.
-  const turn = [...collector.callsBehind(), ...collector.entries()];
+  // As scanCurrentTurn() does, entries found behind the prompt included.
+  const turn = collector.entries();
   return classifyTurn(turn, { backgroundTasks: [] }).signatures;
 }
 

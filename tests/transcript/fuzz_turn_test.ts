@@ -19,6 +19,7 @@ import { provesFollowUp } from "../../src/detection/follow_up_proof.ts";
 import {
   BackwardTurnCollector,
   ForwardTurnSplitter,
+  LOOK_BEHIND_ENTRIES,
 } from "../../src/transcript/turn.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 
@@ -36,6 +37,8 @@ const toolNames = [
 
 type Shape = Omit<Entry, "offset" | "line">;
 
+// When an entry was made, if it says: random, so that a prompt line often
+// comes after entries made later (Claude Code's write queue).
 const base = (promptIds: (string | null)[]) =>
   fc.record({
     promptId: fc.constantFrom(...promptIds),
@@ -43,7 +46,8 @@ const base = (promptIds: (string | null)[]) =>
       { weight: 5, arbitrary: fc.constant(false) },
       fc.constant(true),
     ),
-  });
+    time: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
+  }).map(({ time, ...rest }) => time === undefined ? rest : { ...rest, time });
 
 function shape(promptIds: (string | null)[]): fc.Arbitrary<Shape> {
   const b = base(promptIds);
@@ -107,7 +111,16 @@ function collect(
   for (let i = list.length - 1; i >= 0; i--) {
     if (collector.offer(list[i] as Entry)) break;
   }
-  return { turn: collector.entries(), complete: collector.complete };
+  const turn = collector.entries();
+  const start = collector.startOffset;
+  return {
+    turn,
+    complete: collector.complete,
+    /** The part from where the turn starts (its prompt, a boundary...). */
+    fromStart: turn.filter((e) => start === null || e.offset > start),
+    /** What was taken from behind the prompt line. */
+    behind: turn.filter((e) => start !== null && e.offset < start),
+  };
 }
 
 Deno.test("BackwardTurnCollector and ForwardTurnSplitter agree on the last turn when entries carry no promptId", () => {
@@ -116,7 +129,11 @@ Deno.test("BackwardTurnCollector and ForwardTurnSplitter agree on the last turn 
       const splitter = new ForwardTurnSplitter({ includeSidechains });
       for (const entry of list) splitter.push(entry);
       const last = splitter.finish() ?? [];
-      assert.deepEqual(collect(list, null, includeSidechains).turn, last);
+      // Calls taken from behind the prompt for the turn's results are
+      // copies holding those calls only; the splitter, reading forward,
+      // leaves them with the turn before.
+      const { turn } = collect(list, null, includeSidechains);
+      assert.deepEqual(turn.filter((e) => list.includes(e)), last);
     }),
     fuzzParameters(500),
   );
@@ -130,7 +147,11 @@ Deno.test("BackwardTurnCollector returns a contiguous tail of the eligible entri
       fc.boolean(),
       (list, promptId, includeSidechains) => {
         const eligible = list.filter((e) => includeSidechains || !e.sidechain);
-        const { turn, complete } = collect(list, promptId, includeSidechains);
+        const { fromStart: turn, complete } = collect(
+          list,
+          promptId,
+          includeSidechains,
+        );
         const cut = eligible.length - turn.length;
         assert.deepEqual(turn, eligible.slice(cut), "a contiguous tail");
         for (const e of turn) {
@@ -154,6 +175,58 @@ Deno.test("BackwardTurnCollector returns a contiguous tail of the eligible entri
         );
       },
     ),
+    fuzzParameters(500),
+  );
+});
+
+Deno.test("BackwardTurnCollector takes from behind a prompt line only entries made after it, or the calls its results answer", () => {
+  fc.assert(
+    fc.property(entries(), fc.boolean(), (list, includeSidechains) => {
+      const { turn, behind, fromStart, complete } = collect(
+        list,
+        null,
+        includeSidechains,
+      );
+      if (behind.length === 0) return;
+      const at = list.findIndex((e) => e.offset === behind[0]?.offset);
+      const promptAt = list.findLastIndex((e, i) =>
+        i > at && e.kind === "prompt" && (includeSidechains || !e.sidechain)
+      );
+      const prompt = list[promptAt] as Entry;
+      assert.ok(complete && prompt.kind === "prompt");
+      assert.ok(promptAt - at <= LOOK_BEHIND_ENTRIES, "within reach");
+      assert.deepEqual(turn, [...behind, ...fromStart], "they lead the turn");
+      const between = list.slice(at, promptAt).filter((e) =>
+        includeSidechains || !e.sidechain
+      );
+      assert.ok(
+        between.every((e) => e.kind !== "prompt" && e.kind !== "boundary"),
+      );
+      const answered = new Set(
+        turn.flatMap((e) =>
+          e.kind === "results" ? e.results.map((r) => r.toolUseId) : []
+        ),
+      );
+      for (const e of behind) {
+        if (list.includes(e)) {
+          // Whole: made after the prompt, as is all between it and the prompt.
+          const i = list.indexOf(e);
+          for (const later of list.slice(i, promptAt)) {
+            if (later.sidechain && !includeSidechains) continue;
+            assert.ok(
+              later.time !== undefined && prompt.time !== undefined &&
+                later.time > prompt.time,
+              "made after the prompt",
+            );
+          }
+        } else {
+          // A copy of an older line, holding only calls the turn answers.
+          assert.ok(e.kind === "assistant" && e.texts.length === 0);
+          assert.ok(e.toolUses.length > 0);
+          assert.ok(e.toolUses.every((u) => answered.has(u.id)));
+        }
+      }
+    }),
     fuzzParameters(500),
   );
 });

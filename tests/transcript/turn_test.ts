@@ -34,14 +34,18 @@ function collect(
   };
 }
 
-/** The offsets of the calls `collect` would find behind the turn's prompt. */
+/** The offsets `collect` takes from behind the turn's (last) prompt. */
 function behindOf(entries: Entry[]): number[] {
-  const collector = new BackwardTurnCollector({
-    promptId: null,
-    includeSidechains: false,
-  });
-  for (const e of entries.toReversed()) if (collector.offer(e)) break;
-  return collector.callsBehind().map((e) => e.offset);
+  const behind = entries.slice(
+    0,
+    entries.findLastIndex((e) => e.kind === "prompt"),
+  ).map((e) => e.offset);
+  return collect(entries).offsets.filter((o) => behind.includes(o));
+}
+
+/** `e` stamped as made at `time` (ms). */
+function at<E extends Entry>(time: number, e: E): E {
+  return { ...e, time };
 }
 
 Deno.test("BackwardTurnCollector stops at the last human prompt", () => {
@@ -164,19 +168,102 @@ Deno.test("BackwardTurnCollector takes the call behind the prompt that a result 
     if ((done = collector.offer(e))) break;
   }
   assert.ok(done && collector.complete);
-  // The turn still starts at its prompt.
-  assert.deepEqual(
-    collector.entries().map((e) => e.offset),
-    turn.map((e) => e.offset),
-  );
-  const [first, ...more] = collector.callsBehind();
+  // The turn still starts at its prompt, led by the call found behind it.
+  assert.equal(collector.startOffset, prompt.offset);
+  const [first, ...rest] = collector.entries();
+  assert.deepEqual(rest.map((e) => e.offset), turn.map((e) => e.offset));
   // Only the answered call: "elsewhere" is the turn before's, not pending here.
   assert.deepEqual(
     first?.kind === "assistant" ? first.toolUses.map((u) => u.id) : null,
     ["a"],
   );
   assert.equal(first?.offset, behind.offset);
-  assert.equal(more.length, 0);
+});
+
+Deno.test("BackwardTurnCollector takes the entries behind a late prompt line that were made after it (2.1.47 under load)", () => {
+  // The file as 2.1.47 wrote it: the call, its result, then the prompt.
+  const older = [at(1_000, entry("prompt")), at(1_100, entry("assistant"))];
+  const call = at(5_200, calls("a"));
+  const result = at(5_300, answers("a"));
+  const prompt = at(5_000, entry("prompt"));
+  const got = collect([...older, call, result, prompt]);
+  assert.deepEqual(got, {
+    offsets: [call.offset, result.offset],
+    complete: true,
+  });
+  // Whole entries: a text and a second call made after the prompt count.
+  const file = [
+    ...older,
+    at(5_100, calls("b")),
+    at(5_200, calls("c")),
+    at(5_300, answers("c")),
+    at(5_000, entry("prompt")),
+    at(5_400, entry("note")),
+  ];
+  assert.deepEqual(
+    behindOf(file),
+    file.slice(2, 5).map((e) => e.offset),
+  );
+});
+
+Deno.test("BackwardTurnCollector takes nothing made before the prompt, nor anything behind it", () => {
+  const prompt = at(5_000, entry("prompt"));
+  // The usual file: the turn before ended before the prompt was made.
+  assert.deepEqual(
+    behindOf([at(4_000, calls("x")), at(4_500, answers("x")), prompt]),
+    [],
+  );
+  // Made in the same millisecond: not after it.
+  assert.deepEqual(behindOf([at(5_000, entry("assistant")), prompt]), []);
+  // An older entry ends the run: a newer one behind it is not taken.
+  assert.deepEqual(
+    behindOf([at(5_900, entry("assistant")), at(4_000, entry("note")), prompt]),
+    [],
+  );
+  // Without a time (a sniffed line, an old release) nothing is taken.
+  assert.deepEqual(behindOf([entry("assistant"), prompt]), []);
+  assert.deepEqual(
+    behindOf([at(5_900, entry("assistant")), entry("prompt")]),
+    [],
+  );
+  // Nor behind another prompt or a compaction.
+  for (const cut of [at(4_000, entry("prompt")), entry("boundary")]) {
+    assert.deepEqual(
+      behindOf([at(5_900, entry("assistant")), cut, prompt]),
+      [],
+    );
+  }
+  // Nor past LOOK_BEHIND_ENTRIES entries, newer ones or sidechains.
+  const many = Array.from(
+    { length: LOOK_BEHIND_ENTRIES + 2 },
+    (_, i) => at(6_000 + i, entry("note")),
+  );
+  assert.equal(
+    behindOf([...many, at(5_000, entry("prompt"))]).length,
+    LOOK_BEHIND_ENTRIES,
+  );
+  const far = at(6_000, entry("assistant"));
+  const sidechains = Array.from(
+    { length: LOOK_BEHIND_ENTRIES },
+    () => at(6_000, entry("assistant", null, true)),
+  );
+  assert.deepEqual(
+    behindOf([far, ...sidechains, at(5_000, entry("prompt"))]),
+    [],
+  );
+});
+
+Deno.test("BackwardTurnCollector still finds an answered call behind the entries made after the prompt", () => {
+  // The call's line was sniffed (no time); its result was made after the prompt.
+  const call = calls("big");
+  const result = at(5_300, answers("big"));
+  const got = collect([
+    entry("prompt"),
+    call,
+    result,
+    at(5_000, entry("prompt")),
+  ]);
+  assert.deepEqual(got.offsets, [call.offset, result.offset]);
 });
 
 Deno.test("BackwardTurnCollector looks behind the prompt only for unanswered ids, and not past another prompt or a few entries", () => {

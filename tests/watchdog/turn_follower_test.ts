@@ -309,6 +309,45 @@ Deno.test("TurnFollower.look() takes a prompt that lands before the watched call
   assert.equal(follower.newTurn, true);
 });
 
+Deno.test("TurnFollower keeps the watched call's turn when its prompt line lands after the call and the result (2.1.47 under load)", async () => {
+  for (const promptFirstSeen of ["appended", "at start"] as const) {
+    await using project = await tempProject();
+    const t = new SessionTranscript(project.dir);
+    t.stampsPromptId = false; // as 2.1.47 writes: the prompt line decides
+    const made = (ms: number) => (t.madeAt = new Date(1_780_000_000_000 + ms));
+    made(0);
+    await answeredTurn(t);
+    await t.append(t.text("Done."));
+    const id = newId("toolu_");
+    // Made in this order: prompt, call, result. Written: call, result, prompt.
+    made(5_000);
+    const prompt = t.prompt("Now the linter.");
+    made(6_000);
+    const call = t.toolUse(id, "Bash", { command: "npm run lint" });
+    made(7_000);
+    const late = [call, t.result(id, "0 problems"), prompt];
+    const follower = follow(t, id);
+    if (promptFirstSeen === "appended") {
+      await follower.look(never);
+      assert.equal(callState(follower.entries, id).kind, "absent");
+    }
+    await t.append(...late);
+    await follower.look(never);
+    assert.equal(follower.newTurn, false, promptFirstSeen);
+    assert.equal(callState(follower.entries, id).kind, "answered");
+    assert.deepEqual(
+      follower.entries.map((e) => e.kind),
+      ["assistant", "results"],
+      "only the entries made after the prompt",
+    );
+    // A prompt made after the result is a new turn.
+    made(9_000);
+    await t.append(t.prompt("Thanks."));
+    await follower.look(never);
+    assert.equal(follower.newTurn, true, promptFirstSeen);
+  }
+});
+
 /**
  * Real 2.1.332, interactive, when its watcher judged: the api-request line
  * (22) of the request that carries the echo result landed ahead of the

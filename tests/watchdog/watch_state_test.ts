@@ -103,6 +103,22 @@ Deno.test("callState() finds the watched call and what followed its result", () 
   });
 });
 
+Deno.test("callState() counts only what came after the call too as a follow-up, when the result's line is written first", () => {
+  // 2.1.47's write queue put a result's line ahead of its call's: the call
+  // line (and the text before it) answer nothing.
+  const early = result("A");
+  assert.deepEqual(callState([early, say("Calling."), call("A")], "A"), {
+    kind: "answered",
+    resultOffset: early.offset,
+    callsPending: false,
+    apiError: false,
+  });
+  assert.equal(
+    callState([result("A"), call("A"), say("Done.")], "A").kind,
+    "followed_up",
+  );
+});
+
 Deno.test("callState() reports a parallel call that is still running", () => {
   const turn = [call("A", "B"), result("A")];
   assert.deepEqual(callState(turn, "A"), {
