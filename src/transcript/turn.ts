@@ -31,8 +31,8 @@ export interface TurnOptions {
  *
  * Claude Code writes entries through a queue, and now and then a turn's
  * prompt line lands after entries of its turn: 2.1.145 wrote the model's
- * first call ahead of it, 2.1.47 under load the call, its result and the
- * silent reply. So once the prompt is found, a few entries behind it are
+ * first call ahead of it, 2.1.47 under load the call and its result (its
+ * silent reply writes nothing). So once the prompt is found, a few entries behind it are
  * looked at too (see {@link LOOK_BEHIND_ENTRIES}): those made after the
  * prompt (their `timestamp`) are the turn's, and a call that a result of the
  * turn answers is taken whatever its time.
@@ -214,7 +214,7 @@ export function madeAfter(entry: Entry, prompt: Entry): boolean {
  * How many entries behind a turn's prompt line are looked at (see
  * {@link BackwardTurnCollector}). 2.1.145 was seen writing the prompt line
  * after the model's first reply (2 of 4 interactive runs), 2.1.47 after the
- * call, its result and the reply; beyond a few entries they are another
+ * call and its result; beyond a few entries they are another
  * turn's.
  */
 export const LOOK_BEHIND_ENTRIES = 8;
