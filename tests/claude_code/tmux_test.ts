@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { inputBoxHolds } from "./support/tmux.ts";
+import { inputBoxHolds, promptTaken } from "./support/tmux.ts";
 
 const RULE = "─".repeat(60);
 
@@ -33,4 +33,19 @@ Deno.test("inputBoxHolds() is false once the prompt went into the conversation (
     "  ? for shortcuts",
   ].join("\n");
   assert.equal(inputBoxHolds(screen, "use mcp__stub__echo"), false);
+});
+
+Deno.test("promptTaken() wants the prompt in the conversation: a frame caught mid-redraw is no proof", () => {
+  const text = "use mcp__stub__echo";
+  const held = [RULE, `> ${text}`, RULE].join("\n");
+  const sent = ["❯ " + text, "● Calling mcp__stub__echo.", RULE, "❯ ", RULE]
+    .join("\n");
+  assert.equal(promptTaken(held, text), false);
+  assert.equal(promptTaken(sent, text), true);
+  // Blank, or the box not drawn yet: the text is not on screen at all.
+  assert.equal(promptTaken("", text), false);
+  assert.equal(
+    promptTaken(["╭─── Claude Code ───╮", RULE].join("\n"), text),
+    false,
+  );
 });

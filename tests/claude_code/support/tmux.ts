@@ -113,6 +113,15 @@ export function inputBoxHolds(screen: string, text: string): boolean {
   );
 }
 
+/**
+ * Whether `text` went into the conversation: it is on screen, and not in
+ * the input box. A frame caught mid-redraw (blank, or the box not drawn)
+ * shows neither, and is no proof.
+ */
+export function promptTaken(screen: string, text: string): boolean {
+  return screen.includes(text) && !inputBoxHolds(screen, text);
+}
+
 export async function startTmux(
   argv: string[],
   options: TmuxOptions,
@@ -152,8 +161,16 @@ export async function startTmux(
       // is empty. Enter on an empty box does nothing, so a late first one
       // cannot send the prompt twice. A prompt that ends the program
       // (`/exit`) leaves its last screen, box and all: it was taken too.
-      const taken = async () =>
-        !inputBoxHolds(await pane.screen(), text) || !(await pane.alive());
+      let takenFrames = 0;
+      const taken = async () => {
+        if (!(await pane.alive())) return true;
+        // Two frames in a row: one can be caught mid-redraw (2.0.76 under
+        // load left a prompt in the box after such a frame passed for taken).
+        takenFrames = promptTaken(await pane.screen(), text)
+          ? takenFrames + 1
+          : 0;
+        return takenFrames >= 2;
+      };
       for (let attempt = 1;; attempt++) {
         await pane.keys("Enter");
         const deadline = Date.now() + SUBMIT_WAIT_MS;
