@@ -251,9 +251,14 @@ export class ForwardTurnSplitter {
    * @returns The entries of the turn this entry closed, or `null`.
    */
   push(entry: Entry): Entry[] | null {
-    const recent = [...this.#recent];
+    const closed = this.#place(entry);
     this.#recent.push(entry);
     if (this.#recent.length > LOOK_BEHIND_ENTRIES) this.#recent.shift();
+    return closed;
+  }
+
+  /** Files `entry` in the current turn or a new one (see {@link push}). */
+  #place(entry: Entry): Entry[] | null {
     if (entry.sidechain && !this.#includeSidechains) return null;
     const ownTurn = entry.promptId !== null &&
       entry.promptId === this.#currentPromptId;
@@ -262,9 +267,7 @@ export class ForwardTurnSplitter {
     const opens = entry.kind === "boundary" ||
       (entry.kind === "prompt" && !ownTurn);
     if (opens || promptChanged) {
-      const early = entry.kind === "prompt"
-        ? this.#madeAfter(entry, recent)
-        : [];
+      const early = entry.kind === "prompt" ? this.#madeAfter(entry) : [];
       const closed = this.#take();
       this.#currentPromptId = entry.promptId;
       this.#openedAtLine = opens ? entry.line : 0;
@@ -295,7 +298,8 @@ export class ForwardTurnSplitter {
    * `prompt`, by the rule of {@link BackwardTurnCollector}: a run of them
    * right before the prompt line, within the last few entries.
    */
-  #madeAfter(prompt: Entry, recent: readonly Entry[]): Entry[] {
+  #madeAfter(prompt: Entry): Entry[] {
+    const recent = this.#recent;
     let taken = 0;
     for (let i = recent.length - 1; i >= 0; i--) {
       const entry = recent[i] as Entry;

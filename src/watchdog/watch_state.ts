@@ -59,20 +59,19 @@ export function callState(
     }
   });
   if (callAt < 0 && resultAt < 0) return { kind: "absent" };
+  // What came after both the call and its result: only that answers the
+  // result (a write queue can put a result's line before its call's).
   const after = turn.slice(Math.max(callAt, resultAt) + 1);
   if (after.some((e) => e.kind === "interrupt")) return { kind: "interrupted" };
   if (resultAt < 0) return { kind: "awaiting_result" };
-  // Only what came after the call too answers the result (a write queue can
-  // put a result's line before its call's).
-  const later = turn.slice(Math.max(callAt, resultAt) + 1);
   // Claude Code's own entries (its API-error entry, `No response
   // requested.`) have text, but the model wrote none of it.
-  const followedUp = later.some(isModelActivity);
+  const followedUp = after.some(isModelActivity);
   if (followedUp) return { kind: "followed_up" };
   return {
     kind: "answered",
     resultOffset: (turn[resultAt] as Entry).offset,
     callsPending: [...calls].some((id) => !answered.has(id)),
-    apiError: later.some((e) => e.kind === "assistant" && e.apiError === true),
+    apiError: after.some((e) => e.kind === "assistant" && e.apiError === true),
   };
 }
