@@ -12,6 +12,7 @@ import { openRegularFile } from "../shared/regular_file.ts";
 import {
   HISTORY_READER_OPTIONS,
   readHistoryVerdicts,
+  type TurnEnding,
 } from "../detection/history_turns.ts";
 import {
   sniffTranscript,
@@ -22,10 +23,21 @@ import {
 export interface StalledTurn {
   /** 1-based line where the turn starts. */
   startLine: number;
+  /** 1-based line of its last entry. */
+  endLine: number;
   /** Its signatures, sorted by line. */
   signatures: StallSignature[];
   /** It ended on Claude Code's synthetic API-error entry. */
   endedOnApiError: boolean;
+}
+
+/**
+ * A turn that looks stalled but shows no sign that it ended: no later
+ * turn, no record of its end, or its process died and was resumed (see
+ * `TurnEnding`). Reported apart from stalls.
+ */
+export interface UnfinishedTurn extends StalledTurn {
+  ending: Exclude<TurnEnding, "ended">;
 }
 
 /** One transcript, audited. */
@@ -36,6 +48,13 @@ export interface FileAudit {
   /** Turns scanned. */
   turns: number;
   stalledTurns: StalledTurn[];
+  /** Turns that look stalled but show no sign that they ended. */
+  unfinishedTurns: UnfinishedTurn[];
+  /**
+   * Turns that ended on a usage or session limit: an API-error ending, not
+   * a stall.
+   */
+  usageLimitTurns: number;
   /** Why the file could not be read; its counts are then zero. */
   error: string | null;
 }
@@ -93,6 +112,8 @@ export async function auditFile(
     subagent: file.subagent,
     turns: 0,
     stalledTurns: [],
+    unfinishedTurns: [],
+    usageLimitTurns: 0,
     error: null,
   };
   let handle: Deno.FsFile | null;
@@ -109,21 +130,30 @@ export async function auditFile(
       return { ...audit, error: `not a transcript: ${notTranscript}` };
     }
     const history = { ...options, subagent: file.subagent };
-    for await (
-      const { startLine, verdict } of readHistoryVerdicts(handle, history)
-    ) {
+    for await (const turn of readHistoryVerdicts(handle, history)) {
       audit.turns++;
-      if (verdict.signatures.length > 0) {
-        audit.stalledTurns.push({
-          startLine,
-          signatures: verdict.signatures,
-          endedOnApiError: verdict.endedOnApiError === true,
-        });
-      }
+      const { verdict } = turn;
+      if (verdict.endedOnUsageLimit) audit.usageLimitTurns++;
+      if (verdict.signatures.length === 0) continue;
+      const stalled: StalledTurn = {
+        startLine: turn.startLine,
+        endLine: turn.endLine,
+        signatures: verdict.signatures,
+        endedOnApiError: verdict.endedOnApiError === true,
+      };
+      if (turn.ending === "ended") audit.stalledTurns.push(stalled);
+      else audit.unfinishedTurns.push({ ...stalled, ending: turn.ending });
     }
     return audit;
   } catch (error) {
-    return { ...audit, turns: 0, stalledTurns: [], error: describe(error) };
+    return {
+      ...audit,
+      turns: 0,
+      stalledTurns: [],
+      unfinishedTurns: [],
+      usageLimitTurns: 0,
+      error: describe(error),
+    };
   } finally {
     handle.close();
   }

@@ -61,6 +61,20 @@ export function renderAuditReport(
       } (Claude Code wrote "API Error: ..."; the model never answered)\n`,
     );
   }
+  if (summary.usageLimitTurns > 0) {
+    out.push(
+      `  turns that ended on a usage limit: ${
+        formatCount(summary.usageLimitTurns)
+      } (an API error no nudge can fix before it resets; not stalls)\n`,
+    );
+  }
+  if (summary.unfinishedTurns > 0) {
+    out.push(
+      `  unfinished turns: ${
+        formatCount(summary.unfinishedTurns)
+      } (they look stalled, but nothing shows they ended: not stalls; see below)\n`,
+    );
+  }
   if (summary.skippedOlder > 0) {
     out.push(
       `  left out by --since: ${formatCount(summary.skippedOlder)}\n`,
@@ -109,6 +123,20 @@ export function renderAuditReport(
       ]),
       { ...tableOptions, rightAligned: [0, 1] },
     ) + more(summary.sessions.length - worst.length),
+  );
+  const unfinished = summary.unfinished.slice(0, TOP_ROWS);
+  section(
+    "Unfinished turns (no sign they ended: a hang, or a file captured mid-turn)",
+    renderTable(
+      ["turn", "stall", "why", "path"],
+      unfinished.map((u) => [
+        `line ${u.turnLine}`,
+        `line ${u.data.line ?? "?"}`,
+        u.ending === "process_died" ? "process died" : "no end",
+        escapeTerminal(u.path),
+      ]),
+      tableOptions,
+    ) + more(summary.unfinished.length - unfinished.length),
   );
   section(
     `Unreadable (${formatCount(summary.unreadable.length)})`,

@@ -7,7 +7,7 @@
 
 import { basename, dirname } from "node:path";
 import { STALL_KINDS, type StallKind } from "../detection/classify.ts";
-import type { FileAudit } from "./audit.ts";
+import type { FileAudit, UnfinishedTurn } from "./audit.ts";
 import { signatureData } from "../detection/classify.ts";
 import { parseMcpToolName } from "../transcript/tool_name.ts";
 import type { UnreadablePath } from "../transcript/transcript_files.ts";
@@ -29,6 +29,17 @@ export interface SessionStalls {
   stalls: { turnLine: number; data: Record<string, unknown> }[];
 }
 
+/** A turn that looks stalled but shows no sign that it ended. */
+export interface UnfinishedStall {
+  path: string;
+  /** 1-based line where the turn starts. */
+  turnLine: number;
+  /** Why it counts as unfinished: no sign of an end, or a process that died. */
+  ending: UnfinishedTurn["ending"];
+  /** Its first signature, as logged. */
+  data: Record<string, unknown>;
+}
+
 /** Everything the audit reports. */
 export interface AuditSummary {
   files: number;
@@ -40,6 +51,19 @@ export interface AuditSummary {
    * the API failed and the model never answered.
    */
   apiErrorTurns: number;
+  /**
+   * Turns that ended on a usage or session limit: API-error endings, not
+   * stalls (no nudge works until the limit resets).
+   */
+  usageLimitTurns: number;
+  /**
+   * Turns that look stalled but show no sign that they ended (the session
+   * hung, the file was captured mid-turn, or the process died): not
+   * counted as stalls.
+   */
+  unfinishedTurns: number;
+  /** Those turns, in path order. */
+  unfinished: UnfinishedStall[];
   /** Stalled calls (signatures); a turn may hold several. */
   stalledCalls: number;
   /** Stalled turns showing each kind (a turn counts once per kind). */
@@ -72,6 +96,9 @@ export function summarizeAudit(
     turns: 0,
     stalledTurns: 0,
     apiErrorTurns: 0,
+    usageLimitTurns: 0,
+    unfinishedTurns: 0,
+    unfinished: [],
     stalledCalls: 0,
     byKind: zeroKinds(),
     byTool: [],
@@ -90,6 +117,17 @@ export function summarizeAudit(
     summary.files++;
     summary.bytes += audit.size;
     summary.turns += audit.turns;
+    summary.usageLimitTurns += audit.usageLimitTurns;
+    for (const turn of audit.unfinishedTurns) {
+      summary.unfinishedTurns++;
+      const first = turn.signatures[0];
+      summary.unfinished.push({
+        path: audit.path,
+        turnLine: turn.startLine,
+        ending: turn.ending,
+        data: first ? signatureData(first) : {},
+      });
+    }
     if (audit.stalledTurns.length === 0) continue;
     const session: SessionStalls = {
       path: audit.path,
@@ -148,6 +186,8 @@ export function auditJson(
     turns: summary.turns,
     stalled_turns: summary.stalledTurns,
     api_error_turns: summary.apiErrorTurns,
+    usage_limit_turns: summary.usageLimitTurns,
+    unfinished_turns: summary.unfinishedTurns,
     stalled_calls: summary.stalledCalls,
     by_kind: summary.byKind,
     by_tool: Object.fromEntries(summary.byTool),
@@ -164,6 +204,12 @@ export function auditJson(
         turn_line: stall.turnLine,
         ...stall.data,
       })),
+    })),
+    unfinished: summary.unfinished.map((u) => ({
+      path: u.path,
+      turn_line: u.turnLine,
+      ending: u.ending,
+      ...u.data,
     })),
     unreadable: summary.unreadable,
     skipped_older: summary.skippedOlder,

@@ -19,6 +19,7 @@ import {
   type ToolUse,
 } from "../transcript/entry.ts";
 import type { ToolInputSummary } from "../transcript/tool_input.ts";
+import { judgeClosingText } from "./model_text.ts";
 
 /** The five stall kinds; the identifiers are part of the public contract. */
 export type StallKind =
@@ -80,6 +81,11 @@ export interface TurnVerdict {
    * model did came after it): the model never got to answer.
    */
   endedOnApiError?: true;
+  /**
+   * That API error was a usage or session limit: the turn is not a stall
+   * (a nudge would fail the same way until the limit resets).
+   */
+  endedOnUsageLimit?: true;
 }
 
 interface Located<T> {
@@ -120,23 +126,33 @@ export function classifyTurn(
   turn: readonly Entry[],
   context: ClassifyContext,
 ): TurnVerdict {
+  const ending = apiErrorEnding(turn);
+  if (ending?.usageLimit) {
+    return {
+      ...healthy(
+        "the turn ended on a usage limit: no nudge works until it resets",
+      ),
+      endedOnApiError: true,
+      endedOnUsageLimit: true,
+    };
+  }
   const verdict = judgeTurn(turn, context);
-  if (endsOnApiError(turn)) verdict.endedOnApiError = true;
+  if (ending) verdict.endedOnApiError = true;
   return verdict;
 }
 
 /**
- * Whether Claude Code's synthetic API-error entry comes after everything
- * the model did in the turn.
+ * Claude Code's synthetic API-error entry when it comes after everything
+ * the model did in the turn, else null.
  */
-function endsOnApiError(turn: readonly Entry[]): boolean {
+function apiErrorEnding(turn: readonly Entry[]): AssistantEntry | null {
   for (let i = turn.length - 1; i >= 0; i--) {
     const entry = turn[i] as Entry;
     if (entry.kind !== "assistant") continue;
-    if (entry.apiError) return true;
-    if (isModelActivity(entry)) return false;
+    if (entry.apiError) return entry;
+    if (isModelActivity(entry)) return null;
   }
-  return false;
+  return null;
 }
 
 /** Whether Claude Code wrote the assistant entry itself. */
@@ -178,6 +194,10 @@ function judgeTurn(
   const results = new Map<string, Located<ToolResult>>();
   let lastActivity = -1;
   let lastInterrupt = -1;
+  // After a compaction the model sees only its summary: a call left open
+  // before the turn's last compaction can no longer be answered.
+  const sightFrom = turn.findLastIndex((entry) => entry.kind === "boundary");
+  const calledInSight = new Set<string>();
   turn.forEach((entry, index) => {
     // Claude Code's own entries ("API Error", ...) are not the model acting.
     if (entry.kind === "assistant" && !isOwnEntry(entry)) {
@@ -185,6 +205,7 @@ function judgeTurn(
         if (!uses.has(use.id)) {
           uses.set(use.id, { value: use, entry, index });
         }
+        if (index > sightFrom) calledInSight.add(use.id);
       }
       if (isModelActivity(entry)) lastActivity = index;
     } else if (entry.kind === "results") {
@@ -227,7 +248,7 @@ function judgeTurn(
     messageKey(use.entry) !== lastMessage;
   const candidates: StallSignature[] = [];
   for (const [id, use] of uses) {
-    if (results.has(id) || superseded(use)) continue;
+    if (results.has(id) || superseded(use) || !calledInSight.has(id)) continue;
     const hung = use.value.name.startsWith("mcp__");
     candidates.push({
       kind: hung ? "hung_mcp_call" : "pending_tool_use",
@@ -254,6 +275,12 @@ function judgeTurn(
   }
   const last = trailing.at(-1);
   if (candidates.length === 0 && last && !lost) {
+    if (answeredBeforeLastCall(turn, lastActivity)) {
+      return healthy(
+        "the model had given its answer before its last call, whose " +
+          "result needs none",
+      );
+    }
     candidates.push(resultSignature(
       "missing_followup",
       last,
@@ -286,6 +313,32 @@ function judgeTurn(
       ? "pending calls belong to background work"
       : "the model answered",
   );
+}
+
+/**
+ * Whether the text the model wrote in its last message, before that
+ * message's calls, was already a complete answer (a report, or a question
+ * handing the turn back) rather than the lead-in to more work: the call
+ * after it was bookkeeping (updating a todo list, say), and a result nobody
+ * answered is no stall. Judged by what the model said, never by the tool.
+ */
+function answeredBeforeLastCall(
+  turn: readonly Entry[],
+  lastActivity: number,
+): boolean {
+  const lastEntry = turn[lastActivity];
+  if (lastEntry?.kind !== "assistant" || lastEntry.toolUses.length === 0) {
+    return false;
+  }
+  const key = messageKey(lastEntry);
+  const texts: string[] = [];
+  for (let i = lastActivity; i >= 0; i--) {
+    const entry = turn[i] as Entry;
+    if (entry.kind !== "assistant" || isOwnEntry(entry)) continue;
+    if (messageKey(entry) !== key) break;
+    texts.unshift(...entry.texts);
+  }
+  return texts.length > 0 && judgeClosingText(texts.join("\n")).complete;
 }
 
 function resultSignature(

@@ -29,7 +29,8 @@ import {
   type ReadableAt,
   readLinesForward,
 } from "../transcript/line_reader.ts";
-import { ForwardTurnSplitter } from "../transcript/turn.ts";
+import { ForwardTurnSplitter, type SplitTurn } from "../transcript/turn.ts";
+import { modelActs } from "../transcript/turn_rule.ts";
 
 /** Reader tuning for history scans: big reads, small lines parsed whole. */
 export const HISTORY_READER_OPTIONS = Object.freeze({
@@ -43,10 +44,12 @@ const REREAD_MAX_BYTES = DEFAULT_LINE_READER_OPTIONS.maxLineBytes;
 
 /** One turn of a transcript's history. */
 export interface HistoryTurn {
-  /** 1-based line of the prompt or boundary that opened it (else its first entry). */
+  /** 1-based line of the prompt or command that opened it (else its first entry). */
   startLine: number;
   /** Its entries in file order, with 1-based line numbers. */
   entries: Entry[];
+  /** A later turn began in the same file: this one had ended. */
+  followed: boolean;
 }
 
 /** Options for {@link readHistoryTurns}. */
@@ -90,14 +93,51 @@ export async function* readHistoryTurns(
   });
   for await (const raw of reader) {
     for (const entry of historyLineEntries(raw, source)) {
-      const closed = splitter.push(entry);
-      if (closed) {
-        yield { startLine: splitter.closedTurnStartLine, entries: closed };
-      }
+      for (const turn of splitter.push(entry)) yield historyTurn(turn, true);
     }
   }
   const last = splitter.finish();
-  if (last) yield { startLine: splitter.closedTurnStartLine, entries: last };
+  for (const [i, turn] of last.entries()) {
+    yield historyTurn(turn, i < last.length - 1);
+  }
+}
+
+function historyTurn(turn: SplitTurn, followed: boolean): HistoryTurn {
+  return { startLine: turn.startLine, entries: turn.entries, followed };
+}
+
+/**
+ * Whether a turn shows that it ended, as opposed to a file captured while
+ * its turn was still running:
+ *
+ * - `ended`: a later turn began, or after the model's last activity came a
+ *   record of the turn's end (`stop_hook_summary`, `turn_duration`, 1.0.x's
+ *   Stop hook line), an interrupt, or Claude Code's API-error entry;
+ * - `process_died`: after the model's last activity Claude Code resumed the
+ *   session with `Continue from where you left off.` (its process had died
+ *   in the middle of the turn);
+ * - `no_end`: none of that (the session hung, or the file was committed,
+ *   copied or killed mid-turn).
+ *
+ * A subagent's file holds no record of its end (its end shows in the
+ * parent's result), so it counts as ended.
+ */
+export type TurnEnding = "ended" | "process_died" | "no_end";
+
+/** How `turn` ended (see {@link TurnEnding}). */
+export function turnEnding(turn: HistoryTurn, subagent: boolean): TurnEnding {
+  const entries = turn.entries;
+  const last = entries.findLastIndex((e) => modelActs([e]));
+  const after = entries.slice(last + 1);
+  if (after.some((e) => e.kind === "note" && e.source === "resume")) {
+    return "process_died";
+  }
+  if (turn.followed || subagent) return "ended";
+  const ends = after.some((e) =>
+    e.kind === "turn_end" || e.kind === "interrupt" ||
+    (e.kind === "assistant" && e.apiError === true)
+  );
+  return ends ? "ended" : "no_end";
 }
 
 /**
@@ -113,8 +153,12 @@ export const HISTORY_CONTEXT: ClassifyContext = Object.freeze({
 export interface HistoryVerdict {
   /** See {@link HistoryTurn.startLine}. */
   startLine: number;
+  /** 1-based line of its last entry (its start line when it has none). */
+  endLine: number;
   /** The classifier's verdict; signature lines are 1-based. */
   verdict: TurnVerdict;
+  /** Whether the file shows that the turn ended (see {@link TurnEnding}). */
+  ending: TurnEnding;
 }
 
 /**
@@ -129,7 +173,9 @@ export async function* readHistoryVerdicts(
   for await (const turn of readHistoryTurns(file, options)) {
     yield {
       startLine: turn.startLine,
+      endLine: turn.entries.at(-1)?.line ?? turn.startLine,
       verdict: classifyTurn(turn.entries, HISTORY_CONTEXT),
+      ending: turnEnding(turn, options.subagent),
     };
   }
 }

@@ -97,6 +97,13 @@ export interface AssistantEntry extends EntryBase {
    * not the model's answer to anything.
    */
   apiError?: true;
+  /**
+   * The API failure was a usage or session limit (Claude Code's own text,
+   * such as `Claude AI usage limit reached|<epoch>` or `You've hit your
+   * session limit · resets 10pm`): nothing works again until it resets.
+   * Such an entry is an `apiError` too.
+   */
+  usageLimit?: true;
 }
 
 /** A user line carrying tool results. */
@@ -111,11 +118,37 @@ export interface InterruptEntry extends EntryBase {
 }
 
 /**
+ * Where a note came from, when that matters to where turns start and end:
+ *
+ * - `command`: a slash command the user typed (`<command-name>`,
+ *   `<command-message>`); it starts model work when its expanded prompt
+ *   follows it (see `transcript/turn_rule.ts`).
+ * - `meta`: text Claude Code sent on the user's behalf (`isMeta`): a
+ *   command's expanded prompt, a caveat, hook feedback.
+ * - `compaction`: the summary that replaces the history after a compaction.
+ * - `resume`: the `Continue from where you left off.` Claude Code adds when
+ *   it resumes a session whose process died in the middle of a turn.
+ */
+export type NoteSource = "command" | "meta" | "compaction" | "resume";
+
+/**
  * A user-typed line that is not a human prompt: stop-hook feedback, caveats,
  * command output, task notifications, compaction summaries, reminders.
  */
 export interface NoteEntry extends EntryBase {
   kind: "note";
+  /** Where it came from, when known and relevant (see {@link NoteSource}). */
+  source?: NoteSource;
+}
+
+/**
+ * A record Claude Code writes once a turn is over: its Stop hooks ran
+ * (`stop_hook_summary`; in 1.0.x a `system` line naming the `Stop` hook) or
+ * the turn's duration (`turn_duration`). Evidence that the turn ended, as
+ * opposed to a file captured while its turn was still running.
+ */
+export interface TurnEndEntry extends EntryBase {
+  kind: "turn_end";
 }
 
 /** Every entry kind the turn finder and the classifier look at. */
@@ -125,7 +158,8 @@ export type Entry =
   | AssistantEntry
   | ResultsEntry
   | InterruptEntry
-  | NoteEntry;
+  | NoteEntry
+  | TurnEndEntry;
 
 /** Where a line sits in its file. */
 export interface LinePosition {
@@ -151,6 +185,26 @@ export const NON_PROMPT_PREFIXES: readonly string[] = [
   "<user-memory-input>",
   "This session is being continued from a previous conversation",
 ];
+
+/**
+ * How a slash command the user typed opens its line: `<command-message>`
+ * first for commands that expand to a prompt, `<command-name>` first for
+ * local ones (the rule does not rely on the order; see `NoteSource`).
+ */
+export const COMMAND_PREFIXES: readonly string[] = [
+  "<command-name>",
+  "<command-message>",
+];
+
+/** The opening of the summary Claude Code writes after a compaction. */
+export const COMPACTION_SUMMARY_PREFIX =
+  "This session is being continued from a previous conversation";
+
+/**
+ * The prompt Claude Code adds (`isMeta`) when it resumes a session whose
+ * last turn was cut off (the process died).
+ */
+export const RESUME_PROMPT = "Continue from where you left off.";
 
 /** Text of the marker Claude Code writes when the user interrupts a turn. */
 export const INTERRUPT_PREFIX = "[Request interrupted by user";
@@ -193,9 +247,10 @@ export function toEntry(
     case "user":
       return userEntry(raw, base);
     case "system":
-      return raw.subtype === "compact_boundary"
-        ? { kind: "boundary", ...base }
-        : null;
+      if (raw.subtype === "compact_boundary") {
+        return { kind: "boundary", ...base };
+      }
+      return isTurnEndRecord(raw) ? { kind: "turn_end", ...base } : null;
     default:
       return null;
   }
@@ -238,7 +293,30 @@ function assistantEntry(
   if (stopReason !== null) entry.stopReason = stopReason;
   if (synthetic) entry.synthetic = true;
   if (isApiErrorMessage(raw, synthetic, texts)) entry.apiError = true;
+  if ((synthetic || entry.apiError) && texts.some(isUsageLimitText)) {
+    entry.apiError = true;
+    entry.usageLimit = true;
+  }
   return entry;
+}
+
+/**
+ * Claude Code's texts for a usage or session limit, on its own entries:
+ * 1.0.x `Claude AI usage limit reached|<epoch>`, later `Session limit
+ * reached ∙ resets 10pm`, `You've hit your session limit · resets 10pm`
+ * (also weekly, Opus, Sonnet), `You're out of extra usage`.
+ */
+const USAGE_LIMIT_TEXTS: readonly RegExp[] = [
+  /^Claude AI usage limit reached\|\d+\s*$/,
+  /^[\w ]*limit reached\s*[∙·•|-]\s*resets\b/i,
+  /^You['’]ve hit your [\w ]*limit\b/i,
+  /^You['’]re out of extra usage\b/i,
+];
+
+/** Whether `text` is Claude Code's message for a usage or session limit. */
+export function isUsageLimitText(text: string): boolean {
+  const trimmed = text.trim();
+  return USAGE_LIMIT_TEXTS.some((pattern) => pattern.test(trimmed));
 }
 
 /** The model name Claude Code puts on the assistant entries it writes itself. */
@@ -304,23 +382,63 @@ function userEntry(raw: Record<string, unknown>, base: EntryBase): Entry {
     if (result) results.push(result);
   }
   if (results.length > 0) return { kind: "results", ...base, results };
-  if (raw.isMeta === true || raw.isCompactSummary === true) {
-    return { kind: "note", ...base };
-  }
   const text = typeof content === "string" ? content : blockText(blocks);
   const opening = text.trimStart();
+  if (raw.isCompactSummary === true) {
+    return { kind: "note", ...base, source: "compaction" };
+  }
+  if (raw.isMeta === true) {
+    return {
+      kind: "note",
+      ...base,
+      source: opening.startsWith(RESUME_PROMPT) ? "resume" : "meta",
+    };
+  }
   if (opening.startsWith(INTERRUPT_PREFIX)) {
     return { kind: "interrupt", ...base };
   }
   const hasImage = blocks.some((b) => isPlainObject(b) && b.type === "image");
-  if (
-    (opening === "" && !hasImage) ||
-    NON_PROMPT_PREFIXES.some((prefix) => opening.startsWith(prefix))
-  ) {
-    return { kind: "note", ...base };
-  }
+  if (opening === "" && !hasImage) return { kind: "note", ...base };
+  const source = noteSource(opening);
+  if (source !== null) return { kind: "note", ...base, ...source };
   return { kind: "prompt", ...base };
 }
+
+/**
+ * Whether a user-typed text is one Claude Code wrote rather than a human
+ * prompt, and if so where it came from: `{}` for a note of no particular
+ * source, `null` for a human prompt.
+ */
+export function noteSource(opening: string): { source?: NoteSource } | null {
+  if (COMMAND_PREFIXES.some((prefix) => opening.startsWith(prefix))) {
+    return { source: "command" };
+  }
+  if (opening.startsWith(COMPACTION_SUMMARY_PREFIX)) {
+    return { source: "compaction" };
+  }
+  return NON_PROMPT_PREFIXES.some((prefix) => opening.startsWith(prefix))
+    ? {}
+    : null;
+}
+
+/**
+ * A `system` line recording that a turn is over: its Stop hooks ran
+ * (`stop_hook_summary`, or 1.0.x's line naming the `Stop` hook in bold),
+ * or its duration (`turn_duration`).
+ */
+function isTurnEndRecord(raw: Record<string, unknown>): boolean {
+  if (raw.subtype === "stop_hook_summary" || raw.subtype === "turn_duration") {
+    return true;
+  }
+  return typeof raw.content === "string" && STOP_HOOK_RAN.test(raw.content);
+}
+
+/**
+ * 1.0.x logs each hook run as a `system` line, the event in bold:
+ * `\u001b[1mStop\u001b[22m [<command>] completed successfully`. Only
+ * `Stop` ends the main turn (`SubagentStop` ends a subagent's).
+ */
+const STOP_HOOK_RAN = /^(?:\u001b\[\d+m)?Stop(?:\u001b\[\d+m)? \[/;
 
 function toolResult(
   block: Record<string, unknown>,

@@ -15,7 +15,8 @@ import {
   type Entry,
   INTERRUPT_PREFIX,
   type LinePosition,
-  NON_PROMPT_PREFIXES,
+  noteSource,
+  RESUME_PROMPT,
   type ToolUse,
   USER_STOP_PREFIXES,
 } from "./entry.ts";
@@ -107,6 +108,9 @@ export function sniffEntry(
     const ids = new Set<string>(lineIds);
     for (const match of head.matchAll(TOOL_RESULT_ID)) ids.add(match[1] ?? "");
     ids.delete("");
+    // A server tool's results (WebSearch's, inside `toolUseResult`) carry
+    // the API's own ids: no call of the client's is answered by them.
+    for (const id of ids) if (isServerToolId(id)) ids.delete(id);
     const snippet = USER_TEXT_START.exec(head)?.[1] ?? "";
     const userStopped = USER_STOP_PREFIXES.some((p) => snippet.startsWith(p)) ||
       USER_REJECTED.test(head) || USER_REJECTED.test(tail);
@@ -127,19 +131,30 @@ export function sniffEntry(
       })),
     };
   }
-  const marked = ["isMeta", "isCompactSummary"].some((name) =>
-    hasTrue(head, name) || hasTrue(tail, name)
-  );
-  if (marked) {
-    return { kind: "note", ...base };
-  }
   const opening = USER_TEXT_START.exec(head)?.[1] ?? "";
+  if (hasTrue(head, "isCompactSummary") || hasTrue(tail, "isCompactSummary")) {
+    return { kind: "note", ...base, source: "compaction" };
+  }
+  if (hasTrue(head, "isMeta") || hasTrue(tail, "isMeta")) {
+    const resume = opening.startsWith(RESUME_PROMPT);
+    return { kind: "note", ...base, source: resume ? "resume" : "meta" };
+  }
   if (opening.startsWith(INTERRUPT_PREFIX)) {
     return { kind: "interrupt", ...base };
   }
-  return NON_PROMPT_PREFIXES.some((prefix) => opening.startsWith(prefix))
-    ? { kind: "note", ...base }
-    : { kind: "prompt", ...base };
+  const source = noteSource(opening);
+  return source === null
+    ? { kind: "prompt", ...base }
+    : { kind: "note", ...base, ...source };
+}
+
+/**
+ * Whether `id` names a server tool's call (`srvtoolu_...`, the API's own
+ * WebSearch and WebFetch): the API answers those itself, inside the
+ * model's message, so no result of the client's ever belongs to one.
+ */
+export function isServerToolId(id: string): boolean {
+  return id.startsWith("srvtoolu_");
 }
 
 const INPUT_KEY = /^\s*,\s*"input"\s*:\s*/;

@@ -115,6 +115,7 @@ export async function scanCurrentTurn(
     let lines = 0;
     let entryCount = 0;
     let budget: ScanBudgetName | null = null;
+    let done = false;
     for await (
       const raw of readLinesBackward(syncReader(file), fileSize, {
         ...SCAN_LINE_OPTIONS,
@@ -125,7 +126,6 @@ export async function scanCurrentTurn(
       bytesScanned = fileSize - raw.offset;
       if (endOffset < 0) endOffset = raw.offset + raw.length + 1;
       const entries = lineEntries(raw);
-      let done = false;
       for (let i = entries.length - 1; i >= 0 && !done; i--) {
         const entry = entries[i] as Entry;
         done = collector.offer(entry);
@@ -140,16 +140,18 @@ export async function scanCurrentTurn(
         break;
       }
     }
-    // The reader asks `stopWhen` before each chunk: it may have ended early.
-    const stopped = !collector.complete && budget === null &&
-      options.stopWhen?.() === true;
-    // The reader stopped at its byte budget, short of the file's start.
-    if (
-      !collector.complete && budget === null && !stopped &&
-      fileSize > budgets.bytes
-    ) {
-      budget = "bytes";
+    // The reader ran out: at the file's start, at its byte budget, or
+    // where `stopWhen` (asked before each chunk) ended it early.
+    const ranOut = !done && budget === null;
+    const cut = ranOut && options.stopWhen?.() === true;
+    const stopped = cut && !collector.complete;
+    if (ranOut && !cut && fileSize > budgets.bytes) {
+      // Short of the file's start: a turn whose start was not found is
+      // judged on its newest part.
+      if (!collector.complete) budget = "bytes";
       bytesScanned = budgets.bytes;
+    } else if (ranOut && !cut) {
+      collector.fileStart();
     }
     return {
       // Entries a late prompt line came after lead the turn (2.1.47, 2.1.145).

@@ -1,20 +1,37 @@
 /**
- * Finds turn boundaries: where the current turn starts when reading newest
- * first (the hook), and where each turn ends when streaming forward (audit).
- *
- * A turn is what follows a human prompt. A `compact_boundary` ends all older
- * history. When Claude Code stamps entries with `promptId` and the hook
- * payload names the turn's `prompt_id`, entries of that turn belong to it
- * whatever their text looks like, and an older promptId ends it.
+ * Finds turn boundaries by the one rule of `turn_rule.ts`: streaming
+ * forward through a file (the audit, the watcher's follower), and reading
+ * newest first for the current turn (the hook). The backward reader reads
+ * only until the rule's answer for the last turn is settled, then applies
+ * the forward splitter to what it read, so the two cannot disagree.
  *
  * @module
  */
 
 import type { Entry } from "./entry.ts";
+import {
+  carriesOtherPromptId,
+  commandOpensTurn,
+  compactionSettlesTurn,
+  isCommand,
+  isEligible,
+  isLateFor,
+  lateEntryCount,
+  LOOK_BEHIND_ENTRIES,
+  mayWriteLatePrompt,
+  modelActs,
+  namesTurnPromptId,
+} from "./turn_rule.ts";
+
+export { LOOK_BEHIND_ENTRIES, madeAfter } from "./turn_rule.ts";
 
 /** How to delimit turns. */
 export interface TurnOptions {
-  /** The payload's `prompt_id`, when Claude Code sent one. */
+  /**
+   * The payload's `prompt_id`, when Claude Code sent one. The rule needs
+   * none: every turn start is on file. Kept so callers can pass what the
+   * payload says without knowing that.
+   */
   promptId: string | null;
   /**
    * Keep `isSidechain` entries. True for a subagent's own transcript, where
@@ -23,70 +40,373 @@ export interface TurnOptions {
   includeSidechains: boolean;
 }
 
+/** One turn, as the splitter closed it. */
+export interface SplitTurn {
+  /**
+   * Its entries in file order. A prompt or command that opened it is not
+   * among them; an entry that opened it by its `promptId` is.
+   */
+  entries: Entry[];
+  /**
+   * What opened it: a prompt, a slash command, an entry of another
+   * `promptId`; `null` for what comes before the first of them, when the
+   * model worked there (a file that starts in the middle of a turn).
+   */
+  opener: Entry | null;
+  /**
+   * 1-based line of the opener, else of its first entry (0 when the
+   * entries carry no line numbers).
+   */
+  startLine: number;
+}
+
+/** Options of a {@link ForwardTurnSplitter}. */
+export interface SplitterOptions {
+  /** Whether sidechain entries belong to the turns. */
+  includeSidechains: boolean;
+  /**
+   * The first entry pushed is the file's first one (the default): a late
+   * prompt line's run of entries may then reach back to it. False when
+   * pushing starts in the middle of a file.
+   */
+  fromFileStart?: boolean;
+  /**
+   * Pushing starts in the middle of a file: the promptId the entry before
+   * the first one pushed named (see `carriesOtherPromptId`).
+   */
+  promptId?: string | null;
+}
+
+/** An opener not decided yet: a command, or an entry of another promptId. */
+interface PendingOpener {
+  kind: "command" | "promptId";
+  /** Its index in the turn in progress. */
+  at: number;
+  entry: Entry;
+  /** Entries pushed after it (a `promptId` opener waits a few for its prompt). */
+  after: number;
+  /** It names another promptId than the entry before it. */
+  otherPromptId: boolean;
+}
+
+/**
+ * Splits entries streamed in file order into turns.
+ *
+ * Push entries one by one; each push returns the turns it closed (none,
+ * one, or rarely two). Call {@link ForwardTurnSplitter.finish} at the end of
+ * the file for the rest. A slash command opens a turn only once its
+ * expansion follows, and an entry of another `promptId` only when its own
+ * prompt line does not follow within reach, so turns close a push or a few
+ * late.
+ */
+export class ForwardTurnSplitter {
+  readonly #includeSidechains: boolean;
+  #current: Entry[] = [];
+  #opener: Entry | null = null;
+  /**
+   * The promptId of the newest entry that named one since the turn began
+   * or was last compacted: an entry naming another opens a turn.
+   */
+  #lastPromptId: string | null = null;
+  /** How many entries of the turn in progress lie behind its prompt line. */
+  #lateCount = 0;
+  /** The turn in progress starts at the file's start (no opener before). */
+  #atFileStart: boolean;
+  #pending: PendingOpener | null = null;
+  #closed: SplitTurn[] = [];
+
+  /** @param options Which entries count, and where pushing starts. */
+  constructor(options: SplitterOptions) {
+    this.#includeSidechains = options.includeSidechains;
+    this.#atFileStart = options.fromFileStart ?? true;
+    this.#lastPromptId = options.promptId ?? null;
+  }
+
+  /**
+   * Adds the next entry.
+   *
+   * @returns The turns this entry closed, in file order.
+   */
+  push(entry: Entry): SplitTurn[] {
+    if (!isEligible(entry, this.#includeSidechains)) return [];
+    this.#settlePending(entry);
+    const otherPromptId = this.#pending === null &&
+      carriesOtherPromptId(entry, this.#lastPromptId);
+    if (entry.kind === "prompt") {
+      this.#openAtPrompt(entry);
+    } else if (isCommand(entry) && this.#pending === null) {
+      this.#wait("command", entry, otherPromptId);
+    } else if (otherPromptId) {
+      this.#wait("promptId", entry, false);
+    } else {
+      this.#add(entry);
+    }
+    this.#notePromptId(entry);
+    return this.#drain();
+  }
+
+  /** Closes the turn in progress; returns what was still open. */
+  finish(): SplitTurn[] {
+    const pending = this.#pending;
+    this.#pending = null;
+    // No prompt line came for it (nor an expansion for a command).
+    if (pending?.kind === "promptId" || pending?.otherPromptId) {
+      this.#openAt(pending.at, pending.entry);
+    }
+    this.#close();
+    return this.#drain();
+  }
+
+  /**
+   * The turn in progress, in file order: up to an opener not decided yet
+   * (an entry of another `promptId` waiting for its prompt line).
+   */
+  get current(): readonly Entry[] {
+    const pending = this.#pending;
+    return pending?.kind === "promptId"
+      ? this.#current.slice(0, pending.at)
+      : this.#current;
+  }
+
+  /** An entry of another `promptId` is waiting to open a turn. */
+  get opening(): boolean {
+    return this.#pending?.kind === "promptId";
+  }
+
+  #add(entry: Entry): void {
+    this.#current.push(entry);
+  }
+
+  /**
+   * Keeps the newest promptId named. After a compaction promptIds are
+   * compared afresh, so that what opens a turn after it is known from the
+   * entries after it (the backward reader may stop there).
+   */
+  #notePromptId(entry: Entry): void {
+    if (entry.kind === "boundary") this.#lastPromptId = null;
+    else if (namesTurnPromptId(entry)) this.#lastPromptId = entry.promptId;
+  }
+
+  #wait(
+    kind: PendingOpener["kind"],
+    entry: Entry,
+    otherPromptId: boolean,
+  ): void {
+    this.#pending = {
+      kind,
+      at: this.#current.length,
+      entry,
+      after: 0,
+      otherPromptId,
+    };
+    this.#current.push(entry);
+  }
+
+  /** Decides a waiting opener, now that `next` follows it. */
+  #settlePending(next: Entry): void {
+    const pending = this.#pending;
+    if (pending === null) return;
+    if (pending.kind === "command") {
+      this.#pending = null;
+      if (commandOpensTurn(next)) {
+        this.#openAt(pending.at, pending.entry);
+        this.#current.shift(); // the command itself is the opener
+        return;
+      }
+      // A local command: it opens a turn only as any entry would, by its
+      // promptId.
+      if (!pending.otherPromptId) return;
+      this.#pending = { ...pending, kind: "promptId" };
+    }
+    // A prompt line decides it with its late entries (`#openAtPrompt`).
+    if (next.kind === "prompt") return;
+    const decided = isCommand(next) ||
+      next.kind === "boundary" ||
+      (next.promptId !== null && next.promptId !== pending.entry.promptId &&
+        carriesOtherPromptId(next, pending.entry.promptId)) ||
+      ++pending.after > LOOK_BEHIND_ENTRIES;
+    if (!decided) return;
+    this.#pending = null;
+    this.#openAt(pending.at, pending.entry);
+  }
+
+  /**
+   * A prompt opens a turn, taking the entries its line came late for: of
+   * the turn in progress, those after its own start (entries that came
+   * late for its opener lie behind that).
+   */
+  #openAtPrompt(prompt: Entry): void {
+    const current = this.#current;
+    const before = current.slice(this.#lateCount);
+    const late = lateEntryCount(
+      prompt,
+      before,
+      this.#opener === null && this.#atFileStart,
+    );
+    let lateAt = current.length - late;
+    // An entry of another promptId waiting to open a turn opens it, unless
+    // it came late for this prompt or names this prompt's promptId.
+    const pending = this.#pending;
+    this.#pending = null;
+    if (
+      pending?.kind === "promptId" && pending.at < lateAt &&
+      pending.entry.promptId !== prompt.promptId
+    ) {
+      this.#openAt(pending.at, pending.entry);
+      lateAt -= pending.at;
+    }
+    this.#openAt(lateAt, prompt);
+    this.#lateCount = late;
+  }
+
+  /** Closes the turn in progress before index `at`; `opener` opens the next. */
+  #openAt(at: number, opener: Entry): void {
+    const rest = this.#current.slice(at);
+    this.#current = this.#current.slice(0, at);
+    this.#close();
+    this.#current = rest;
+    this.#opener = opener;
+    this.#atFileStart = false;
+    this.#lateCount = 0;
+    this.#lastPromptId = namesTurnPromptId(opener) ? opener.promptId : null;
+  }
+
+  #close(): void {
+    const entries = this.#current;
+    const opener = this.#opener;
+    this.#current = [];
+    // What a file holds before its first opener is a turn only if the
+    // model worked there (the rest of a turn begun in another file), not a
+    // session's preamble of caveats and local commands.
+    if (
+      opener === null &&
+      (entries.length === 0 || (this.#atFileStart && !modelActs(entries)))
+    ) return;
+    this.#closed.push({
+      entries,
+      opener,
+      startLine: opener?.line || (entries[0]?.line ?? 0),
+    });
+  }
+
+  #drain(): SplitTurn[] {
+    if (this.#closed.length === 0) return NONE;
+    const closed = this.#closed;
+    this.#closed = [];
+    return closed;
+  }
+}
+
+const NONE: SplitTurn[] = [];
+
 /**
  * Collects the current turn from entries offered newest first.
  *
  * Offer entries until {@link BackwardTurnCollector.offer} returns true; then
- * {@link BackwardTurnCollector.entries} holds the turn in file order.
+ * {@link BackwardTurnCollector.entries} holds the turn in file order. The
+ * collector reads back to the newest turn start (and, behind a prompt line,
+ * the entries that decide which of them came late for it), then splits
+ * what it read with {@link ForwardTurnSplitter}. A compaction the model
+ * acted after ends the reading too: nothing before it changes the verdict.
+ * When what was read names promptIds, the promptId named before it is
+ * read as well, since the rule compares neighbours.
  *
- * Claude Code writes entries through a queue, and now and then a turn's
- * prompt line lands after entries of its turn: 2.1.145 wrote the model's
- * first call ahead of it, 2.1.47 under load the call and its result (its
- * silent reply writes nothing). So once the prompt is found, a few entries behind it are
- * looked at too (see {@link LOOK_BEHIND_ENTRIES}): those made after the
- * prompt (their `timestamp`) are the turn's, and a call that a result of the
- * turn answers is taken whatever its time.
+ * Besides, a call that a result of the turn answers is taken from behind
+ * the turn's start whatever its time (reading backward, the results are
+ * known before the calls): the one thing a forward reader cannot do.
  */
 export class BackwardTurnCollector {
-  #options: TurnOptions;
-  #newestFirst: Entry[] = [];
-  #foundPromptId = false;
-  #complete = false;
-  /** Behind the prompt: looking there until this is false. */
-  #lookingBehind = false;
-  #lookedBehind = 0;
-  /**
-   * The prompt, while the entries behind it were all made after it (they
-   * are the turn's); null once one was not.
-   */
+  readonly #includeSidechains: boolean;
+  /** Eligible entries of the turn's window, newest first. */
+  #window: Entry[] = [];
+  /** Eligible entries read behind the window, newest first. */
+  #behind: Entry[] = [];
+  #phase: "turn" | "context" | "orphans" | "done" = "turn";
+  /** The newest prompt, once met: its late run is being decided. */
   #prompt: Entry | null = null;
+  #run = 0;
+  /**
+   * The promptId of the nearest newer entry that named one, since the
+   * last compaction read: an older entry naming another means the newer
+   * one opened a turn.
+   */
+  #newerPromptId: string | null = null;
+  /** The model acted in the entries read so far. */
+  #modelActed = false;
+  /** The turn start was found. */
+  #complete = false;
+  #reachedFileStart = false;
+  /** Reading stopped at a compaction the model acted after. */
+  #atCompaction = false;
+  /** The promptId named before the window (see the class notes). */
+  #context: string | null = null;
   /** Result ids of the turn whose call is not in it yet. */
   #orphans = new Set<string>();
-  /** Entries taken from behind the prompt, newest first. */
-  #behind: Entry[] = [];
-  #startOffset: number | null = null;
+  #lookedForOrphans = 0;
+  /** Calls taken from behind the turn for its results, newest first. */
+  #adopted: Entry[] = [];
+  /** The split of the window, and the reading it was made for. */
+  #split: { turn: SplitTurn; key: string } | null = null;
 
   /** @param options How turns are delimited. */
   constructor(options: TurnOptions) {
-    this.#options = options;
+    this.#includeSidechains = options.includeSidechains;
   }
 
   /**
    * Offers the next older entry.
    *
-   * @returns True once the start of the turn has been reached; further
-   * offers are ignored.
+   * @returns True once nothing older can change the turn; further offers
+   * are ignored.
    */
   offer(entry: Entry): boolean {
-    if (this.#lookingBehind) return this.#lookBehind(entry);
-    if (this.#complete) return true;
-    if (entry.sidechain && !this.#options.includeSidechains) return false;
-    if (entry.kind === "boundary") return this.#finish(entry);
-    const wanted = this.#options.promptId;
-    if (wanted !== null && entry.promptId === wanted) {
-      // Ours, whatever it looks like: the turn starts at its earliest entry,
-      // which the next older entry (another turn's) will reveal.
-      this.#foundPromptId = true;
-      this.#newestFirst.push(entry);
+    if (this.#phase === "done") return true;
+    if (!isEligible(entry, this.#includeSidechains)) return false;
+    if (this.#phase === "context") return this.#readContext(entry);
+    if (this.#phase === "orphans") return this.#readOrphans(entry);
+    this.#window.push(entry);
+    if (this.#prompt !== null) {
+      if (
+        isLateFor(entry, this.#prompt) && ++this.#run <= LOOK_BEHIND_ENTRIES
+      ) {
+        return false;
+      }
+      return this.#settle(); // this entry decides the run
+    }
+    if (entry.kind === "prompt") {
+      this.#complete = true;
+      this.#prompt = entry;
+      return mayWriteLatePrompt(entry) ? false : this.#settle();
+    }
+    if (isCommand(entry) && commandOpensTurn(this.#window.at(-2))) {
+      this.#complete = true;
+      return this.#settle();
+    }
+    if (entry.kind === "boundary") {
+      if (this.#modelActed) {
+        this.#complete = true;
+        this.#atCompaction = true;
+        return this.#settle();
+      }
+      this.#newerPromptId = null; // compared afresh on each side of it
       return false;
     }
-    // Once our turn has been seen, anything from another turn ends it.
-    if (this.#foundPromptId && entry.promptId !== null) {
-      return this.#finish(entry);
+    this.#modelActed ||= compactionSettlesTurn([entry]);
+    if (carriesOtherPromptId(entry, this.#newerPromptId)) {
+      this.#complete = true; // the nearest newer one opened the turn
+      return this.#settle();
     }
-    if (entry.kind === "prompt") return this.#startLookingBehind(entry);
-    this.#newestFirst.push(entry);
+    if (namesTurnPromptId(entry)) this.#newerPromptId = entry.promptId;
     return false;
+  }
+
+  /**
+   * Tells the collector that the file's first line was offered: a late
+   * prompt line's run may reach back to it, and a turn without a start
+   * found began before the file did.
+   */
+  fileStart(): void {
+    this.#reachedFileStart = true;
   }
 
   /** Whether the start of the turn was reached. */
@@ -96,226 +416,135 @@ export class BackwardTurnCollector {
 
   /**
    * Offset of the entry that showed where the turn starts (its prompt, a
-   * compaction, or another turn's entry), or null before it was reached.
-   * Entries taken from behind a late prompt line lie before it.
+   * slash command, an entry of another promptId, or a compaction the model
+   * acted after), or null before it was reached. Entries taken from behind
+   * a late prompt line lie before it.
    */
   get startOffset(): number | null {
-    return this.#startOffset;
+    if (!this.#complete) return null;
+    const turn = this.#turn();
+    if (this.#atCompaction && turn.opener === null) {
+      return (this.#window.at(-1) as Entry).offset;
+    }
+    return turn.opener?.offset ?? null;
   }
 
   /**
-   * The turn's entries collected so far, in file order: those taken from
-   * behind its prompt line first. Of an older entry behind it only the calls
-   * the turn's results answer are kept (the rest is the turn before's).
+   * The turn's entries collected so far, in file order: calls taken from
+   * behind it for its results first (copies holding those calls only).
    */
   entries(): Entry[] {
-    return [...this.#newestFirst, ...this.#behind].toReversed();
+    return [...this.#adopted.toReversed(), ...this.#turn().entries];
   }
 
-  #finish(start: Entry): boolean {
-    this.#complete = true;
-    this.#startOffset = start.offset;
-    return true;
+  /** The window is read: what is older matters only as context or calls. */
+  #settle(): boolean {
+    if (this.#needsContext()) {
+      this.#phase = "context";
+      return false;
+    }
+    return this.#lookForOrphans();
   }
 
   /**
-   * The prompt is found: the turn is complete, but entries behind the
-   * prompt line may still be its own (see the class comment).
+   * Whether the split of the window depends on the promptId named before
+   * it: an entry names one before any prompt or compaction of the window.
    */
-  #startLookingBehind(prompt: Entry): boolean {
-    this.#finish(prompt);
-    this.#prompt = prompt.time === undefined ? null : prompt;
+  #needsContext(): boolean {
+    for (let i = this.#window.length - 1; i >= 0; i--) {
+      const entry = this.#window[i] as Entry;
+      if (entry.kind === "prompt" || entry.kind === "boundary") return false;
+      if (namesTurnPromptId(entry)) return true;
+    }
+    return false;
+  }
+
+  /** Behind the window: the nearest entry that sets the promptId context. */
+  #readContext(entry: Entry): boolean {
+    this.#behind.push(entry);
+    const newer = this.#behind.at(-2) ?? this.#window.at(-1);
+    if (namesTurnPromptId(entry)) this.#context = entry.promptId;
+    else if (
+      entry.kind !== "boundary" && entry.kind !== "prompt" &&
+      !(isCommand(entry) && commandOpensTurn(newer))
+    ) return false;
+    return this.#lookForOrphans();
+  }
+
+  /**
+   * The turn is known: looks behind it for the calls its results answer,
+   * in what was read already, then in older entries (see `#readOrphans`).
+   */
+  #lookForOrphans(): boolean {
+    this.#phase = "orphans";
+    const turn = this.#turn();
     const called = new Set<string>();
-    for (const entry of this.#newestFirst) {
+    for (const entry of turn.entries) {
       if (entry.kind !== "assistant") continue;
       for (const use of entry.toolUses) called.add(use.id);
     }
-    for (const entry of this.#newestFirst) {
+    for (const entry of turn.entries) {
       if (entry.kind !== "results") continue;
       for (const result of entry.results) {
         if (!called.has(result.toolUseId)) this.#orphans.add(result.toolUseId);
       }
     }
-    this.#lookingBehind = this.#prompt !== null || this.#orphans.size > 0;
-    return !this.#lookingBehind;
+    const inTurn = new Set(turn.entries);
+    for (const entry of [...this.#window, ...this.#behind]) {
+      if (inTurn.has(entry) || entry === turn.opener) continue;
+      if (this.#orphansDone(entry)) break;
+    }
+    if (this.#orphans.size === 0) this.#phase = "done";
+    return this.#phase === "done";
+  }
+
+  #readOrphans(entry: Entry): boolean {
+    if (this.#orphansDone(entry)) this.#phase = "done";
+    return this.#phase === "done";
   }
 
   /**
-   * One entry behind the prompt line. Entries made after the prompt are
-   * taken whole while they last; after that only the tool_use blocks that
-   * the turn's results answer. Looking ends at a prompt or compaction, once
-   * nothing is left to find, or after {@link LOOK_BEHIND_ENTRIES} entries.
+   * Takes from an older entry the calls that the turn's results answer.
+   * True once no more are to be found: none left, a prompt or compaction
+   * reached, or {@link LOOK_BEHIND_ENTRIES} entries looked at.
    */
-  #lookBehind(entry: Entry): boolean {
-    if (entry.sidechain && !this.#options.includeSidechains) {
-      return this.#countLookedBehind();
-    }
+  #orphansDone(entry: Entry): boolean {
+    if (this.#orphans.size === 0) return true;
     if (entry.kind === "prompt" || entry.kind === "boundary") {
-      return this.#stopLookingBehind();
+      this.#orphans.clear();
+      return true;
     }
-    if (this.#prompt !== null && madeAfter(entry, this.#prompt)) {
-      this.#behind.push(entry);
-      this.#noteIds(entry);
-    } else {
-      // Made before the prompt (or when, unknown): the turn before's, and so
-      // is everything behind it but the calls the turn's results answer.
-      this.#prompt = null;
-      this.#takeAnsweredCalls(entry);
-    }
-    if (this.#prompt === null && this.#orphans.size === 0) {
-      return this.#stopLookingBehind();
-    }
-    return this.#countLookedBehind();
-  }
-
-  /** Counts one entry looked at behind the prompt; true at the bound. */
-  #countLookedBehind(): boolean {
-    if (++this.#lookedBehind < LOOK_BEHIND_ENTRIES) return false;
-    return this.#stopLookingBehind();
-  }
-
-  /** Takes from an older entry the calls that the turn's results answer. */
-  #takeAnsweredCalls(entry: Entry): void {
-    if (entry.kind !== "assistant" || this.#orphans.size === 0) return;
-    const uses = entry.toolUses.filter((use) => this.#orphans.has(use.id));
-    if (uses.length === 0) return;
-    this.#behind.push({ ...entry, texts: [], toolUses: uses });
-    for (const use of uses) this.#orphans.delete(use.id);
-  }
-
-  /**
-   * Keeps the orphan ids up to date with an entry taken from behind the
-   * prompt (offered newest first, so a result comes before its call).
-   */
-  #noteIds(entry: Entry): void {
     if (entry.kind === "assistant") {
-      for (const use of entry.toolUses) this.#orphans.delete(use.id);
-    } else if (entry.kind === "results") {
-      for (const result of entry.results) this.#orphans.add(result.toolUseId);
+      const uses = entry.toolUses.filter((use) => this.#orphans.has(use.id));
+      if (uses.length > 0) {
+        this.#adopted.push({ ...entry, texts: [], toolUses: uses });
+        for (const use of uses) this.#orphans.delete(use.id);
+      }
     }
-  }
-
-  #stopLookingBehind(): boolean {
-    this.#lookingBehind = false;
-    return true;
-  }
-}
-
-/**
- * Whether `entry` was made after `prompt` (both say when): written before
- * the prompt line, it is still the prompt's turn.
- */
-export function madeAfter(entry: Entry, prompt: Entry): boolean {
-  return entry.time !== undefined && prompt.time !== undefined &&
-    entry.time > prompt.time;
-}
-
-/**
- * How many entries behind a turn's prompt line are looked at (see
- * {@link BackwardTurnCollector}). 2.1.145 was seen writing the prompt line
- * after the model's first reply (2 of 4 interactive runs), 2.1.47 after the
- * call and its result; beyond a few entries they are another
- * turn's.
- */
-export const LOOK_BEHIND_ENTRIES = 8;
-
-/**
- * Splits entries streamed in file order into turns, for the audit.
- *
- * Push entries one by one; a push that starts a new turn returns the turn it
- * closed. Call {@link ForwardTurnSplitter.finish} at the end of the file for
- * the last turn. As in {@link BackwardTurnCollector}, an entry stamped with
- * the current turn's promptId belongs to it whatever it looks like, and the
- * entries just before a prompt line that were made after it open the
- * prompt's turn. (The calls that collector also takes from behind a prompt,
- * for results still to come, stay with the turn before: read forward, their
- * results are not known yet.)
- */
-export class ForwardTurnSplitter {
-  #includeSidechains: boolean;
-  #current: Entry[] = [];
-  #currentPromptId: string | null = null;
-  #openedAtLine = 0; // the prompt or boundary that opened #current, 0 = none
-  #closedStartLine = 0;
-  /** The last {@link LOOK_BEHIND_ENTRIES} entries pushed, sidechains too. */
-  #recent: Entry[] = [];
-
-  /** @param options Whether sidechain entries belong to the turns. */
-  constructor(options: Pick<TurnOptions, "includeSidechains">) {
-    this.#includeSidechains = options.includeSidechains;
+    if (++this.#lookedForOrphans >= LOOK_BEHIND_ENTRIES) this.#orphans.clear();
+    return this.#orphans.size === 0;
   }
 
   /**
-   * Adds the next entry.
-   *
-   * @returns The entries of the turn this entry closed, or `null`.
+   * The last turn of the window, by the forward rule. The window starts at
+   * the file's start only when reading ran out there before it was settled.
    */
-  push(entry: Entry): Entry[] | null {
-    const closed = this.#place(entry);
-    this.#recent.push(entry);
-    if (this.#recent.length > LOOK_BEHIND_ENTRIES) this.#recent.shift();
-    return closed;
-  }
-
-  /** Files `entry` in the current turn or a new one (see {@link push}). */
-  #place(entry: Entry): Entry[] | null {
-    if (entry.sidechain && !this.#includeSidechains) return null;
-    const ownTurn = entry.promptId !== null &&
-      entry.promptId === this.#currentPromptId;
-    const promptChanged = entry.promptId !== null &&
-      this.#currentPromptId !== null && !ownTurn;
-    const opens = entry.kind === "boundary" ||
-      (entry.kind === "prompt" && !ownTurn);
-    if (opens || promptChanged) {
-      const early = entry.kind === "prompt" ? this.#madeAfter(entry) : [];
-      const closed = this.#take();
-      this.#currentPromptId = entry.promptId;
-      this.#openedAtLine = opens ? entry.line : 0;
-      this.#current.push(...early);
-      if (!opens) this.#current.push(entry);
-      return closed;
+  #turn(): SplitTurn {
+    const fileStart = this.#reachedFileStart && this.#phase === "turn";
+    const key = `${this.#window.length} ${fileStart} ${this.#context}`;
+    if (this.#split?.key === key) return this.#split.turn;
+    const splitter = new ForwardTurnSplitter({
+      includeSidechains: this.#includeSidechains,
+      fromFileStart: fileStart,
+      promptId: this.#context,
+    });
+    let last: SplitTurn | null = null;
+    for (let i = this.#window.length - 1; i >= 0; i--) {
+      last = splitter.push(this.#window[i] as Entry).at(-1) ?? last;
     }
-    this.#currentPromptId ??= entry.promptId;
-    this.#current.push(entry);
-    return null;
-  }
-  /** Closes the last turn; returns its entries or `null` when empty. */
-  finish(): Entry[] | null {
-    return this.#take();
-  }
-
-  /**
-   * Where the turn last returned by {@link push} or {@link finish} starts:
-   * the 1-based line of the prompt or compaction boundary that opened it,
-   * else of its first entry (0 when the entries carry no line numbers).
-   */
-  get closedTurnStartLine(): number {
-    return this.#closedStartLine;
-  }
-
-  /**
-   * Removes from the end of the current turn the entries made after
-   * `prompt`, by the rule of {@link BackwardTurnCollector}: a run of them
-   * right before the prompt line, within the last few entries.
-   */
-  #madeAfter(prompt: Entry): Entry[] {
-    const recent = this.#recent;
-    let taken = 0;
-    for (let i = recent.length - 1; i >= 0; i--) {
-      const entry = recent[i] as Entry;
-      if (entry.sidechain && !this.#includeSidechains) continue;
-      if (entry.kind === "prompt" || entry.kind === "boundary") break;
-      const last = this.#current.length - 1 - taken;
-      if (!madeAfter(entry, prompt) || this.#current[last] !== entry) break;
-      taken++;
-    }
-    return this.#current.splice(this.#current.length - taken, taken);
-  }
-
-  #take(): Entry[] | null {
-    const turn = this.#current;
-    this.#current = [];
-    this.#closedStartLine = this.#openedAtLine || (turn[0]?.line ?? 0);
-    return turn.length > 0 ? turn : null;
+    last = splitter.finish().at(-1) ?? last;
+    const turn = last ?? { entries: [], opener: null, startLine: 0 };
+    this.#split = { turn, key };
+    return turn;
   }
 }

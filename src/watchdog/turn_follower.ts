@@ -28,13 +28,13 @@ import {
   SCAN_LINE_OPTIONS,
   scanCurrentTurn,
 } from "../transcript/tail_scan.ts";
-import { LOOK_BEHIND_ENTRIES, madeAfter } from "../transcript/turn.ts";
-import { isTurnEndMarker } from "../transcript/turn_end_marker.ts";
+import { ForwardTurnSplitter } from "../transcript/turn.ts";
+import { isCommand, isTurnEndMarker } from "../transcript/turn_rule.ts";
 import { callState } from "./watch_state.ts";
 
 /** Which turn to follow. */
 export interface FollowOptions {
-  /** The payload's `prompt_id`, to delimit the turn like the Stop hook. */
+  /** The payload's `prompt_id` (the turn rule needs none; see `TurnOptions`). */
   promptId: string | null;
   /** The watched call: lines from its result on are re-read with metadata. */
   toolUseId: string;
@@ -77,7 +77,10 @@ export const MAX_TURN_ENTRIES = 200_000;
 export class TurnFollower {
   #path: string;
   #options: FollowOptions;
-  #entries: Entry[] = [];
+  /** The followed turn so far, split by the one turn rule. */
+  #turn = new ForwardTurnSplitter({ includeSidechains: false });
+  /** Entries taken into the followed turn (bounded by `maxEntries`). */
+  #taken = 0;
   #marks: FollowedMarks = NO_MARKS;
   /** Where the next look reads from (a line start); -1 before the first. */
   #offset = -1;
@@ -85,8 +88,6 @@ export class TurnFollower {
   #entriesFrom = 0;
   /** The size seen by the last look; -1: none yet, null: no file. */
   #size: number | null = -1;
-  /** The turn's promptId, once known: an entry with another one starts a new turn. */
-  #turnPromptId: string | null;
   #newTurn = false;
   /**
    * The watched call (its tool_use or its result) is among the entries.
@@ -95,6 +96,12 @@ export class TurnFollower {
    * lines reach the file (2.1.145 did, about 65 ms early).
    */
   #callSeen = false;
+  /**
+   * The prompt or command line that opened the followed turn, when it came
+   * after the turn's first lines (a late prompt line): lines re-read from
+   * the result on must not open the turn a second time.
+   */
+  #openerOffset = -1;
   #overflow = false;
   /** The last look ended inside a line: its rest is no line of its own. */
   #midLine = false;
@@ -108,12 +115,11 @@ export class TurnFollower {
   constructor(path: string, options: FollowOptions) {
     this.#path = path;
     this.#options = options;
-    this.#turnPromptId = options.promptId;
   }
 
   /** The followed turn's entries in file order (empty once a new turn began). */
   get entries(): readonly Entry[] {
-    return this.#newTurn ? [] : this.#entries;
+    return this.#newTurn ? [] : this.#turn.current;
   }
 
   /** A new prompt, compaction or other turn began after the followed one. */
@@ -163,14 +169,18 @@ export class TurnFollower {
 
   /** The first look: the current turn from the end, then its watched result on. */
   async #start(stopWhen: () => boolean): Promise<void> {
-    this.#entries = [];
+    this.#turn = new ForwardTurnSplitter({
+      includeSidechains: false,
+      fromFileStart: false,
+    });
+    this.#taken = 0;
     this.#marks = { ...NO_MARKS };
     this.#newTurn = false;
     this.#overflow = false;
     this.#midLine = false;
     this.#callSeen = false;
+    this.#openerOffset = -1;
     this.#entriesFrom = 0;
-    this.#turnPromptId = this.#options.promptId;
     const scan = await scanCurrentTurn(this.#path, {
       promptId: this.#options.promptId,
       includeSidechains: false,
@@ -180,11 +190,10 @@ export class TurnFollower {
       this.#offset = 0;
       return;
     }
+    this.#openerOffset = scan.startOffset ?? -1;
     const max = this.#options.maxEntries ?? MAX_TURN_ENTRIES;
     if (scan.entries.length > max) this.#overflow = true;
     const entries = scan.entries.slice(-max);
-    this.#turnPromptId ??= entries.findLast((e) => e.promptId !== null)
-      ?.promptId ?? null;
     const state = callState(entries, this.#options.toolUseId);
     this.#callSeen = state.kind !== "absent";
     // Entries are taken again from the result on (none before it count),
@@ -194,7 +203,8 @@ export class TurnFollower {
     const resultAt = state.kind === "answered"
       ? entries.findIndex((e) => e.offset === state.resultOffset)
       : entries.length;
-    this.#entries = entries.slice(0, resultAt);
+    for (const entry of entries.slice(0, resultAt)) this.#turn.push(entry);
+    this.#taken = resultAt;
     this.#entriesFrom = state.kind === "answered"
       ? state.resultOffset
       : scan.endOffset;
@@ -274,55 +284,38 @@ export class TurnFollower {
     }
   }
 
-  /** Adds one entry, or notes that a new turn began. */
+  /**
+   * Adds one entry by the turn rule, or notes that a new turn began: one
+   * after the watched call's. Until the call is on file, a turn that
+   * begins is the followed one (see `#callSeen`); a late prompt line's
+   * turn takes the entries written ahead of it, the call included.
+   */
   #add(entry: Entry): void {
     if (entry.sidechain) return;
-    const own = this.#turnPromptId;
-    const ownTurn = own !== null && entry.promptId === own;
     if (
-      entry.kind === "boundary" ||
-      (entry.kind === "prompt" && !ownTurn) ||
-      (own !== null && entry.promptId !== null && !ownTurn)
-    ) {
-      // A late prompt line (2.1.47, 2.1.145): the entries just before it
-      // that were made after it are its turn's, as the Stop hook reads it.
-      const early = entry.kind === "prompt" ? this.#madeAfter(entry) : [];
-      const watchedIsEarly = early.some((e) => this.#isWatchedCall(e));
-      this.#entries = early;
-      if (this.#callSeen && !watchedIsEarly) {
-        this.#newTurn = true;
-        return;
-      }
-      // The watched call is not on file yet, so its turn is still to come,
-      // or it was made after this prompt: this is where its turn starts
-      // (see `#callSeen`).
-      this.#turnPromptId = this.#options.promptId ?? entry.promptId;
-      if (entry.kind === "boundary" || watchedIsEarly) return;
-    }
-    this.#turnPromptId ??= entry.promptId;
-    if (!this.#callSeen && this.#isWatchedCall(entry)) this.#callSeen = true;
-    if (
-      this.#entries.length >= (this.#options.maxEntries ?? MAX_TURN_ENTRIES)
-    ) {
+      entry.offset === this.#openerOffset &&
+      (entry.kind === "prompt" || isCommand(entry))
+    ) return;
+    if (this.#taken >= (this.#options.maxEntries ?? MAX_TURN_ENTRIES)) {
       this.#overflow = true;
       return;
     }
-    this.#entries.push(entry);
-  }
-
-  /**
-   * The entries at the end of the turn so far that were made after
-   * `prompt`, at most {@link LOOK_BEHIND_ENTRIES} of them.
-   */
-  #madeAfter(prompt: Entry): Entry[] {
-    let from = this.#entries.length;
-    const reach = Math.max(0, from - LOOK_BEHIND_ENTRIES);
-    while (
-      from > reach && madeAfter(this.#entries[from - 1] as Entry, prompt)
-    ) {
-      from--;
+    this.#taken++;
+    const closedTurns = this.#turn.push(entry);
+    for (const closed of closedTurns) {
+      if (closed.entries.some((e) => this.#isWatchedCall(e))) {
+        this.#newTurn = true;
+        return;
+      }
     }
-    return this.#entries.slice(from);
+    // Only the part surely in the followed turn counts (not what follows
+    // an entry of another promptId waiting to open one).
+    this.#callSeen = closedTurns.length > 0 || this.#turn.opening
+      ? this.#turn.current.some((e) => this.#isWatchedCall(e))
+      : this.#callSeen || this.#isWatchedCall(entry);
+    // An entry of another promptId waits to open a turn: the followed
+    // turn is over once it holds the call.
+    if (this.#callSeen && this.#turn.opening) this.#newTurn = true;
   }
 
   /** Whether `entry` holds the watched call or its result. */

@@ -68,6 +68,22 @@ async function handBuiltCorpus(root: string) {
     "mcp__plugin_acme_db-tools__query",
   );
   const parallelRead = b.call("m4", "toolu_read", "Read");
+  b.prompt("Still there?"); // the turn before had ended: a stall
+  b.text("m5", "Yes: both calls hung.");
+
+  // Files captured mid-turn: no sign the last turn ended, and a process
+  // that died in the middle of a turn, resumed later.
+  const c = new TranscriptBuilder("sess-c");
+  const cT1 = c.prompt("Count the lines.");
+  c.call("m1", "toolu_wc", "Bash");
+  const diedResult = c.result("toolu_wc", "120 total");
+  c.resumeAfterDeath();
+  c.prompt("And now?");
+  c.text("m2", "120 lines.");
+  c.stopSummary();
+  const cT3 = c.prompt("Read the config.");
+  c.call("m3", "toolu_cfg", "Read");
+  const noEndResult = c.result("toolu_cfg", "port = 8080");
 
   const old = new TranscriptBuilder("sess-old");
   old.prompt("Hello.");
@@ -78,6 +94,7 @@ async function handBuiltCorpus(root: string) {
   await write(join(api, "sess-a.jsonl"), a);
   await write(join(api, "sess-a", "subagents", "agent-x1.jsonl"), agent);
   await write(join(web, "sess-b.jsonl"), b);
+  await write(join(web, "sess-c.jsonl"), c);
   await write(join(web, "sess-old.jsonl"), old);
   await Deno.utime(
     join(web, "sess-old.jsonl"),
@@ -108,6 +125,10 @@ async function handBuiltCorpus(root: string) {
       bT3,
       parallelQuery,
       parallelRead,
+      cT1,
+      diedResult,
+      cT3,
+      noEndResult,
     },
   };
 }
@@ -156,6 +177,17 @@ Deno.test("audit --json counts every turn of a hand-built projects folder exactl
       [[l.agentT1, l.unanswered]],
     ],
   );
+  // Turns that show no sign they ended are reported apart, not as stalls.
+  assert.equal(report.unfinished_turns, 2);
+  assert.deepEqual(
+    report.unfinished.map((
+      u: { turn_line: number; line: number; ending: string },
+    ) => [u.turn_line, u.line, u.ending]),
+    [
+      [l.cT1, l.diedResult, "process_died"],
+      [l.cT3, l.noEndResult, "no_end"],
+    ],
+  );
   assert.deepEqual(
     report.unreadable.map((u: { path: string }) => u.path).sort(),
     unreadable,
@@ -168,10 +200,11 @@ Deno.test("audit --json counts every turn of a hand-built projects folder exactl
     (await cli(["audit", root, "--json", "--since", "2026-01-01"], dir))
       .stdout,
   );
-  assert.equal(since.files, 3);
-  assert.equal(since.turns, 8);
+  assert.equal(since.files, 4);
+  assert.equal(since.turns, 12);
   assert.equal(since.skipped_older, 1);
   assert.equal(since.stalled_turns, 5);
+  assert.equal(since.unfinished_turns, 2);
 });
 
 Deno.test("audit prints totals, kinds, tools, servers, worst sessions and unreadable files", async () => {
@@ -183,11 +216,11 @@ Deno.test("audit prints totals, kinds, tools, servers, worst sessions and unread
   assert.equal(code, 0);
   assert.match(
     stdout,
-    /^Audited 4 transcripts \(.+\) under .+projects in \d+\.\d s \(.+\/s\)\n/,
+    /^Audited 5 transcripts \(.+\) under .+projects in \d+\.\d s \(.+\/s\)\n/,
   );
   assert.match(
     stdout,
-    /\n {2}turns: 9 {3}stalled turns: 5 \(55\.6%\) {3}stalled calls: 6\n/,
+    /\n {2}turns: 13 {3}stalled turns: 5 \(38\.5%\) {3}stalled calls: 6\n {2}unfinished turns: 2 \(they look stalled, but nothing shows they ended: not stalls; see below\)\n/,
   );
   assert.match(
     stdout,
@@ -204,6 +237,10 @@ Deno.test("audit prints totals, kinds, tools, servers, worst sessions and unread
       `        3      4  line ${l.killed}       ${join(api, "sess-a.jsonl")}\n`,
     ),
     stdout,
+  );
+  assert.match(
+    stdout,
+    /\nUnfinished turns \(no sign they ended: a hang, or a file captured mid-turn\)\n {2}turn\s+stall\s+why\s+path\n {2}line \d+\s+line \d+\s+process died\s+.+sess-c\.jsonl\n {2}line \d+\s+line \d+\s+no end\s+.+sess-c\.jsonl\n/,
   );
   assert.match(stdout, /\nUnreadable \(\d\)\n {2}.+dangling\.jsonl: /);
 });
@@ -227,23 +264,24 @@ Deno.test("audit --json on a generated multi-session corpus matches a plain pars
   assert.deepEqual(report.unreadable, []);
   const subagents = corpus.files.filter((f) => f.path.includes("/subagents/"));
   assert.ok(subagents.length > 0, "the corpus has subagent transcripts");
+  // A file that ends on a call still running (a hung tool: no Stop fires)
+  // shows no sign its turn ended: unfinished, not stalled.
   const stalledTails = corpus.files.filter((f) => f.pendingToolUseId);
   assert.ok(stalledTails.length > 0, "the corpus has stalled tails");
   for (const tail of stalledTails) {
-    const session = report.sessions.find((s: { path: string }) =>
-      s.path === tail.path
+    const last = report.unfinished.findLast((u: { path: string }) =>
+      u.path === tail.path
     );
-    assert.ok(session, `${tail.path} is listed`);
-    const last = session.stalls.at(-1);
-    assert.deepEqual([last.kind, last.tool_name, last.tool_use_id], [
-      "pending_tool_use",
-      "Read",
-      tail.pendingToolUseId,
-    ]);
+    assert.ok(last, `${tail.path} is listed as unfinished`);
+    assert.deepEqual(
+      [last.kind, last.tool_name, last.tool_use_id, last.ending],
+      ["pending_tool_use", "Read", tail.pendingToolUseId, "no_end"],
+    );
   }
 
   // Every count against the reference scan, file by file.
   let turns = 0;
+  let unfinished = 0;
   const stalls: Record<string, unknown>[] = [];
   const byKind: Record<string, number> = {};
   for (
@@ -256,6 +294,11 @@ Deno.test("audit --json on a generated multi-session corpus matches a plain pars
       )
     ) {
       turns++;
+      if (v.verdict.signatures.length === 0) continue;
+      if (v.ending !== "ended") {
+        unfinished++;
+        continue;
+      }
       for (const kind of new Set(v.verdict.signatures.map((s) => s.kind))) {
         byKind[kind] = (byKind[kind] ?? 0) + 1;
       }
@@ -270,6 +313,7 @@ Deno.test("audit --json on a generated multi-session corpus matches a plain pars
   }
   assert.equal(report.turns, turns);
   assert.ok(turns > 200, `${turns} turns`);
+  assert.equal(report.unfinished_turns, unfinished);
   assert.equal(report.stalled_calls, stalls.length);
   assert.equal(
     report.stalled_turns,
@@ -332,7 +376,7 @@ Deno.test("auditFilesInParallel() audits in this thread when workers cannot star
     workerUrl: broken,
   });
   assert.deepEqual(fallback, await auditFiles(files));
-  assert.equal(fallback.length, 4);
+  assert.equal(fallback.length, 5);
 });
 
 Deno.test("audit draws a progress bar on a terminal stderr only, and erases it", async () => {
@@ -367,6 +411,7 @@ Deno.test("audit finds the projects folder from CLAUDE_CONFIG_DIR or HOME", asyn
   const b = new TranscriptBuilder();
   b.prompt("Hi");
   b.call("m1", "toolu_1", "Bash");
+  b.prompt("Are you there?"); // the stalled turn had ended
   await write(join(config, "projects", "p", "s.jsonl"), b);
   const viaConfig = await cli(["audit", "--json"], dir, {}, {
     CLAUDE_CONFIG_DIR: config,
@@ -387,6 +432,7 @@ Deno.test("audit reads ~/.config/claude/projects and ~/.claude/projects, and eve
   const stalled = new TranscriptBuilder();
   stalled.prompt("Hi");
   stalled.call("m1", "toolu_1", "Bash");
+  stalled.prompt("Are you there?"); // the stalled turn had ended
   const xdg = join(dir, ".config", "claude", "projects");
   const legacy = join(dir, ".claude", "projects");
   await write(join(xdg, "p", "new.jsonl"), stalled);
@@ -551,7 +597,8 @@ Deno.test("audit as a process under the release permissions, with workers, write
   assert.equal(result.code, 0, result.stderr);
   const report = JSON.parse(result.stdout);
   assert.equal(report.stalled_turns, 5);
-  assert.equal(report.files, 4);
+  assert.equal(report.files, 5);
+  assert.equal(report.unfinished_turns, 2);
   assert.deepEqual(
     [...Deno.readDirSync(dir)].map((e) => e.name).sort(),
     before,

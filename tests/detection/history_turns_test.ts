@@ -22,7 +22,10 @@ import {
   topLevelType,
 } from "../../src/transcript/line_prefilter.ts";
 import { readLinesForward } from "../../src/transcript/line_reader.ts";
-import { ForwardTurnSplitter } from "../../src/transcript/turn.ts";
+import {
+  ForwardTurnSplitter,
+  type SplitTurn,
+} from "../../src/transcript/turn.ts";
 import { writeTranscriptSync } from "../bench/gen_transcript.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { tempProject, tempTranscript } from "../support/temp_project.ts";
@@ -167,7 +170,7 @@ Deno.test("classifyTurn() with ignoreSupersededCalls still flags unanswered call
   ]]);
 });
 
-Deno.test("ForwardTurnSplitter keeps a prompt-looking entry of the current promptId in its turn", () => {
+Deno.test("ForwardTurnSplitter opens a turn at every prompt, shared promptId or not, and at a new promptId, not at a compaction", () => {
   const at = (
     line: number,
     kind: Entry["kind"],
@@ -180,28 +183,27 @@ Deno.test("ForwardTurnSplitter keeps a prompt-looking entry of the current promp
   };
   const splitter = new ForwardTurnSplitter({ includeSidechains: false });
   const stream = [
-    at(1, "note", null),
+    at(1, "assistant", null), // the rest of a turn begun in another file
     at(2, "prompt", "a"),
     at(3, "assistant", "a"),
-    at(4, "prompt", "a"), // a queued message of the same turn
+    at(4, "prompt", "a"), // VS Code stamped several prompts with one promptId
     at(5, "assistant", "a"),
     at(6, "note", "b"), // a new promptId without a prompt opens a turn
-    at(7, "boundary", "b"),
+    at(7, "boundary", "b"), // a compaction goes on in its turn
     at(8, "assistant", "b"),
   ];
   const turns: [number, number[]][] = [];
-  for (const entry of stream) {
-    const closed = splitter.push(entry);
-    if (closed) {
+  const add = (closed: SplitTurn[]) => {
+    for (const t of closed) {
       turns.push([
-        splitter.closedTurnStartLine,
-        closed.map((e) => e.line),
+        t.startLine,
+        t.entries.map((e) => e.line),
       ]);
     }
-  }
-  const last = splitter.finish();
-  if (last) turns.push([splitter.closedTurnStartLine, last.map((e) => e.line)]);
-  assert.deepEqual(turns, [[1, [1]], [2, [3, 4, 5]], [6, [6]], [7, [8]]]);
+  };
+  for (const entry of stream) add(splitter.push(entry));
+  add(splitter.finish());
+  assert.deepEqual(turns, [[1, [1]], [2, [3]], [4, [5]], [6, [6, 7, 8]]]);
 });
 
 Deno.test("readHistoryVerdicts() reads every call of a long single-line message and sniffs long results", async () => {

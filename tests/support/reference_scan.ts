@@ -6,14 +6,17 @@
  */
 
 import { classifyTurn } from "../../src/detection/classify.ts";
-import type { Entry } from "../../src/transcript/entry.ts";
 import {
   HISTORY_CONTEXT,
   type HistoryVerdict,
+  turnEnding,
 } from "../../src/detection/history_turns.ts";
 import { lineEntries } from "../../src/transcript/line_entries.ts";
 import { readLinesForward } from "../../src/transcript/line_reader.ts";
-import { ForwardTurnSplitter } from "../../src/transcript/turn.ts";
+import {
+  ForwardTurnSplitter,
+  type SplitTurn,
+} from "../../src/transcript/turn.ts";
 
 /** Every turn's verdict, from a plain parse of every line of `path`. */
 export async function referenceVerdicts(
@@ -23,19 +26,28 @@ export async function referenceVerdicts(
   const file = await Deno.open(path);
   const splitter = new ForwardTurnSplitter({ includeSidechains: subagent });
   const verdicts: HistoryVerdict[] = [];
-  const add = (turn: Entry[] | null) => {
-    if (turn) {
+  const add = (turns: SplitTurn[], last: boolean) => {
+    turns.forEach((turn, i) => {
+      const history = {
+        startLine: turn.startLine,
+        entries: turn.entries,
+        followed: !last || i < turns.length - 1,
+      };
       verdicts.push({
-        startLine: splitter.closedTurnStartLine,
-        verdict: classifyTurn(turn, HISTORY_CONTEXT),
+        startLine: turn.startLine,
+        endLine: turn.entries.at(-1)?.line ?? turn.startLine,
+        verdict: classifyTurn(turn.entries, HISTORY_CONTEXT),
+        ending: turnEnding(history, subagent),
       });
-    }
+    });
   };
   try {
     for await (const raw of readLinesForward(file, { maxLineBytes: 2 ** 30 })) {
-      for (const entry of lineEntries(raw, raw.line)) add(splitter.push(entry));
+      for (const entry of lineEntries(raw, raw.line)) {
+        add(splitter.push(entry), false);
+      }
     }
-    add(splitter.finish());
+    add(splitter.finish(), true);
     return verdicts;
   } finally {
     file.close();

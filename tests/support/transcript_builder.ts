@@ -129,6 +129,54 @@ export class TranscriptBuilder {
     return line;
   }
 
+  /**
+   * The `stop_hook_summary` line Claude Code writes once Stop hooks ran
+   * (shape of real 2.1.87): a record that the turn ended.
+   */
+  stopSummary(): number {
+    return this.#entry("system", {
+      subtype: "stop_hook_summary",
+      hookCount: 1,
+      hookInfos: [{ command: "callback" }],
+      hookErrors: [],
+      preventedContinuation: false,
+      stopReason: "",
+      hasOutput: false,
+      level: "suggestion",
+    });
+  }
+
+  /**
+   * What Claude Code writes when it resumes a session whose process died
+   * in the middle of a turn: its `isMeta` prompt `Continue from where you
+   * left off.` and a synthetic `No response requested.` (the shapes of
+   * 2.1.x's resume code and real 2.1.332's synthetic entry). Returns the
+   * prompt's line.
+   */
+  resumeAfterDeath(): number {
+    const line = this.#entry("user", {
+      message: {
+        role: "user",
+        content: [{ type: "text", text: "Continue from where you left off." }],
+      },
+      isMeta: true,
+    });
+    this.#entry("assistant", {
+      message: {
+        id: "8a3f0c2e-4b1d-4e7a-9c55-2f6d1b0e9a47",
+        container: null,
+        model: "<synthetic>",
+        role: "assistant",
+        stop_reason: "stop_sequence",
+        stop_sequence: "",
+        type: "message",
+        usage: { input_tokens: 0, output_tokens: 0 },
+        content: [{ type: "text", text: "No response requested." }],
+      },
+    });
+    return line;
+  }
+
   /** A uuid-less metadata line. */
   meta(type: string, body: Record<string, unknown> = {}): number {
     this.lines.push(

@@ -5,6 +5,7 @@ import {
   isEmptyResult,
   isModelActivity,
   isPlaceholderText,
+  RESUME_PROMPT,
   toEntry,
 } from "../../src/transcript/entry.ts";
 import { sniffEntry } from "../../src/transcript/entry_sniff.ts";
@@ -279,8 +280,8 @@ Deno.test("toEntry() survives wrongly typed fields and skips metadata", () => {
     toEntry({ type: "file-history-snapshot", snapshot: {} }, at),
     null,
   );
-  assert.equal(toEntry({ type: "system", subtype: "turn_duration" }, at), null);
   assert.equal(toEntry({ type: "system", subtype: "api_error" }, at), null);
+  assert.equal(toEntry({ type: "system", content: ["Stop"] }, at), null);
   assert.equal(
     toEntry({ type: "system", subtype: "compact_boundary" }, at)?.kind,
     "boundary",
@@ -516,4 +517,65 @@ Deno.test("isPlaceholderText() knows Claude Code's placeholders, and nothing a m
   assert.equal(isPlaceholderText("No response requested. Done."), false);
   assert.equal(isPlaceholderText("(no content) was returned"), false);
   assert.equal(isPlaceholderText("API Error: 500"), false);
+});
+
+Deno.test("toEntry() reads the records of a turn's end, and where notes came from", () => {
+  // 2.x: Stop hooks ran, or the turn's duration; 1.0.x: the Stop hook's line.
+  for (const subtype of ["stop_hook_summary", "turn_duration"]) {
+    assert.equal(toEntry({ type: "system", subtype }, at)?.kind, "turn_end");
+  }
+  const hookLine = (event: string) => ({
+    type: "system",
+    content:
+      `\u001b[1m${event}\u001b[22m [~/.claude/hooks/stop.py] completed successfully`,
+  });
+  assert.equal(toEntry(hookLine("Stop"), at)?.kind, "turn_end");
+  assert.equal(toEntry(hookLine("SubagentStop"), at), null);
+  assert.equal(toEntry(hookLine("PostToolUse:Bash"), at), null);
+  const user = (content: unknown, extra: Record<string, unknown> = {}) =>
+    toEntry({ type: "user", message: { role: "user", content }, ...extra }, at);
+  const source = (e: ReturnType<typeof toEntry>) =>
+    e?.kind === "note" ? e.source ?? "" : e?.kind;
+  // A custom command opens with its message, a local one with its name.
+  assert.equal(
+    source(
+      user(
+        "<command-message>review</command-message>\n<command-name>/review</command-name>",
+      ),
+    ),
+    "command",
+  );
+  assert.equal(
+    source(
+      user(
+        "<command-name>/model</command-name>\n<command-message>model</command-message>",
+      ),
+    ),
+    "command",
+  );
+  assert.equal(
+    source(user("## Review\n\nFollow these steps", { isMeta: true })),
+    "meta",
+  );
+  assert.equal(
+    source(user([{ type: "text", text: RESUME_PROMPT }], { isMeta: true })),
+    "resume",
+  );
+  assert.equal(
+    source(user("Summary...", { isCompactSummary: true })),
+    "compaction",
+  );
+  assert.equal(
+    source(
+      user(
+        "This session is being continued from a previous conversation that ran out of context.",
+      ),
+    ),
+    "compaction",
+  );
+  assert.equal(
+    source(user("<local-command-stdout>ok</local-command-stdout>")),
+    "",
+  );
+  assert.equal(source(user("Continue from where you left off.")), "prompt");
 });

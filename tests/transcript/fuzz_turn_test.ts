@@ -38,7 +38,8 @@ const toolNames = [
 type Shape = Omit<Entry, "offset" | "line">;
 
 // When an entry was made, if it says: random, so that a prompt line often
-// comes after entries made later (Claude Code's write queue).
+// comes after entries made later (Claude Code's write queue); and which
+// release wrote it, so that the look-behind's gates are met and missed.
 const base = (promptIds: (string | null)[]) =>
   fc.record({
     promptId: fc.constantFrom(...promptIds),
@@ -47,7 +48,12 @@ const base = (promptIds: (string | null)[]) =>
       fc.constant(true),
     ),
     time: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
-  }).map(({ time, ...rest }) => time === undefined ? rest : { ...rest, time });
+    version: fc.constantFrom(undefined, "2.1.47", "2.1.47", "1.0.80"),
+  }).map(({ time, version, ...rest }) => ({
+    ...rest,
+    ...(time === undefined ? {} : { time }),
+    ...(version === undefined ? {} : { version }),
+  }));
 
 function shape(promptIds: (string | null)[]): fc.Arbitrary<Shape> {
   const b = base(promptIds);
@@ -87,8 +93,12 @@ function shape(promptIds: (string | null)[]): fc.Arbitrary<Shape> {
         ),
       }).map(({ b, ...rest }) => ({ ...b, ...rest })),
     },
-    ...(["prompt", "note", "interrupt", "boundary"] as const).map((kind) =>
-      b.map((x) => ({ kind, ...x }))
+    ...(["prompt", "note", "interrupt", "boundary", "turn_end"] as const).map(
+      (kind) => b.map((x) => ({ kind, ...x })),
+    ),
+    // Slash commands, their expansions, compaction summaries.
+    ...(["command", "meta", "compaction"] as const).map((source) =>
+      b.map((x) => ({ kind: "note" as const, source, ...x }))
     ),
   );
 }
@@ -102,129 +112,152 @@ function entries(
   );
 }
 
-function collect(
-  list: readonly Entry[],
-  promptId: string | null,
-  includeSidechains: boolean,
-) {
-  const collector = new BackwardTurnCollector({ promptId, includeSidechains });
-  for (let i = list.length - 1; i >= 0; i--) {
-    if (collector.offer(list[i] as Entry)) break;
+function collect(list: readonly Entry[], includeSidechains: boolean) {
+  const collector = new BackwardTurnCollector({
+    promptId: null,
+    includeSidechains,
+  });
+  let settled = false;
+  for (let i = list.length - 1; i >= 0 && !settled; i--) {
+    settled = collector.offer(list[i] as Entry);
   }
+  if (!settled) collector.fileStart();
   const turn = collector.entries();
-  const start = collector.startOffset;
   return {
     turn,
+    /** The turn's entries that are lines of the file (not copies of calls). */
+    own: turn.filter((e) => list.includes(e)),
     complete: collector.complete,
-    /** The part from where the turn starts (its prompt, a boundary...). */
-    fromStart: turn.filter((e) => start === null || e.offset > start),
-    /** What was taken from behind the prompt line. */
-    behind: turn.filter((e) => start !== null && e.offset < start),
+    start: collector.startOffset,
   };
 }
 
-Deno.test("BackwardTurnCollector and ForwardTurnSplitter agree on the last turn when entries carry no promptId", () => {
-  fc.assert(
-    fc.property(entries(), fc.boolean(), (list, includeSidechains) => {
-      const splitter = new ForwardTurnSplitter({ includeSidechains });
-      for (const entry of list) splitter.push(entry);
-      const last = splitter.finish() ?? [];
-      // Calls taken from behind the prompt for the turn's results are
-      // copies holding those calls only; the splitter, reading forward,
-      // leaves them with the turn before.
-      const { turn } = collect(list, null, includeSidechains);
-      assert.deepEqual(turn.filter((e) => list.includes(e)), last);
-    }),
-    fuzzParameters(500),
-  );
-});
+/** The last turn the forward splitter finds in `list`. */
+function lastForward(list: readonly Entry[], includeSidechains: boolean) {
+  const splitter = new ForwardTurnSplitter({ includeSidechains });
+  const turns = list.flatMap((e) => splitter.push(e));
+  turns.push(...splitter.finish());
+  return turns.at(-1)?.entries ?? [];
+}
 
-Deno.test("BackwardTurnCollector returns a contiguous tail of the eligible entries, cut only at a turn start", () => {
+/** Whether the model acted in `entries` (its own text or call). */
+function modelActed(entries: readonly Entry[]): boolean {
+  return entries.some((e) =>
+    e.kind === "assistant" && (e.texts.length > 0 || e.toolUses.length > 0)
+  );
+}
+
+Deno.test("BackwardTurnCollector reads the forward splitter's last turn, or its part after a compaction the model acted after", () => {
   fc.assert(
     fc.property(
       entries([null, "p1", "p2"]),
-      fc.constantFrom(null, "p1", "p2"),
       fc.boolean(),
-      (list, promptId, includeSidechains) => {
-        const eligible = list.filter((e) => includeSidechains || !e.sidechain);
-        const { fromStart: turn, complete } = collect(
-          list,
-          promptId,
-          includeSidechains,
-        );
-        const cut = eligible.length - turn.length;
-        assert.deepEqual(turn, eligible.slice(cut), "a contiguous tail");
-        for (const e of turn) {
-          assert.notEqual(e.kind, "boundary");
-          if (e.kind === "prompt") {
-            assert.ok(promptId !== null && e.promptId === promptId);
-          }
+      (list, includeSidechains) => {
+        const forward = lastForward(list, includeSidechains);
+        const { own } = collect(list, includeSidechains);
+        assert.deepEqual(own, forward.slice(forward.length - own.length));
+        if (own.length < forward.length) {
+          assert.equal(own[0]?.kind, "boundary", "cut only at a compaction");
+          assert.ok(modelActed(own.slice(1)), "the model acted after it");
         }
-        if (!complete) {
-          assert.equal(cut, 0, "incomplete only when the file ran out");
-          return;
-        }
-        const stop = eligible[cut - 1] as Entry;
-        assert.ok(stop, "a complete turn was cut by an entry");
-        const foreign = stop.promptId !== null && stop.promptId !== promptId;
-        assert.ok(
-          stop.kind === "boundary" ||
-            (stop.promptId !== promptId || promptId === null) &&
-              (stop.kind === "prompt" || foreign),
-          `cut by ${stop.kind} (${stop.promptId})`,
-        );
       },
     ),
-    fuzzParameters(500),
+    fuzzParameters(1000),
   );
 });
 
-Deno.test("BackwardTurnCollector takes from behind a prompt line only entries made after it, or the calls its results answer", () => {
+Deno.test("a turn holds no prompt, and opens only at a prompt, a command with its expansion or another promptId", () => {
+  fc.assert(
+    fc.property(
+      entries([null, "p1", "p2"]),
+      fc.boolean(),
+      (list, includeSidechains) => {
+        const splitter = new ForwardTurnSplitter({ includeSidechains });
+        const turns = list.flatMap((e) => splitter.push(e));
+        turns.push(...splitter.finish());
+        const eligible = list.filter((e) => includeSidechains || !e.sidechain);
+        // Every eligible entry lands in exactly one turn or opens one, but
+        // for a preamble before the first turn where the model did nothing.
+        const placed = turns.flatMap((t) => [
+          ...(t.opener && !t.entries.includes(t.opener) ? [t.opener] : []),
+          ...t.entries,
+        ]).sort((a, b) => a.offset - b.offset);
+        const preamble = placed.length === 0
+          ? eligible
+          : eligible.slice(0, eligible.indexOf(placed[0] as Entry));
+        assert.deepEqual(placed, eligible.slice(preamble.length));
+        assert.ok(!modelActed(preamble), "no model work is left out");
+        for (const [i, t] of turns.entries()) {
+          for (const e of t.entries) assert.notEqual(e.kind, "prompt");
+          if (i > 0) assert.ok(t.opener !== null, "only the first lacks one");
+          const o = t.opener;
+          if (o === null) continue;
+          const next = eligible[eligible.indexOf(o) + 1];
+          assert.ok(
+            o.kind === "prompt" ||
+              (o.kind === "note" && o.source === "command" &&
+                next?.kind === "note" && next.source === "meta") ||
+              (o.promptId !== null && o.kind !== "boundary"),
+            `opened by ${o.kind}`,
+          );
+        }
+      },
+    ),
+    fuzzParameters(1000),
+  );
+});
+
+Deno.test("a prompt line takes from behind it only a short run of entries made after it by its own release, closed by an older entry or the file's start", () => {
+  fc.assert(
+    fc.property(entries([null]), fc.boolean(), (list, includeSidechains) => {
+      const splitter = new ForwardTurnSplitter({ includeSidechains });
+      const turns = list.flatMap((e) => splitter.push(e));
+      turns.push(...splitter.finish());
+      const eligible = list.filter((e) => includeSidechains || !e.sidechain);
+      for (const t of turns) {
+        const prompt = t.opener;
+        if (prompt?.kind !== "prompt") continue;
+        const late = t.entries.filter((e) => e.offset < prompt.offset);
+        if (late.length === 0) continue;
+        assert.ok(late.length <= LOOK_BEHIND_ENTRIES, "within reach");
+        assert.ok(!prompt.version?.startsWith("1."), "not on 1.0.x");
+        for (const e of late) {
+          assert.ok(e.time !== undefined && e.time > (prompt.time ?? 1e9));
+          assert.ok(
+            e.version === undefined || prompt.version === undefined ||
+              e.version === prompt.version,
+            "written by the prompt's release",
+          );
+        }
+        const first = eligible.indexOf(late[0] as Entry);
+        const closer = eligible[first - 1];
+        assert.ok(
+          closer === undefined ||
+            (closer.kind !== "prompt" && closer.kind !== "boundary" &&
+              !(closer.time !== undefined && closer.time > (prompt.time ?? 0))),
+          "closed by an older entry or the file's start",
+        );
+      }
+    }),
+    fuzzParameters(1000),
+  );
+});
+
+Deno.test("BackwardTurnCollector takes from behind its turn only copies of the calls the turn's results answer", () => {
   fc.assert(
     fc.property(entries(), fc.boolean(), (list, includeSidechains) => {
-      const { turn, behind, fromStart, complete } = collect(
-        list,
-        null,
-        includeSidechains,
-      );
-      if (behind.length === 0) return;
-      const at = list.findIndex((e) => e.offset === behind[0]?.offset);
-      const promptAt = list.findLastIndex((e, i) =>
-        i > at && e.kind === "prompt" && (includeSidechains || !e.sidechain)
-      );
-      const prompt = list[promptAt] as Entry;
-      assert.ok(complete && prompt.kind === "prompt");
-      assert.ok(promptAt - at <= LOOK_BEHIND_ENTRIES, "within reach");
-      assert.deepEqual(turn, [...behind, ...fromStart], "they lead the turn");
-      const between = list.slice(at, promptAt).filter((e) =>
-        includeSidechains || !e.sidechain
-      );
-      assert.ok(
-        between.every((e) => e.kind !== "prompt" && e.kind !== "boundary"),
-      );
+      const { turn, own } = collect(list, includeSidechains);
+      const copies = turn.filter((e) => !list.includes(e));
+      assert.deepEqual(turn.slice(copies.length), own, "copies lead the turn");
       const answered = new Set(
-        turn.flatMap((e) =>
+        own.flatMap((e) =>
           e.kind === "results" ? e.results.map((r) => r.toolUseId) : []
         ),
       );
-      for (const e of behind) {
-        if (list.includes(e)) {
-          // Whole: made after the prompt, as is all between it and the prompt.
-          const i = list.indexOf(e);
-          for (const later of list.slice(i, promptAt)) {
-            if (later.sidechain && !includeSidechains) continue;
-            assert.ok(
-              later.time !== undefined && prompt.time !== undefined &&
-                later.time > prompt.time,
-              "made after the prompt",
-            );
-          }
-        } else {
-          // A copy of an older line, holding only calls the turn answers.
-          assert.ok(e.kind === "assistant" && e.texts.length === 0);
-          assert.ok(e.toolUses.length > 0);
-          assert.ok(e.toolUses.every((u) => answered.has(u.id)));
-        }
+      for (const e of copies) {
+        assert.ok(e.kind === "assistant" && e.texts.length === 0);
+        assert.ok(e.toolUses.length > 0);
+        assert.ok(e.toolUses.every((u) => answered.has(u.id)));
       }
     }),
     fuzzParameters(500),
@@ -238,9 +271,15 @@ function assertSignaturesFollowTheRules(
 ): void {
   const uses = new Map<string, string>();
   const resultsById = new Map<string, boolean>(); // first result's emptiness
-  for (const e of turn) {
+  // Calls only before the last compaction are out of the model's sight.
+  const sight = turn.findLastIndex((e) => e.kind === "boundary");
+  const inSight = new Set<string>();
+  for (const [i, e] of turn.entries()) {
     if (e.kind === "assistant") {
-      for (const u of e.toolUses) if (!uses.has(u.id)) uses.set(u.id, u.name);
+      for (const u of e.toolUses) {
+        if (!uses.has(u.id)) uses.set(u.id, u.name);
+        if (i > sight) inSight.add(u.id);
+      }
     }
     if (e.kind === "results") {
       for (const r of e.results) {
@@ -273,7 +312,10 @@ function assertSignaturesFollowTheRules(
       case "missing_followup":
         assert.equal(signatures.length, 1, "only when nothing else fired");
         assert.ok(resultsById.has(s.toolUseId));
-        assert.ok([...uses.keys()].every((id) => resultsById.has(id)));
+        assert.ok(
+          [...inSight].every((id) => resultsById.has(id)),
+          "every call in sight answered",
+        );
         break;
     }
   }
@@ -318,9 +360,11 @@ Deno.test("classifyTurn(): a final text clears empty and missing follow-up stall
           e.kind === "results" ? e.results.map((r) => r.toolUseId) : []
         ),
       );
+      const sight = turn.findLastIndex((e) => e.kind === "boundary");
       const open = new Set(
-        turn.flatMap((e) => e.kind === "assistant" ? e.toolUses : [])
-          .map((u) => u.id).filter((id) => !answeredIds.has(id)),
+        turn.flatMap((e, i) =>
+          e.kind === "assistant" && i > sight ? e.toolUses : []
+        ).map((u) => u.id).filter((id) => !answeredIds.has(id)),
       );
       const unanswered = (list: readonly StallSignature[]) =>
         list.filter((s) =>

@@ -55,12 +55,20 @@ Deno.test("BackwardTurnCollector stops at the last human prompt", () => {
   assert.deepEqual(got, { offsets: turn.map((e) => e.offset), complete: true });
 });
 
-Deno.test("BackwardTurnCollector stops at a compact boundary", () => {
-  const turn = [entry("note"), entry("assistant")];
+Deno.test("BackwardTurnCollector stops at a compaction only once the model acted after it", () => {
+  // The model answered after the summary: nothing before can change the verdict.
+  const boundary = entry("boundary");
+  const after = [entry("note"), entry("assistant")];
   assert.deepEqual(
-    collect([entry("prompt"), entry("assistant"), entry("boundary"), ...turn])
-      .offsets,
-    turn.map((e) => e.offset),
+    collect([entry("prompt"), entry("assistant"), boundary, ...after]),
+    { offsets: [boundary, ...after].map((e) => e.offset), complete: true },
+  );
+  // Nothing of the model's after it: the turn goes on back to its prompt.
+  const turn = [entry("assistant"), entry("results"), entry("boundary")];
+  const summary = { ...entry("note"), source: "compaction" } as Entry;
+  assert.deepEqual(
+    collect([entry("prompt"), ...turn, summary]),
+    { offsets: [...turn, summary].map((e) => e.offset), complete: true },
   );
 });
 
@@ -80,22 +88,32 @@ Deno.test("BackwardTurnCollector skips sidechain entries only in a main transcri
   );
 });
 
-Deno.test("BackwardTurnCollector keeps every entry of the payload's prompt_id, whatever it looks like", () => {
-  // A prompt-looking entry inside the turn (say, a new kind of synthetic user
-  // entry) does not cut it; the previous turn's promptId does.
-  const ours = [
+Deno.test("BackwardTurnCollector starts the turn at its prompt even when prompts share a promptId, or at an entry of another promptId", () => {
+  // VS Code stamped several prompts with one promptId: each is a turn.
+  const ours = [entry("assistant", "p2"), entry("results", "p2")];
+  const got = collect([
     entry("prompt", "p2"),
     entry("assistant", "p2"),
     entry("prompt", "p2"),
-    entry("results", "p2"),
-  ];
-  const got = collect([
-    entry("prompt", "p1"),
-    entry("note"),
-    entry("assistant", "p1"),
     ...ours,
   ], "p2");
   assert.deepEqual(got, { offsets: ours.map((e) => e.offset), complete: true });
+  // A wake-up with its own promptId opens a turn without a prompt; the
+  // entries without one before it are the turn before's.
+  const wake = [
+    entry("note", "p3"),
+    entry("assistant"),
+    entry("results", "p3"),
+  ];
+  assert.deepEqual(
+    collect([
+      entry("prompt", "p2"),
+      entry("results", "p2"),
+      entry("assistant"),
+      ...wake,
+    ]),
+    { offsets: wake.map((e) => e.offset), complete: true },
+  );
   // Entries without promptId (older versions) fall back to prompt detection.
   const legacy = [entry("assistant"), entry("results")];
   assert.deepEqual(
@@ -111,7 +129,7 @@ Deno.test("BackwardTurnCollector reports an incomplete turn when the file starts
   );
 });
 
-Deno.test("ForwardTurnSplitter yields each turn between prompts, boundaries and promptId changes", () => {
+Deno.test("ForwardTurnSplitter yields each turn between prompts and promptId changes, a compaction going on in its turn", () => {
   const splitter = new ForwardTurnSplitter({ includeSidechains: false });
   const stream = [
     entry("note"),
@@ -126,13 +144,16 @@ Deno.test("ForwardTurnSplitter yields each turn between prompts, boundaries and 
   ];
   const turns: number[][] = [];
   for (const e of stream) {
-    const closed = splitter.push(e);
-    if (closed) turns.push(closed.map((x) => x.offset));
+    for (const closed of splitter.push(e)) {
+      turns.push(closed.entries.map((x) => x.offset));
+    }
   }
-  const last = splitter.finish();
-  if (last) turns.push(last.map((x) => x.offset));
+  for (const closed of splitter.finish()) {
+    turns.push(closed.entries.map((x) => x.offset));
+  }
+  // The note before the first prompt is a session's preamble, no turn.
   const o = (i: number) => (stream[i] as Entry).offset;
-  assert.deepEqual(turns, [[o(0)], [o(2)], [o(5)], [o(7)], [o(8)]]);
+  assert.deepEqual(turns, [[o(2), o(4), o(5)], [o(7)], [o(8)]]);
 });
 
 /** An assistant entry calling `ids`, and a results entry answering them. */
@@ -233,14 +254,14 @@ Deno.test("BackwardTurnCollector takes nothing made before the prompt, nor anyth
       [],
     );
   }
-  // Nor past LOOK_BEHIND_ENTRIES entries, newer ones or sidechains.
+  // A run longer than LOOK_BEHIND_ENTRIES is no queue delay: none of it.
   const many = Array.from(
     { length: LOOK_BEHIND_ENTRIES + 2 },
     (_, i) => at(6_000 + i, entry("note")),
   );
-  assert.equal(
-    behindOf([...many, at(5_000, entry("prompt"))]).length,
-    LOOK_BEHIND_ENTRIES,
+  assert.deepEqual(
+    behindOf([at(1_000, entry("note")), ...many, at(5_000, entry("prompt"))]),
+    [],
   );
   const far = at(6_000, entry("assistant"));
   const sidechains = Array.from(
