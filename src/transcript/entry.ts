@@ -183,6 +183,7 @@ export const NON_PROMPT_PREFIXES: readonly string[] = [
   "<bash-stderr>",
   "<system-reminder>",
   "<user-memory-input>",
+  "<session-start-hook>",
   "This session is being continued from a previous conversation",
 ];
 
@@ -438,6 +439,7 @@ function isTurnEndRecord(raw: Record<string, unknown>): boolean {
  * `\u001b[1mStop\u001b[22m [<command>] completed successfully`. Only
  * `Stop` ends the main turn (`SubagentStop` ends a subagent's).
  */
+// deno-lint-ignore no-control-regex -- the bold escapes are in the text
 const STOP_HOOK_RAN = /^(?:\u001b\[\d+m)?Stop(?:\u001b\[\d+m)? \[/;
 
 function toolResult(

@@ -1,0 +1,339 @@
+/**
+ * `deno task corpus [dir]`: real transcripts as the measure. Audits the
+ * corpus (default `../shared/corpus/` from the repository root; see its
+ * README) through a temporary Claude config layout, and checks every hand
+ * label against what stall-watch says:
+ *
+ * - `TRUE` (and `UNVERIFIED`) turns are stalled turns; `BENIGN`,
+ *   `FP-compaction`, `FP-look-behind` and captures marked `†` are not;
+ * - turns that ended on a usage limit are API-error endings, never stalls;
+ * - the Stop hook, run on the file cut after each labelled turn, blocks a
+ *   `TRUE` turn and allows a `BENIGN` one;
+ * - the audit's turn count is within 2% of one turn per human prompt,
+ *   counted here independently of the turn rule.
+ *
+ * It prints the figures, every stalled turn that has no label (to be
+ * judged by hand), and exits 1 when a check fails. Without the corpus it
+ * says so in one line and exits 0.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { auditFiles } from "../../src/audit/audit.ts";
+import { summarizeAudit } from "../../src/audit/audit_summary.ts";
+import {
+  classifyTurn,
+  type TurnVerdict,
+} from "../../src/detection/classify.ts";
+import {
+  HISTORY_CONTEXT,
+  readHistoryTurns,
+  type TurnEnding,
+  turnEnding,
+} from "../../src/detection/history_turns.ts";
+import { runHook } from "../../src/hook/hook.ts";
+import { findTranscripts } from "../../src/transcript/transcript_files.ts";
+import {
+  type Corpus,
+  type CorpusFile,
+  DEFAULT_CORPUS,
+  linkLayout,
+  readCorpus,
+  type StallLabel,
+  storedPath,
+} from "./corpus_files.ts";
+
+/** Most the turn count may differ from the human prompts, as a share. */
+const TURNS_PER_PROMPT_TOLERANCE = 0.02;
+
+/** One turn of a corpus file, as the audit judges it. */
+interface JudgedTurn {
+  /** 1-based line of its opener, else of its first entry. */
+  startLine: number;
+  /** 1-based line of its first line on file (a late entry may lead). */
+  firstLine: number;
+  /** 1-based line of its last entry. */
+  endLine: number;
+  verdict: TurnVerdict;
+  ending: TurnEnding;
+}
+
+/** Every turn of `file`, judged as `audit` judges it. */
+async function judgeFile(path: string, subagent: boolean) {
+  const handle = await Deno.open(path);
+  try {
+    const turns: JudgedTurn[] = [];
+    for await (const turn of readHistoryTurns(handle, { subagent })) {
+      const lines = turn.entries.map((e) => e.line);
+      turns.push({
+        startLine: turn.startLine,
+        firstLine: Math.min(turn.startLine, ...lines),
+        endLine: lines.at(-1) ?? turn.startLine,
+        verdict: classifyTurn(turn.entries, HISTORY_CONTEXT),
+        ending: turnEnding(turn, subagent),
+      });
+    }
+    return turns;
+  } finally {
+    handle.close();
+  }
+}
+
+/**
+ * Text openings Claude Code writes in user entries that no human typed (an
+ * IDE's `<ide_opened_file>` context leads a typed prompt, and counts).
+ */
+const NOT_TYPED = [
+  "<command-args>",
+  "<local-command-",
+  "<bash-",
+  "<task-notification>",
+  "<system-reminder>",
+  "<user-memory-input>",
+  "<session-start-hook>",
+  "[Request interrupted",
+  "Caveat:",
+  "Stop hook feedback",
+  "This session is being continued",
+];
+
+/**
+ * The human prompts of a file, counted without the turn rule: user entries
+ * of the file's own thread a person typed (not tool results, not Claude
+ * Code's own notes), and slash commands whose expanded prompt follows them.
+ */
+function countHumanPrompts(text: string, subagent: boolean): number {
+  const entries: Record<string, unknown>[] = [];
+  for (const line of text.split("\n")) {
+    try {
+      const value = JSON.parse(line);
+      if (value?.type === "user" || value?.type === "assistant") {
+        entries.push(value);
+      }
+    } catch { /* not a conversation line */ }
+  }
+  let prompts = 0;
+  entries.forEach((entry, i) => {
+    if (entry.type !== "user" || (entry.isSidechain === true) !== subagent) {
+      return;
+    }
+    if (entry.isMeta === true || entry.isCompactSummary === true) return;
+    const content = (entry.message as { content?: unknown } | undefined)
+      ?.content;
+    const blocks = Array.isArray(content) ? content : [];
+    if (blocks.some((b) => b?.type === "tool_result")) return;
+    const typed = (typeof content === "string"
+      ? content
+      : blocks.filter((b) =>
+        b?.type === "text"
+      ).map((b) => String(b.text))
+        .join("\n")).trimStart();
+    if (/^<command-(?:name|message)>/.test(typed)) {
+      if (entries[i + 1]?.isMeta === true) prompts++;
+      return;
+    }
+    const image = blocks.some((b) => b?.type === "image");
+    if (typed === "" ? image : !NOT_TYPED.some((p) => typed.startsWith(p))) {
+      prompts++;
+    }
+  });
+  return prompts;
+}
+
+/** The hook's exit code on `path` cut after `lastLine`. */
+async function hookExit(
+  path: string,
+  lastLine: number,
+  subagent: boolean,
+  work: string,
+): Promise<number> {
+  const lines = (await Deno.readTextFile(path)).split("\n");
+  const cwd = await Deno.makeTempDir({ dir: work, prefix: "hook-" });
+  const cut = join(cwd, "transcript.jsonl");
+  await Deno.writeTextFile(cut, lines.slice(0, lastLine).join("\n") + "\n");
+  const payload = {
+    session_id: "corpus-check",
+    transcript_path: cut,
+    cwd,
+    hook_event_name: subagent ? "SubagentStop" : "Stop",
+    stop_hook_active: false,
+    ...(subagent ? { agent_transcript_path: cut, agent_id: "corpus" } : {}),
+  };
+  const outcome = await runHook(JSON.stringify(payload), {
+    env: {},
+    cwd,
+    now: () => Date.now(),
+    sleep: () => Promise.resolve(),
+  });
+  return outcome.exitCode;
+}
+
+/** What a label expects of its turn. */
+function expectation(verdict: string): "stall" | "no stall" | "unknown" {
+  if (verdict === "TRUE" || verdict.startsWith("UNVERIFIED")) return "stall";
+  if (
+    verdict === "BENIGN" || verdict.startsWith("FP-") || verdict.includes("†")
+  ) return "no stall";
+  return "unknown";
+}
+
+/** Runs the checks; returns the exit code. */
+async function main(args: readonly string[]): Promise<number> {
+  const root = args[0] ?? DEFAULT_CORPUS;
+  const corpus = readCorpus(root);
+  if (corpus === null) {
+    console.log(`corpus: no corpus at ${root} (no manifest.tsv); skipped`);
+    return 0;
+  }
+  const work = await Deno.makeTempDir({ prefix: "stall-watch-corpus-" });
+  try {
+    return await check(corpus, work);
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+}
+
+async function check(corpus: Corpus, work: string): Promise<number> {
+  const failures: string[] = [];
+  const started = performance.now();
+
+  // The audit itself, over the linked layout.
+  linkLayout(corpus, work);
+  const found = findTranscripts(join(work, "projects"));
+  const summary = summarizeAudit(await auditFiles(found.files));
+
+  // Every turn, per stored file; human prompts counted apart.
+  const judged = new Map<string, JudgedTurn[]>();
+  const byStored = new Map<string, CorpusFile>();
+  let prompts = 0;
+  for (const file of corpus.files) {
+    const path = storedPath(corpus, file.stored);
+    judged.set(file.stored, await judgeFile(path, file.subagent));
+    byStored.set(file.stored, file);
+    prompts += countHumanPrompts(await Deno.readTextFile(path), file.subagent);
+  }
+  const turnCount = [...judged.values()].reduce((n, t) => n + t.length, 0);
+  if (turnCount !== summary.turns) {
+    failures.push(
+      `the audit counted ${summary.turns} turns, the check ${turnCount}`,
+    );
+  }
+  const drift = prompts > 0 ? (summary.turns - prompts) / prompts : 0;
+  const driftText = `${(100 * drift).toFixed(1)}%`;
+  if (Math.abs(drift) > TURNS_PER_PROMPT_TOLERANCE) {
+    failures.push(
+      `turns ${summary.turns} against ${prompts} human prompts (${driftText}, more than ${
+        100 * TURNS_PER_PROMPT_TOLERANCE
+      }%)`,
+    );
+  }
+
+  // The labels.
+  const turnAt = (stored: string, line: number) =>
+    judged.get(stored)?.find((t) => t.firstLine <= line && line <= t.endLine);
+  const stalled = (t: JudgedTurn | undefined) =>
+    t !== undefined && t.verdict.signatures.length > 0 && t.ending === "ended";
+  const labelled = new Set<string>();
+  const held: string[] = [];
+  for (const label of corpus.labels) {
+    const turn = turnAt(label.stored, label.signatureLine);
+    if (turn) labelled.add(`${label.stored}:${turn.startLine}`);
+    const want = expectation(label.verdict);
+    const got = stalled(turn)
+      ? "stall"
+      : turn?.verdict.signatures.length
+      ? "unfinished"
+      : "no stall";
+    const name = `row ${label.row} ${label.verdict}`;
+    if (want === "unknown") {
+      failures.push(`${name}: a verdict this check does not know`);
+    } else if ((want === "stall") !== (got === "stall")) {
+      failures.push(`${name}: audit says ${got} (${describe(label)})`);
+    } else {
+      held.push(`${name}: ${got}`);
+    }
+    const hookWant = label.verdict === "TRUE"
+      ? 2
+      : label.verdict === "BENIGN"
+      ? 0
+      : null;
+    if (hookWant !== null && turn) {
+      const next = judged.get(label.stored)?.find((t) =>
+        t.firstLine > turn.endLine
+      );
+      const cutAt = next ? next.firstLine - 1 : Number.MAX_SAFE_INTEGER;
+      const file = byStored.get(label.stored) as CorpusFile;
+      const exit = await hookExit(
+        storedPath(corpus, label.stored),
+        cutAt,
+        file.subagent,
+        work,
+      );
+      if (exit !== hookWant) {
+        failures.push(
+          `${name}: the hook exits ${exit} at the turn's end, not ${hookWant}`,
+        );
+      } else held.push(`${name}: the hook exits ${exit} at the turn's end`);
+    }
+  }
+
+  // Usage limits: API-error endings, never stalls.
+  let limitTurns = 0;
+  for (const turns of judged.values()) {
+    for (const t of turns) {
+      if (!t.verdict.endedOnUsageLimit) continue;
+      limitTurns++;
+      if (t.verdict.signatures.length > 0 || !t.verdict.endedOnApiError) {
+        failures.push(`a usage-limit ending judged as a stall`);
+      }
+    }
+  }
+
+  // Stalled turns nobody judged yet.
+  const unjudged: string[] = [];
+  const unfinished: string[] = [];
+  for (const [stored, turns] of judged) {
+    for (const t of turns) {
+      const first = t.verdict.signatures[0];
+      if (!first) continue;
+      const where = `${stored}: turn at line ${t.startLine}, ${first.kind} ${
+        first.toolName || "(no tool)"
+      } at line ${first.line}`;
+      if (t.ending !== "ended") unfinished.push(`${where} (${t.ending})`);
+      else if (!labelled.has(`${stored}:${t.startLine}`)) unjudged.push(where);
+    }
+  }
+
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(
+    `corpus: ${corpus.root} (${corpus.files.length} transcripts, ${seconds} s)`,
+  );
+  console.log(
+    `  turns: ${summary.turns}   human prompts: ${prompts} (turns ${
+      drift >= 0 ? "+" : ""
+    }${driftText})`,
+  );
+  console.log(
+    `  stalled turns: ${summary.stalledTurns}   unfinished turns: ${summary.unfinishedTurns}   stalled turns on an API error: ${summary.apiErrorTurns}   usage-limit endings: ${limitTurns}`,
+  );
+  console.log(
+    `  labelled verdicts: ${corpus.labels.length}, checks held: ${held.length}, failed: ${failures.length}`,
+  );
+  for (const line of held) console.log(`  ok    ${line}`);
+  for (const line of unfinished) {
+    console.log(`  unfinished (not a stall): ${line}`);
+  }
+  for (const line of unjudged) {
+    console.log(`  UNLABELLED stalled turn: ${line}`);
+    failures.push(`an unlabelled stalled turn: ${line}`);
+  }
+  for (const line of failures) console.log(`  FAIL  ${line}`);
+  return failures.length === 0 ? 0 : 1;
+}
+
+function describe(label: StallLabel): string {
+  return `${label.stored} line ${label.signatureLine}, ${label.kindAndTool}`;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
