@@ -50,6 +50,10 @@ interface Capture {
    * up again).
    */
   continueWith?: string;
+  /** Once the first run ended, run this prompt with `--continue`. */
+  then?: string;
+  /** Files to write into the project before the first run. */
+  projectFiles?: Record<string, string>;
 }
 
 /** A reply of one text block of `value` (blank ones included). */
@@ -158,6 +162,30 @@ const CAPTURES: Capture[] = [
     at: "end",
     continueWith: "what did the tool say?",
   },
+  ...["2.1.332", "2.0.76"].map((release): Capture => ({
+    // A custom slash command the user types: Claude Code writes the command
+    // line, then its expanded prompt (isMeta), and the model answers it.
+    name: `real_custom_command_turn_${release}.jsonl`,
+    release,
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    script: queue([
+      toolCall("mcp__stub__echo", { text: "forty-two" }),
+      text("The tool said forty-two."),
+      toolCall(
+        "mcp__stub__echo",
+        { text: "seven" },
+        "Echoing as the command asks.",
+      ),
+      text("The command's echo said seven."),
+    ]),
+    at: "end",
+    then: "/echo-twice",
+    projectFiles: {
+      ".claude/commands/echo-twice.md":
+        "Call mcp__stub__echo with the text seven, then say what it returned.\n",
+    },
+  })),
   {
     // The watcher race of 2.1.145 (its PostToolUse hook starts before the
     // call's lines are on file) is rebuilt from this file's lines.
@@ -220,6 +248,11 @@ for (const capture of CAPTURES) {
     { claude, script: capture.script },
     async (session) => {
       const env = { STALL_WATCH_TIER_SNAPSHOTS: "1" };
+      for (const [name, text] of Object.entries(capture.projectFiles ?? {})) {
+        const path = join(session.project, name);
+        await Deno.mkdir(join(path, ".."), { recursive: true });
+        await Deno.writeTextFile(path, text);
+      }
       const resultOnFile = async () => {
         const [main] = await session.transcripts();
         return main !== undefined &&
@@ -232,8 +265,9 @@ for (const capture of CAPTURES) {
         timeoutMs: 180_000,
         ...(capture.continueWith ? { killWhen: resultOnFile } : {}),
       });
-      if (capture.continueWith) {
-        run = await session.runPrint(capture.continueWith, {
+      const next = capture.continueWith ?? capture.then;
+      if (next !== undefined) {
+        run = await session.runPrint(next, {
           allowedTools: [capture.tool],
           env,
           args: ["--continue"],
@@ -243,6 +277,14 @@ for (const capture of CAPTURES) {
       if (capture.at === "first-stop") {
         const stop = (await session.hookRuns()).find((r) => r.event === "Stop");
         transcript = stop?.transcriptAtStart;
+      } else if (capture.then !== undefined) {
+        // 2.0.x may leave more than one session file: the conversation is
+        // the longest.
+        for (const path of await session.transcripts()) {
+          if (/\/agent-[^/]*$/.test(path)) continue;
+          const text = await Deno.readTextFile(path);
+          if (text.length > (transcript?.length ?? -1)) transcript = text;
+        }
       } else {
         const [main] = await session.transcripts();
         if (main) transcript = await Deno.readTextFile(main);
