@@ -35,9 +35,12 @@ several separated by commas; else both ~/.config/claude/projects and
 ~/.claude/projects, those that exist), and judges every
 turn with the hook's classifier. In history a turn is stalled when its last
 model activity is a call that never got a result, an empty result, or a
-result nobody answered before the next human prompt (or the end of the
-file); a turn the user interrupted is not a stall, nor is a call the model
-moved on from. dir may also be a single transcript.
+result nobody answered before the next human prompt, and the file shows the
+turn ended (a later turn, a record of its end, an interrupt, an API error);
+one with no sign it ended is listed apart as unfinished (a hang, or a file
+captured mid-turn). A turn the user interrupted is not a stall, nor is a
+call the model moved on from, nor a turn that ended on a usage limit. dir
+may also be a single transcript.
 
   --since WHEN  only files modified at or after WHEN: a date (YYYY-MM-DD,
                 UTC), an ISO 8601 date-time such as 2026-03-01T09:00:00Z,
@@ -47,9 +50,11 @@ moved on from. dir may also be a single transcript.
                 0.5 s to start; 1 reads in the main thread)
   --json        one object on stdout:
                 {"root", "files", "bytes", "turns", "stalled_turns",
-                 "stalled_calls", "by_kind", "by_tool", "by_mcp_server",
-                 "sessions", "unreadable", "skipped_older", "roots",
-                 "elapsed_ms"} ("root": the roots joined by ", ")
+                 "api_error_turns", "usage_limit_turns",
+                 "unfinished_turns", "stalled_calls", "by_kind",
+                 "by_tool", "by_mcp_server", "sessions", "unfinished",
+                 "unreadable", "skipped_older", "roots", "elapsed_ms"}
+                ("root": the roots joined by ", ")
 
 Files that cannot be read, or are plainly not transcripts (binary data, a
 first line that is not a JSON object), are counted and listed, never

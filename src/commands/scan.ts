@@ -234,6 +234,12 @@ interface CurrentTurn {
   endedOnApiError: boolean;
 }
 
+/** What scan says about a turn that shows no sign it ended. */
+const UNFINISHED_NOTE: Record<string, string> = {
+  no_end: "unfinished: nothing on file shows the turn ended",
+  process_died: "unfinished: its process died and was resumed",
+};
+
 /** What scan says about a turn that ended on Claude Code's API-error entry. */
 const API_ERROR_NOTE = "the turn ended on an API error (Claude Code's " +
   'synthetic "API Error" entry, not an answer from the model)';
@@ -269,10 +275,20 @@ export function allTurnsJson(
       verdict: t.verdict.signatures.length > 0 ? "block" : "allow",
       reason: t.verdict.reason,
       ended_on_api_error: t.verdict.endedOnApiError === true,
+      ending: t.ending,
       signatures: t.verdict.signatures.map(signatureData),
     })),
     stalled_turns: turns.filter((t) => t.verdict.signatures.length > 0).length,
+    unfinished_turns: turns.filter(isUnfinished).length,
   };
+}
+
+/**
+ * A turn the hook would block at its end, though the file shows no sign
+ * that it ended (`audit` reports it apart from stalls).
+ */
+function isUnfinished(turn: HistoryVerdict): boolean {
+  return turn.verdict.signatures.length > 0 && turn.ending !== "ended";
 }
 
 function formatJson(value: unknown): string {
@@ -337,7 +353,8 @@ function renderAllTurns(
   const rows: Cell[][] = [];
   turns.forEach((turn, i) => {
     const { signatures, reason, endedOnApiError } = turn.verdict;
-    const note = endedOnApiError ? "; the turn ended on an API error" : "";
+    const note = (endedOnApiError ? "; the turn ended on an API error" : "") +
+      (isUnfinished(turn) ? `; ${UNFINISHED_NOTE[turn.ending]}` : "");
     if (onlyStalled && signatures.length === 0) return;
     const head: Cell[] = [
       String(i + 1),

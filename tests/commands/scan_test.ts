@@ -88,12 +88,14 @@ Deno.test("scan --all-turns --json gives every turn with its start line and verd
   assert.equal(code, 0);
   const result = JSON.parse(stdout);
   assert.equal(result.stalled_turns, 1);
+  assert.equal(result.unfinished_turns, 0);
   assert.deepEqual(result.turns, [
     {
       start_line: 3,
       verdict: "block",
       reason: "tool_use has no tool_result in this turn",
       ended_on_api_error: false,
+      ending: "ended",
       signatures: [{
         kind: "pending_tool_use",
         tool_name: "Bash",
@@ -106,9 +108,27 @@ Deno.test("scan --all-turns --json gives every turn with its start line and verd
       verdict: "allow",
       reason: "the model answered",
       ended_on_api_error: false,
+      ending: "ended",
       signatures: [],
     },
   ]);
+  // A file that ends on the call shows no sign its turn ended.
+  const cut = JSON.parse(
+    (await cli([
+      "scan",
+      fixture("hung_mcp_call_github_create_issue.jsonl"),
+      "--all-turns",
+      "--json",
+    ])).stdout,
+  );
+  assert.equal(cut.unfinished_turns, 1);
+  assert.equal(cut.turns.at(-1).ending, "no_end");
+  const text = await cli([
+    "scan",
+    fixture("hung_mcp_call_github_create_issue.jsonl"),
+    "--all-turns",
+  ]);
+  assert.match(text.stdout, /unfinished: nothing on file shows the turn ended/);
 });
 
 Deno.test("scan notes a --prompt-id no entry carries, and judges as the hook would", async () => {
