@@ -130,8 +130,41 @@ const NO_ACTION_VERBS: ReadonlySet<string> = new Set([
   "talk",
   "hear",
   "assume",
-  "note",
+  "not",
+  "never",
+  "no",
+  "need",
+  "have",
+  "require",
 ]);
+
+/**
+ * Verbs of saying: "Let me summarize:" announces words to come, but "Let me
+ * note that the build passed." already said them.
+ */
+const SAYING_VERBS: ReadonlySet<string> = new Set([
+  "add",
+  "clarify",
+  "describe",
+  "emphasize",
+  "explain",
+  "highlight",
+  "mention",
+  "note",
+  "outline",
+  "point",
+  "recap",
+  "reiterate",
+  "remind",
+  "say",
+  "stress",
+  "summarise",
+  "summarize",
+]);
+
+/** Words that put the action off: not an immediate one. */
+const DEFERRED =
+  /(?:later|tomorrow|next time|another time|at some point|eventually|in the future|in (?:a|the) (?:next|following|future|later) (?:session|turn|step|pass|round)|afterwards?)/i;
 
 /**
  * Words that make a sentence conditional on something still to happen
@@ -159,14 +192,18 @@ const WHILE_I_CONTINUE =
 function announcedAction(line: string, sentence: string): string | null {
   if (sentence === "" || /\?\s*$/.test(sentence)) return null;
   if (handsTurnBack(sentence)) return null;
-  if (CONDITIONAL.test(sentence)) return null;
+  if (CONDITIONAL.test(sentence) || DEFERRED.test(sentence)) return null;
+  if (NEXT_LABEL_DOING.test(line)) return quote(line);
+  // What the sentence announces it already holds after a colon.
+  if (/[:：]\s*\S/.test(sentence)) return null;
   const body = sentence.replace(LEAD_IN, "");
   const opener = OPENER.exec(body);
   if (opener) {
     const verb = (opener[1] as string).toLowerCase();
-    return NO_ACTION_VERBS.has(verb) ? null : quote(sentence);
+    if (NO_ACTION_VERBS.has(verb)) return null;
+    if (SAYING_VERBS.has(verb) && !/[:：]\s*$/.test(sentence)) return null;
+    return quote(sentence);
   }
-  if (NEXT_LABEL_DOING.test(line)) return quote(line);
   if (WHILE_I_CONTINUE.test(sentence)) return quote(sentence);
   return null;
 }

@@ -1,0 +1,107 @@
+/**
+ * Announced, then stopped: the turn's last words announce an immediate
+ * action of the model's own ("Let me run the tests now:"), and the turn
+ * ended with no call after them. Deterministic, from the transcript alone:
+ * the words are judged by `model_text.ts`, the rest by the turn's shape.
+ *
+ * It fires only when nothing else explains the stop: the turn did tool
+ * work before, its final message holds no call and was not cut off, the
+ * user did not interrupt, no API error ended it, no other stall fired, and
+ * no background work the model may be waiting for was started or is
+ * running. Pure.
+ *
+ * @module
+ */
+
+import type { BackgroundTask } from "./background_tasks.ts";
+import { launchedBackgroundTasks } from "./background_launch.ts";
+import { judgeClosingText } from "./model_text.ts";
+import {
+  type AssistantEntry,
+  type Entry,
+  isModelActivity,
+} from "../transcript/entry.ts";
+
+/** The stall kind's identifier (part of the public contract). */
+export const ANNOUNCED_NO_CALL = "announced_no_call";
+
+/** An announcement the turn ended on. */
+export interface AnnouncedStop {
+  /** The announcing sentence, as the model wrote it (cut). */
+  announcement: string;
+  /** The final message's id, or `offset:<n>` without one (the retry key). */
+  messageId: string;
+  /** Byte offset of the final message's last line. */
+  offset: number;
+  /** 1-based line of that line, 0 when the reader did not count lines. */
+  line: number;
+}
+
+/** What the detector knows besides the turn. */
+export interface AnnouncementContext {
+  /** Running background work from the Stop payload (none in history). */
+  backgroundTasks: readonly BackgroundTask[];
+}
+
+/**
+ * The announcement the turn ended on, or null (see the module notes).
+ *
+ * @param turn The turn's entries in file order.
+ * @param stalled Another stall kind fired on the turn: it explains the stop.
+ */
+export function announcedStop(
+  turn: readonly Entry[],
+  context: AnnouncementContext,
+  stalled: boolean,
+): AnnouncedStop | null {
+  if (stalled) return null;
+  if (context.backgroundTasks.length > 0) return null;
+  const last = turn.findLastIndex(isModelActivity);
+  if (last < 0) return null;
+  const final = finalMessage(turn, last);
+  if (final.some((e) => e.toolUses.length > 0)) return null;
+  // Cut off by the output limit, or stopped for a call that never came
+  // (`lost_tool_call`): not a choice to stop.
+  if (final.some((e) => e.stopReason === "max_tokens")) return null;
+  if (final.some((e) => e.stopReason === "tool_use")) return null;
+  for (const entry of turn.slice(last + 1)) {
+    if (entry.kind === "interrupt" || entry.kind === "results") return null;
+    if (entry.kind === "assistant") return null; // an API error, a placeholder
+    if (entry.kind === "prompt") return null;
+  }
+  const first = turn.indexOf(final[0] as Entry);
+  if (!didToolWork(turn.slice(0, first))) return null;
+  if (launchedBackgroundTasks(turn).length > 0) return null;
+  const text = final.flatMap((e) => e.texts).join("\n");
+  const { announcement } = judgeClosingText(text);
+  if (announcement === null) return null;
+  const end = final.at(-1) as AssistantEntry;
+  return {
+    announcement,
+    messageId: end.messageId ?? `offset:${end.offset}`,
+    offset: end.offset,
+    line: end.line,
+  };
+}
+
+/** The lines of the model message that ends at `turn[last]`. */
+function finalMessage(
+  turn: readonly Entry[],
+  last: number,
+): AssistantEntry[] {
+  const end = turn[last] as AssistantEntry;
+  const lines: AssistantEntry[] = [end];
+  if (end.messageId === null) return lines;
+  for (let i = last - 1; i >= 0; i--) {
+    const entry = turn[i] as Entry;
+    if (entry.kind !== "assistant") break;
+    if (entry.messageId !== end.messageId) break;
+    lines.unshift(entry);
+  }
+  return lines;
+}
+
+/** Whether the model called a tool in `entries`. */
+function didToolWork(entries: readonly Entry[]): boolean {
+  return entries.some((e) => isModelActivity(e) && e.toolUses.length > 0);
+}
