@@ -88,7 +88,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   eventLogPath: ".claude/stall_watch/events.jsonl",
   eventLogMaxBytes: 10 * 1024 * 1024,
   stopHookActive: "allow",
-  lagWaitMs: 300,
+  lagWaitMs: 1000,
   idleSeconds: 30,
   watchMaxSeconds: 600,
   recovery: presetText("default"),

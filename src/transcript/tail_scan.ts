@@ -12,13 +12,17 @@ import {
   openRegularFile,
   UnreadableFileError,
 } from "../shared/regular_file.ts";
+import { decodeUtf8, parseJsonObjects } from "./json_line.ts";
 import { lineEntries } from "./line_entries.ts";
+import { topLevelType } from "./line_prefilter.ts";
 import {
   type LineReaderOptions,
+  type RawLine,
   readLinesBackward,
   syncReader,
 } from "./line_reader.ts";
 import { BackwardTurnCollector, type TurnOptions } from "./turn.ts";
+import { isTurnEndMarker } from "./turn_rule.ts";
 
 /** The budgets of one tail scan; see {@link DEFAULT_SCAN_BUDGETS}. */
 export interface ScanBudgets {
@@ -70,6 +74,11 @@ export interface TurnScan {
   endOffset: number;
   /** True when the `stopWhen` option ended the scan early. */
   stopped: boolean;
+  /**
+   * Claude Code's end-of-turn line (`turn_duration`) comes after the turn's
+   * newest entry: the turn on file is over, its Stop hooks already ran.
+   */
+  endedOnFile: boolean;
 }
 
 /** Options for {@link scanCurrentTurn}. */
@@ -116,6 +125,10 @@ export async function scanCurrentTurn(
     let entryCount = 0;
     let budget: ScanBudgetName | null = null;
     let done = false;
+    // Lines newer than the turn's newest entry: only metadata (and records
+    // of a turn's end), looked at for an end-of-turn line.
+    let beforeFirstEntry = true;
+    let endedOnFile = false;
     for await (
       const raw of readLinesBackward(syncReader(file), fileSize, {
         ...SCAN_LINE_OPTIONS,
@@ -126,6 +139,15 @@ export async function scanCurrentTurn(
       bytesScanned = fileSize - raw.offset;
       if (endOffset < 0) endOffset = raw.offset + raw.length + 1;
       const entries = lineEntries(raw);
+      if (beforeFirstEntry) {
+        if (
+          entries.some((e) =>
+            e.kind !== "turn_end" && (!e.sidechain || options.includeSidechains)
+          )
+        ) {
+          beforeFirstEntry = false;
+        } else if (!endedOnFile) endedOnFile = isTurnEndLine(raw);
+      }
       for (let i = entries.length - 1; i >= 0 && !done; i--) {
         const entry = entries[i] as Entry;
         done = collector.offer(entry);
@@ -163,6 +185,7 @@ export async function scanCurrentTurn(
       bytesScanned,
       endOffset: endOffset < 0 ? fileSize : endOffset,
       stopped,
+      endedOnFile,
     };
   } catch (error) {
     throw new TranscriptError(
@@ -173,6 +196,12 @@ export async function scanCurrentTurn(
   } finally {
     file.close();
   }
+}
+
+/** Whether a raw line is Claude Code's end-of-turn line. */
+function isTurnEndLine(raw: RawLine): boolean {
+  if (raw.clipped || topLevelType(raw.head) !== "system") return false;
+  return parseJsonObjects(decodeUtf8(raw.head)).some(isTurnEndMarker);
 }
 
 /** An entry's share of the entries budget: itself and its tool blocks. */
