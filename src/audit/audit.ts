@@ -31,6 +31,16 @@ export interface StalledTurn {
   endedOnApiError: boolean;
 }
 
+/** A turn that announced an action of the model's own and ended without it. */
+export interface AnnouncedTurn {
+  /** 1-based line where the turn starts. */
+  startLine: number;
+  /** 1-based line of the announcing message. */
+  line: number;
+  /** The announcing sentence, as written (cut). */
+  announcement: string;
+}
+
 /**
  * A turn that looks stalled but shows no sign that it ended: no later
  * turn, no record of its end, or its process died and was resumed (see
@@ -55,6 +65,8 @@ export interface FileAudit {
    * a stall.
    */
   usageLimitTurns: number;
+  /** Turns whose last words announced an action they ended without. */
+  announcedTurns: AnnouncedTurn[];
   /** Why the file could not be read; its counts are then zero. */
   error: string | null;
 }
@@ -114,6 +126,7 @@ export async function auditFile(
     stalledTurns: [],
     unfinishedTurns: [],
     usageLimitTurns: 0,
+    announcedTurns: [],
     error: null,
   };
   let handle: Deno.FsFile | null;
@@ -134,6 +147,13 @@ export async function auditFile(
       audit.turns++;
       const { verdict } = turn;
       if (verdict.endedOnUsageLimit) audit.usageLimitTurns++;
+      if (turn.announced && turn.ending === "ended") {
+        audit.announcedTurns.push({
+          startLine: turn.startLine,
+          line: turn.announced.line,
+          announcement: turn.announced.announcement,
+        });
+      }
       if (verdict.signatures.length === 0) continue;
       const stalled: StalledTurn = {
         startLine: turn.startLine,
@@ -152,6 +172,7 @@ export async function auditFile(
       stalledTurns: [],
       unfinishedTurns: [],
       usageLimitTurns: 0,
+      announcedTurns: [],
       error: describe(error),
     };
   } finally {

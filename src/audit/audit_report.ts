@@ -68,6 +68,13 @@ export function renderAuditReport(
       } (an API error no nudge can fix before it resets; not stalls)\n`,
     );
   }
+  if (summary.announcedTurns > 0) {
+    out.push(
+      `  announced, then stopped: ${
+        formatCount(summary.announcedTurns)
+      } (announced_no_call: the last words announced an action that never came; see below)\n`,
+    );
+  }
   if (summary.unfinishedTurns > 0) {
     out.push(
       `  unfinished turns: ${
@@ -137,6 +144,19 @@ export function renderAuditReport(
       ]),
       tableOptions,
     ) + more(summary.unfinished.length - unfinished.length),
+  );
+  const announced = summary.announced.slice(0, TOP_ROWS);
+  section(
+    "Announced, then stopped (announced_no_call; blocked only when configured)",
+    renderTable(
+      ["message", "announcement", "path"],
+      announced.map((a) => [
+        `line ${a.line}`,
+        a.announcement,
+        a.path,
+      ]),
+      { ...tableOptions, rightAligned: [] },
+    ) + more(summary.announced.length - announced.length),
   );
   section(
     `Unreadable (${formatCount(summary.unreadable.length)})`,

@@ -7,7 +7,7 @@
 
 import { basename, dirname } from "node:path";
 import { STALL_KINDS, type StallKind } from "../detection/classify.ts";
-import type { FileAudit, UnfinishedTurn } from "./audit.ts";
+import type { AnnouncedTurn, FileAudit, UnfinishedTurn } from "./audit.ts";
 import { signatureData } from "../detection/classify.ts";
 import { parseMcpToolName } from "../transcript/tool_name.ts";
 import type { UnreadablePath } from "../transcript/transcript_files.ts";
@@ -64,6 +64,14 @@ export interface AuditSummary {
   unfinishedTurns: number;
   /** Those turns, in path order. */
   unfinished: UnfinishedStall[];
+  /**
+   * Turns whose last words announced an action of the model's own that
+   * never came (`announced_no_call`): counted apart from the stalls the
+   * hook blocks by default.
+   */
+  announcedTurns: number;
+  /** Those turns, in path order. */
+  announced: (AnnouncedTurn & { path: string })[];
   /** Stalled calls (signatures); a turn may hold several. */
   stalledCalls: number;
   /** Stalled turns showing each kind (a turn counts once per kind). */
@@ -99,6 +107,8 @@ export function summarizeAudit(
     usageLimitTurns: 0,
     unfinishedTurns: 0,
     unfinished: [],
+    announcedTurns: 0,
+    announced: [],
     stalledCalls: 0,
     byKind: zeroKinds(),
     byTool: [],
@@ -118,6 +128,10 @@ export function summarizeAudit(
     summary.bytes += audit.size;
     summary.turns += audit.turns;
     summary.usageLimitTurns += audit.usageLimitTurns;
+    for (const turn of audit.announcedTurns) {
+      summary.announcedTurns++;
+      summary.announced.push({ path: audit.path, ...turn });
+    }
     for (const turn of audit.unfinishedTurns) {
       summary.unfinishedTurns++;
       const first = turn.signatures[0];
@@ -188,6 +202,7 @@ export function auditJson(
     api_error_turns: summary.apiErrorTurns,
     usage_limit_turns: summary.usageLimitTurns,
     unfinished_turns: summary.unfinishedTurns,
+    announced_turns: summary.announcedTurns,
     stalled_calls: summary.stalledCalls,
     by_kind: summary.byKind,
     by_tool: Object.fromEntries(summary.byTool),
@@ -210,6 +225,12 @@ export function auditJson(
       turn_line: u.turnLine,
       ending: u.ending,
       ...u.data,
+    })),
+    announced: summary.announced.map((a) => ({
+      path: a.path,
+      turn_line: a.startLine,
+      line: a.line,
+      announcement: a.announcement,
     })),
     unreadable: summary.unreadable,
     skipped_older: summary.skippedOlder,

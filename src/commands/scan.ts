@@ -11,7 +11,12 @@ import { resolve } from "node:path";
 import type { StallSignature } from "../detection/classify.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseCommandLine } from "../shared/command_options.ts";
-import { detectStalls } from "../detection/detect.ts";
+import { detectStalls, withLineNumbers } from "../detection/detect.ts";
+import {
+  announcedSignature,
+  announcedStop,
+} from "../detection/announcement.ts";
+import { lineLabel } from "../recovery/recovery.ts";
 import { signatureData } from "../detection/classify.ts";
 import {
   describe,
@@ -147,6 +152,13 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
       }": judged, as the hook would, what follows the last human prompt\n`,
     );
   }
+  const found = !subagent && detection.signatures.length === 0 &&
+      detection.scan.budget === null
+    ? announcedStop(detection.scan.entries, { backgroundTasks: [] }, false)
+    : null;
+  const [announced] = found === null ? [] : await withLineNumbers(absolute, [
+    announcedSignature(found, "scan"),
+  ]);
   const result = {
     path,
     subagent,
@@ -154,6 +166,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     signatures: detection.signatures,
     reason: detection.reason,
     endedOnApiError: detection.endedOnApiError,
+    announced: announced ?? null,
   };
   io.writeStdout(
     json
@@ -232,6 +245,8 @@ interface CurrentTurn {
   signatures: StallSignature[];
   reason: string;
   endedOnApiError: boolean;
+  /** The turn ended on an announcement with no call (`announced_no_call`). */
+  announced: StallSignature | null;
 }
 
 /** What scan says about a turn that shows no sign it ended. */
@@ -254,6 +269,10 @@ export function currentTurnJson(turn: CurrentTurn): Record<string, unknown> {
     reason: turn.reason,
     ended_on_api_error: turn.endedOnApiError,
     signatures: turn.signatures.map(signatureData),
+    announced: turn.announced === null ? null : {
+      line: turn.announced.line,
+      announcement: turn.announced.announcement,
+    },
   };
 }
 
@@ -277,9 +296,13 @@ export function allTurnsJson(
       ended_on_api_error: t.verdict.endedOnApiError === true,
       ending: t.ending,
       signatures: t.verdict.signatures.map(signatureData),
+      announced: t.announced
+        ? { line: t.announced.line, announcement: t.announced.announcement }
+        : null,
     })),
     stalled_turns: turns.filter((t) => t.verdict.signatures.length > 0).length,
     unfinished_turns: turns.filter(isUnfinished).length,
+    announced_turns: turns.filter((t) => t.announced !== undefined).length,
   };
 }
 
@@ -330,6 +353,15 @@ function renderCurrentTurn(turn: CurrentTurn, style: Style): string {
     `  why: ${escapeTerminal(turn.reason)}\n`,
   ];
   if (turn.endedOnApiError) lines.push(`  note: ${API_ERROR_NOTE}\n`);
+  if (turn.announced) {
+    lines.push(
+      `  note: announced, then stopped (announced_no_call, line ${
+        lineLabel(turn.announced)
+      }; the hook logs it, and blocks only when configured): ${
+        escapeTerminal(turn.announced.announcement ?? "")
+      }\n`,
+    );
+  }
   if (blocked) {
     lines.push(
       "\n",
@@ -354,7 +386,10 @@ function renderAllTurns(
   turns.forEach((turn, i) => {
     const { signatures, reason, endedOnApiError } = turn.verdict;
     const note = (endedOnApiError ? "; the turn ended on an API error" : "") +
-      (isUnfinished(turn) ? `; ${UNFINISHED_NOTE[turn.ending]}` : "");
+      (isUnfinished(turn) ? `; ${UNFINISHED_NOTE[turn.ending]}` : "") +
+      (turn.announced
+        ? `; announced, then stopped (line ${turn.announced.line}): ${turn.announced.announcement}`
+        : "");
     if (onlyStalled && signatures.length === 0) return;
     const head: Cell[] = [
       String(i + 1),

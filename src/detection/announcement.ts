@@ -14,6 +14,7 @@
  */
 
 import type { BackgroundTask } from "./background_tasks.ts";
+import type { StallSignature } from "./classify.ts";
 import { launchedBackgroundTasks } from "./background_launch.ts";
 import { judgeClosingText } from "./model_text.ts";
 import {
@@ -23,7 +24,7 @@ import {
 } from "../transcript/entry.ts";
 
 /** The stall kind's identifier (part of the public contract). */
-export const ANNOUNCED_NO_CALL = "announced_no_call";
+export const ANNOUNCED_NO_CALL = "announced_no_call" as const;
 
 /** An announcement the turn ended on. */
 export interface AnnouncedStop {
@@ -104,4 +105,24 @@ function finalMessage(
 /** Whether the model called a tool in `entries`. */
 function didToolWork(entries: readonly Entry[]): boolean {
   return entries.some((e) => isModelActivity(e) && e.toolUses.length > 0);
+}
+
+/**
+ * The `announced_no_call` signature of an announced stop. Its id is the
+ * turn's (`turnKey`), so the retry cap counts nudges per turn.
+ */
+export function announcedSignature(
+  stop: AnnouncedStop,
+  turnKey: string,
+): StallSignature {
+  return {
+    kind: ANNOUNCED_NO_CALL,
+    toolName: "",
+    toolUseId: `announced:${turnKey}`,
+    offset: stop.offset,
+    line: stop.line,
+    rule: "the turn's last words announce an action of the model's own, " +
+      "and it ended without a call",
+    announcement: stop.announcement,
+  };
 }

@@ -21,13 +21,19 @@ import {
 import type { ToolInputSummary } from "../transcript/tool_input.ts";
 import { judgeClosingText } from "./model_text.ts";
 
-/** The five stall kinds; the identifiers are part of the public contract. */
+/**
+ * The stall kinds; the identifiers are part of the public contract. The
+ * classifier finds the first five; `announced_no_call` (the turn's last
+ * words announced an action that never came) is found apart, by
+ * `announcement.ts`, and blocks only when the settings say so.
+ */
 export type StallKind =
   | "pending_tool_use"
   | "hung_mcp_call"
   | "empty_tool_result"
   | "missing_followup"
-  | "lost_tool_call";
+  | "lost_tool_call"
+  | "announced_no_call";
 
 /** Every stall kind, in the order reports list them. */
 export const STALL_KINDS: readonly StallKind[] = [
@@ -36,6 +42,7 @@ export const STALL_KINDS: readonly StallKind[] = [
   "hung_mcp_call",
   "missing_followup",
   "lost_tool_call",
+  "announced_no_call",
 ];
 
 /** One detected stall. */
@@ -56,6 +63,8 @@ export interface StallSignature {
   line: number;
   /** Which rule fired, in words. */
   rule: string;
+  /** For `announced_no_call`: the announcing sentence, as written (cut). */
+  announcement?: string;
 }
 
 /** What the classifier knows besides the turn itself. */
@@ -400,5 +409,8 @@ export function signatureData(
     tool_name: signature.toolName,
     tool_use_id: signature.toolUseId,
     line: signature.line,
+    ...(signature.announcement === undefined
+      ? {}
+      : { announcement: signature.announcement }),
   };
 }

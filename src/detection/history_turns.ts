@@ -29,6 +29,7 @@ import {
   type ReadableAt,
   readLinesForward,
 } from "../transcript/line_reader.ts";
+import { type AnnouncedStop, announcedStop } from "./announcement.ts";
 import { ForwardTurnSplitter, type SplitTurn } from "../transcript/turn.ts";
 import { modelActs } from "../transcript/turn_rule.ts";
 
@@ -159,6 +160,11 @@ export interface HistoryVerdict {
   verdict: TurnVerdict;
   /** Whether the file shows that the turn ended (see {@link TurnEnding}). */
   ending: TurnEnding;
+  /**
+   * The announcement a main transcript's turn ended on without a call
+   * (`announced_no_call`, see `announcement.ts`), when it did.
+   */
+  announced?: AnnouncedStop;
 }
 
 /**
@@ -171,11 +177,18 @@ export async function* readHistoryVerdicts(
   options: HistoryOptions,
 ): AsyncGenerator<HistoryVerdict> {
   for await (const turn of readHistoryTurns(file, options)) {
+    const verdict = classifyTurn(turn.entries, HISTORY_CONTEXT);
+    const announced = options.subagent ? null : announcedStop(
+      turn.entries,
+      HISTORY_CONTEXT,
+      verdict.signatures.length > 0,
+    );
     yield {
       startLine: turn.startLine,
       endLine: turn.entries.at(-1)?.line ?? turn.startLine,
-      verdict: classifyTurn(turn.entries, HISTORY_CONTEXT),
+      verdict,
       ending: turnEnding(turn, options.subagent),
+      ...(announced ? { announced } : {}),
     };
   }
 }

@@ -21,6 +21,8 @@ import { withFileLock } from "../confined/file_lock.ts";
 
 /**
  * The seed's six decision events, plus `budget_exhausted`,
+ * `announced_stop` (a turn that announced an action and stopped, allowed
+ * and logged: `announced_no_call` in its default mode),
  * `state_quarantined` and the watchdog's own.
  */
 export type EventName =
@@ -30,6 +32,7 @@ export type EventName =
   | "retry_cap_hit"
   | "recovery_dispatched"
   | "healthy_stop"
+  | "announced_stop"
   | "budget_exhausted"
   | "state_quarantined"
   | "watch_started"

@@ -44,6 +44,7 @@ export interface EventLogSummary {
 /** Events that record what the hook (or the watchdog) decided. */
 export const DECISION_EVENTS: ReadonlySet<string> = new Set([
   "healthy_stop",
+  "announced_stop",
   "budget_exhausted",
   "recovery_dispatched",
   "retry_cap_hit",
@@ -183,6 +184,11 @@ export class EventLogSummarizer {
       case "healthy_stop":
         session.healthyStops++;
         break;
+      case "announced_stop":
+        // Allowed, and logged as the kind it shows (never blocked there).
+        session.healthyStops++;
+        this.#byKind.announced_no_call++;
+        break;
     }
     if (DECISION_EVENTS.has(event)) {
       this.#last.push(record);
@@ -212,6 +218,10 @@ export function describeDecision(record: Record<string, unknown>): string {
   switch (record.event) {
     case "healthy_stop":
       return text(record.reason) || "healthy";
+    case "announced_stop":
+      return `allowed, logged only: announced_no_call line ${
+        typeof record.line === "number" ? record.line : "?"
+      }: ${text(record.announcement)}`;
     case "budget_exhausted":
       return `allowed unjudged: ${text(record.reason) || "a budget ran out"}`;
     case "recovery_dispatched": {

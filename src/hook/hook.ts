@@ -12,7 +12,19 @@
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
-import { describeBudget, detectStalls } from "../detection/detect.ts";
+import {
+  announcedSignature,
+  type AnnouncedStop,
+  announcedStop,
+} from "../detection/announcement.ts";
+import type { StallSignature } from "../detection/classify.ts";
+import {
+  describeBudget,
+  type Detection,
+  detectStalls,
+  withLineNumbers,
+} from "../detection/detect.ts";
+import { provesFollowUp } from "../detection/follow_up_proof.ts";
 import type { EventRecord } from "../events/event_log.ts";
 import { releaseOf } from "../claude_client/release.ts";
 import { reportLine } from "../recovery/report_line.ts";
@@ -128,10 +140,51 @@ async function judgeStop(
     ]);
   }
   if (detection.signatures.length === 0) {
-    const logError = await log(io, settings, [
-      eventOf("healthy_stop", { reason: detection.reason }),
-    ]);
-    return allowOutcome(await claimNotice(), [logError]);
+    const announced = announcedStopOf(input, detection);
+    if (announced === null) {
+      const logError = await log(io, settings, [
+        eventOf("healthy_stop", { reason: detection.reason }),
+      ]);
+      return allowOutcome(await claimNotice(), [logError]);
+    }
+    // The turn's last words announced an action it ended without.
+    const turnKey = input.promptId ??
+      `offset:${detection.scan?.startOffset ?? announced.offset}`;
+    const blocking = settings.announcedNoCall === "block";
+    const [signature] = blocking || settings.eventLogEnabled
+      ? await withLineNumbers(transcript, [
+        announcedSignature(announced, turnKey),
+      ])
+      : [announcedSignature(announced, turnKey)];
+    const found = signature as StallSignature;
+    if (!blocking) {
+      const logError = await log(io, settings, [
+        eventOf("announced_stop", {
+          reason: found.rule,
+          announcement: found.announcement,
+          line: found.line,
+          mode: settings.announcedNoCall,
+        }),
+      ]);
+      return allowOutcome(await claimNotice(), [logError]);
+    }
+    const { handleStalledStop } = await import("./block_path.ts");
+    return await handleStalledStop({
+      sessionId: input.sessionId,
+      hookEvent: input.hookEventName,
+      transcriptPath: transcript,
+      signatures: [found],
+      reason: found.rule,
+      waitedMs: detection.waitedMs,
+      clientRelease: releaseOf(detection.scan?.entries ?? []),
+    }, {
+      io,
+      // Once a turn: the signature's id is the turn's.
+      settings: { ...settings, maxRetries: Math.min(settings.maxRetries, 1) },
+      openStore,
+      claimNotice,
+      nowSeconds,
+    });
   }
 
   // The block path loads only when there is a stall to act on (a plain
@@ -146,6 +199,25 @@ async function judgeStop(
     waitedMs: detection.waitedMs,
     clientRelease: releaseOf(detection.scan?.entries ?? []),
   }, { io, settings, openStore, claimNotice, nowSeconds });
+}
+
+/**
+ * The announcement a healthy Stop's turn ended on (`announcement.ts`), or
+ * null. Only the main thread's Stop is judged, only on a turn read whole,
+ * and not when `last_assistant_message` shows a reply the file lacks.
+ */
+function announcedStopOf(
+  input: HookInput,
+  detection: Detection,
+): AnnouncedStop | null {
+  const scan = detection.scan;
+  if (input.isSubagent || scan === null || scan.budget !== null) return null;
+  if (provesFollowUp(input.lastAssistantMessage, scan.entries)) return null;
+  return announcedStop(
+    scan.entries,
+    { backgroundTasks: input.backgroundTasks },
+    false,
+  );
 }
 
 /**

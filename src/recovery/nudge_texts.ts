@@ -30,6 +30,7 @@ export const TEMPLATE_SLOTS: Readonly<Record<string, string>> = Object.freeze({
   tool_input: "a short summary of the call's input, e.g. file_path=/src/a.ts",
   tool_use_id: "the call's tool_use_id",
   line_number: "the transcript line of the stall",
+  announcement: "the sentence that announced an action (announced_no_call)",
 });
 
 /** The preset names (`nudge_preset`). */
@@ -50,6 +51,22 @@ const IDLE_HEADER = "stall_watch recovery: this session went idle while a " +
 const LOST_TOOL_CALL_NUDGE = "Your last message stopped to call a tool, " +
   "but the call never reached the conversation, so nothing ran. Make the " +
   "call again, or say what you meant to do.";
+
+/**
+ * The first line of the prompt for an announcement with no call after it:
+ * no tool failed, so the stall headers do not fit. Both presets use it.
+ */
+export const ANNOUNCED_HEADER = "stall_watch recovery: your last message " +
+  "announced what you would do next, but the turn was about to end " +
+  "without doing it.";
+
+/**
+ * The model announced an action and stopped: it is told what it said, and
+ * to do it now or say why not (the seed had no such kind).
+ */
+const ANNOUNCED_NUDGE = "You wrote {announcement} and then ended the turn " +
+  "without doing it. Do it now; if you should not or cannot, tell the user " +
+  "why instead of stopping silently.";
 
 /** The texts a model can act on (the default preset). */
 export const DEFAULT_TEXT: RecoveryText = Object.freeze({
@@ -79,6 +96,7 @@ export const DEFAULT_TEXT: RecoveryText = Object.freeze({
       "have not answered. Read that result above and continue the task the " +
       "user asked for.",
     lost_tool_call: LOST_TOOL_CALL_NUDGE,
+    announced_no_call: ANNOUNCED_NUDGE,
   }),
   defaultNudge: "{tool_name} ({tool_input}) stalled. Check its result " +
     "above, retry it once if it is missing, and answer the user.",
@@ -107,6 +125,7 @@ export const SEED_TEXT: RecoveryText = Object.freeze({
       "{line_number} was never interpreted. Summarize what the tool returned " +
       "and continue the task the user asked for.",
     lost_tool_call: LOST_TOOL_CALL_NUDGE,
+    announced_no_call: ANNOUNCED_NUDGE,
   }),
   defaultNudge: "A silent stall was detected on {tool_name} at line " +
     "{line_number}. Investigate and produce a follow-up before stopping.",

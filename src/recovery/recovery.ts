@@ -8,7 +8,11 @@
 import type { StallKind, StallSignature } from "../detection/classify.ts";
 import { quoteForPrompt } from "./prompt_text.ts";
 import type { ToolInputSummary } from "../transcript/tool_input.ts";
-import { DEFAULT_TEXT, type RecoveryText } from "./nudge_texts.ts";
+import {
+  ANNOUNCED_HEADER,
+  DEFAULT_TEXT,
+  type RecoveryText,
+} from "./nudge_texts.ts";
 import { reportLine } from "./report_line.ts";
 
 export type { RecoveryText };
@@ -23,6 +27,7 @@ export const KIND_LABELS: Readonly<Record<StallKind, string>> = Object.freeze({
   hung_mcp_call: "hung mcp call",
   missing_followup: "missing follow-up",
   lost_tool_call: "lost tool call",
+  announced_no_call: "announced action without a call",
 });
 
 /** Claude Code replaces longer hook strings with a preview. */
@@ -61,9 +66,10 @@ export function fillTemplate(
       : "<unknown>",
     tool_input: describeToolInput(signature.toolInput),
     line_number: lineLabel(signature),
+    announcement: quoteForPrompt(signature.announcement ?? ""),
   };
   return template.replace(
-    /\{(tool_name|tool_input|tool_use_id|line_number)\}/g,
+    /\{(tool_name|tool_input|tool_use_id|line_number|announcement)\}/g,
     (_, slot: string) => slots[slot] ?? "",
   );
 }
@@ -109,8 +115,12 @@ export function buildRecoveryPrompt(
   options: PromptOptions = {},
 ): string {
   if (signatures.length === 0) return "";
-  const header = options.wording === "idle" ? text.idleHeader : text.header;
   const bullets = signatures.map((s) => `- [${s.kind}] ${nudgeFor(s, text)}`);
+  // An announcement with no call is no tool trouble: its own words.
+  if (signatures.every((s) => s.kind === "announced_no_call")) {
+    return [ANNOUNCED_HEADER, ...bullets].join("\n") + "\n";
+  }
+  const header = options.wording === "idle" ? text.idleHeader : text.header;
   return [header, ...bullets, text.footer].join("\n") + "\n";
 }
 

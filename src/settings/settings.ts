@@ -37,6 +37,19 @@ export const OUTPUT_MODES: readonly OutputMode[] = [
   "context",
 ];
 
+/**
+ * What the hook does with an announced action the turn ended without
+ * (`announced_no_call`): log it only (the default: detected, logged,
+ * never a block), or block the stop with a nudge, at most once a turn.
+ */
+export type AnnouncedNoCallMode = "log" | "block";
+
+/** Every mode of {@link AnnouncedNoCallMode}. */
+export const ANNOUNCED_NO_CALL_MODES: readonly AnnouncedNoCallMode[] = [
+  "log",
+  "block",
+];
+
 /** Every setting stall-watch reads. Paths are as given (relative to the start directory). */
 export interface Settings {
   maxRetries: number;
@@ -54,6 +67,8 @@ export interface Settings {
   eventLogMaxBytes: number;
   stopHookActive: StopHookActivePolicy;
   lagWaitMs: number;
+  /** See {@link AnnouncedNoCallMode}. */
+  announcedNoCall: AnnouncedNoCallMode;
   /** Watchdog: seconds without transcript growth that count as a stall. */
   idleSeconds: number;
   /** Watchdog: seconds after which a watcher gives up. */
@@ -89,6 +104,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   eventLogMaxBytes: 10 * 1024 * 1024,
   stopHookActive: "allow",
   lagWaitMs: 1000,
+  announcedNoCall: "log",
   idleSeconds: 30,
   watchMaxSeconds: 600,
   recovery: presetText("default"),
@@ -107,6 +123,7 @@ export const CONFIG_KEYS = {
   state_dir: "string",
   stop_hook_active: "string",
   lag_wait_ms: "integer",
+  announced_no_call: "string",
   event_log: { enabled: "boolean", path: "string", max_bytes: "integer" },
   watch: { idle_seconds: "number", max_seconds: "number" },
   recovery: {
@@ -120,6 +137,7 @@ export const CONFIG_KEYS = {
       hung_mcp_call: "string",
       missing_followup: "string",
       lost_tool_call: "string",
+      announced_no_call: "string",
     },
   },
 } as const;
@@ -240,6 +258,12 @@ export function resolveSettings(
       "lag_wait_ms",
       d.lagWaitMs,
       integerIn(0, 5000),
+    ),
+    announcedNoCall: pick(
+      "STALL_WATCH_ANNOUNCED_NO_CALL",
+      "announced_no_call",
+      d.announcedNoCall,
+      oneOf(ANNOUNCED_NO_CALL_MODES),
     ),
     idleSeconds: pick(
       "STALL_WATCH_IDLE_SECONDS",

@@ -85,6 +85,14 @@ async function handBuiltCorpus(root: string) {
   c.call("m3", "toolu_cfg", "Read");
   const noEndResult = c.result("toolu_cfg", "port = 8080");
 
+  // The model announced its next step and stopped: counted apart.
+  const d = new TranscriptBuilder("sess-d");
+  d.prompt("Fix the build.");
+  d.call("m1", "toolu_make", "Bash");
+  d.result("toolu_make", "error: missing semicolon");
+  const announced = d.text("m2", "Found it. Let me fix the semicolon now:");
+  d.stopSummary();
+
   const old = new TranscriptBuilder("sess-old");
   old.prompt("Hello.");
   old.text("m1", "Hi.");
@@ -95,6 +103,7 @@ async function handBuiltCorpus(root: string) {
   await write(join(api, "sess-a", "subagents", "agent-x1.jsonl"), agent);
   await write(join(web, "sess-b.jsonl"), b);
   await write(join(web, "sess-c.jsonl"), c);
+  await write(join(web, "sess-d.jsonl"), d);
   await write(join(web, "sess-old.jsonl"), old);
   await Deno.utime(
     join(web, "sess-old.jsonl"),
@@ -129,6 +138,7 @@ async function handBuiltCorpus(root: string) {
       diedResult,
       cT3,
       noEndResult,
+      announced,
     },
   };
 }
@@ -177,6 +187,14 @@ Deno.test("audit --json counts every turn of a hand-built projects folder exactl
       [[l.agentT1, l.unanswered]],
     ],
   );
+  assert.equal(report.announced_turns, 1);
+  assert.deepEqual(
+    report.announced.map((a: { line: number; announcement: string }) => [
+      a.line,
+      a.announcement,
+    ]),
+    [[l.announced, "Let me fix the semicolon now:"]],
+  );
   // Turns that show no sign they ended are reported apart, not as stalls.
   assert.equal(report.unfinished_turns, 2);
   assert.deepEqual(
@@ -200,8 +218,8 @@ Deno.test("audit --json counts every turn of a hand-built projects folder exactl
     (await cli(["audit", root, "--json", "--since", "2026-01-01"], dir))
       .stdout,
   );
-  assert.equal(since.files, 4);
-  assert.equal(since.turns, 12);
+  assert.equal(since.files, 5);
+  assert.equal(since.turns, 13);
   assert.equal(since.skipped_older, 1);
   assert.equal(since.stalled_turns, 5);
   assert.equal(since.unfinished_turns, 2);
@@ -216,11 +234,11 @@ Deno.test("audit prints totals, kinds, tools, servers, worst sessions and unread
   assert.equal(code, 0);
   assert.match(
     stdout,
-    /^Audited 5 transcripts \(.+\) under .+projects in \d+\.\d s \(.+\/s\)\n/,
+    /^Audited 6 transcripts \(.+\) under .+projects in \d+\.\d s \(.+\/s\)\n/,
   );
   assert.match(
     stdout,
-    /\n {2}turns: 13 {3}stalled turns: 5 \(38\.5%\) {3}stalled calls: 6\n {2}unfinished turns: 2 \(they look stalled, but nothing shows they ended: not stalls; see below\)\n/,
+    /\n {2}turns: 14 {3}stalled turns: 5 \(35\.7%\) {3}stalled calls: 6\n {2}announced, then stopped: 1 \(announced_no_call: the last words announced an action that never came; see below\)\n {2}unfinished turns: 2 \(they look stalled, but nothing shows they ended: not stalls; see below\)\n/,
   );
   assert.match(
     stdout,
@@ -241,6 +259,10 @@ Deno.test("audit prints totals, kinds, tools, servers, worst sessions and unread
   assert.match(
     stdout,
     /\nUnfinished turns \(no sign they ended: a hang, or a file captured mid-turn\)\n {2}turn\s+stall\s+why\s+path\n {2}line \d+\s+line \d+\s+process died\s+.+sess-c\.jsonl\n {2}line \d+\s+line \d+\s+no end\s+.+sess-c\.jsonl\n/,
+  );
+  assert.match(
+    stdout,
+    /\nAnnounced, then stopped \(announced_no_call; blocked only when configured\)\n {2}message\s+announcement\s+path\n {2}line \d+ +Let me fix the semicolon now: +.+sess-d\.jsonl\n/,
   );
   assert.match(stdout, /\nUnreadable \(\d\)\n {2}.+dangling\.jsonl: /);
 });
@@ -376,7 +398,7 @@ Deno.test("auditFilesInParallel() audits in this thread when workers cannot star
     workerUrl: broken,
   });
   assert.deepEqual(fallback, await auditFiles(files));
-  assert.equal(fallback.length, 5);
+  assert.equal(fallback.length, 6);
 });
 
 Deno.test("audit draws a progress bar on a terminal stderr only, and erases it", async () => {
@@ -597,7 +619,7 @@ Deno.test("audit as a process under the release permissions, with workers, write
   assert.equal(result.code, 0, result.stderr);
   const report = JSON.parse(result.stdout);
   assert.equal(report.stalled_turns, 5);
-  assert.equal(report.files, 5);
+  assert.equal(report.files, 6);
   assert.equal(report.unfinished_turns, 2);
   assert.deepEqual(
     [...Deno.readDirSync(dir)].map((e) => e.name).sort(),

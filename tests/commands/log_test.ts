@@ -88,6 +88,7 @@ Deno.test("log --json summarises the events the hook wrote, the rotated file fir
     hung_mcp_call: 1,
     missing_followup: 0,
     lost_tool_call: 0,
+    announced_no_call: 0,
   });
   assert.deepEqual(report.sessions, [
     {

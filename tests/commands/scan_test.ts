@@ -96,6 +96,7 @@ Deno.test("scan --all-turns --json gives every turn with its start line and verd
       reason: "tool_use has no tool_result in this turn",
       ended_on_api_error: false,
       ending: "ended",
+      announced: null,
       signatures: [{
         kind: "pending_tool_use",
         tool_name: "Bash",
@@ -110,6 +111,7 @@ Deno.test("scan --all-turns --json gives every turn with its start line and verd
       ended_on_api_error: false,
       ending: "ended",
       signatures: [],
+      announced: null,
     },
   ]);
   // A file that ends on the call shows no sign its turn ended.

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { announcedStop } from "../../src/detection/announcement.ts";
 import { classifyTurn } from "../../src/detection/classify.ts";
 import {
   HISTORY_CONTEXT,
@@ -33,11 +34,18 @@ export async function referenceVerdicts(
         entries: turn.entries,
         followed: !last || i < turns.length - 1,
       };
+      const verdict = classifyTurn(turn.entries, HISTORY_CONTEXT);
+      const announced = subagent ? null : announcedStop(
+        turn.entries,
+        HISTORY_CONTEXT,
+        verdict.signatures.length > 0,
+      );
       verdicts.push({
         startLine: turn.startLine,
         endLine: turn.entries.at(-1)?.line ?? turn.startLine,
-        verdict: classifyTurn(turn.entries, HISTORY_CONTEXT),
+        verdict,
         ending: turnEnding(history, subagent),
+        ...(announced ? { announced } : {}),
       });
     });
   };
