@@ -10,10 +10,12 @@
  * - the Stop hook, run on the file cut after each labelled turn, blocks a
  *   `TRUE` turn and allows a `BENIGN` one;
  * - the audit's turn count is within 2% of one turn per human prompt,
- *   counted here independently of the turn rule.
+ *   counted here independently of the turn rule;
+ * - `announced_no_call` against `announce_labels.tsv`: it fires on no turn
+ *   end not labelled `1a` or `1b`, and catches at least 3 of them.
  *
- * It prints the figures, every stalled turn that has no label (to be
- * judged by hand), and exits 1 when a check fails. Without the corpus it
+ * It prints the figures, every stalled turn and every announcement firing
+ * that has no label (to be judged by hand), and exits 1 when a check fails. Without the corpus it
  * says so in one line and exits 0.
  *
  * @module
@@ -22,6 +24,7 @@
 import { join } from "node:path";
 import { auditFiles } from "../../src/audit/audit.ts";
 import { summarizeAudit } from "../../src/audit/audit_summary.ts";
+import { announcedStop } from "../../src/detection/announcement.ts";
 import {
   classifyTurn,
   type TurnVerdict,
@@ -47,6 +50,12 @@ import {
 /** Most the turn count may differ from the human prompts, as a share. */
 const TURNS_PER_PROMPT_TOLERANCE = 0.02;
 
+/** Labels of `announce_labels.tsv` that mark an announced stop. */
+const ANNOUNCED_LABELS = new Set(["1a", "1b"]);
+
+/** Least number of those `announced_no_call` must catch. */
+const MIN_ANNOUNCEMENTS_CAUGHT = 3;
+
 /** One turn of a corpus file, as the audit judges it. */
 interface JudgedTurn {
   /** 1-based line of its opener, else of its first entry. */
@@ -57,6 +66,9 @@ interface JudgedTurn {
   endLine: number;
   verdict: TurnVerdict;
   ending: TurnEnding;
+  /** Where `announced_no_call` fires: the announcing message's line. */
+  announcedLine: number | null;
+  announcement: string;
 }
 
 /** Every turn of `file`, judged as `audit` judges it. */
@@ -66,12 +78,21 @@ async function judgeFile(path: string, subagent: boolean) {
     const turns: JudgedTurn[] = [];
     for await (const turn of readHistoryTurns(handle, { subagent })) {
       const lines = turn.entries.map((e) => e.line);
+      const verdict = classifyTurn(turn.entries, HISTORY_CONTEXT);
+      // As the hook judges a main thread's Stop (announcement.ts).
+      const announced = subagent ? null : announcedStop(
+        turn.entries,
+        HISTORY_CONTEXT,
+        verdict.signatures.length > 0,
+      );
       turns.push({
         startLine: turn.startLine,
         firstLine: Math.min(turn.startLine, ...lines),
         endLine: lines.at(-1) ?? turn.startLine,
-        verdict: classifyTurn(turn.entries, HISTORY_CONTEXT),
+        verdict,
         ending: turnEnding(turn, subagent),
+        announcedLine: announced?.line ?? null,
+        announcement: announced?.announcement ?? "",
       });
     }
     return turns;
@@ -305,6 +326,56 @@ async function check(corpus: Corpus, work: string): Promise<number> {
     }
   }
 
+  // Announced, then stopped: the detector against its hand labels.
+  const announceLabels = new Map(
+    corpus.announceLabels.map((l) => [`${l.stored}:${l.lastLine}`, l.label]),
+  );
+  let turnEnds = 0;
+  let caught = 0;
+  const wrong: string[] = [];
+  const announceLines: string[] = [];
+  for (const [stored, turns] of judged) {
+    if (byStored.get(stored)?.subagent) continue;
+    for (const t of turns) {
+      turnEnds++;
+      if (t.announcedLine === null) continue;
+      const label = announceLabels.get(`${stored}:${t.announcedLine}`);
+      const where = `${stored}: line ${t.announcedLine}, ${
+        JSON.stringify(t.announcement)
+      }`;
+      if (label !== undefined && ANNOUNCED_LABELS.has(label)) {
+        caught++;
+        announceLines.push(`${label} caught: ${where}`);
+      } else if (label !== undefined) {
+        wrong.push(`labelled ${label}: ${where}`);
+      } else {
+        wrong.push(`UNLABELLED (judge it by hand): ${where}`);
+      }
+    }
+  }
+  const positives = corpus.announceLabels.filter((l) =>
+    ANNOUNCED_LABELS.has(l.label)
+  );
+  for (const label of positives) {
+    const fired = judged.get(label.stored)?.some((t) =>
+      t.announcedLine === label.lastLine
+    );
+    if (!fired) {
+      announceLines.push(
+        `${label.label} missed: ${label.stored}: line ${label.lastLine}`,
+      );
+    }
+  }
+  for (const line of wrong) failures.push(`announced_no_call fired: ${line}`);
+  const wanted = Math.min(MIN_ANNOUNCEMENTS_CAUGHT, positives.length);
+  if (caught < wanted) {
+    failures.push(
+      `announced_no_call caught ${caught} of ${positives.length} labelled announcements, fewer than ${wanted}`,
+    );
+  }
+  const firings = caught + wrong.length;
+  const precision = firings > 0 ? `${caught}/${firings}` : "no firing";
+
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
     `corpus: ${corpus.root} (${corpus.files.length} transcripts, ${seconds} s)`,
@@ -320,6 +391,10 @@ async function check(corpus: Corpus, work: string): Promise<number> {
   console.log(
     `  labelled verdicts: ${corpus.labels.length}, checks held: ${held.length}, failed: ${failures.length}`,
   );
+  console.log(
+    `  announced_no_call: fired ${firings} times on ${turnEnds} turn ends of main transcripts; precision ${precision}, recall ${caught}/${positives.length} (labels 1a, 1b)`,
+  );
+  for (const line of announceLines) console.log(`  announced_no_call ${line}`);
   for (const line of held) console.log(`  ok    ${line}`);
   for (const line of unfinished) {
     console.log(`  unfinished (not a stall): ${line}`);
