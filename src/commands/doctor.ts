@@ -195,6 +195,7 @@ async function gatherFacts(
     configPath: loaded.configPath,
     problems: formatProblems(loaded.problems),
     killSwitch: killSwitchOf(loaded.settings, io),
+    announcedNoCall: loaded.settings.announcedNoCall,
     watchMaxSeconds: loaded.settings.watchMaxSeconds,
     timers: {
       watchEvents,

@@ -164,7 +164,7 @@ const SAYING_VERBS: ReadonlySet<string> = new Set([
 
 /** Words that put the action off: not an immediate one. */
 const DEFERRED =
-  /(?:later|tomorrow|next time|another time|at some point|eventually|in the future|in (?:a|the) (?:next|following|future|later) (?:session|turn|step|pass|round)|afterwards?)/i;
+  /\b(?:later|tomorrow|next time|another time|at some point|eventually|in the future|in (?:a|the) (?:next|following|future|later) (?:session|turn|step|pass|round)|afterwards?|(?:get|check|come) back)\b/i;
 
 /**
  * Words that make a sentence conditional on something still to happen

@@ -224,7 +224,7 @@ Deno.test("doctor fails on a nudge template slot stall-watch does not fill", asy
   assert.deepEqual(lines(out, "FAIL").map((l) => l.slice(8)), [
     'config: .claude/stall-watch.jsonc:1:50: "recovery.nudges.empty_tool_result" ' +
     "has {file_path}, which is not filled in (slots: {tool_name}, {tool_input}, " +
-    "{tool_use_id}, {line_number}); using the preset's text",
+    "{tool_use_id}, {line_number}, {announcement}); using the preset's text",
   ]);
 });
 
@@ -528,6 +528,7 @@ function facts(overrides: Partial<DoctorFacts> = {}): DoctorFacts {
     configPath: null,
     problems: [],
     killSwitch: { active: false, source: "" },
+    announcedNoCall: "log",
     watchMaxSeconds: 600,
     timers: {
       watchEvents: [],
@@ -732,4 +733,20 @@ Deno.test("clientChecks() warns where the watchdog cannot see a running request 
     "Claude Code 2.1.47 wrote this project's newest transcript (/p/s.jsonl)",
     'output "json" works on Claude Code 2.1.47',
   ]);
+});
+
+Deno.test("doctor says what announced_no_call does, that it is off by default, and how precise it was on real sessions", () => {
+  const line = (mode: "log" | "block") =>
+    doctorChecks(facts({ announcedNoCall: mode })).find((r) =>
+      r.text.startsWith("announced_no_call")
+    );
+  const off = line("log");
+  assert.equal(off?.status, "ok");
+  assert.match(off?.text ?? "", /logged only \(off by default\)/);
+  assert.match(off?.text ?? "", /every one a real announced stop/);
+  assert.match(off?.text ?? "", /"announced_no_call": "block" nudges it/);
+  assert.match(
+    line("block")?.text ?? "",
+    /^announced_no_call blocks: .* nudged once/,
+  );
 });
