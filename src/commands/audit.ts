@@ -51,9 +51,10 @@ may also be a single transcript.
   --json        one object on stdout:
                 {"root", "files", "bytes", "turns", "stalled_turns",
                  "api_error_turns", "usage_limit_turns",
-                 "unfinished_turns", "stalled_calls", "by_kind",
-                 "by_tool", "by_mcp_server", "sessions", "unfinished",
-                 "unreadable", "skipped_older", "roots", "elapsed_ms"}
+                 "unfinished_turns", "announced_turns", "stalled_calls",
+                 "by_kind", "by_tool", "by_mcp_server", "sessions",
+                 "unfinished", "announced", "unreadable",
+                 "skipped_older", "roots", "elapsed_ms"}
                 ("root": the roots joined by ", ")
 
 Files that cannot be read, or are plainly not transcripts (binary data, a
