@@ -177,20 +177,32 @@ export async function* readHistoryVerdicts(
   options: HistoryOptions,
 ): AsyncGenerator<HistoryVerdict> {
   for await (const turn of readHistoryTurns(file, options)) {
-    const verdict = classifyTurn(turn.entries, HISTORY_CONTEXT);
-    const announced = options.subagent ? null : announcedStop(
-      turn.entries,
-      HISTORY_CONTEXT,
-      verdict.signatures.length > 0,
-    );
-    yield {
-      startLine: turn.startLine,
-      endLine: turn.entries.at(-1)?.line ?? turn.startLine,
-      verdict,
-      ending: turnEnding(turn, options.subagent),
-      ...(announced ? { announced } : {}),
-    };
+    yield historyVerdict(turn, options.subagent);
   }
+}
+
+/**
+ * One history turn judged: the classifier's verdict, whether it ended,
+ * and (in a main transcript, as the hook judges a main thread's Stop) the
+ * announcement it ended on.
+ */
+export function historyVerdict(
+  turn: HistoryTurn,
+  subagent: boolean,
+): HistoryVerdict {
+  const verdict = classifyTurn(turn.entries, HISTORY_CONTEXT);
+  const announced = subagent ? null : announcedStop(
+    turn.entries,
+    HISTORY_CONTEXT,
+    verdict.signatures.length > 0,
+  );
+  return {
+    startLine: turn.startLine,
+    endLine: turn.entries.at(-1)?.line ?? turn.startLine,
+    verdict,
+    ending: turnEnding(turn, subagent),
+    ...(announced ? { announced } : {}),
+  };
 }
 
 /** Reads a byte range of a file again (for clipped lines worth parsing). */

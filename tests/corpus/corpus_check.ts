@@ -24,16 +24,10 @@
 import { join } from "node:path";
 import { auditFiles } from "../../src/audit/audit.ts";
 import { summarizeAudit } from "../../src/audit/audit_summary.ts";
-import { announcedStop } from "../../src/detection/announcement.ts";
 import {
-  classifyTurn,
-  type TurnVerdict,
-} from "../../src/detection/classify.ts";
-import {
-  HISTORY_CONTEXT,
+  type HistoryVerdict,
+  historyVerdict,
   readHistoryTurns,
-  type TurnEnding,
-  turnEnding,
 } from "../../src/detection/history_turns.ts";
 import { runHook } from "../../src/hook/hook.ts";
 import { findTranscripts } from "../../src/transcript/transcript_files.ts";
@@ -57,15 +51,9 @@ const ANNOUNCED_LABELS = new Set(["1a", "1b"]);
 const MIN_ANNOUNCEMENTS_CAUGHT = 3;
 
 /** One turn of a corpus file, as the audit judges it. */
-interface JudgedTurn {
-  /** 1-based line of its opener, else of its first entry. */
-  startLine: number;
+interface JudgedTurn extends HistoryVerdict {
   /** 1-based line of its first line on file (a late entry may lead). */
   firstLine: number;
-  /** 1-based line of its last entry. */
-  endLine: number;
-  verdict: TurnVerdict;
-  ending: TurnEnding;
   /** Where `announced_no_call` fires: the announcing message's line. */
   announcedLine: number | null;
   announcement: string;
@@ -77,22 +65,12 @@ async function judgeFile(path: string, subagent: boolean) {
   try {
     const turns: JudgedTurn[] = [];
     for await (const turn of readHistoryTurns(handle, { subagent })) {
-      const lines = turn.entries.map((e) => e.line);
-      const verdict = classifyTurn(turn.entries, HISTORY_CONTEXT);
-      // As the hook judges a main thread's Stop (announcement.ts).
-      const announced = subagent ? null : announcedStop(
-        turn.entries,
-        HISTORY_CONTEXT,
-        verdict.signatures.length > 0,
-      );
+      const judged = historyVerdict(turn, subagent);
       turns.push({
-        startLine: turn.startLine,
-        firstLine: Math.min(turn.startLine, ...lines),
-        endLine: lines.at(-1) ?? turn.startLine,
-        verdict,
-        ending: turnEnding(turn, subagent),
-        announcedLine: announced?.line ?? null,
-        announcement: announced?.announcement ?? "",
+        ...judged,
+        firstLine: Math.min(turn.startLine, ...turn.entries.map((e) => e.line)),
+        announcedLine: judged.announced?.line ?? null,
+        announcement: judged.announced?.announcement ?? "",
       });
     }
     return turns;

@@ -382,7 +382,7 @@ Deno.test("in context mode a block tells the user of an unknown template slot on
     notice,
     ' (defaults used instead): .claude/stall-watch.jsonc:1:53: "recovery.default_nudge" ' +
       "has {file_path}, which is not filled in (slots: {tool_name}, " +
-      "{tool_input}, {tool_use_id}, {line_number}); using the preset's text",
+      "{tool_input}, {tool_use_id}, {line_number}, {announcement}); using the preset's text",
   );
   assert.doesNotMatch(
     output.hookSpecificOutput.additionalContext,

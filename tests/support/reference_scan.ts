@@ -5,12 +5,9 @@
  * @module
  */
 
-import { announcedStop } from "../../src/detection/announcement.ts";
-import { classifyTurn } from "../../src/detection/classify.ts";
 import {
-  HISTORY_CONTEXT,
   type HistoryVerdict,
-  turnEnding,
+  historyVerdict,
 } from "../../src/detection/history_turns.ts";
 import { lineEntries } from "../../src/transcript/line_entries.ts";
 import { readLinesForward } from "../../src/transcript/line_reader.ts";
@@ -34,19 +31,7 @@ export async function referenceVerdicts(
         entries: turn.entries,
         followed: !last || i < turns.length - 1,
       };
-      const verdict = classifyTurn(turn.entries, HISTORY_CONTEXT);
-      const announced = subagent ? null : announcedStop(
-        turn.entries,
-        HISTORY_CONTEXT,
-        verdict.signatures.length > 0,
-      );
-      verdicts.push({
-        startLine: turn.startLine,
-        endLine: turn.entries.at(-1)?.line ?? turn.startLine,
-        verdict,
-        ending: turnEnding(history, subagent),
-        ...(announced ? { announced } : {}),
-      });
+      verdicts.push(historyVerdict(history, subagent));
     });
   };
   try {
