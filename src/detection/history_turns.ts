@@ -94,7 +94,9 @@ export async function* readHistoryTurns(
   });
   for await (const raw of reader) {
     for (const entry of historyLineEntries(raw, source)) {
-      for (const turn of splitter.push(entry)) yield historyTurn(turn, true);
+      const closed = splitter.push(entry);
+      if (closed.length === 0) continue;
+      for (const turn of closed) yield historyTurn(turn, true);
     }
   }
   const last = splitter.finish();

@@ -212,12 +212,16 @@ function announcedStopOf(
 ): AnnouncedStop | null {
   const scan = detection.scan;
   if (input.isSubagent || scan === null || scan.budget !== null) return null;
-  if (provesFollowUp(input.lastAssistantMessage, scan.entries)) return null;
-  return announcedStop(
+  const found = announcedStop(
     scan.entries,
     { backgroundTasks: input.backgroundTasks },
     false,
   );
+  // Asked only then: it reads every text of the turn.
+  if (found && provesFollowUp(input.lastAssistantMessage, scan.entries)) {
+    return null;
+  }
+  return found;
 }
 
 /**

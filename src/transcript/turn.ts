@@ -128,7 +128,13 @@ export class ForwardTurnSplitter {
    * @returns The turns this entry closed, in file order.
    */
   push(entry: Entry): SplitTurn[] {
-    if (!isEligible(entry, this.#includeSidechains)) return [];
+    if (!isEligible(entry, this.#includeSidechains)) return NONE;
+    if (this.#continues(entry)) {
+      // Most entries: nothing waits, and this one opens nothing.
+      this.#current.push(entry);
+      this.#notePromptId(entry);
+      return NONE;
+    }
     this.#settlePending(entry);
     const otherPromptId = this.#pending === null &&
       carriesOtherPromptId(entry, this.#lastPromptId);
@@ -143,6 +149,18 @@ export class ForwardTurnSplitter {
     }
     this.#notePromptId(entry);
     return this.#drain();
+  }
+
+  /**
+   * Whether `entry` simply goes on in the turn: no opener waits, and it is
+   * no prompt, command or compaction, and names no other promptId.
+   */
+  #continues(entry: Entry): boolean {
+    if (this.#pending !== null) return false;
+    const kind = entry.kind;
+    if (kind === "prompt" || kind === "boundary") return false;
+    if (kind === "note" && entry.source === "command") return false;
+    return entry.promptId === null || entry.promptId === this.#lastPromptId;
   }
 
   /** Closes the turn in progress; returns what was still open. */
