@@ -11,7 +11,11 @@ import { STALL_KINDS } from "../detection/classify.ts";
 import type { AuditSummary } from "./audit_summary.ts";
 import { formatBytes, formatCount } from "../shared/number_format.ts";
 import type { Style } from "../shared/term_style.ts";
-import { renderTable } from "../shared/text_table.ts";
+import {
+  type Cell,
+  renderTable,
+  type TableOptions,
+} from "../shared/text_table.ts";
 import { pluginOf } from "../transcript/tool_name.ts";
 
 /** Rows shown per ranking before "... and N more". */
@@ -117,46 +121,42 @@ export function renderAuditReport(
       return plugin ? `${server} (plugin ${plugin})` : server;
     }, tableOptions),
   );
-  const worst = summary.sessions.slice(0, TOP_ROWS);
   section(
     "Worst sessions",
-    renderTable(
+    topRows(
       ["stalled", "turns", "first stall", "path"],
-      worst.map((s) => [
+      summary.sessions,
+      (s) => [
         formatCount(s.stalledTurns),
         formatCount(s.turns),
         `line ${s.stalls[0]?.data.line ?? "?"}`,
         s.path,
-      ]),
+      ],
       { ...tableOptions, rightAligned: [0, 1] },
-    ) + more(summary.sessions.length - worst.length),
+    ),
   );
-  const unfinished = summary.unfinished.slice(0, TOP_ROWS);
   section(
     "Unfinished turns (no sign they ended: a hang, or a file captured mid-turn)",
-    renderTable(
+    topRows(
       ["turn", "stall", "why", "path"],
-      unfinished.map((u) => [
+      summary.unfinished,
+      (u) => [
         `line ${u.turnLine}`,
         `line ${u.data.line ?? "?"}`,
         u.ending === "process_died" ? "process died" : "no end",
-        escapeTerminal(u.path),
-      ]),
+        u.path,
+      ],
       tableOptions,
-    ) + more(summary.unfinished.length - unfinished.length),
+    ),
   );
-  const announced = summary.announced.slice(0, TOP_ROWS);
   section(
     "Announced, then stopped (announced_no_call; blocked only when configured)",
-    renderTable(
+    topRows(
       ["message", "announcement", "path"],
-      announced.map((a) => [
-        `line ${a.line}`,
-        a.announcement,
-        a.path,
-      ]),
+      summary.announced,
+      (a) => [`line ${a.line}`, a.announcement, a.path],
       { ...tableOptions, rightAligned: [] },
-    ) + more(summary.announced.length - announced.length),
+    ),
   );
   section(
     `Unreadable (${formatCount(summary.unreadable.length)})`,
@@ -168,6 +168,18 @@ export function renderAuditReport(
     out.push(`\n${style.green("No stalled turns.")}\n`);
   }
   return out.join("");
+}
+
+/** The first {@link TOP_ROWS} of `items` as a table, and how many more. */
+function topRows<T>(
+  header: string[],
+  items: readonly T[],
+  row: (item: T) => Cell[],
+  options: TableOptions,
+): string {
+  const shown = items.slice(0, TOP_ROWS);
+  return renderTable(header, shown.map(row), options) +
+    more(items.length - shown.length);
 }
 
 function ranking(
