@@ -25,6 +25,8 @@ import {
   withLineNumbers,
 } from "../detection/detect.ts";
 import { provesFollowUp } from "../detection/follow_up_proof.ts";
+import { judgeClosingText } from "../detection/model_text.ts";
+import type { AssistantEntry } from "../transcript/entry.ts";
 import type { EventRecord } from "../events/event_log.ts";
 import { releaseOf } from "../claude_client/release.ts";
 import { reportLine } from "../recovery/report_line.ts";
@@ -212,16 +214,30 @@ function announcedStopOf(
 ): AnnouncedStop | null {
   const scan = detection.scan;
   if (input.isSubagent || scan === null || scan.budget !== null) return null;
-  const found = announcedStop(
-    scan.entries,
-    { backgroundTasks: input.backgroundTasks },
-    false,
-  );
-  // Asked only then: it reads every text of the turn.
-  if (found && provesFollowUp(input.lastAssistantMessage, scan.entries)) {
+  const context = { backgroundTasks: input.backgroundTasks };
+  const last = input.lastAssistantMessage;
+  // The payload carries the final reply's text: when it announces nothing,
+  // nothing on file can change that.
+  if (last !== null && judgeClosingText(last).announcement === null) {
     return null;
   }
-  return found;
+  const found = announcedStop(scan.entries, context, false);
+  if (found || last === null || !provesFollowUp(last, scan.entries)) {
+    return found;
+  }
+  // The final reply is not on file yet (the file lags behind the Stop):
+  // its text, which the payload carries, is what the turn ended on.
+  const reply: AssistantEntry = {
+    kind: "assistant",
+    offset: scan.fileSize,
+    line: 0,
+    promptId: null,
+    sidechain: false,
+    messageId: null,
+    texts: [last],
+    toolUses: [],
+  };
+  return announcedStop([...scan.entries, reply], context, false);
 }
 
 /**

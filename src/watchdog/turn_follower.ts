@@ -169,10 +169,7 @@ export class TurnFollower {
 
   /** The first look: the current turn from the end, then its watched result on. */
   async #start(stopWhen: () => boolean): Promise<void> {
-    this.#turn = new ForwardTurnSplitter({
-      includeSidechains: false,
-      fromFileStart: false,
-    });
+    this.#turn = new ForwardTurnSplitter({ includeSidechains: false });
     this.#taken = 0;
     this.#marks = { ...NO_MARKS };
     this.#newTurn = false;
@@ -187,9 +184,17 @@ export class TurnFollower {
       stopWhen,
     });
     if (!scan) {
-      this.#offset = 0;
+      this.#offset = 0; // read from the file's start: so the splitter is
       return;
     }
+    // The turn continues from its scan: from the file's start only when
+    // the scan read back to it without finding a turn start (a late prompt
+    // line's run may then reach back to it).
+    this.#turn = new ForwardTurnSplitter({
+      includeSidechains: false,
+      fromFileStart: !scan.reachedStart && scan.budget === null &&
+        !scan.stopped,
+    });
     this.#openerOffset = scan.startOffset ?? -1;
     const max = this.#options.maxEntries ?? MAX_TURN_ENTRIES;
     if (scan.entries.length > max) this.#overflow = true;

@@ -136,3 +136,29 @@ Deno.test("nor while background work runs, nor when the kill switch is on", asyn
     "kill_switch_active",
   ]);
 });
+
+Deno.test("an announcement the file does not hold yet is judged from the payload's last_assistant_message (transcript lag)", async () => {
+  // The file stops at the result: the final reply's line is still on its
+  // way, but the Stop payload carries its text.
+  const lines = turnEndingOn(ANNOUNCED);
+  const lagging = lines.slice(0, lines.findIndex(isResult) + 1);
+  await using file = await tempTranscript(transcriptText(lagging));
+  const outcome = await runHook(
+    JSON.stringify({
+      session_id: "announced-lag",
+      transcript_path: file.path,
+      cwd: file.dir,
+      hook_event_name: "Stop",
+      stop_hook_active: false,
+      last_assistant_message: ANNOUNCED,
+    }),
+    {
+      env: { STALL_WATCH_ANNOUNCED_NO_CALL: "block" },
+      cwd: file.dir,
+      now: () => Date.now(),
+      sleep: () => Promise.resolve(),
+    },
+  );
+  assert.equal(outcome.exitCode, 2);
+  assert.match(outcome.stderr, /You wrote "Let me run the tests now:"/);
+});

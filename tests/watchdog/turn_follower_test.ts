@@ -348,6 +348,28 @@ Deno.test("TurnFollower keeps the watched call's turn when its prompt line lands
   }
 });
 
+Deno.test("TurnFollower keeps a session's first turn when its prompt line lands after the call and the result, all in one look (2.1.47 under load)", async () => {
+  await using project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  t.stampsPromptId = false;
+  const made = (ms: number) => (t.madeAt = new Date(1_780_000_000_000 + ms));
+  await t.append(t.attachment()); // the file exists, no turn on it yet
+  const id = newId("toolu_");
+  made(0);
+  const prompt = t.prompt("Run the linter.");
+  made(1_000);
+  const call = t.toolUse(id, "Bash", { command: "npm run lint" });
+  made(2_000);
+  const result = t.result(id, "0 problems");
+  const follower = follow(t, id);
+  await follower.look(never);
+  assert.equal(callState(follower.entries, id).kind, "absent");
+  await t.append(call, result, prompt);
+  await follower.look(never);
+  assert.equal(follower.newTurn, false);
+  assert.equal(callState(follower.entries, id).kind, "answered");
+});
+
 /**
  * Real 2.1.332, interactive, when its watcher judged: the api-request line
  * (22) of the request that carries the echo result landed ahead of the
