@@ -39,6 +39,7 @@ import {
 } from "./support/session.ts";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import type { TmuxPane } from "./support/tmux.ts";
+import { EVENT_WAIT_MS } from "./support/patience.ts";
 
 const EVENTS_LOG = ".claude/stall_watch/events.jsonl";
 
@@ -161,7 +162,7 @@ async function interactive(
 async function waitUntil(
   condition: () => Promise<boolean>,
   what: string,
-  timeoutMs = 20_000,
+  timeoutMs = EVENT_WAIT_MS,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
@@ -222,7 +223,7 @@ async function apiErrorAfter(
     await pane.keys("Enter");
     await pane.waitFor(/API Error: 500/);
     try {
-      await pane.waitFor(new RegExp(answer), 30_000);
+      await pane.waitFor(new RegExp(answer));
     } catch (error) {
       // Say what the watcher did, to tell its miss from a lost wake-up.
       const runs = watchRuns(await session.hookRuns());
@@ -350,7 +351,7 @@ async function slowModelRun(
       try {
         await pane.type("echo forty-two");
         await pane.keys("Enter");
-        await pane.waitFor(new RegExp(answer), 30_000);
+        await pane.waitFor(new RegExp(answer));
         await waitUntil(watcherDone(session), "the watcher to finish");
       } finally {
         onFile.stop();
@@ -383,7 +384,7 @@ async function slowModelRun(
       // own. A known limit (docs/watchdog.md): raise the idle window.
       assert.deepEqual(watchRuns(runs).map((r) => r.code), [2]);
       assert.deepEqual(await watchOutcomes(session), ["nudged"]);
-      await pane.waitFor(/Already answered above\./, 30_000);
+      await pane.waitFor(/Already answered above\./);
       assert.equal(session.api.mainRequests().length, 3);
       assert.equal(nudged(session).length, 1);
     },
@@ -549,7 +550,7 @@ claudeTest(
       async (session, pane) => {
         await pane.type("echo, then the next step");
         await pane.keys("Enter");
-        await pane.waitFor(/Do you want to proceed/, 30_000);
+        await pane.waitFor(/Do you want to proceed/);
         await sleep((IDLE_SECONDS + 3) * 1000);
         const runs = await session.hookRuns();
         assert.deepEqual(watchRuns(runs).map((r) => r.code), [0]);
@@ -596,7 +597,7 @@ claudeTest(
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(EVENT_WAIT_MS),
       }).output();
       assert.equal(install.code, 0, new TextDecoder().decode(install.stderr));
       Object.assign(session.env, {
@@ -613,7 +614,7 @@ claudeTest(
         const events = async () =>
           await readJsonl(join(session.project, EVENTS_LOG)).catch(() => []);
         try {
-          await pane.waitFor(new RegExp(answer), 60_000);
+          await pane.waitFor(new RegExp(answer));
         } catch (error) {
           // What stall-watch decided says why no nudge came.
           throw new Error(
