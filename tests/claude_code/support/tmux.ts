@@ -106,8 +106,12 @@ export async function haveTmux(): Promise<boolean> {
  */
 /** How long one Enter is given to empty the input box. */
 const SUBMIT_WAIT_MS = 3_000;
-/** Enters pressed before a submit gives up. */
-const SUBMIT_ATTEMPTS = 5;
+/**
+ * Enters pressed before a submit gives up: one every {@link SUBMIT_WAIT_MS}
+ * for as long as any event may take (a loaded machine slowed 2.0.76's input
+ * box past five of them).
+ */
+const SUBMIT_ATTEMPTS = Math.ceil(EVENT_WAIT_MS / SUBMIT_WAIT_MS);
 
 /**
  * Whether Claude Code's input box (the line just below a horizontal rule)
