@@ -5,7 +5,7 @@
  * @module
  */
 
-import { basename, dirname } from "node:path";
+import { basename, dirname } from "../shared/paths.ts";
 import { STALL_KINDS, type StallKind } from "../detection/classify.ts";
 import type { FileAudit } from "./audit.ts";
 import { signatureData } from "../detection/classify.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { resolvePath } from "../shared/paths.ts";
 import type { StallSignature } from "../detection/classify.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseCommandLine } from "../shared/command_options.ts";
@@ -108,7 +108,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
       } --all-turns --stalled"`,
     );
   }
-  const absolute = resolve(io.cwd, path);
+  const absolute = resolvePath(io.cwd, path);
   const subagent = options.subagent === true || isSubagentTranscript(absolute);
   const json = options.json === true;
   const style = styleFor(io, "stdout");

@@ -15,7 +15,7 @@ import {
 } from "../detection/background_tasks.ts";
 import { cutOversizedArrays } from "./oversized_array.ts";
 import { InputError } from "../shared/errors.ts";
-import { isPlainObject } from "../transcript/json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 
 /** The hook payload, reduced to what stall-watch uses. */
 export interface HookInput {
