@@ -1,45 +1,31 @@
 /**
  * The Stop hook's path for a turn that has a stall: the guardrails decide
- * (`stall_decision.ts`), the decision is logged, and the block is written in
- * the configured output mode (`block_output.ts`), or the stop is allowed
- * with one line naming the brake that held it back.
+ * (`decision/stall_decision.ts`), the decision is logged, and the block is
+ * written in the configured output mode (`block_output.ts`), or the stop is
+ * allowed with one line naming the brake that held it back.
  *
- * Loaded lazily by `hook.ts`, in one import, only when there is a stall to
- * act on: a healthy stop never loads the guardrails, the recovery texts or
- * the output modes.
+ * Loaded lazily by `hook.ts`, in one import, only on a stall: a healthy stop
+ * never loads the guardrails, the recovery texts or the output modes.
  *
  * @module
  */
 
-import type { StallSignature } from "../detection/classify.ts";
 import type { Settings } from "../settings/settings.ts";
 import type { Release } from "../claude_client/release.ts";
+import type { CliIO } from "../shared/cli_io.ts";
+import { killSwitchOf } from "../decision/kill_switch.ts";
+import { logEvents } from "../decision/log_events.ts";
+import type { StoreOpener } from "../decision/notices.ts";
+import { allowOutcome, type Outcome } from "../decision/outcome.ts";
+import {
+  decideOnStall,
+  type StallRequest,
+} from "../decision/stall_decision.ts";
 import { blockOutcome, chooseOutput } from "./block_output.ts";
-import { type DecisionIO, killSwitchOf, logEvents } from "./decision_io.ts";
-import { allowOutcome, type HookOutcome } from "./hook_outcome.ts";
-import type { StoreOpener } from "./notices.ts";
-import { decideOnStall } from "./stall_decision.ts";
-
-/** The stalled turn the hook detected. */
-export interface StalledStop {
-  sessionId: string;
-  /** `Stop` or `SubagentStop`. */
-  hookEvent: string;
-  /** The transcript judged. */
-  transcriptPath: string;
-  /** Non-empty, sorted by line. */
-  signatures: readonly StallSignature[];
-  /** Which rule fired. */
-  reason: string;
-  /** How long detection waited for a lagging transcript. */
-  waitedMs: number;
-  /** The release that wrote the judged turn, when its entries say. */
-  clientRelease: Release | null;
-}
 
 /** What the block path needs besides the stall. */
 export interface BlockContext {
-  io: DecisionIO;
+  io: Pick<CliIO, "env" | "cwd" | "sleep">;
   settings: Settings;
   openStore: StoreOpener;
   /** The config notice due now, if any (claimed only when it can be shown). */
@@ -51,24 +37,24 @@ export interface BlockContext {
 /**
  * Decides on a stalled stop and writes the outcome: a block in the output
  * mode, or an allow with the brake's line.
+ *
+ * @param release The release that wrote the judged turn, when its entries
+ * say: it picks the output mode.
  */
 export async function handleStalledStop(
-  stop: StalledStop,
+  stall: StallRequest,
+  release: Release | null,
   context: BlockContext,
-): Promise<HookOutcome> {
+): Promise<Outcome> {
   const { io, settings } = context;
-  const output = chooseOutput(settings.output, stop.clientRelease);
-  const result = await decideOnStall({
-    sessionId: stop.sessionId,
-    hookEvent: stop.hookEvent,
-    transcriptPath: stop.transcriptPath,
-    signatures: stop.signatures,
-    reason: stop.reason,
-    details: {
-      waited_ms: stop.waitedMs,
-      ...(output.fallback ? { output_fallback: output.fallback } : {}),
-    },
-  }, {
+  const output = chooseOutput(settings.output, release);
+  const request = output.fallback
+    ? {
+      ...stall,
+      details: { ...stall.details, output_fallback: output.fallback },
+    }
+    : stall;
+  const result = await decideOnStall(request, {
     settings,
     killSwitch: killSwitchOf(settings, io),
     store: await context.openStore(),
@@ -82,7 +68,7 @@ export async function handleStalledStop(
     message: result.message,
     prompt: result.prompt,
     report: result.report,
-    hookEvent: stop.hookEvent,
+    hookEvent: stall.hookEventName,
     // Exit 2 cannot carry JSON: in stderr mode the notice waits.
     notice: output.mode === "stderr" ? null : await context.claimNotice(),
   });

@@ -8,37 +8,35 @@
  * On an event other than Stop and SubagentStop (a misregistration) it
  * always allows, and says so once per session in a `systemMessage`.
  *
+ * Read top-down: the payload, the settings, detection, then the decision
+ * (`decision/`), whose parts load only when a stop needs them: each
+ * `import()` below says when.
+ *
  * @module
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
 import { describeBudget, detectStalls } from "../detection/detect.ts";
-import type { EventRecord } from "../events/event_log.ts";
 import { releaseOf } from "../claude_client/release.ts";
 import { reportLine } from "../recovery/report_line.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
 import type { QuarantinedEntry } from "../guardrails/state.ts";
+import type { EventName } from "../events/event_log.ts";
+import { eventRecord } from "../decision/event_record.ts";
+import { eventOf, handles } from "../decision/handlers.ts";
+import { logEvents } from "../decision/log_events.ts";
 import {
-  hookEventOf,
+  claimConfigNotice,
+  stateStoreOpener,
+  type StoreOpener,
+} from "../decision/notices.ts";
+import { allowOutcome, type Outcome } from "../decision/outcome.ts";
+import {
   type HookInput,
   hookInputFrom,
   parseHookPayload,
-  stringField,
 } from "./hook_input.ts";
-import { handles } from "./event_guard.ts";
-import {
-  allowOutcome,
-  type HookOutcome,
-  systemMessageLine,
-} from "./hook_outcome.ts";
-import {
-  claimConfigNotice,
-  claimMisregistrationNotice,
-  misregistrationNotice,
-  stateStoreOpener,
-  type StoreOpener,
-} from "./notices.ts";
 
 /** The parts of the process boundary a hook run uses. */
 export type HookIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
@@ -54,10 +52,14 @@ export type HookIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
 export async function runHook(
   payloadText: string,
   io: HookIO,
-): Promise<HookOutcome> {
+): Promise<Outcome> {
   const { payload, tasksCut } = parseHookPayload(payloadText);
-  const event = hookEventOf(payload);
-  if (!handles("hook", event)) return await misregistered(payload, event, io);
+  const event = eventOf(payload, "hook");
+  if (!handles("hook", event)) {
+    // Loaded lazily: only for an event the hook is not for.
+    const { misregistered } = await import("../decision/misregistered.ts");
+    return await misregistered("hook", event, payload, io);
+  }
   const input = hookInputFrom(payload, tasksCut);
   const { settings, problems } = await loadSettings(io.env, io.cwd);
   if (input.stopHookActive && settings.stopHookActive === "allow") {
@@ -70,11 +72,15 @@ export async function runHook(
     (entry) => quarantined.push(entry),
   );
   const outcome = await judgeStop(input, { io, settings, problems, openStore });
+  if (quarantined.length === 0) return outcome;
+  // Loaded lazily: only when a state or lock file was moved aside.
+  const { withQuarantineReport } = await import(
+    "../decision/quarantine_report.ts"
+  );
   return await withQuarantineReport(outcome, quarantined, {
     io,
     settings,
-    sessionId: input.sessionId,
-    hookEvent: input.hookEventName,
+    subject: input,
   });
 }
 
@@ -90,7 +96,7 @@ interface StopContext {
 async function judgeStop(
   input: HookInput,
   { io, settings, problems, openStore }: StopContext,
-): Promise<HookOutcome> {
+): Promise<Outcome> {
   const detection = await detectStalls(input, {
     lagWaitMs: settings.lagWaitMs,
     sleep: io.sleep,
@@ -100,24 +106,19 @@ async function judgeStop(
   const claimNotice = () =>
     claimConfigNotice(openStore, input.sessionId, problems);
   const transcript = detection.path ?? input.transcriptPath;
-  const eventOf = (
-    name: EventRecord["event"],
-    data: Record<string, unknown>,
-  ) => ({
-    event: name,
-    sessionId: input.sessionId,
-    ts: nowSeconds,
-    data: { hook_event: input.hookEventName, transcript, ...data },
-  });
+  const event = (name: EventName, data: Record<string, unknown>) =>
+    eventRecord(name, input, nowSeconds, { transcript, ...data });
 
   if (detection.exhausted !== null) {
     // Fail open: a verdict on part of the turn proves nothing either way.
     const { name, limit } = detection.exhausted;
-    const logError = await log(io, settings, [eventOf("budget_exhausted", {
-      budget: name,
-      limit,
-      reason: detection.reason,
-    })]);
+    const logError = await logEvents(io, settings, [
+      event("budget_exhausted", {
+        budget: name,
+        limit,
+        reason: detection.reason,
+      }),
+    ]);
     return allowOutcome(await claimNotice(), [
       reportLine(
         `budget exhausted (${
@@ -128,95 +129,31 @@ async function judgeStop(
     ]);
   }
   if (detection.signatures.length === 0) {
-    const logError = await log(io, settings, [
-      eventOf("healthy_stop", { reason: detection.reason }),
+    const logError = await logEvents(io, settings, [
+      event("healthy_stop", { reason: detection.reason }),
     ]);
     return allowOutcome(await claimNotice(), [logError]);
   }
 
-  // The block path loads only when there is a stall to act on (a plain
-  // import(), which the hook's bundle keeps lazy: see stop_hook.ts).
+  // Loaded lazily: only on a stall (a healthy stop never loads the
+  // guardrails, the recovery texts or the output modes).
   const { handleStalledStop } = await import("./block_path.ts");
-  return await handleStalledStop({
-    sessionId: input.sessionId,
-    hookEvent: input.hookEventName,
-    transcriptPath: transcript,
-    signatures: detection.signatures,
-    reason: detection.reason,
-    waitedMs: detection.waitedMs,
-    clientRelease: releaseOf(detection.scan?.entries ?? []),
-  }, { io, settings, openStore, claimNotice, nowSeconds });
-}
-
-/**
- * Run for an event it is not for (see `event_guard.ts`): exit 0, and tell
- * the user once per session, with any config problems.
- */
-async function misregistered(
-  payload: Record<string, unknown>,
-  event: string,
-  io: HookIO,
-): Promise<HookOutcome> {
-  const { settings, problems } = await loadSettings(io.env, io.cwd);
-  const sessionId = stringField(payload, "session_id") ?? "";
-  const quarantined: QuarantinedEntry[] = [];
-  const openStore = stateStoreOpener(
-    io,
-    settings,
-    (entry) => quarantined.push(entry),
+  return await handleStalledStop(
+    {
+      sessionId: input.sessionId,
+      hookEventName: input.hookEventName,
+      transcriptPath: transcript,
+      signatures: detection.signatures,
+      reason: detection.reason,
+      details: { waited_ms: detection.waitedMs },
+    },
+    releaseOf(detection.scan?.entries ?? []),
+    {
+      io,
+      settings,
+      openStore,
+      claimNotice,
+      nowSeconds,
+    },
   );
-  const lines: string[] = [];
-  if (await claimMisregistrationNotice(openStore, sessionId, "hook", event)) {
-    lines.push(misregistrationNotice("hook", event));
-  }
-  const config = await claimConfigNotice(openStore, sessionId, problems);
-  if (config) lines.push(config);
-  return await withQuarantineReport(
-    { ...allowOutcome(null), stdout: systemMessageLine(lines) },
-    quarantined,
-    { io, settings, sessionId, hookEvent: event },
-  );
-}
-
-/**
- * `outcome` with a line on stderr for each state or lock file the run moved
- * aside, and their `state_quarantined` events logged (the report's code
- * loads only then).
- */
-async function withQuarantineReport(
-  outcome: HookOutcome,
-  entries: readonly QuarantinedEntry[],
-  context: {
-    io: HookIO;
-    settings: Settings;
-    sessionId: string;
-    hookEvent: string;
-  },
-): Promise<HookOutcome> {
-  if (entries.length === 0) return outcome;
-  const { quarantineEvents, quarantineLine } = await import(
-    "./quarantine_report.ts"
-  );
-  const logError = await log(
-    context.io,
-    context.settings,
-    quarantineEvents(entries, {
-      sessionId: context.sessionId,
-      ts: context.io.now() / 1000,
-      hookEvent: context.hookEvent,
-    }),
-  );
-  const lines = entries.map((entry) => quarantineLine(entry) + "\n");
-  return { ...outcome, stderr: outcome.stderr + lines.join("") + logError };
-}
-
-/** Writes events when the log is on (its code loads only then). */
-async function log(
-  io: HookIO,
-  settings: Settings,
-  events: readonly EventRecord[],
-): Promise<string> {
-  if (!settings.eventLogEnabled) return "";
-  const { logEvents } = await import("./decision_io.ts");
-  return await logEvents(io, settings, events);
 }

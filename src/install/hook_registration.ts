@@ -27,7 +27,7 @@ import {
 } from "./hook_command.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 import type { SettingsEdit } from "../claude_settings/settings_update.ts";
-import { HANDLER_EVENTS } from "../hook/event_guard.ts";
+import { HANDLER_EVENTS } from "../decision/handlers.ts";
 import {
   type JsonEditor,
   jsonEditor,
