@@ -9,7 +9,7 @@
 
 import type { CliIO } from "../shared/cli_io.ts";
 import type { QuarantinedEntry } from "../guardrails/state.ts";
-import { loadSettings } from "../settings/load_settings.ts";
+import type { LoadedSettings } from "../settings/load_settings.ts";
 import type { Handler } from "./handlers.ts";
 import {
   claimConfigNotice,
@@ -24,14 +24,16 @@ import { withQuarantineReport } from "./quarantine_report.ts";
 /**
  * The outcome of `handler` run for `event`, which it is not for: an allow
  * with the notices due.
+ *
+ * @param loaded The effective settings and the config's problems.
  */
 export async function misregistered(
   handler: Handler,
   event: string,
   payload: Record<string, unknown>,
-  io: Pick<CliIO, "env" | "cwd" | "now" | "sleep">,
+  { settings, problems }: LoadedSettings,
+  io: Pick<CliIO, "cwd" | "now" | "sleep">,
 ): Promise<Outcome> {
-  const { settings, problems } = await loadSettings(io.env, io.cwd);
   const sessionId = stringField(payload, "session_id") ?? "";
   const quarantined: QuarantinedEntry[] = [];
   const openStore = stateStoreOpener(

@@ -1,8 +1,8 @@
 /**
  * The Stop hook's path for a turn that has a stall: the guardrails decide
- * (`decision/stall_decision.ts`), the decision is logged, and the block is
- * written in the configured output mode (`block_output.ts`), or the stop is
- * allowed with one line naming the brake that held it back.
+ * (`decision/stall_decision.ts`), and the block is written in the
+ * configured output mode (`block_output.ts`), or the stop is allowed with
+ * one line naming the brake that held it back.
  *
  * Loaded lazily by `hook.ts`, in one import, only on a stall: a healthy stop
  * never loads the guardrails, the recovery texts or the output modes.
@@ -14,9 +14,8 @@ import type { Settings } from "../settings/settings.ts";
 import type { Release } from "../claude_client/release.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { killSwitchOf } from "../decision/kill_switch.ts";
-import { logEvents } from "../decision/log_events.ts";
 import type { StoreOpener } from "../decision/notices.ts";
-import { allowOutcome, type Outcome } from "../decision/outcome.ts";
+import { allowOutcome, type Verdict } from "../decision/outcome.ts";
 import {
   decideOnStall,
   type StallRequest,
@@ -25,7 +24,7 @@ import { blockOutcome, chooseOutput } from "./block_output.ts";
 
 /** What the block path needs besides the stall. */
 export interface BlockContext {
-  io: Pick<CliIO, "env" | "cwd" | "sleep">;
+  io: Pick<CliIO, "env" | "cwd">;
   settings: Settings;
   openStore: StoreOpener;
   /** The config notice due now, if any (claimed only when it can be shown). */
@@ -35,8 +34,8 @@ export interface BlockContext {
 }
 
 /**
- * Decides on a stalled stop and writes the outcome: a block in the output
- * mode, or an allow with the brake's line.
+ * Decides on a stalled stop: a block in the output mode, or an allow with
+ * the brake's line, and the events that say why.
  *
  * @param release The release that wrote the judged turn, when its entries
  * say: it picks the output mode.
@@ -45,7 +44,7 @@ export async function handleStalledStop(
   stall: StallRequest,
   release: Release | null,
   context: BlockContext,
-): Promise<Outcome> {
+): Promise<Verdict> {
   const { io, settings } = context;
   const output = chooseOutput(settings.output, release);
   const request = output.fallback
@@ -60,9 +59,12 @@ export async function handleStalledStop(
     store: await context.openStore(),
     nowSeconds: context.nowSeconds,
   });
-  const logError = await logEvents(io, settings, result.events);
+  const { events } = result;
   if (result.action === "suppress") {
-    return allowOutcome(await context.claimNotice(), [result.line, logError]);
+    return {
+      outcome: allowOutcome(await context.claimNotice(), [result.line]),
+      events,
+    };
   }
   const outcome = blockOutcome(output.mode, {
     message: result.message,
@@ -72,5 +74,5 @@ export async function handleStalledStop(
     // Exit 2 cannot carry JSON: in stderr mode the notice waits.
     notice: output.mode === "stderr" ? null : await context.claimNotice(),
   });
-  return { ...outcome, stderr: outcome.stderr + logError };
+  return { outcome, events };
 }

@@ -8,9 +8,10 @@
  * On an event other than Stop and SubagentStop (a misregistration) it
  * always allows, and says so once per session in a `systemMessage`.
  *
- * Read top-down: the payload, the settings, detection, then the decision
- * (`decision/`), whose parts load only when a stop needs them: each
- * `import()` below says when.
+ * Read top-down: the payload, the settings, detection, the decision
+ * (`decision/`), then its effects: the events logged, the outcome returned.
+ * The decision's parts load only when a stop needs them: each `import()`
+ * below says when.
  *
  * @module
  */
@@ -31,7 +32,11 @@ import {
   stateStoreOpener,
   type StoreOpener,
 } from "../decision/notices.ts";
-import { allowOutcome, type Outcome } from "../decision/outcome.ts";
+import {
+  allowOutcome,
+  type Outcome,
+  type Verdict,
+} from "../decision/outcome.ts";
 import {
   type HookInput,
   hookInputFrom,
@@ -54,14 +59,15 @@ export async function runHook(
   io: HookIO,
 ): Promise<Outcome> {
   const { payload, tasksCut } = parseHookPayload(payloadText);
+  const loaded = await loadSettings(io.env, io.cwd);
   const event = eventOf(payload, "hook");
   if (!handles("hook", event)) {
     // Loaded lazily: only for an event the hook is not for.
     const { misregistered } = await import("../decision/misregistered.ts");
-    return await misregistered("hook", event, payload, io);
+    return await misregistered("hook", event, payload, loaded, io);
   }
   const input = hookInputFrom(payload, tasksCut);
-  const { settings, problems } = await loadSettings(io.env, io.cwd);
+  const { settings, problems } = loaded;
   if (input.stopHookActive && settings.stopHookActive === "allow") {
     return allowOutcome(null);
   }
@@ -71,7 +77,15 @@ export async function runHook(
     settings,
     (entry) => quarantined.push(entry),
   );
-  const outcome = await judgeStop(input, { io, settings, problems, openStore });
+  const { outcome: decided, events } = await judgeStop(input, {
+    io,
+    settings,
+    problems,
+    openStore,
+  });
+  // A log that cannot be written adds a line; it never changes a decision.
+  const logError = await logEvents(io, settings, events);
+  const outcome = { ...decided, stderr: decided.stderr + logError };
   if (quarantined.length === 0) return outcome;
   // Loaded lazily: only when a state or lock file was moved aside.
   const { withQuarantineReport } = await import(
@@ -96,7 +110,7 @@ interface StopContext {
 async function judgeStop(
   input: HookInput,
   { io, settings, problems, openStore }: StopContext,
-): Promise<Outcome> {
+): Promise<Verdict> {
   const detection = await detectStalls(input, {
     lagWaitMs: settings.lagWaitMs,
     sleep: io.sleep,
@@ -112,27 +126,28 @@ async function judgeStop(
   if (detection.exhausted !== null) {
     // Fail open: a verdict on part of the turn proves nothing either way.
     const { name, limit } = detection.exhausted;
-    const logError = await logEvents(io, settings, [
-      event("budget_exhausted", {
-        budget: name,
-        limit,
-        reason: detection.reason,
-      }),
-    ]);
-    return allowOutcome(await claimNotice(), [
-      reportLine(
-        `budget exhausted (${
-          describeBudget(detection.exhausted)
-        }) before the turn could be judged; stop allowed`,
-      ),
-      logError,
-    ]);
+    return {
+      outcome: allowOutcome(await claimNotice(), [
+        reportLine(
+          `budget exhausted (${
+            describeBudget(detection.exhausted)
+          }) before the turn could be judged; stop allowed`,
+        ),
+      ]),
+      events: [
+        event("budget_exhausted", {
+          budget: name,
+          limit,
+          reason: detection.reason,
+        }),
+      ],
+    };
   }
   if (detection.signatures.length === 0) {
-    const logError = await logEvents(io, settings, [
-      event("healthy_stop", { reason: detection.reason }),
-    ]);
-    return allowOutcome(await claimNotice(), [logError]);
+    return {
+      outcome: allowOutcome(await claimNotice()),
+      events: [event("healthy_stop", { reason: detection.reason })],
+    };
   }
 
   // Loaded lazily: only on a stall (a healthy stop never loads the

@@ -78,12 +78,13 @@ export async function runWatch(
   io: WatchIO,
 ): Promise<Outcome> {
   const payload = parsePayloadObject(payloadText);
+  const loaded = await loadSettings(io.env, io.cwd);
   const event = eventOf(payload, "watch");
   if (!handles("watch", event)) {
-    return await misregistered("watch", event, payload, io);
+    return await misregistered("watch", event, payload, loaded, io);
   }
   const input = watchInputFrom(payload);
-  const { settings } = await loadSettings(io.env, io.cwd);
+  const { settings } = loaded;
   const log = new WatchLog(io, settings, input);
   if (input.agentId !== null) {
     // The call ran in a subagent: its file is not the one watched here, and
