@@ -298,6 +298,7 @@ export async function withLineNumbers(
   const file = openTranscript(path);
   if (!file) return signatures;
   try {
+    // Loaded lazily: only on a stall, whose lines the report numbers.
     const { lineNumbersAt } = await import("../transcript/line_count.ts");
     const numbers = await lineNumbersAt(
       syncReader(file),
