@@ -165,6 +165,34 @@ Deno.test("no src/ module imports itself through other modules (no file-level cy
   assert.deepEqual(cycles.map((c) => c.join(" -> ")), []);
 });
 
+Deno.test("a module only its own folder imports is named _x.ts, and only its folder imports one", () => {
+  // The std convention (`fs/_is_subdir.ts`): a folder's internals are
+  // marked, so its face is what is left. Commands are each loaded by name
+  // (`commands/registry.ts`), so every one of them is a face.
+  const importers = new Map<string, Set<string>>();
+  for (const file of [...allModules(), "../main.ts"]) {
+    for (const target of importsOf(file)) {
+      if (!importers.has(target)) importers.set(target, new Set());
+      importers.get(target)!.add(file);
+    }
+  }
+  const wrong: string[] = [];
+  for (const file of allModules()) {
+    const folder = folderOf(file);
+    if (folder === "" || folder === "commands") continue;
+    const by = [...(importers.get(file) ?? [])];
+    const outside = by.filter((b) => folderOf(b) !== folder);
+    const internal = file.slice(folder.length + 1).startsWith("_");
+    if (internal && outside.length > 0) {
+      wrong.push(`${file} is imported by ${outside.join(", ")}`);
+    }
+    if (!internal && by.length > 0 && outside.length === 0) {
+      wrong.push(`${file} is imported only inside ${folder}/`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
 Deno.test("no src/ module imports a node: module (paths: shared/paths.ts)", () => {
   // Each starts Deno's Node layer, about 25 ms of CPU: the hook pays it at
   // every stop, the watchdog after every tool call.

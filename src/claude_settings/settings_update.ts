@@ -17,7 +17,7 @@ import {
 } from "./settings_file.ts";
 import { SettingsFileError } from "./settings_json.ts";
 import type { Scope } from "./settings_scope.ts";
-import { unifiedDiff } from "./unified_diff.ts";
+import { unifiedDiff } from "./_unified_diff.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 

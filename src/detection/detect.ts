@@ -6,8 +6,8 @@
  */
 
 import { classifyTurn, type StallSignature } from "./classify.ts";
-import { provesFollowUp } from "./follow_up_proof.ts";
-import { hasReply, mayLag } from "./lag_evidence.ts";
+import { provesFollowUp } from "./_follow_up_proof.ts";
+import { hasReply, mayLag } from "./_lag_evidence.ts";
 import {
   type BackgroundTask,
   MAX_BACKGROUND_TASKS,

@@ -24,7 +24,7 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import { ExitCode, runGuarded } from "../shared/errors.ts";
 import { realIO } from "../shared/real_io.ts";
-import { runHook } from "./hook.ts";
+import { runHook } from "./_hook.ts";
 
 /** Largest hook payload read from stdin. */
 export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;

@@ -10,7 +10,7 @@
  * the model. Every other ending is exit 0.
  *
  * Read top-down: the payload, the settings, the brakes that end a watch at
- * once, following the transcript (`watch_loop.ts`), then judging the turn
+ * once, following the transcript (`_watch_loop.ts`), then judging the turn
  * and the decision the Stop hook takes too (`decision/`).
  *
  * @module
@@ -45,10 +45,10 @@ import {
   unattendedRun,
   type WatchInput,
   watchInputFrom,
-} from "./watch_input.ts";
-import { watchTranscript } from "./watch_loop.ts";
-import { claimWatch, isSuperseded, type WatchClaim } from "./watch_marker.ts";
-import { watchLimits } from "./watch_step.ts";
+} from "./_watch_input.ts";
+import { watchTranscript } from "./_watch_loop.ts";
+import { claimWatch, isSuperseded, type WatchClaim } from "./_watch_marker.ts";
+import { watchLimits } from "./_watch_step.ts";
 
 /**
  * Added to the nudge when Claude Code's request for the model's answer

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import type { Entry } from "../../src/transcript/entry.ts";
-import { mayLag } from "../../src/detection/lag_evidence.ts";
+import { mayLag } from "../../src/detection/_lag_evidence.ts";
 
 const entry = (version?: string): Entry => ({
   kind: "results",

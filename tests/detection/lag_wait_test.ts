@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { type DetectInput, detectStalls } from "../../src/detection/detect.ts";
-import { parseHookInput } from "../../src/hook/hook_input.ts";
+import { parseHookInput } from "../../src/hook/_hook_input.ts";
 import { tempTranscript } from "../support/temp_project.ts";
 import { TranscriptBuilder } from "../support/transcript_builder.ts";
 

@@ -12,8 +12,8 @@ import { InputError } from "../../src/shared/errors.ts";
 import {
   parseWatchInput,
   unattendedRun,
-} from "../../src/watchdog/watch_input.ts";
-import { claimWatch, isSuperseded } from "../../src/watchdog/watch_marker.ts";
+} from "../../src/watchdog/_watch_input.ts";
+import { claimWatch, isSuperseded } from "../../src/watchdog/_watch_marker.ts";
 import { API_ERROR_NOTE, runWatch } from "../../src/watchdog/watchdog.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";

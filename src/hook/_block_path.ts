@@ -1,10 +1,10 @@
 /**
  * The Stop hook's path for a turn that has a stall: the guardrails decide
  * (`decision/stall_decision.ts`), and the block is written in the
- * configured output mode (`block_output.ts`), or the stop is allowed with
+ * configured output mode (`_block_output.ts`), or the stop is allowed with
  * one line naming the brake that held it back.
  *
- * Loaded lazily by `hook.ts`, in one import, only on a stall: a healthy stop
+ * Loaded lazily by `_hook.ts`, in one import, only on a stall: a healthy stop
  * never loads the guardrails, the recovery texts or the output modes.
  *
  * @module
@@ -20,7 +20,7 @@ import {
   decideOnStall,
   type StallRequest,
 } from "../decision/stall_decision.ts";
-import { blockOutcome, chooseOutput } from "./block_output.ts";
+import { blockOutcome, chooseOutput } from "./_block_output.ts";
 
 /** What the block path needs besides the stall. */
 export interface BlockContext {

@@ -4,7 +4,7 @@
  * Allow = exit 0 with nothing on stdout (or only a `systemMessage` telling
  * the user about a broken config, once per session). Block = exit 2 with the
  * report and recovery prompt on stderr, or, with `STALL_WATCH_OUTPUT=json` or
- * `context`, exit 0 with JSON on stdout (see `block_output.ts`).
+ * `context`, exit 0 with JSON on stdout (see `_block_output.ts`).
  * On an event other than Stop and SubagentStop (a misregistration) it
  * always allows, and says so once per session in a `systemMessage`.
  *
@@ -41,7 +41,7 @@ import {
   type HookInput,
   hookInputFrom,
   parseHookPayload,
-} from "./hook_input.ts";
+} from "./_hook_input.ts";
 
 /** The parts of the process boundary a hook run uses. */
 export type HookIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
@@ -152,7 +152,7 @@ async function judgeStop(
 
   // Loaded lazily: only on a stall (a healthy stop never loads the
   // guardrails, the recovery texts or the output modes).
-  const { handleStalledStop } = await import("./block_path.ts");
+  const { handleStalledStop } = await import("./_block_path.ts");
   return await handleStalledStop(
     {
       sessionId: input.sessionId,

@@ -20,7 +20,7 @@ import {
   requiredPath,
   stringField,
 } from "../decision/payload.ts";
-import { cutOversizedArrays } from "./oversized_array.ts";
+import { cutOversizedArrays } from "./_oversized_array.ts";
 
 /** The hook payload, reduced to what stall-watch uses. */
 export interface HookInput {
