@@ -12,8 +12,8 @@ import { fileURLToPath } from "node:url";
 /**
  * Bottom to top, a floor's folders side by side: the Stop hook and the
  * watchdog are two doors onto one decision, and share nothing but what
- * lies below them. Keep in step with "How the code is organised" in
- * docs/development.md.
+ * lies below them. docs/development.md's code map lists them the same
+ * way (a test below holds it to this list).
  */
 const FLOORS: readonly (readonly string[])[] = [
   ["shared"],
@@ -132,6 +132,23 @@ Deno.test("src/ holds only the subsystem folders and at most two loose modules",
       `${folder} holds ${count} modules`,
     );
   }
+});
+
+Deno.test("docs/development.md's code map lists the floors as they are", () => {
+  const text = Deno.readTextFileSync(
+    new URL("../docs/development.md", import.meta.url),
+  );
+  const map = text.slice(
+    text.indexOf("## The code map"),
+    text.indexOf("### A Stop payload"),
+  );
+  const rows = map.split("\n").filter((line) => line.startsWith("| `src/"))
+    .map((line) =>
+      [...(line.split("|")[1] ?? "").matchAll(/`src\/(\w+)\/`/g)].map((m) =>
+        m[1]!
+      )
+    );
+  assert.deepEqual(rows, FLOORS.map((floor) => [...floor]));
 });
 
 Deno.test("no src/ folder imports a folder above it in the data flow, or beside it", () => {
