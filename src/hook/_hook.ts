@@ -4,7 +4,7 @@
  * Allow = exit 0 with nothing on stdout (or only a `systemMessage` telling
  * the user about a broken config, once per session). Block = exit 2 with the
  * report and recovery prompt on stderr, or, with `STALL_WATCH_OUTPUT=json` or
- * `context`, exit 0 with JSON on stdout (see `_block_output.ts`).
+ * `context`, exit 0 with JSON on stdout (see `decision/_block_output.ts`).
  * On an event other than Stop and SubagentStop (a misregistration) it
  * always allows, and says so once per session in a `systemMessage`.
  *
@@ -106,7 +106,7 @@ interface StopContext {
   openStore: StoreOpener;
 }
 
-/** Detects stalls in the turn and decides: allow, or the block path. */
+/** Detects stalls in the turn and decides: allow, or what a stall calls for. */
 async function judgeStop(
   input: HookInput,
   { io, settings, problems, openStore }: StopContext,
@@ -152,8 +152,8 @@ async function judgeStop(
 
   // Loaded lazily: only on a stall (a healthy stop never loads the
   // guardrails, the recovery texts or the output modes).
-  const { handleStalledStop } = await import("./_block_path.ts");
-  return await handleStalledStop(
+  const { decideStalledStop } = await import("../decision/stalled_stop.ts");
+  return await decideStalledStop(
     {
       sessionId: input.sessionId,
       hookEventName: input.hookEventName,

@@ -1,11 +1,13 @@
 /**
- * The Stop hook's path for a turn that has a stall: the guardrails decide
- * (`decision/stall_decision.ts`), and the block is written in the
- * configured output mode (`_block_output.ts`), or the stop is allowed with
- * one line naming the brake that held it back.
+ * The Stop hook's decision on a turn that has a stall: the guardrails decide
+ * (`stall_decision.ts`), and the block is written in the output mode the
+ * settings and the client's release allow (`_block_output.ts`), or the stop
+ * is allowed with one line naming the brake that held it back; with the
+ * events that say why, for the hook to log.
  *
- * Loaded lazily by `_hook.ts`, in one import, only on a stall: a healthy stop
- * never loads the guardrails, the recovery texts or the output modes.
+ * Loaded lazily by `hook/_hook.ts`, in one import, only on a stall: a
+ * healthy stop never loads the guardrails, the recovery texts or the output
+ * modes.
  *
  * @module
  */
@@ -13,17 +15,14 @@
 import type { Settings } from "../settings/settings.ts";
 import type { Release } from "../claude_client/release.ts";
 import type { CliIO } from "../shared/cli_io.ts";
-import { killSwitchOf } from "../decision/kill_switch.ts";
-import type { StoreOpener } from "../decision/notices.ts";
-import { allowOutcome, type Verdict } from "../decision/outcome.ts";
-import {
-  decideOnStall,
-  type StallRequest,
-} from "../decision/stall_decision.ts";
+import { killSwitchOf } from "./kill_switch.ts";
+import type { StoreOpener } from "./notices.ts";
+import { allowOutcome, type Verdict } from "./outcome.ts";
+import { decideOnStall, type StallRequest } from "./stall_decision.ts";
 import { blockOutcome, chooseOutput } from "./_block_output.ts";
 
-/** What the block path needs besides the stall. */
-export interface BlockContext {
+/** What deciding a stalled stop needs besides the stall. */
+export interface StalledStopContext {
   io: Pick<CliIO, "env" | "cwd">;
   settings: Settings;
   openStore: StoreOpener;
@@ -40,10 +39,10 @@ export interface BlockContext {
  * @param release The release that wrote the judged turn, when its entries
  * say: it picks the output mode.
  */
-export async function handleStalledStop(
+export async function decideStalledStop(
   stall: StallRequest,
   release: Release | null,
-  context: BlockContext,
+  context: StalledStopContext,
 ): Promise<Verdict> {
   const { io, settings } = context;
   const output = chooseOutput(settings.output, release);
