@@ -19,7 +19,7 @@ import {
   removeConfined,
   removeEmptyDir,
 } from "../confined/confined_file.ts";
-import { killSwitchOf } from "../hook/decision_io.ts";
+import { killSwitchOf } from "../decision/kill_switch.ts";
 import {
   doctorChecks,
   type DoctorFacts,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, normalize, resolvePath } from "../shared/paths.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseOptions, parseSeconds } from "../shared/command_options.ts";
 import { InputError } from "../shared/errors.ts";
@@ -184,7 +184,7 @@ async function placeFacts(
 ): Promise<Pick<InstallFacts, "claudeDirExisted" | "rootAbove" | "isGitRoot">> {
   const exists = (path: string) =>
     Deno.lstat(path).then(() => true, () => false);
-  const start = resolve(io.cwd);
+  const start = normalize(io.cwd);
   const isGitRoot = await exists(join(start, ".git"));
   const claudeDirExisted = await exists(join(start, ".claude"));
   const home = io.env.HOME || io.env.USERPROFILE;
@@ -194,7 +194,7 @@ async function placeFacts(
       rootAbove = { dir, marker: ".git" };
     } else if (
       // ~/.claude holds the user's settings, not a project's.
-      (home === undefined || resolve(home) !== dir) &&
+      (home === undefined || resolvePath(io.cwd, home) !== dir) &&
       await exists(join(dir, ".claude"))
     ) {
       rootAbove = { dir, marker: ".claude" };
@@ -227,7 +227,7 @@ function readGitignores(cwd: string): string {
 function noteProjectDir(io: CliIO, scope: Scope): void {
   const projectDir = io.env.CLAUDE_PROJECT_DIR;
   if (scope === "user" || !projectDir) return;
-  if (resolve(io.cwd, projectDir) === resolve(io.cwd)) return;
+  if (resolvePath(io.cwd, projectDir) === normalize(io.cwd)) return;
   io.writeStderr(
     `stall-watch: note: installing into ${
       escapeTerminal(io.cwd)

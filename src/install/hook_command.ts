@@ -18,7 +18,7 @@
  */
 
 import { HOOK_PERMISSION_FLAGS } from "../shared/permissions.ts";
-import { HANDLER_EVENTS } from "../hook/event_guard.ts";
+import { HANDLER_EVENTS } from "../decision/handlers.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 
 /** The hook events stall-watch registers for. */

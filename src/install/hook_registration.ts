@@ -25,9 +25,9 @@ import {
   type Platform,
   stallWatchArgs,
 } from "./hook_command.ts";
-import { isPlainObject } from "../transcript/json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 import type { SettingsEdit } from "../claude_settings/settings_update.ts";
-import { HANDLER_EVENTS } from "../hook/event_guard.ts";
+import { HANDLER_EVENTS } from "../decision/handlers.ts";
 import {
   type JsonEditor,
   jsonEditor,

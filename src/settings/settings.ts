@@ -9,7 +9,7 @@
  */
 
 import type { StallKind } from "../detection/classify.ts";
-import { isPlainObject } from "../transcript/json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 import {
   NUDGE_PRESETS,
   type NudgePreset,

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { isPlainObject } from "./json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 import { summarizeToolInput, type ToolInputSummary } from "./tool_input.ts";
 
 /** A `tool_use` block: a call the model made. */

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { clientChecks } from "../../src/doctor/doctor_client.ts";
+import { clientChecks } from "../../src/doctor/_doctor_client.ts";
 import { projectSlug } from "../../src/transcript/transcript_files.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { join } from "node:path";

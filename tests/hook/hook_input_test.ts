@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { InputError } from "../../src/shared/errors.ts";
-import { parseHookInput } from "../../src/hook/hook_input.ts";
+import { parseHookInput } from "../../src/hook/_hook_input.ts";
 
 Deno.test("parseHookInput() reads the Stop payload by name and ignores unknown fields", () => {
   const input = parseHookInput(JSON.stringify({

@@ -42,9 +42,10 @@ Deno.test("hook waits for a lagging transcript and allows once the follow-up lan
     onSleep: async () => {
       if (appended) return;
       appended = true;
+      // Written by the same client as the rest: one older than 2.1.47.
       await Deno.writeTextFile(
         transcript,
-        assistantTextLine("Port changed to 8081."),
+        asPreLastMessageClient(assistantTextLine("Port changed to 8081.")),
         { append: true },
       );
     },

@@ -222,3 +222,31 @@ async function claudeSnapshot(root: string): Promise<TreeSnapshot> {
 
 /** The names of {@link COMMANDS}. */
 export const EVERY_COMMAND: string[] = Object.keys(COMMANDS);
+
+/** The attack surfaces the hostile suites are grouped by, one file each. */
+export type Surface =
+  | "links"
+  | "config"
+  | "state"
+  | "transcripts"
+  | "install";
+
+/**
+ * Registers one attack as a test named `hostile clone, <surface>: <what
+ * is refused>` (POSIX only: links, FIFOs and modes), with a plain tool name
+ * (`Read`), so it fails on the code before its fix for its own reason, not
+ * for the escaping of tool names.
+ */
+export function attackTest(
+  surface: Surface,
+  name: string,
+  plantings: Planting[],
+  commands: string[],
+  check: Parameters<typeof attack>[2] = () => {},
+): void {
+  Deno.test({
+    name: `hostile clone, ${surface}: ${name}`,
+    ignore: Deno.build.os === "windows",
+    fn: () => attack(plantings, commands, check, "Read"),
+  });
+}

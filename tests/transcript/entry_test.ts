@@ -7,7 +7,7 @@ import {
   isPlaceholderText,
   toEntry,
 } from "../../src/transcript/entry.ts";
-import { sniffEntry } from "../../src/transcript/entry_sniff.ts";
+import { sniffEntry } from "../../src/transcript/_entry_sniff.ts";
 import { parseJsonObjects } from "../../src/transcript/json_line.ts";
 
 const at = { offset: 100, line: 3 };

@@ -15,7 +15,7 @@ import {
   type StallSignature,
 } from "../../src/detection/classify.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
-import { provesFollowUp } from "../../src/detection/follow_up_proof.ts";
+import { provesFollowUp } from "../../src/detection/_follow_up_proof.ts";
 import {
   BackwardTurnCollector,
   ForwardTurnSplitter,

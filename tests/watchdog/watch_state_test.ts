@@ -10,12 +10,12 @@ import { launchedBackgroundTasks } from "../../src/detection/background_launch.t
 import { classifyTurn } from "../../src/detection/classify.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
-import { callState } from "../../src/watchdog/watch_state.ts";
+import { callState } from "../../src/watchdog/_watch_state.ts";
 import {
   nextWatchStep,
   type WatchFacts,
   watchLimits,
-} from "../../src/watchdog/watch_step.ts";
+} from "../../src/watchdog/_watch_step.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 
 let offset = 0;

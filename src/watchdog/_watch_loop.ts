@@ -5,7 +5,7 @@
  *
  * Idle cost per tick: one `stat` of the transcript and one read of the
  * session's small marker file. Growth costs only the appended bytes
- * (`turn_follower.ts`). The deadline is also checked inside each read, so a
+ * (`_turn_follower.ts`). The deadline is also checked inside each read, so a
  * huge or endless input cannot hold the watcher past it.
  *
  * @module
@@ -22,14 +22,14 @@ import {
   type FollowedMarks,
   MAX_TURN_ENTRIES,
   TurnFollower,
-} from "./turn_follower.ts";
-import { type CallState, callState } from "./watch_state.ts";
+} from "./_turn_follower.ts";
+import { type CallState, callState } from "./_watch_state.ts";
 import {
   nextWatchStep,
   SUPERSEDED,
   type WatchLimits,
   type WatchOutcome,
-} from "./watch_step.ts";
+} from "./_watch_step.ts";
 
 /** What the loop needs: the call, the limits, and its clock and probes. */
 export interface WatchLoopOptions {

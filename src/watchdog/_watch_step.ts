@@ -7,7 +7,7 @@
  */
 
 import type { Settings } from "../settings/settings.ts";
-import type { CallState } from "./watch_state.ts";
+import type { CallState } from "./_watch_state.ts";
 import { featureSince, formatRelease } from "../claude_client/release.ts";
 
 /** The first release whose asyncRewake reaches the model. */

@@ -8,11 +8,12 @@
  * @module
  */
 
+import { eventOf } from "../decision/handlers.ts";
 import {
   parsePayloadObject,
   requiredPath,
   stringField,
-} from "../hook/hook_input.ts";
+} from "../decision/payload.ts";
 
 /** The PostToolUse(Failure) payload, reduced to what the watchdog uses. */
 export interface WatchInput {
@@ -42,11 +43,6 @@ export function parseWatchInput(text: string): WatchInput {
   return watchInputFrom(parsePayloadObject(text));
 }
 
-/** The payload's `hook_event_name`; `PostToolUse` when it has none. */
-export function watchEventOf(payload: Record<string, unknown>): string {
-  return stringField(payload, "hook_event_name") ?? "PostToolUse";
-}
-
 /**
  * Reads a parsed payload object.
  *
@@ -56,7 +52,7 @@ export function watchEventOf(payload: Record<string, unknown>): string {
 export function watchInputFrom(payload: Record<string, unknown>): WatchInput {
   return {
     sessionId: stringField(payload, "session_id") ?? "",
-    hookEventName: watchEventOf(payload),
+    hookEventName: eventOf(payload, "watch"),
     transcriptPath: requiredPath(payload, "transcript_path"),
     toolUseId: requiredPath(payload, "tool_use_id"),
     toolName: stringField(payload, "tool_name") ?? "",

@@ -1,18 +1,28 @@
 /**
- * What a hook run hands back to the process: an exit code and output, and
- * how an allow is written. A leaf, shared by the hook's paths and the
- * watchdog, so the `systemMessage` line is built in one place.
+ * What a run hands back to its process: an exit code and output, and how
+ * an allow is written. Both doors end in one, the Stop hook's and the
+ * watchdog's, so the `systemMessage` line is built in one place.
  *
  * @module
  */
 
 import { ExitCode } from "../shared/errors.ts";
+import type { EventRecord } from "../events/event_log.ts";
 
 /** What the process should do: its exit code and output. */
-export interface HookOutcome {
+export interface Outcome {
   exitCode: number;
   stdout: string;
   stderr: string;
+}
+
+/**
+ * An outcome and the events that explain it, not logged yet: the door logs
+ * them (`log_events.ts`) and adds a line to `stderr` when it cannot.
+ */
+export interface Verdict {
+  outcome: Outcome;
+  events: readonly EventRecord[];
 }
 
 /**
@@ -32,7 +42,7 @@ export function systemMessageLine(notices: readonly string[]): string {
 export function allowOutcome(
   notice: string | null,
   lines: readonly string[] = [],
-): HookOutcome {
+): Outcome {
   return {
     exitCode: ExitCode.ok,
     stdout: systemMessageLine(notice === null ? [] : [notice]),

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../shared/paths.ts";
 import { ensureConfinedDir } from "../confined/confine.ts";
 import {
   confinedFile,
@@ -17,7 +17,7 @@ import {
   readConfinedText,
   replaceConfinedFile,
 } from "../confined/confined_file.ts";
-import { isPlainObject } from "../transcript/json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 import { isReplaceableState } from "../guardrails/state.ts";
 import { pruneStaleState } from "../guardrails/state_sweeper.ts";
 import { safeSessionId } from "../guardrails/session_id.ts";

@@ -1,18 +1,25 @@
 /**
- * Self-healing state, in hostile clones: a session's state or lock file
- * that stall-watch cannot use (corrupt, a symlink, a hard link, a FIFO, a
- * folder) is moved aside inside the state folder, the session starts
- * afresh, a `state_quarantined` event is logged and one line says so.
- * Before, such a file made the hook allow every stop for the rest of the
- * session. For each shape: the stalled turn is still nudged, once; the file
- * outside that a link led to is unchanged (the attack's own checks: nothing
- * outside `.claude` changed, the planted entry is where it was moved to,
- * unchanged); and a few moved-aside entries per session at most.
+ * Hostile clones, state: what a repository can plant in stall-watch's state
+ * folder and event log, or name its tool calls, to spend or corrupt a
+ * session's retry budget. Tool-use ids named like `Object.prototype`
+ * members count like any other; a state folder that is `.claude` itself
+ * leaves Claude Code's files alone; a huge log is summarised, not a crash.
+ *
+ * Self-healing state: a session's state or lock file that stall-watch
+ * cannot use (corrupt, a symlink, a hard link, a FIFO, a folder) is moved
+ * aside inside the state folder, the session starts afresh, a
+ * `state_quarantined` event is logged and one line says so (before, such a
+ * file made the hook allow every stop for the rest of the session). For
+ * each shape: the stalled turn is still nudged, once; the file outside that
+ * a link led to is unchanged (the attack's own checks: nothing outside
+ * `.claude` changed, the planted entry is where it was moved to, unchanged);
+ * and a few moved-aside entries per session at most. The promises every
+ * hostile test checks are in `hostile_clone_e2e_test.ts`.
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { attack } from "../support/hostile_attack.ts";
+import { attack, attackTest } from "../support/hostile_attack.ts";
 import {
   AUTHORIZED_KEYS,
   mkfifo,
@@ -21,9 +28,90 @@ import {
   replacing,
   SESSION,
 } from "../support/hostile_clone.ts";
+import { PLANTINGS } from "../support/hostile_plantings.ts";
 import { linesOf } from "../support/sandbox.ts";
 
 const POSIX = Deno.build.os !== "windows";
+
+attackTest(
+  "state",
+  "the retry cap holds for tool_use ids constructor, __proto__, toString, hasOwnProperty",
+  [],
+  ["hook", "hook", "hook", "hook", "hook", "watch"],
+  (_c, results) => {
+    const codes = (results.get("hook") ?? []).map((r) => r.code);
+    assert.deepEqual(codes, [2, 2, 2, 0, 0]);
+    assert.equal(
+      results.get("watch")?.[0]?.code,
+      0,
+      "the watcher is capped too",
+    );
+    const bullets = results.get("hook")![0]!.stderr.split("\n").filter((l) =>
+      l.startsWith("- [")
+    );
+    for (const id of PROTO_IDS) {
+      assert.equal(
+        bullets.filter((b) =>
+          b.includes(`id=${id})`) || b.includes(`id ${id})`)
+        )
+          .length,
+        1,
+        `${id}: ${bullets.join("\n")}`,
+      );
+    }
+  },
+);
+
+attackTest(
+  "state",
+  "with the state folder at .claude, session id settings.local and pruning leave Claude Code's and foreign files alone",
+  [PLANTINGS.stateDirIsClaude!],
+  ["hook settings.local", "hook", "hook settings.local"],
+  (c, results) => {
+    assert.equal(
+      results.get("hook")?.[0]?.code,
+      2,
+      "an ordinary session still works",
+    );
+    for (const r of results.get("hook settings.local")!) {
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /not a file stall-watch wrote/);
+    }
+    for (const name of [".notes.json.123.abc.tmp", "agent.lock", "old.json"]) {
+      assert.ok(Deno.lstatSync(join(c.project, ".claude", name)).isFile, name);
+    }
+  },
+);
+
+attackTest(
+  "state",
+  "log over an event log of 130,000 sessions gives its summary, never exit 3",
+  [{
+    name: "an event log of 130,000 sessions",
+    after: async (project) => {
+      const events = Array.from({ length: 130_000 }, (_, i) =>
+        JSON.stringify({
+          event: "healthy_stop",
+          reason: "answered",
+          session_id: `s${i}`,
+          ts: 1_780_000_000 + i,
+        }) + "\n");
+      await Deno.mkdir(join(project, ".claude/stall_watch"), {
+        recursive: true,
+      });
+      await Deno.writeTextFile(
+        join(project, ".claude/stall_watch/events.jsonl"),
+        events.join(""),
+      );
+    },
+  }],
+  ["log"],
+  (_c, results) => {
+    const log = results.get("log")![0]!;
+    assert.equal(log.code, 0, log.stderr);
+  },
+);
+
 const STATE_DIR = ".claude/stall_watch";
 
 type Which = "state" | "lock";
@@ -112,7 +200,7 @@ for (const which of ["state", "lock"] as const) {
     if (which === "lock" && shape === "corrupt") continue;
     Deno.test({
       name:
-        `hostile clone: a ${which} file that is ${label} is moved aside, the stalled turn is nudged once, a state_quarantined event logged`,
+        `hostile clone, state: a ${which} file that is ${label} is moved aside, the stalled turn is nudged once, a state_quarantined event logged`,
       ignore: !POSIX,
       fn: () =>
         attack([plant(which)], ["hook"], (c, results) => {
@@ -160,7 +248,7 @@ for (const which of ["state", "lock"] as const) {
 
 Deno.test({
   name:
-    "hostile clone: a session keeps at most 3 moved-aside state files; past that the file is refused and the stop allowed, as before",
+    "hostile clone, state: a session keeps at most 3 moved-aside state files; past that the file is refused and the stop allowed, as before",
   ignore: !POSIX,
   fn: () =>
     attack(
@@ -195,7 +283,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "hostile clone: someone else's JSON under the session's state name is refused, never moved aside",
+    "hostile clone, state: someone else's JSON under the session's state name is refused, never moved aside",
   ignore: !POSIX,
   fn: () =>
     attack(

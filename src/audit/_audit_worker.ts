@@ -12,7 +12,7 @@
  * @module
  */
 
-import { auditFile, type FileAudit } from "./audit.ts";
+import { auditFile, type FileAudit } from "./_audit.ts";
 import { HISTORY_READER_OPTIONS } from "../detection/history_turns.ts";
 import type { TranscriptFile } from "../transcript/transcript_files.ts";
 

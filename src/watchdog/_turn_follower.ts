@@ -30,7 +30,7 @@ import {
 } from "../transcript/tail_scan.ts";
 import { LOOK_BEHIND_ENTRIES, madeAfter } from "../transcript/turn.ts";
 import { isTurnEndMarker } from "../transcript/turn_end_marker.ts";
-import { callState } from "./watch_state.ts";
+import { callState } from "./_watch_state.ts";
 
 /** Which turn to follow. */
 export interface FollowOptions {

@@ -1,8 +1,8 @@
 /**
  * From detected stalls to a decision: run the guardrails against the
- * session's state and say whether to nudge, with the events that explain it.
- * Shared by the Stop hook and the PostToolUse watchdog, so both draw on one
- * retry budget per tool_use_id.
+ * session's state and say whether to nudge, with the texts and the events
+ * that explain it. Shared by the Stop hook and the PostToolUse watchdog, so
+ * both draw on one retry budget per tool_use_id.
  *
  * @module
  */
@@ -12,6 +12,7 @@ import { describe } from "../shared/errors.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import { quoteForPrompt } from "../recovery/prompt_text.ts";
 import type { EventName, EventRecord } from "../events/event_log.ts";
+import { eventRecord, type EventSubject } from "./event_record.ts";
 import {
   evaluateGates,
   type GateDecision,
@@ -28,11 +29,11 @@ import type { Settings } from "../settings/settings.ts";
 import type { StateStore } from "../guardrails/state.ts";
 import { reportLine } from "../recovery/report_line.ts";
 
-/** A stall the caller detected and wants to act on. */
-export interface StallRequest {
-  sessionId: string;
-  /** `Stop`, `SubagentStop` or `PostToolUse`. */
-  hookEvent: string;
+/**
+ * A stall the caller detected and wants to act on, in the session and under
+ * the hook event (`Stop`, `SubagentStop`, `PostToolUse`, ...) of the run.
+ */
+export interface StallRequest extends EventSubject {
   transcriptPath: string;
   /** Non-empty, sorted by line. */
   signatures: readonly StallSignature[];
@@ -85,15 +86,8 @@ export async function decideOnStall(
   request: StallRequest,
   context: DecisionContext,
 ): Promise<StallDecision> {
-  const event = (
-    name: EventName,
-    data: Record<string, unknown>,
-  ): EventRecord => ({
-    event: name,
-    sessionId: request.sessionId,
-    ts: context.nowSeconds,
-    data: { hook_event: request.hookEvent, ...data },
-  });
+  const event = (name: EventName, data: Record<string, unknown>) =>
+    eventRecord(name, request, context.nowSeconds, data);
   const events = [event("stall_detected", {
     transcript: request.transcriptPath,
     reason: request.reason,

@@ -25,7 +25,7 @@ import {
   type Release,
   supports,
 } from "../claude_client/release.ts";
-import type { HookOutcome } from "./hook_outcome.ts";
+import type { Outcome } from "./outcome.ts";
 
 /** The output mode a block uses, and why it is not the configured one. */
 export interface ChosenOutput {
@@ -81,7 +81,7 @@ export interface BlockParts {
 export function blockOutcome(
   mode: OutputMode,
   parts: BlockParts,
-): HookOutcome {
+): Outcome {
   if (mode === "stderr") {
     return { exitCode: ExitCode.block, stdout: "", stderr: parts.message };
   }

@@ -2,8 +2,8 @@
  * What stall-watch tells the user (not the model) once per session: config
  * problems, remembered by a fingerprint in the session's state so an
  * unchanged problem is shown once, and a handler run under an event it is
- * not for (`hook_outcome.ts` writes the `systemMessage` line that carries
- * them).
+ * not for (`outcome.ts` writes the `systemMessage` line that carries
+ * them); and the session state store both claim their notices in.
  *
  * Kept off the decision path: a healthy stop with a broken config hashes
  * its problems here without loading the guardrails or the recovery texts.
@@ -15,7 +15,7 @@ import type { CliIO } from "../shared/cli_io.ts";
 import { formatProblems } from "../settings/load_settings.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
 import type { QuarantinedEntry, StateStore } from "../guardrails/state.ts";
-import { type Handler, HANDLER_EVENTS } from "./event_guard.ts";
+import { type Handler, HANDLER_EVENTS } from "./handlers.ts";
 
 /** Opens the session state store when first asked, once per run. */
 export type StoreOpener = () => Promise<StateStore>;
@@ -33,6 +33,7 @@ export function stateStoreOpener(
 ): StoreOpener {
   let store: Promise<StateStore> | null = null;
   return () =>
+    // Loaded lazily: only when a notice or a decision needs state.
     store ??= import("../guardrails/state.ts").then(({ StateStore }) =>
       new StateStore({
         cwd: io.cwd,

@@ -1,5 +1,6 @@
 /**
- * Parses the Stop / SubagentStop payload Claude Code writes to stdin.
+ * Parses the Stop / SubagentStop payload Claude Code writes to stdin (with
+ * the payload reading both doors share, `decision/payload.ts`).
  *
  * Fields are read by name and unknown fields are ignored. Only a usable
  * `transcript_path` is required; everything else has a safe default.
@@ -13,9 +14,13 @@ import {
   MAX_BACKGROUND_TASKS,
   runningBackgroundTasks,
 } from "../detection/background_tasks.ts";
-import { cutOversizedArrays } from "./oversized_array.ts";
-import { InputError } from "../shared/errors.ts";
-import { isPlainObject } from "../transcript/json_line.ts";
+import { eventOf } from "../decision/handlers.ts";
+import {
+  parsePayloadObject,
+  requiredPath,
+  stringField,
+} from "../decision/payload.ts";
+import { cutOversizedArrays } from "./_oversized_array.ts";
 
 /** The hook payload, reduced to what stall-watch uses. */
 export interface HookInput {
@@ -46,8 +51,6 @@ export interface HookInput {
   backgroundTasksOverBudget: boolean;
   cwd: string;
 }
-
-const MAX_ECHO_CHARS = 80;
 
 /**
  * Parses the payload text.
@@ -82,11 +85,6 @@ export function parseHookPayload(text: string): HookPayload {
   return { payload: parsePayloadObject(tasks.text), tasksCut: tasks.cut };
 }
 
-/** The payload's `hook_event_name`; `Stop` when it has none (older versions). */
-export function hookEventOf(payload: Record<string, unknown>): string {
-  return stringField(payload, "hook_event_name") ?? "Stop";
-}
-
 /**
  * Reads a parsed payload object.
  *
@@ -98,7 +96,7 @@ export function hookInputFrom(
   tasksCut = false,
 ): HookInput {
   const transcriptPath = requiredPath(payload, "transcript_path");
-  const hookEventName = hookEventOf(payload);
+  const hookEventName = eventOf(payload, "hook");
   const isSubagent = hookEventName === "SubagentStop";
   return {
     sessionId: stringField(payload, "session_id") ?? "",
@@ -120,86 +118,4 @@ export function hookInputFrom(
       backgroundTasksOverBudget(payload.background_tasks),
     cwd: stringField(payload, "cwd") ?? "",
   };
-}
-
-/**
- * Parses any hook payload's text into its top-level object (shared by the
- * Stop hook and the watchdog, so both reject bad input with the same words).
- *
- * @throws {InputError} On empty input, invalid JSON or a non-object.
- */
-export function parsePayloadObject(text: string): Record<string, unknown> {
-  if (text.trim() === "") {
-    throw new InputError("Cannot parse hook input: stdin is empty");
-  }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(text);
-  } catch (error) {
-    const detail = (error instanceof Error ? error.message : String(error))
-      .replace(/\s+/g, " ");
-    throw new InputError(
-      `Cannot parse hook input: not valid JSON (${clip(detail)})`,
-    );
-  }
-  if (!isPlainObject(payload)) {
-    throw new InputError(
-      `Cannot parse hook input: expected a JSON object, got ${kindOf(payload)}`,
-    );
-  }
-  return payload;
-}
-
-/**
- * A required non-empty string field (a path or an id) of a payload object.
- *
- * @throws {InputError} When the field is missing, not a string, blank or
- * holds a NUL byte.
- */
-export function requiredPath(
-  payload: Record<string, unknown>,
-  name: string,
-): string {
-  const value = payload[name];
-  if (value === undefined || value === null) {
-    throw new InputError(`Cannot parse hook input: "${name}" is missing`);
-  }
-  if (typeof value !== "string" || value.trim() === "") {
-    throw new InputError(
-      `Cannot parse hook input: "${name}" must be a non-empty string, got ${
-        kindOf(value)
-      }`,
-    );
-  }
-  if (value.includes("\0")) {
-    throw new InputError(
-      `Cannot parse hook input: "${name}" contains a NUL byte`,
-    );
-  }
-  return value;
-}
-
-/** An optional string field of a payload object; `null` when absent or empty. */
-export function stringField(
-  payload: Record<string, unknown>,
-  name: string,
-): string | null {
-  const value = payload[name];
-  return typeof value === "string" && value !== "" ? value : null;
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") {
-    return value === "" ? "an empty string" : "a string";
-  }
-  return `a ${typeof value}`;
-}
-
-function clip(text: string): string {
-  const line = text.split("\n")[0] ?? "";
-  return line.length > MAX_ECHO_CHARS
-    ? `${line.slice(0, MAX_ECHO_CHARS)}…`
-    : line;
 }
