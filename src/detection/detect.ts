@@ -5,9 +5,13 @@
  * @module
  */
 
-import { classifyTurn, type StallSignature } from "./classify.ts";
+import {
+  classifyTurn,
+  type StallSignature,
+  type TurnVerdict,
+} from "./classify.ts";
 import { provesFollowUp } from "./follow_up_proof.ts";
-import { hasReply, mayLag } from "./lag_evidence.ts";
+import { behindReason } from "./lag_evidence.ts";
 import {
   type BackgroundTask,
   MAX_BACKGROUND_TASKS,
@@ -25,7 +29,7 @@ import {
 /** A budget that cut a decision short: the stop is allowed unjudged. */
 export interface ExhaustedBudget {
   /** Which budget (see the budgets table in docs/detection.md). */
-  name: ScanBudgetName | "signatures" | "background_tasks";
+  name: ScanBudgetName | "signatures" | "background_tasks" | "lag_wait";
   /** Its limit, in its own unit. */
   limit: number;
 }
@@ -121,78 +125,78 @@ export async function detectStalls(
     includeSidechains: input.isSubagent,
     ...(options.budgets === undefined ? {} : { budgets: options.budgets }),
   };
+  const context = { backgroundTasks: input.backgroundTasks };
+  const payload = {
+    promptId: input.promptId,
+    lastAssistantMessage: input.lastAssistantMessage,
+    payloadSendsLastMessage: input.payloadSendsLastMessage === true,
+  };
   const clock = lagClock(options);
-  let scanStart = clock.now();
-  let scan = await scanCurrentTurn(path, scanOptions);
-  if (scan === null) return noEvidence(path, "the transcript does not exist");
-  let scanMs = clock.now() - scanStart;
+  /** Scans and judges the file as it is now, and says if it looks behind. */
+  const look = async (): Promise<Look> => {
+    const start = clock.now();
+    const scan = await scanCurrentTurn(path, scanOptions);
+    const ms = clock.now() - start;
+    if (scan === null) return { scan, verdict: null, proven: false, ms };
+    const verdict = classifyTurn(scan.entries, context);
+    const proven = verdict.signatures.length > 0 &&
+      provesFollowUp(input.lastAssistantMessage, scan.entries);
+    return { scan, verdict, proven, ms };
+  };
+  const behind = ({ scan, verdict, proven }: Look) =>
+    proven ? null : behindReason(
+      scan,
+      payload,
+      verdict?.signatures.map((s) => s.kind) ?? [],
+    );
+
   const waitStart = clock.now();
   const deadline = waitStart + options.lagWaitMs;
   const poll = options.lagPollMs ?? DEFAULT_LAG_POLL_MS;
-  let waited = false;
-  /**
-   * Waits while `lagging` holds: until a deadline that rescanning counts
-   * against, and a rescan starts only when one as long as the last fits
-   * before it, so a file that keeps growing cannot keep the hook
-   * rescanning. False when the transcript disappeared meanwhile.
-   */
-  const waitWhile = async (lagging: () => boolean): Promise<boolean> => {
-    while (lagging() && clock.now() + scanMs < deadline) {
-      waited = true;
-      await clock.sleep(Math.min(poll, deadline - clock.now()));
-      const size = await sizeOf(path);
-      if (size === null) return false;
-      const current = scan as TurnScan;
-      if (size === current.fileSize || clock.now() + scanMs >= deadline) {
-        continue;
-      }
-      scanStart = clock.now();
-      const rescan = await scanCurrentTurn(path, scanOptions);
-      if (rescan === null) return false;
-      scan = rescan;
-      scanMs = clock.now() - scanStart;
-    }
-    return true;
-  };
-  // Stop fires after the model's reply, so a turn with none on file is a
-  // transcript that lags behind the Stop: wait for the reply on any release.
-  if (!await waitWhile(() => !hasReply((scan as TurnScan).entries))) {
-    return noEvidence(path, "the transcript disappeared");
-  }
-  const context = { backgroundTasks: input.backgroundTasks };
-  let verdict = classifyTurn(scan.entries, context);
-
-  if (verdict.signatures.length > 0) {
-    if (provesFollowUp(input.lastAssistantMessage, scan.entries)) {
-      return {
-        signatures: [],
-        reason: "last_assistant_message shows a follow-up the transcript " +
-          "does not have yet (transcript lag)",
-        path,
-        scan,
-        waitedMs: waited ? Math.round(clock.now() - waitStart) : 0,
-        endedOnApiError: verdict.endedOnApiError === true,
-        exhausted: null,
-      };
-    }
-  }
-  // Where a lagging transcript could still change a stalled verdict (see
-  // `lag_evidence.ts`), give it the rest of the same moment.
-  const waitable = verdict.signatures.length > 0 && mayLag({
-    lastAssistantMessage: input.lastAssistantMessage,
-    payloadSendsLastMessage: input.payloadSendsLastMessage === true,
-  }, scan.entries);
-  if (waitable) {
-    const stalled = () => {
-      verdict = classifyTurn((scan as TurnScan).entries, context);
-      return verdict.signatures.length > 0;
-    };
-    if (!await waitWhile(stalled)) {
-      return noEvidence(path, "the transcript disappeared");
-    }
+  let now = await look();
+  // Stop fires after the turn is over, so a file that cannot be the whole
+  // turn is behind the Stop: wait for it within lag_wait_ms, looking again
+  // when it grows (only when a look as long as the last fits before the
+  // deadline, so a file that keeps growing cannot keep the hook reading),
+  // then judge what is on file: the evidence can also be a real stall's
+  // shape (a call whose result never came), or a release that writes its
+  // lines differently. Only a file that never appeared is left unjudged.
+  const everOnFile = now.scan !== null;
+  const waited = behind(now) !== null && clock.now() + now.ms < deadline;
+  while (behind(now) !== null && clock.now() + now.ms < deadline) {
+    await clock.sleep(Math.min(poll, deadline - clock.now()));
+    const size = await sizeOf(path);
+    const before = now.scan?.fileSize ?? null;
+    if (size === before) continue;
+    // A file that shrinks or vanishes is not catching up: judge what is left.
+    const damaged = before !== null && (size === null || size < before);
+    if (damaged || clock.now() + now.ms < deadline) now = await look();
+    if (damaged) break;
   }
   // 0 exactly when no wait was due (the event log tells the two apart).
-  const waitedMs = waitable || waited ? Math.round(clock.now() - waitStart) : 0;
+  const waitedMs = waited ? Math.round(clock.now() - waitStart) : 0;
+  const { scan, verdict, proven } = now;
+  if (scan === null || verdict === null) {
+    if (everOnFile) return noEvidence(path, "the transcript disappeared");
+    return {
+      ...noEvidence(path, "the transcript does not exist"),
+      waitedMs,
+      // It never appeared within the wait: say so, as for any budget.
+      exhausted: waited ? lagWaitBudget(options) : null,
+    };
+  }
+  if (proven) {
+    return {
+      signatures: [],
+      reason: "last_assistant_message shows a follow-up the transcript " +
+        "does not have yet (transcript lag)",
+      path,
+      scan,
+      waitedMs,
+      endedOnApiError: verdict.endedOnApiError === true,
+      exhausted: null,
+    };
+  }
   const exhausted = exhaustedBudget(verdict.signatures, scan, input, options);
   if (exhausted !== null) {
     return {
@@ -228,6 +232,21 @@ export async function detectStalls(
     endedOnApiError,
     exhausted: null,
   };
+}
+
+/** One look at the file: the scan, its verdict, and the payload's proof. */
+interface Look {
+  scan: TurnScan | null;
+  verdict: TurnVerdict | null;
+  /** `last_assistant_message` proves a follow-up the file lacks. */
+  proven: boolean;
+  /** How long the look took. */
+  ms: number;
+}
+
+/** The lag wait as a spent budget: the file never caught up with the Stop. */
+function lagWaitBudget(options: DetectOptions): ExhaustedBudget {
+  return { name: "lag_wait", limit: options.lagWaitMs };
 }
 
 /**
@@ -269,6 +288,8 @@ export function describeBudget(budget: ExhaustedBudget): string {
       return `${budget.limit} stalls`;
     case "background_tasks":
       return `${budget.limit} background tasks`;
+    case "lag_wait":
+      return `lag wait of ${budget.limit} ms`;
   }
 }
 

@@ -1,24 +1,40 @@
 /**
- * Whether a stalled-looking tail may still be a transcript that lags behind
- * the Stop: the only case worth waiting for.
+ * Whether the transcript on file can be the whole turn a Stop fired for, or
+ * is still behind it: the only case worth waiting for.
  *
- * Stop can fire before the final assistant lines reach the file. Since
- * 2.1.47 the payload carries the final reply's text in
- * `last_assistant_message`, and when it is absent the final reply had no
- * visible text (real 2.1.332 omits it then). A reply without text and
- * without a call (Stop fired, so it made none) is no follow-up however late
- * its line lands, so waiting cannot change the verdict. Only a Claude Code
- * older than 2.1.47, or one whose version nothing shows, leaves the payload
- * silent about a reply that may yet appear (the release's features are in
- * `claude_client/release.ts`).
+ * Claude Code writes transcript lines through a queue, and a Stop can fire
+ * before the turn's lines reach the file. Seen in the real client under
+ * load (2.1.145, four busy loops on two cores): a Stop whose transcript did
+ * not exist yet, one with only the session's metadata lines, one with the
+ * model's call but not its result, and many with the final reply missing.
+ * Stop fires once the model's reply is complete and every call it made has
+ * its result, so what is on file at a Stop shows when it is behind:
+ *
+ * - no file, or no model reply in the turn;
+ * - the payload names the turn (`prompt_id`, 2.1.196+) and the file holds
+ *   stamped entries, none of them this turn's;
+ * - the newest turn on file already ended (its `turn_duration` line is
+ *   written after its Stop hooks ran): the Stop is for a turn not on file;
+ * - a call of the turn has no result, or the model's last message stopped
+ *   for a call whose line is not there;
+ * - the turn on file ends on model text, yet a payload that would carry the
+ *   final reply's text (2.1.47+) has none: that text is not the final reply
+ *   (2.1.47 writes `stop_reason: null` on every line, so only this shows a
+ *   message whose call line is still on its way);
+ * - a result looks unanswered and the payload cannot carry the final reply
+ *   (see {@link mayLag}).
+ *
+ * Each can also be a real stall's shape, so the hook waits for the file to
+ * catch up only within `lag_wait_ms`, then judges what it holds.
  *
  * @module
  */
 
 import type { Entry } from "../transcript/entry.ts";
 import { releaseOf, supports } from "../claude_client/release.ts";
+import type { StallKind } from "./classify.ts";
 
-/** What {@link mayLag} weighs. */
+/** What the payload shows that bears on lag. */
 export interface LagEvidence {
   /** The payload's `last_assistant_message`, `null` when absent. */
   lastAssistantMessage: string | null;
@@ -29,8 +45,115 @@ export interface LagEvidence {
   payloadSendsLastMessage: boolean;
 }
 
+/** The transcript as a scan found it, for {@link behindReason}. */
+export interface TurnOnFile {
+  /** The turn's entries in file order. */
+  entries: readonly Entry[];
+  /** An end-of-turn line follows the turn's newest entry. */
+  endedOnFile: boolean;
+}
+
+/** Why a file is taken to be behind its Stop; see the module comment. */
+export type BehindReason =
+  | "no_file"
+  | "no_reply"
+  | "other_prompt"
+  | "turn_ended"
+  | "call_unsettled"
+  | "text_unsent"
+  | "reply_unsent";
+
+/** The stall kinds a call line or result still on its way would explain. */
+const UNSETTLED_KINDS: ReadonlySet<StallKind> = new Set([
+  "pending_tool_use",
+  "hung_mcp_call",
+  "lost_tool_call",
+]);
+
 /**
- * Whether the lag wait can change the verdict of `turn`.
+ * Why the transcript looks behind the Stop, or `null` when what is on file
+ * can be the whole turn.
+ *
+ * @param turn The scanned turn, or `null` when the file does not exist.
+ * @param payload What the payload shows; `promptId` is its `prompt_id`.
+ * @param stallKinds The kinds the classifier finds in `turn`.
+ */
+export function behindReason(
+  turn: TurnOnFile | null,
+  payload: LagEvidence & { promptId: string | null },
+  stallKinds: readonly StallKind[],
+): BehindReason | null {
+  if (turn === null) return "no_file";
+  if (
+    payload.promptId !== null && isOtherTurn(turn.entries, payload.promptId)
+  ) {
+    return "other_prompt";
+  }
+  if (turn.endedOnFile) return "turn_ended";
+  if (!hasReply(turn.entries)) return "no_reply";
+  if (stallKinds.some((kind) => UNSETTLED_KINDS.has(kind))) {
+    return "call_unsettled";
+  }
+  if (
+    payload.lastAssistantMessage === null && endsOnText(turn.entries) &&
+    sendsLastMessage(payload, turn.entries)
+  ) return "text_unsent";
+  if (stallKinds.length > 0 && mayLag(payload, turn.entries)) {
+    return "reply_unsent";
+  }
+  return null;
+}
+
+/**
+ * True when entries carry prompt ids and none is `promptId`: the turn read
+ * is an older one. (A file without stamps proves nothing either way.)
+ */
+function isOtherTurn(turn: readonly Entry[], promptId: string): boolean {
+  let stamped = false;
+  for (const entry of turn) {
+    if (entry.promptId === promptId) return false;
+    if (entry.promptId !== null) stamped = true;
+  }
+  return stamped;
+}
+
+/**
+ * Whether the model's newest activity in the turn is a message with text
+ * and no call (Claude Code's own entries and notes aside).
+ */
+function endsOnText(turn: readonly Entry[]): boolean {
+  for (let i = turn.length - 1; i >= 0; i--) {
+    const entry = turn[i] as Entry;
+    if (entry.kind === "results" || entry.kind === "interrupt") return false;
+    if (entry.kind !== "assistant" || entry.synthetic || entry.apiError) {
+      continue;
+    }
+    if (entry.toolUses.length > 0) return false;
+    if (entry.texts.length > 0) return true;
+  }
+  return false;
+}
+
+/** Whether the client sends `last_assistant_message` when there is text. */
+function sendsLastMessage(
+  evidence: LagEvidence,
+  turn: readonly Entry[],
+): boolean {
+  return evidence.payloadSendsLastMessage ||
+    supports(releaseOf(turn), "last_assistant_message") === true;
+}
+
+/**
+ * Whether a lagging final reply can change the verdict of `turn`.
+ *
+ * Since 2.1.47 the payload carries the final reply's text in
+ * `last_assistant_message`, and when it is absent the final reply had no
+ * visible text (real 2.1.332 omits it then). A reply without text and
+ * without a call (Stop fired, so it made none) is no follow-up however late
+ * its line lands, so waiting cannot change the verdict. Only a Claude Code
+ * older than 2.1.47, or one whose version nothing shows, leaves the payload
+ * silent about a reply that may yet appear (the release's features are in
+ * `claude_client/release.ts`).
  *
  * @param evidence What the payload shows.
  * @param turn The turn's entries in file order; the newest one that names

@@ -93,7 +93,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   eventLogPath: ".claude/stall_watch/events.jsonl",
   eventLogMaxBytes: 10 * 1024 * 1024,
   stopHookActive: "allow",
-  lagWaitMs: 300,
+  lagWaitMs: 1000,
   idleSeconds: 30,
   watchMaxSeconds: 600,
   statusLineAfterSeconds: 300,

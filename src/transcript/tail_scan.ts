@@ -12,9 +12,13 @@ import {
   openRegularFile,
   UnreadableFileError,
 } from "../shared/regular_file.ts";
+import { decodeUtf8, parseJsonObjects } from "./json_line.ts";
 import { lineEntries } from "./line_entries.ts";
+import { topLevelType } from "./line_prefilter.ts";
+import { isTurnEndMarker } from "./turn_end_marker.ts";
 import {
   type LineReaderOptions,
+  type RawLine,
   readLinesBackward,
   syncReader,
 } from "./line_reader.ts";
@@ -70,6 +74,11 @@ export interface TurnScan {
   endOffset: number;
   /** True when the `stopWhen` option ended the scan early. */
   stopped: boolean;
+  /**
+   * Claude Code's end-of-turn line (`turn_duration`) comes after the turn's
+   * newest entry: the turn on file is over, its Stop hooks already ran.
+   */
+  endedOnFile: boolean;
 }
 
 /** Options for {@link scanCurrentTurn}. */
@@ -115,6 +124,10 @@ export async function scanCurrentTurn(
     let lines = 0;
     let entryCount = 0;
     let budget: ScanBudgetName | null = null;
+    // Lines newer than the turn's newest entry: only metadata, looked at
+    // for an end-of-turn line.
+    let beforeFirstEntry = true;
+    let endedOnFile = false;
     for await (
       const raw of readLinesBackward(syncReader(file), fileSize, {
         ...SCAN_LINE_OPTIONS,
@@ -125,6 +138,11 @@ export async function scanCurrentTurn(
       bytesScanned = fileSize - raw.offset;
       if (endOffset < 0) endOffset = raw.offset + raw.length + 1;
       const entries = lineEntries(raw);
+      if (beforeFirstEntry) {
+        if (entries.some((e) => !e.sidechain || options.includeSidechains)) {
+          beforeFirstEntry = false;
+        } else if (!endedOnFile) endedOnFile = isTurnEndLine(raw);
+      }
       let done = false;
       for (let i = entries.length - 1; i >= 0 && !done; i--) {
         const entry = entries[i] as Entry;
@@ -161,6 +179,7 @@ export async function scanCurrentTurn(
       bytesScanned,
       endOffset: endOffset < 0 ? fileSize : endOffset,
       stopped,
+      endedOnFile,
     };
   } catch (error) {
     throw new TranscriptError(
@@ -171,6 +190,12 @@ export async function scanCurrentTurn(
   } finally {
     file.close();
   }
+}
+
+/** Whether a raw line is Claude Code's end-of-turn line. */
+function isTurnEndLine(raw: RawLine): boolean {
+  if (raw.clipped || topLevelType(raw.head) !== "system") return false;
+  return parseJsonObjects(decodeUtf8(raw.head)).some(isTurnEndMarker);
 }
 
 /** An entry's share of the entries budget: itself and its tool blocks. */

@@ -302,7 +302,7 @@ export function writeWorstInputs(
   inputs.push({
     name: "growing stalled turn",
     what: "20 MiB stalled turn; a metadata line appended every 10 ms; " +
-      "lag wait 300 ms (default)",
+      "lag wait 1,000 ms (default)",
     transcript: growing,
     payload: stop(),
     env: {},

@@ -101,3 +101,92 @@ Deno.test("detectStalls() does not wait where the reply is on file", async () =>
   assert.equal(detection.waitedMs, 0);
   assert.equal(clock.calls, 0);
 });
+
+Deno.test("detectStalls() waits for a transcript that does not exist yet, and judges it once it lands", async () => {
+  const { whole } = turn((t) => {
+    t.call("msg_1", "toolu_1", "mcp__stub__empty");
+    t.result("toolu_1", []);
+  });
+  await using folder = await tempTranscript("");
+  const path = `${folder.dir}/not-yet.jsonl`;
+  const clock = landingAt(path, whole, 4);
+  const detection = await detectStalls(input(path), {
+    lagWaitMs: 2000,
+    sleep: clock.sleep,
+  });
+  assert.deepEqual(detection.signatures.map((s) => [s.kind, s.line]), [
+    ["empty_tool_result", 3],
+  ]);
+  assert.equal(detection.exhausted, null);
+  assert.equal(clock.calls, 4, "it stops waiting once the turn is judged");
+});
+
+Deno.test("detectStalls() allows a transcript that never appears within lag_wait_ms, and says the wait ran out", async () => {
+  await using folder = await tempTranscript("");
+  const path = `${folder.dir}/never.jsonl`;
+  const detection = await detectStalls(input(path), {
+    lagWaitMs: 300,
+    lagPollMs: 20,
+    sleep: () => Promise.resolve(),
+  });
+  assert.deepEqual(detection.signatures, []);
+  assert.deepEqual(detection.exhausted, { name: "lag_wait", limit: 300 });
+  assert.equal(detection.waitedMs, 300);
+});
+
+Deno.test("detectStalls() waits for a call's result to land before naming the stall (an empty result, not a hung call)", async () => {
+  const t = new TranscriptBuilder("s");
+  t.prompt("Use the tool.");
+  t.call("msg_1", "toolu_1", "mcp__stub__empty");
+  const callOnly = t.toString();
+  t.result("toolu_1", []);
+  await using transcript = await tempTranscript(callOnly);
+  const clock = landingAt(transcript.path, t.toString(), 2);
+  const detection = await detectStalls(input(transcript.path), {
+    lagWaitMs: 2000,
+    sleep: clock.sleep,
+  });
+  assert.deepEqual(detection.signatures.map((s) => [s.kind, s.line]), [
+    ["empty_tool_result", 3],
+  ]);
+  assert.equal(clock.calls, 2);
+});
+
+Deno.test("detectStalls() blocks a call whose result never lands, once lag_wait_ms is spent", async () => {
+  const t = new TranscriptBuilder("s");
+  t.prompt("Use the tool.");
+  t.call("msg_1", "toolu_1", "mcp__stub__slow");
+  await using transcript = await tempTranscript(t.toString());
+  const detection = await detectStalls(input(transcript.path), {
+    lagWaitMs: 300,
+    lagPollMs: 20,
+    sleep: () => Promise.resolve(),
+  });
+  assert.deepEqual(detection.signatures.map((s) => s.kind), [
+    "hung_mcp_call",
+  ]);
+  assert.equal(detection.waitedMs, 300);
+  assert.equal(detection.exhausted, null);
+});
+
+Deno.test("detectStalls() waits for the new turn when the newest one on file already ended (its end-of-turn line is there)", async () => {
+  const t = new TranscriptBuilder("s");
+  t.prompt("First question.");
+  t.text("msg_0", "First answer.");
+  t.meta("system", { subtype: "stop_hook_summary" });
+  t.meta("system", { subtype: "turn_duration", durationMs: 900 });
+  const endedOnly = t.toString();
+  t.prompt("Use the tool.");
+  t.call("msg_1", "toolu_1", "Bash", { command: "ls" });
+  t.result("toolu_1", "a.txt");
+  await using transcript = await tempTranscript(endedOnly);
+  const clock = landingAt(transcript.path, t.toString(), 3);
+  const payload = input(transcript.path);
+  const detection = await detectStalls({ ...payload, promptId: null }, {
+    lagWaitMs: 2000,
+    sleep: clock.sleep,
+  });
+  assert.deepEqual(detection.signatures.map((s) => [s.kind, s.line]), [
+    ["missing_followup", 7],
+  ]);
+});

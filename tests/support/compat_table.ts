@@ -46,8 +46,8 @@ function context(release: Release): string {
 
 function lagWait(release: Release): string {
   return supports(release, "last_assistant_message")
-    ? "no (the payload has `last_assistant_message`)"
-    : "yes, up to `lag_wait_ms`";
+    ? "for a file behind the Stop"
+    : "for a file behind the Stop, and for a final reply the payload cannot carry";
 }
 
 /** The table's markdown, one row per range between two floors. */
@@ -75,7 +75,7 @@ export function compatTable(): string {
     } | ${news} |`;
   });
   return [
-    "| Claude Code | Stop hook | watchdog (`install --watch`) | `output: context` | lag wait | new from this release |",
+    "| Claude Code | Stop hook | watchdog (`install --watch`) | `output: context` | lag wait (up to `lag_wait_ms`) | new from this release |",
     "| --- | --- | --- | --- | --- | --- |",
     ...rows,
   ].join("\n");
