@@ -176,6 +176,8 @@ function currentTurnInput(
     transcriptPath: path,
     scanPath: path,
     isSubagent: subagent,
+    claudeFork: false,
+    subagentRunning: false,
     stopHookActive: false,
     promptId,
     lastAssistantMessage: null,

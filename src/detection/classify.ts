@@ -69,6 +69,12 @@ export interface ClassifyContext {
    * stall. Off for the hook, which nudges every unanswered call.
    */
   ignoreSupersededCalls?: boolean;
+  /**
+   * The turn's agent is still running (a SubagentStop whose subagent the
+   * payload's `background_tasks` lists as running): a call without a
+   * result is still running, never a stall.
+   */
+  callsRunning?: boolean;
 }
 
 /** The classifier's answer for one turn. */
@@ -237,6 +243,15 @@ function judgeTurn(
     context.ignoreSupersededCalls === true && use.index < lastActivity &&
     messageKey(use.entry) !== lastMessage;
   const candidates: StallSignature[] = [];
+  const running = [...uses.values()].filter((use) =>
+    !results.has(use.value.id) && !superseded(use)
+  ).length;
+  if (context.callsRunning === true && running > 0) {
+    // Its model answers nothing until every call of its message is back.
+    return healthy(
+      `the subagent is still running: ${running} call(s) without a result yet`,
+    );
+  }
   for (const [id, use] of uses) {
     if (results.has(id) || superseded(use)) continue;
     const hung = use.value.name.startsWith("mcp__");

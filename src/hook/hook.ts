@@ -78,6 +78,10 @@ export async function runHook(
   });
 }
 
+/** Why the SubagentStop of Claude Code's own fork is allowed unjudged. */
+export const CLAUDE_FORK_REASON =
+  'Claude Code\'s own fork (agent_type ""), not a subagent of the session';
+
 /** What judging a stop needs besides the payload. */
 interface StopContext {
   io: HookIO;
@@ -91,15 +95,11 @@ async function judgeStop(
   input: HookInput,
   { io, settings, problems, openStore }: StopContext,
 ): Promise<HookOutcome> {
-  const detection = await detectStalls(input, {
-    lagWaitMs: settings.lagWaitMs,
-    sleep: io.sleep,
-    now: io.now,
-  });
   const nowSeconds = io.now() / 1000;
   const claimNotice = () =>
     claimConfigNotice(openStore, input.sessionId, problems);
-  const transcript = detection.path ?? input.transcriptPath;
+  // The file judged: the subagent's own for SubagentStop.
+  const transcript = input.scanPath ?? input.transcriptPath;
   const eventOf = (
     name: EventRecord["event"],
     data: Record<string, unknown>,
@@ -108,6 +108,19 @@ async function judgeStop(
     sessionId: input.sessionId,
     ts: nowSeconds,
     data: { hook_event: input.hookEventName, transcript, ...data },
+  });
+  if (input.claudeFork) {
+    // Nothing of the session's to judge, and its file is never written
+    // (so no wait for it either).
+    const logError = await log(io, settings, [
+      eventOf("healthy_stop", { reason: CLAUDE_FORK_REASON }),
+    ]);
+    return allowOutcome(await claimNotice(), [logError]);
+  }
+  const detection = await detectStalls(input, {
+    lagWaitMs: settings.lagWaitMs,
+    sleep: io.sleep,
+    now: io.now,
   });
 
   if (detection.exhausted !== null) {

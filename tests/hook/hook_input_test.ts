@@ -37,6 +37,59 @@ Deno.test("parseHookInput() judges a SubagentStop on the subagent's own transcri
   assert.equal(internal.scanPath, null, "no agent transcript: no evidence");
 });
 
+Deno.test('parseHookInput() knows Claude Code\'s own fork (agent_type "") and a subagent background_tasks lists as running', () => {
+  const fork = parseHookInput(JSON.stringify({
+    transcript_path: "/parent.jsonl",
+    hook_event_name: "SubagentStop",
+    agent_id: "a75de7d3f75434c57",
+    agent_type: "",
+    agent_transcript_path: "/parent/subagents/agent-a75de7d3f75434c57.jsonl",
+    background_tasks: [{
+      id: "aa35b3df2876b7baa",
+      type: "subagent",
+      status: "running",
+      description: "slow check",
+      agent_type: "general-purpose",
+    }],
+  }));
+  assert.equal(fork.claudeFork, true);
+  assert.equal(fork.subagentRunning, false, "the fork is not the task");
+  const running = parseHookInput(JSON.stringify({
+    transcript_path: "/parent.jsonl",
+    hook_event_name: "SubagentStop",
+    agent_id: "aa35b3df2876b7baa",
+    agent_type: "general-purpose",
+    background_tasks: [{
+      id: "aa35b3df2876b7baa",
+      type: "subagent",
+      status: "running",
+    }],
+  }));
+  assert.equal(running.claudeFork, false);
+  assert.equal(running.subagentRunning, true);
+  // A finished task, a Stop, or a payload without agent_type: neither.
+  for (
+    const payload of [
+      {
+        hook_event_name: "SubagentStop",
+        agent_id: "a1",
+        background_tasks: [{ id: "a1", type: "subagent", status: "completed" }],
+      },
+      { hook_event_name: "Stop", agent_type: "", agent_id: "a1" },
+      { hook_event_name: "SubagentStop", agent_id: "a1" },
+    ]
+  ) {
+    const input = parseHookInput(
+      JSON.stringify({ transcript_path: "/t", ...payload }),
+    );
+    assert.deepEqual(
+      [input.claudeFork, input.subagentRunning],
+      [false, false],
+      JSON.stringify(payload),
+    );
+  }
+});
+
 Deno.test("parseHookInput() treats absent or mistyped optional fields as absent", () => {
   const input = parseHookInput(
     '{"transcript_path": "t", "last_assistant_message": 5, "stop_hook_active": "yes", "prompt_id": 9}',
