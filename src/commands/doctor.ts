@@ -40,6 +40,7 @@ import {
 } from "../install/hook_command.ts";
 import {
   findMisregistered,
+  findTurnEndingHooks,
   findOwnHandlers,
   hooksShapeProblems,
 } from "../install/hook_registration.ts";
@@ -134,6 +135,7 @@ async function gatherFacts(
     : realPathOrNull(knownPaths[0], platform);
   const files: SettingsFileFacts[] = [];
   const paths = new Map<string, PathFacts>();
+  const turnEnding: string[] = [];
   for (const { scope, path } of applicableSettingsFiles(io.env, io.cwd)) {
     const display = displayPath(io.cwd, path);
     const facts: SettingsFileFacts = {
@@ -154,6 +156,11 @@ async function gatherFacts(
       facts.handlers = findOwnHandlers(settings, knownPaths);
       facts.shapeProblems = hooksShapeProblems(settings);
       facts.misregistered = findMisregistered(settings, knownPaths);
+      turnEnding.push(
+        ...findTurnEndingHooks(settings, knownPaths).map((hook) =>
+          `${hook.event} in ${display}: ${hook.what}`
+        ),
+      );
     } catch (error) {
       facts.error = describe(error);
       continue;
@@ -182,6 +189,7 @@ async function gatherFacts(
       watch: watchEvents.length > 0,
       output: loaded.settings.output,
       idleSeconds: loaded.settings.idleSeconds,
+      turnEndingHooks: turnEnding,
     },
     plugin,
     version: VERSION,

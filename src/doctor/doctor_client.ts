@@ -30,6 +30,12 @@ export interface ClientFacts {
   output: OutputMode;
   /** The watchdog's idle window, in seconds. */
   idleSeconds: number;
+  /**
+   * Other hooks that can end a turn after a tool call (PreToolUse and
+   * PostToolUse handlers that are not stall-watch's), as
+   * `<event> in <file>: <command>`; absent = none.
+   */
+  turnEndingHooks?: readonly string[];
 }
 
 function since(feature: ClientFeature): string {
@@ -38,6 +44,52 @@ function since(feature: ClientFeature): string {
 
 /** The checks, in report order. */
 export function clientChecks(facts: ClientFacts): CheckResult[] {
+  return [...releaseChecks(facts), ...turnEndingChecks(facts)];
+}
+
+/**
+ * What stall-watch does when another hook ends a turn on purpose (returns
+ * `continue: false` on PreToolUse or PostToolUse): Claude Code fires no
+ * Stop then, so only the watchdog can act. From 2.1.97 Claude Code records
+ * the stop and the watchdog stays silent; before, nothing on file tells
+ * that turn from a result nobody answered, and the watchdog wakes it.
+ */
+function turnEndingChecks(facts: ClientFacts): CheckResult[] {
+  const hooks = facts.turnEndingHooks ?? [];
+  if (hooks.length === 0 || !facts.watch) return [];
+  const release = facts.release;
+  const floor = since("hook_stopped_trace");
+  const which = `${hooks.length} other hook${
+    hooks.length === 1 ? "" : "s"
+  } can end a turn after a tool call (by returning "continue": false): ${
+    hooks.join("; ")
+  }`;
+  if (release !== null && supports(release, "hook_stopped_trace")) {
+    return [{
+      status: "ok",
+      text: `${which}; Claude Code ${
+        formatRelease(release)
+      } records such a stop, and the watchdog leaves that turn alone`,
+    }];
+  }
+  // Where the watchdog cannot wake anyone, it exits at once anyway.
+  if (release !== null && !supports(release, "async_rewake")) return [];
+  const on = release === null
+    ? `if your Claude Code is older than ${floor}, it`
+    : `Claude Code ${formatRelease(release)}`;
+  return [{
+    status: "warn",
+    text: `${which}. ${on} leaves no record of such a stop (${floor} does), ` +
+      "so the watchdog takes that turn for a tool result nobody answered " +
+      `and wakes the session after its idle window (${facts.idleSeconds} s), ` +
+      "once per call, overriding that hook's stop",
+    fix: `upgrade Claude Code to ${floor} or later, or drop the watchdog ` +
+      '("stall-watch uninstall", then "stall-watch install" without --watch)',
+  }];
+}
+
+/** What the release does for each feature stall-watch uses. */
+function releaseChecks(facts: ClientFacts): CheckResult[] {
   if (facts.transcript === null) {
     return [{
       status: "ok",

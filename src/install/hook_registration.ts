@@ -285,6 +285,63 @@ export function findMisregistered(
   return found;
 }
 
+/**
+ * The events where another hook can end a turn on purpose after a tool
+ * call, by returning `{"continue": false}`: measured in the real client,
+ * PreToolUse (the call still runs) and PostToolUse end the turn after the
+ * call's result; PostToolUseFailure does not (the model answers), nor does
+ * a PreToolUse deny (the call gets an error result the model answers).
+ */
+export const TURN_ENDING_EVENTS: readonly string[] = [
+  "PreToolUse",
+  "PostToolUse",
+];
+
+/** A handler of someone else's that can end a turn after a tool call. */
+export interface TurnEndingHook {
+  /** `PreToolUse` or `PostToolUse`. */
+  event: string;
+  /** Its command (or URL, or prompt type) in one line. */
+  what: string;
+}
+
+/**
+ * Every handler under {@link TURN_ENDING_EVENTS} that is not stall-watch's,
+ * of any type: any hook there can return `continue: false`, and nothing in
+ * the settings says which one will.
+ */
+export function findTurnEndingHooks(
+  settings: Readonly<Record<string, unknown>>,
+  knownPaths: readonly string[],
+): TurnEndingHook[] {
+  const found: TurnEndingHook[] = [];
+  const hooks = settings.hooks;
+  if (!isPlainObject(hooks)) return found;
+  for (const event of TURN_ENDING_EVENTS) {
+    const groups = hooks[event];
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
+      for (const handler of group.hooks) {
+        if (!isPlainObject(handler)) continue;
+        if (handler.type === "command") {
+          const parsed = parseHandlerCommand(handler);
+          if (parsed && stallWatchArgs(parsed, knownPaths)) continue;
+        }
+        found.push({ event, what: describeHook(handler) });
+      }
+    }
+  }
+  return found;
+}
+
+/** A handler in one line: its command, URL or type. */
+function describeHook(handler: Readonly<Record<string, unknown>>): string {
+  if (handler.type === "command") return describeCommand(handler);
+  if (typeof handler.url === "string") return handler.url;
+  return `a ${String(handler.type)} hook`;
+}
+
 function timeoutFor(
   event: HookEvent,
   existing: Record<string, unknown> | undefined,

@@ -733,3 +733,71 @@ Deno.test("clientChecks() warns where the watchdog cannot see a running request 
     'output "json" works on Claude Code 2.1.47',
   ]);
 });
+
+Deno.test("clientChecks() says what the watchdog does when another hook can end a turn: silent where Claude Code records the stop (2.1.97+), a warning before", () => {
+  const base = {
+    transcript: "/p/s.jsonl",
+    watch: true,
+    output: "stderr" as const,
+    idleSeconds: 30,
+    turnEndingHooks: ["PostToolUse in .claude/settings.json: ./policy.sh"],
+  };
+  const texts = (release: [number, number, number] | null) =>
+    clientChecks({ ...base, release }).filter((c) =>
+      c.text.includes("can end a turn")
+    );
+  const recorded = texts([2, 1, 145]);
+  assert.deepEqual(recorded.map((c) => c.status), ["ok"]);
+  assert.match(
+    recorded[0]!.text,
+    /1 other hook can end a turn after a tool call \(by returning "continue": false\): PostToolUse in \.claude\/settings\.json: \.\/policy\.sh; Claude Code 2\.1\.145 records such a stop/,
+  );
+  const unrecorded = texts([2, 1, 90]);
+  assert.deepEqual(unrecorded.map((c) => c.status), ["warn"]);
+  assert.match(
+    unrecorded[0]!.text,
+    /Claude Code 2\.1\.90 leaves no record of such a stop \(2\.1\.97 does\), so the watchdog takes that turn for a tool result nobody answered and wakes the session after its idle window \(30 s\)/,
+  );
+  assert.match(unrecorded[0]!.fix ?? "", /upgrade Claude Code to 2\.1\.97/);
+  assert.match(
+    texts(null)[0]!.text,
+    /if your Claude Code is older than 2\.1\.97/,
+  );
+  // Where the watchdog cannot wake anyone, or is not registered: nothing.
+  assert.deepEqual(texts([2, 1, 47]), []);
+  assert.deepEqual(
+    clientChecks({ ...base, release: [2, 1, 90], watch: false }).filter((c) =>
+      c.text.includes("can end a turn")
+    ),
+    [],
+  );
+});
+
+Deno.test("doctor warns when another hook can end a turn and the project's Claude Code leaves no record of it", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install", "--watch"], s.io()), 0);
+  // A policy hook of the user's in the shared settings.
+  await s.write(
+    "settings.json",
+    JSON.stringify({
+      hooks: {
+        PostToolUse: [{
+          matcher: "Bash",
+          hooks: [{ type: "command", command: "./policy.sh" }],
+        }],
+      },
+    }),
+  );
+  await seedTranscript(s, "real_hook_stopped_post_tool_use_2.1.90.jsonl");
+  const old = await s.doctor();
+  assert.equal(old.code, 0, "a warning only");
+  const warned = lines(old.out, "warn").map((l) => l.slice(8));
+  assert.ok(
+    warned.some((l) =>
+      l.startsWith(
+        `1 other hook can end a turn after a tool call (by returning "continue": false): PostToolUse in ${PROJECT}: ./policy.sh. Claude Code 2.1.90 leaves no record`,
+      )
+    ),
+    old.out,
+  );
+});

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   findOwnHandlers,
+  findTurnEndingHooks,
   type InstallRequest,
   planInstall,
   planUninstall,
@@ -451,3 +452,31 @@ function dropKeys<T extends { hooks: Record<string, unknown> }>(
   for (const key of keys) delete hooks[key];
   return { ...value, hooks };
 }
+
+Deno.test("findTurnEndingHooks() lists every PreToolUse and PostToolUse handler that is not stall-watch's, of any type", () => {
+  const settings = {
+    hooks: {
+      PreToolUse: [
+        { matcher: "Bash", hooks: [{ type: "command", command: "./gate.sh" }] },
+        { hooks: [{ type: "prompt", prompt: "Is this call allowed?" }] },
+      ],
+      PostToolUse: [{
+        matcher: "*",
+        hooks: [
+          { type: "command", command: `${BIN} watch`, async: true },
+          { type: "http", url: "https://policy.example/hook" },
+        ],
+      }],
+      // A failed call's hook cannot end the turn (measured); Stop is after it.
+      PostToolUseFailure: [{ hooks: [{ type: "command", command: "x" }] }],
+      Stop: [{ hooks: [{ type: "command", command: "./quality-gate.sh" }] }],
+    },
+  };
+  assert.deepEqual(findTurnEndingHooks(settings, [BIN]), [
+    { event: "PreToolUse", what: "./gate.sh" },
+    { event: "PreToolUse", what: "a prompt hook" },
+    { event: "PostToolUse", what: "https://policy.example/hook" },
+  ]);
+  assert.deepEqual(findTurnEndingHooks({ hooks: "odd" }, [BIN]), []);
+  assert.deepEqual(findTurnEndingHooks({}, [BIN]), []);
+});
