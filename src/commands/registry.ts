@@ -56,7 +56,8 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "statusline",
-    summary: "name a tool call running for minutes with no result (status line)",
+    summary:
+      "name a tool call running for minutes with no result (status line)",
     load: () => loadCommand("statusline"),
   },
   {

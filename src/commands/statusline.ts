@@ -85,13 +85,11 @@ export async function run(
     promptId: stringField(payload, "prompt_id"),
     includeSidechains: false,
   });
-  const line = scan === null
-    ? null
-    : statusLineText(
-      callsInFlight(scan.entries),
-      io.now(),
-      settings.statusLineAfterSeconds,
-    );
+  const line = scan === null ? null : statusLineText(
+    callsInFlight(scan.entries),
+    io.now(),
+    settings.statusLineAfterSeconds,
+  );
   if (line !== null) io.writeStdout(`${line}\n`);
   return 0;
 }

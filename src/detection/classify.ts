@@ -243,9 +243,10 @@ function judgeTurn(
     context.ignoreSupersededCalls === true && use.index < lastActivity &&
     messageKey(use.entry) !== lastMessage;
   const candidates: StallSignature[] = [];
-  const running = [...uses.values()].filter((use) =>
-    !results.has(use.value.id) && !superseded(use)
-  ).length;
+  const running =
+    [...uses.values()].filter((use) =>
+      !results.has(use.value.id) && !superseded(use)
+    ).length;
   if (context.callsRunning === true && running > 0) {
     // Its model answers nothing until every call of its message is back.
     return healthy(

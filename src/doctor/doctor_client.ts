@@ -36,6 +36,15 @@ export interface ClientFacts {
    * `<event> in <file>: <command>`; absent = none.
    */
   turnEndingHooks?: readonly string[];
+  /** stall-watch's own status line, where a settings file registers it. */
+  statusLine?: {
+    /** The settings file, as shown. */
+    file: string;
+    /** Its `refreshInterval` in seconds, `null` for none. */
+    refreshSeconds: number | null;
+    /** `statusline.after_seconds`. */
+    afterSeconds: number;
+  } | null;
 }
 
 function since(feature: ClientFeature): string {
@@ -44,7 +53,48 @@ function since(feature: ClientFeature): string {
 
 /** The checks, in report order. */
 export function clientChecks(facts: ClientFacts): CheckResult[] {
-  return [...releaseChecks(facts), ...turnEndingChecks(facts)];
+  return [
+    ...releaseChecks(facts),
+    ...turnEndingChecks(facts),
+    ...statusLineChecks(facts),
+  ];
+}
+
+/**
+ * Whether stall-watch's status line can name a call hung in flight: only
+ * when Claude Code runs it while the call runs, which it does with a
+ * `refreshInterval` from 2.1.97 on.
+ */
+function statusLineChecks(facts: ClientFacts): CheckResult[] {
+  const line = facts.statusLine;
+  if (!line) return [];
+  const at = `the status line in ${line.file}`;
+  if (line.refreshSeconds === null) {
+    return [{
+      status: "warn",
+      text: `${at} has no refreshInterval: Claude Code runs it only after ` +
+        "events, never while a call runs, so a hung call is not named",
+      fix: 'run "stall-watch install --statusline" (it sets one)',
+    }];
+  }
+  const release = facts.release;
+  if (release !== null && !supports(release, "status_line_refresh")) {
+    return [{
+      status: "warn",
+      text: `Claude Code ${formatRelease(release)} runs ${at} only after ` +
+        `events (from ${
+          since("status_line_refresh")
+        } also every refreshInterval while a call runs), so a hung call is ` +
+        "not named",
+      fix: `upgrade Claude Code to ${since("status_line_refresh")} or later`,
+    }];
+  }
+  return [{
+    status: "ok",
+    text:
+      `${at} names a tool call that has had no result for ${line.afterSeconds} s ` +
+      `(looked at every ${line.refreshSeconds} s)`,
+  }];
 }
 
 /**

@@ -28,6 +28,7 @@ import {
 import { isPlainObject } from "../transcript/json_line.ts";
 import type { SettingsEdit } from "../claude_settings/settings_update.ts";
 import { HANDLER_EVENTS } from "../hook/event_guard.ts";
+import { addStatusLine, removeStatusLine } from "./status_line.ts";
 import {
   type JsonEditor,
   jsonEditor,
@@ -96,6 +97,8 @@ export interface InstallRequest {
   timeout: number | null;
   /** The smallest acceptable watch timeout (above the watchdog's deadline). */
   watchTimeout: number;
+  /** Also register `stall-watch statusline` as the status line. */
+  statusLine?: boolean;
 }
 
 /**
@@ -145,13 +148,24 @@ export function planInstall(
       );
     }
   }
+  if (request.statusLine === true) {
+    changes.push(
+      ...addStatusLine(
+        editor,
+        settings,
+        name,
+        request.invocation,
+        request.knownPaths,
+      ),
+    );
+  }
   return { text: changes.length > 0 ? editor.text : text, changes };
 }
 
 /**
  * Plans an uninstall: removes every stall-watch handler in Stop,
  * SubagentStop, PostToolUse and PostToolUseFailure (`watch`), then the groups and event lists
- * that this leaves empty. Nothing else changes.
+ * that this leaves empty, and its status line. Nothing else changes.
  *
  * @throws {SettingsFileError} When the file is not strict JSON.
  */
@@ -172,6 +186,7 @@ export function planUninstall(
     );
   }
   changes.reverse();
+  changes.push(...removeStatusLine(editor, settings, knownPaths));
   return { text: changes.length > 0 ? editor.text : text, changes };
 }
 

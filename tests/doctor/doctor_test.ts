@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { clientChecks } from "../../src/doctor/doctor_client.ts";
+import type { CheckResult } from "../../src/doctor/doctor_report.ts";
 import { projectSlug } from "../../src/transcript/transcript_files.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { join } from "node:path";
@@ -800,4 +801,61 @@ Deno.test("doctor warns when another hook can end a turn and the project's Claud
     ),
     old.out,
   );
+});
+
+Deno.test("clientChecks() says whether stall-watch's status line can name a hung call: a refresh interval, on Claude Code 2.1.97+", () => {
+  const base = {
+    transcript: "/p/s.jsonl",
+    watch: false,
+    output: "stderr" as const,
+    idleSeconds: 30,
+  };
+  const line = (refreshSeconds: number | null) => ({
+    file: ".claude/settings.local.json",
+    refreshSeconds,
+    afterSeconds: 300,
+  });
+  const about = (checks: CheckResult[]) =>
+    checks.filter((c) => c.text.includes("status line"));
+  const works = about(
+    clientChecks({ ...base, release: [2, 1, 332], statusLine: line(30) }),
+  );
+  assert.deepEqual(works, [{
+    status: "ok",
+    text:
+      "the status line in .claude/settings.local.json names a tool call that has had no result for 300 s (looked at every 30 s)",
+  }]);
+  const old = about(
+    clientChecks({ ...base, release: [2, 1, 90], statusLine: line(30) }),
+  );
+  assert.equal(old[0]?.status, "warn");
+  assert.match(old[0]!.text, /Claude Code 2\.1\.90 runs the status line/);
+  assert.match(old[0]!.fix ?? "", /2\.1\.97/);
+  const once = about(
+    clientChecks({ ...base, release: [2, 1, 332], statusLine: line(null) }),
+  );
+  assert.equal(once[0]?.status, "warn");
+  assert.match(once[0]!.fix ?? "", /install --statusline/);
+  assert.deepEqual(
+    about(clientChecks({ ...base, release: [2, 1, 332], statusLine: null })),
+    [],
+  );
+});
+
+Deno.test("install --statusline registers the status line, doctor finds it, uninstall removes it", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install", "--statusline"], s.io()), 0);
+  const settings = JSON.parse(
+    await Deno.readTextFile(join(s.project, LOCAL)),
+  );
+  assert.equal(settings.statusLine.refreshInterval, 30);
+  assert.match(settings.statusLine.command, /statusline$/);
+  const checked = await s.doctor();
+  assert.match(
+    checked.out,
+    /ok {4}the status line in \.claude\/settings\.local\.json names a tool call that has had no result for 300 s \(looked at every 30 s\)/,
+  );
+  assert.equal(await main(["uninstall"], s.io()), 0);
+  const after = JSON.parse(await Deno.readTextFile(join(s.project, LOCAL)));
+  assert.equal("statusLine" in after, false);
 });

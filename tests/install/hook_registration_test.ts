@@ -480,3 +480,53 @@ Deno.test("findTurnEndingHooks() lists every PreToolUse and PostToolUse handler 
   assert.deepEqual(findTurnEndingHooks({ hooks: "odd" }, [BIN]), []);
   assert.deepEqual(findTurnEndingHooks({}, [BIN]), []);
 });
+
+Deno.test("planInstall() with statusLine adds stall-watch's status line once, updates its own, and leaves someone else's alone", () => {
+  const withLine = (text: string) =>
+    planInstall(text, "settings.json", { ...request(), statusLine: true });
+  const first = withLine("{}\n");
+  const settings = JSON.parse(first.text);
+  assert.deepEqual(settings.statusLine, {
+    type: "command",
+    command: `${BIN} statusline`,
+    refreshInterval: 30,
+  });
+  assert.deepEqual(first.changes.slice(-1), [
+    `statusLine: added ${BIN} statusline (refreshInterval 30 s)`,
+  ]);
+  // Idempotent; an older refresh interval is brought up to date.
+  assert.deepEqual(withLine(first.text).changes, []);
+  settings.statusLine.refreshInterval = 5;
+  const updated = withLine(JSON.stringify(settings));
+  assert.deepEqual(updated.changes, [
+    `statusLine: updated refreshInterval of ${BIN} statusline (refreshInterval 30 s)`,
+  ]);
+  // Someone else's status line: refused, named, nothing written.
+  const theirs = JSON.stringify({
+    statusLine: { type: "command", command: "~/.claude/statusline.sh" },
+  });
+  assert.throws(
+    () => withLine(theirs),
+    (error: unknown) =>
+      error instanceof SettingsFileError &&
+      error.message.includes(
+        "already has a status line (~/.claude/statusline.sh)",
+      ),
+  );
+  // Without the option the status line is not touched.
+  assert.equal(install(theirs).text.includes("statusline.sh"), true);
+});
+
+Deno.test("planUninstall() removes stall-watch's status line and keeps someone else's", () => {
+  const ours = JSON.stringify({
+    statusLine: { type: "command", command: `${BIN} statusline` },
+    model: "opus",
+  });
+  const removed = uninstall(ours);
+  assert.deepEqual(JSON.parse(removed.text), { model: "opus" });
+  assert.deepEqual(removed.changes, [`statusLine: removed ${BIN} statusline`]);
+  const theirs = JSON.stringify({
+    statusLine: { type: "command", command: `${BIN}-helper statusline` },
+  });
+  assert.deepEqual(uninstall(theirs).changes, []);
+});
