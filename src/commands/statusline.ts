@@ -11,7 +11,7 @@
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
-import { UsageError } from "../shared/errors.ts";
+import { stdinPayload } from "../shared/command_options.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import { scanCurrentTurn } from "../transcript/tail_scan.ts";
@@ -64,20 +64,14 @@ export async function run(
   args: readonly string[],
   io: CliIO,
 ): Promise<number> {
-  if (args.length > 0) {
-    throw new UsageError(
-      `Unexpected argument "${
-        args[0]
-      }" for "statusline": it takes none, run "stall-watch help statusline"`,
-    );
-  }
-  if (io.stdinIsTerminal) {
-    throw new UsageError(
-      'Cannot show a status line: "statusline" reads Claude Code\'s status line payload on stdin (see "stall-watch help statusline")',
-    );
-  }
   const payload = parsePayloadObject(
-    await io.readStdin(MAX_STATUS_PAYLOAD_BYTES),
+    await stdinPayload(
+      "statusline",
+      args,
+      io,
+      MAX_STATUS_PAYLOAD_BYTES,
+      'Cannot show a status line: "statusline" reads Claude Code\'s status line payload on stdin (see "stall-watch help statusline")',
+    ),
   );
   const transcript = requiredPath(payload, "transcript_path");
   const { settings } = await loadSettings(io.env, io.cwd);

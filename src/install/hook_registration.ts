@@ -61,25 +61,58 @@ export function findOwnHandlers(
   knownPaths: readonly string[],
 ): OwnHandler[] {
   const found: OwnHandler[] = [];
-  const hooks = settings.hooks;
-  if (!isPlainObject(hooks)) return found;
-  for (const event of HOOK_EVENTS) {
-    const groups = hooks[event];
-    if (!Array.isArray(groups)) continue;
-    groups.forEach((group: unknown, g) => {
-      if (!isPlainObject(group) || !Array.isArray(group.hooks)) return;
-      group.hooks.forEach((handler: unknown, index) => {
-        if (!isPlainObject(handler) || handler.type !== "command") return;
-        const parsed = parseHandlerCommand(handler);
-        const args = parsed && stallWatchArgs(parsed, knownPaths);
-        if (!args) return;
-        if (isWatchEvent(event) && args[0] !== "watch") return;
-        const groupKeys = Object.keys(group).filter((k) => k !== "hooks");
-        found.push({ event, group: g, index, handler, groupKeys, args });
-      });
+  for (const at of handlersOf(settings, HOOK_EVENTS)) {
+    const { group, handler } = at;
+    if (handler.type !== "command") continue;
+    const parsed = parseHandlerCommand(handler);
+    const args = parsed && stallWatchArgs(parsed, knownPaths);
+    if (!args) continue;
+    const event = at.event as HookEvent;
+    if (isWatchEvent(event) && args[0] !== "watch") continue;
+    const groupKeys = Object.keys(group).filter((k) => k !== "hooks");
+    found.push({
+      event,
+      group: at.g,
+      index: at.index,
+      handler,
+      groupKeys,
+      args,
     });
   }
   return found;
+}
+
+/** One handler object in a settings file, where it sits. */
+interface HandlerAt {
+  event: string;
+  /** Index of its matcher group in `hooks.<event>`. */
+  g: number;
+  group: Record<string, unknown>;
+  /** Index in the group's `hooks`. */
+  index: number;
+  handler: Record<string, unknown>;
+}
+
+/**
+ * Every handler object under `events` (default: every event of the file),
+ * in file order; oddly shaped groups and entries are skipped.
+ */
+function* handlersOf(
+  settings: Readonly<Record<string, unknown>>,
+  events?: readonly string[],
+): Generator<HandlerAt> {
+  const hooks = settings.hooks;
+  if (!isPlainObject(hooks)) return;
+  for (const event of events ?? Object.keys(hooks)) {
+    const groups = hooks[event];
+    if (!Array.isArray(groups)) continue;
+    for (const [g, group] of groups.entries()) {
+      if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
+      for (const [index, handler] of group.hooks.entries()) {
+        if (isPlainObject(handler)) yield { event, g, group, index, handler };
+      }
+    }
+  }
 }
 
 /** New text for a settings file, and what changed (empty: nothing). */
@@ -274,28 +307,18 @@ export function findMisregistered(
   knownPaths: readonly string[],
 ): Misregistration[] {
   const found: Misregistration[] = [];
-  const hooks = settings.hooks;
-  if (!isPlainObject(hooks)) return found;
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    for (const group of groups) {
-      if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
-      for (const handler of group.hooks) {
-        if (!isPlainObject(handler) || handler.type !== "command") continue;
-        const parsed = parseHandlerCommand(handler);
-        const args = parsed && stallWatchArgs(parsed, knownPaths);
-        const kind = args?.length === 0
-          ? "hook"
-          : args?.[0] === "watch"
-          ? "watch"
-          : null;
-        if (kind === null) continue;
-        const belongs: readonly string[] = EVENTS_FOR[kind];
-        if (!belongs.includes(event)) {
-          found.push({ event, kind, belongs, handler });
-        }
-      }
-    }
+  for (const { event, handler } of handlersOf(settings)) {
+    if (handler.type !== "command") continue;
+    const parsed = parseHandlerCommand(handler);
+    const args = parsed && stallWatchArgs(parsed, knownPaths);
+    const kind = args?.length === 0
+      ? "hook"
+      : args?.[0] === "watch"
+      ? "watch"
+      : null;
+    if (kind === null) continue;
+    const belongs: readonly string[] = EVENTS_FOR[kind];
+    if (!belongs.includes(event)) found.push({ event, kind, belongs, handler });
   }
   return found;
 }
@@ -330,22 +353,12 @@ export function findTurnEndingHooks(
   knownPaths: readonly string[],
 ): TurnEndingHook[] {
   const found: TurnEndingHook[] = [];
-  const hooks = settings.hooks;
-  if (!isPlainObject(hooks)) return found;
-  for (const event of TURN_ENDING_EVENTS) {
-    const groups = hooks[event];
-    if (!Array.isArray(groups)) continue;
-    for (const group of groups) {
-      if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
-      for (const handler of group.hooks) {
-        if (!isPlainObject(handler)) continue;
-        if (handler.type === "command") {
-          const parsed = parseHandlerCommand(handler);
-          if (parsed && stallWatchArgs(parsed, knownPaths)) continue;
-        }
-        found.push({ event, what: describeHook(handler) });
-      }
+  for (const { event, handler } of handlersOf(settings, TURN_ENDING_EVENTS)) {
+    if (handler.type === "command") {
+      const parsed = parseHandlerCommand(handler);
+      if (parsed && stallWatchArgs(parsed, knownPaths)) continue;
     }
+    found.push({ event, what: describeHook(handler) });
   }
   return found;
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { FORKED_SUBAGENT_ID, forkStopPayload } from "../support/transcripts.ts";
 import { InputError } from "../../src/shared/errors.ts";
 import { parseHookInput } from "../../src/hook/hook_input.ts";
 
@@ -38,32 +39,14 @@ Deno.test("parseHookInput() judges a SubagentStop on the subagent's own transcri
 });
 
 Deno.test('parseHookInput() knows Claude Code\'s own fork (agent_type "") and a subagent background_tasks lists as running', () => {
-  const fork = parseHookInput(JSON.stringify({
-    transcript_path: "/parent.jsonl",
-    hook_event_name: "SubagentStop",
-    agent_id: "a75de7d3f75434c57",
-    agent_type: "",
-    agent_transcript_path: "/parent/subagents/agent-a75de7d3f75434c57.jsonl",
-    background_tasks: [{
-      id: "aa35b3df2876b7baa",
-      type: "subagent",
-      status: "running",
-      description: "slow check",
-      agent_type: "general-purpose",
-    }],
-  }));
+  const fork = parseHookInput(JSON.stringify(forkStopPayload("/p")));
   assert.equal(fork.claudeFork, true);
   assert.equal(fork.subagentRunning, false, "the fork is not the task");
+  // The subagent's own SubagentStop, while the payload lists it running.
   const running = parseHookInput(JSON.stringify({
-    transcript_path: "/parent.jsonl",
-    hook_event_name: "SubagentStop",
-    agent_id: "aa35b3df2876b7baa",
+    ...forkStopPayload("/p"),
+    agent_id: FORKED_SUBAGENT_ID,
     agent_type: "general-purpose",
-    background_tasks: [{
-      id: "aa35b3df2876b7baa",
-      type: "subagent",
-      status: "running",
-    }],
   }));
   assert.equal(running.claudeFork, false);
   assert.equal(running.subagentRunning, true);

@@ -16,6 +16,7 @@ import { FIXTURES_DIR } from "../support/cases.ts";
 import {
   asPreLastMessageClient,
   assistantTextLine,
+  forkStopPayload,
   pendingTranscript,
   preLastMessageStopPayload,
   resultLine,
@@ -301,32 +302,7 @@ Deno.test("hook allows the SubagentStop of Claude Code's own fork at once and si
   const io = fakeIO({
     cwd: project.dir,
     env: { STALL_WATCH_LAG_WAIT_MS: "1000" },
-    // The payload of the progress-summary fork (real 2.1.214, -p with
-    // CLAUDE_CODE_FORK_SUBAGENT=1, +30 s into a subagent's call).
-    stdin: JSON.stringify({
-      session_id: "67879565-a1e9-44c3-9e64-55e249cc927b",
-      transcript_path: join(project.dir, "session.jsonl"),
-      cwd: project.dir,
-      prompt_id: "d1f0a288-0566-4963-b607-db74a6cf03a4",
-      permission_mode: "default",
-      agent_id: "a75de7d3f75434c57",
-      agent_type: "",
-      hook_event_name: "SubagentStop",
-      stop_hook_active: false,
-      agent_transcript_path: join(
-        project.dir,
-        "session/subagents/agent-a75de7d3f75434c57.jsonl",
-      ),
-      last_assistant_message: "Calling the slow tool",
-      background_tasks: [{
-        id: "aa35b3df2876b7baa",
-        type: "subagent",
-        status: "running",
-        description: "slow check",
-        agent_type: "general-purpose",
-      }],
-      session_crons: [],
-    }),
+    stdin: JSON.stringify(forkStopPayload(project.dir)),
   });
   const started = io.now();
   assert.equal(await main([], io), 0);
