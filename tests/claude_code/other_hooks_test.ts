@@ -59,9 +59,7 @@ function policyHooks(event: "PreToolUse" | "PostToolUse"): OtherHooks {
 async function policyStop(
   client: Client,
   event: "PreToolUse" | "PostToolUse",
-  check: (
-    session: Parameters<Parameters<typeof interactive>[3]>[0],
-  ) => Promise<void>,
+  check: (session: ClaudeSession) => Promise<void>,
 ): Promise<void> {
   const script = (_request: RecordedRequest, index: number): Reply =>
     index === 0 ? toolCall(TOOL, { text: "forty-two" }) : text(WOKEN);
@@ -71,10 +69,10 @@ async function policyStop(
     [TOOL],
     async (session, pane) => {
       await pane.submit(`use ${TOOL}`);
-      await waitUntil(watcherDone(session), "the watcher to finish", 40_000);
+      await waitUntil(watcherDone(session), "the watcher to finish");
       await check(session);
       // The policy's reason is what the user sees.
-      await pane.waitFor(/policy/, 10_000);
+      await pane.waitFor(/policy/);
     },
     {},
     policyHooks(event),

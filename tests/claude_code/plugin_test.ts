@@ -40,6 +40,7 @@ import {
   shellQuote,
   withClaudeSession,
 } from "./support/session.ts";
+import { EVENT_WAIT_MS } from "./support/patience.ts";
 
 const REPO = dirname(MAIN_TS);
 const PLUGIN_ID = "stall-watch@stall-watch";
@@ -112,7 +113,7 @@ async function runIn(
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    signal: AbortSignal.timeout(60_000),
+    signal: AbortSignal.timeout(EVENT_WAIT_MS),
   }).output();
   return {
     code: out.code,

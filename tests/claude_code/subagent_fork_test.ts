@@ -29,6 +29,7 @@ import {
   runsOf,
   since,
 } from "./support/scenario.ts";
+import { RUN_WAIT_MS } from "./support/patience.ts";
 
 const SLOW = "mcp__stub__slow";
 const CALL_SECONDS = 90;
@@ -83,7 +84,7 @@ claudeTest(
       script: answer,
       allowedTools: ["Agent", "Task", SLOW],
       env: { CLAUDE_CODE_FORK_SUBAGENT: "1" },
-      timeoutMs: (CALL_SECONDS + 120) * 1000,
+      timeoutMs: RUN_WAIT_MS + CALL_SECONDS * 1000,
     });
     const { run } = outcome;
     assert.equal(run.timedOut, false, run.stderr);

@@ -49,6 +49,7 @@ import {
   watchOutcomes,
   watchRuns,
 } from "./support/watch_session.ts";
+import { EVENT_WAIT_MS } from "./support/patience.ts";
 
 /** Where a watcher's exit 2 reaches the model (asyncRewake, 2.1.84+). */
 const REWAKE: Applies = appliesWhere(
@@ -125,7 +126,7 @@ async function apiErrorAfter(
     await pane.keys("Enter");
     await pane.waitFor(/API Error: 500/);
     try {
-      await pane.waitFor(new RegExp(answer), 30_000);
+      await pane.waitFor(new RegExp(answer));
     } catch (error) {
       // Say what the watcher did, to tell its miss from a lost wake-up.
       const runs = watchRuns(await session.hookRuns());
@@ -253,7 +254,7 @@ async function slowModelRun(
       try {
         await pane.type("echo forty-two");
         await pane.keys("Enter");
-        await pane.waitFor(new RegExp(answer), 30_000);
+        await pane.waitFor(new RegExp(answer));
         await waitUntil(watcherDone(session), "the watcher to finish");
       } finally {
         onFile.stop();
@@ -286,7 +287,7 @@ async function slowModelRun(
       // own. A known limit (docs/watchdog.md): raise the idle window.
       assert.deepEqual(watchRuns(runs).map((r) => r.code), [2]);
       assert.deepEqual(await watchOutcomes(session), ["nudged"]);
-      await pane.waitFor(/Already answered above\./, 30_000);
+      await pane.waitFor(/Already answered above\./);
       assert.equal(session.api.mainRequests().length, 3);
       assert.equal(nudged(session).length, 1);
     },
@@ -452,7 +453,7 @@ claudeTest(
       async (session, pane) => {
         await pane.type("echo, then the next step");
         await pane.keys("Enter");
-        await pane.waitFor(/Do you want to proceed/, 30_000);
+        await pane.waitFor(/Do you want to proceed/);
         await sleep((IDLE_SECONDS + 3) * 1000);
         const runs = await session.hookRuns();
         assert.deepEqual(watchRuns(runs).map((r) => r.code), [0]);
@@ -499,7 +500,7 @@ claudeTest(
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(EVENT_WAIT_MS),
       }).output();
       assert.equal(install.code, 0, new TextDecoder().decode(install.stderr));
       Object.assign(session.env, {
@@ -516,7 +517,7 @@ claudeTest(
         const events = async () =>
           await readJsonl(join(session.project, EVENTS_LOG)).catch(() => []);
         try {
-          await pane.waitFor(new RegExp(answer), 60_000);
+          await pane.waitFor(new RegExp(answer));
         } catch (error) {
           // What stall-watch decided says why no nudge came.
           throw new Error(

@@ -26,6 +26,7 @@ import {
 import type { ClientFeature } from "../../../src/claude_client/release.ts";
 import { type ClaudeSession, withClaudeSession } from "./session.ts";
 import type { TmuxPane } from "./tmux.ts";
+import { EVENT_WAIT_MS } from "./patience.ts";
 
 /** What a probe saw. */
 export interface ProbeResult {
@@ -433,10 +434,10 @@ const statusLineRefresh: Probe = {
       );
       const pane = await session.startInteractive({ allowedTools: [slow] });
       try {
-        await pane.waitFor(PROMPT_LINE, 60_000);
+        await pane.waitFor(PROMPT_LINE);
         await pane.settled();
         await pane.submit(`use ${slow}`);
-        await pane.waitFor(/Done with the tool\./, 90_000);
+        await pane.waitFor(/Done with the tool\./);
       } finally {
         await pane.close();
       }
@@ -518,16 +519,40 @@ function rewakeSettings(doneFile: string): Record<string, unknown> {
     type: "command",
     // Bounded by the clock, not by turns of the loop: where hooks run in
     // line (before 2.1.15) the turn waits for this one, and on a loaded
-    // machine 100 turns of `sleep 0.2` took far longer than 20 s.
+    // machine 100 turns of `sleep 0.2` took far longer than 20 s. It leaves
+    // `<doneFile>.exited` behind as it exits, for the probe to wait on.
     command: `end=$(($(date +%s) + 20)); ` +
       `while [ ! -e '${doneFile}' ] && [ "$(date +%s)" -lt "$end" ]; do ` +
-      `sleep 0.2; done; sleep 1; echo ${WAKE_MARKER} >&2; exit 2`,
+      `sleep 0.2; done; sleep 1; echo ${WAKE_MARKER} >&2; ` +
+      `: > '${doneFile}.exited'; exit 2`,
     timeout: 60,
     async: true,
     asyncRewake: true,
   };
   return { hooks: { PostToolUse: [{ matcher: "*", hooks: [hook] }] } };
 }
+
+/** Waits until `path` exists; throws after `timeoutMs`. */
+async function waitForPath(path: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await Deno.lstat(path);
+      return;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`${path} never appeared`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * How long after the waking hook exited its wake-up may take to reach the
+ * API. Releases with asyncRewake send it within a second; a release without
+ * never does, so the probe's "no" costs this once.
+ */
+const WAKE_GRACE_MS = 30_000;
 
 const asyncRewake: Probe = {
   name: "async_rewake",
@@ -556,10 +581,12 @@ const asyncRewake: Probe = {
       try {
         await pane.submit(`use ${TOOL}`);
         // Where the hook runs in line, the answer waits for it (20 s).
-        await pane.waitFor(/Done with the tool\./, 90_000);
+        await pane.waitFor(/Done with the tool\./);
         await Deno.writeTextFile(doneFile, "");
-        // The hook exits a second after the turn ended.
-        const deadline = Date.now() + 25_000;
+        // The hook exits a second after the turn ended; its wake-up, where
+        // there is one, follows.
+        await waitForPath(`${doneFile}.exited`, EVENT_WAIT_MS);
+        const deadline = Date.now() + WAKE_GRACE_MS;
         let woken: RecordedRequest | undefined;
         while (Date.now() < deadline && !woken) {
           woken = session.api.mainRequests().slice(answered + 1).find((r) =>
@@ -581,7 +608,7 @@ const asyncRewake: Probe = {
             ? "a new request after the turn ended carried the hook's stderr"
             : early
             ? "the hook ran synchronously: its stderr came with the tool result"
-            : "no request carried the hook's stderr within 25 s",
+            : "no request carried the hook's stderr within 30 s of its exit",
         };
       } finally {
         await pane.close();
@@ -637,7 +664,7 @@ export const PROMPT_LINE = /^[❯>]\s/m;
 /** An interactive session ready for a prompt. */
 async function startProbeSession(session: ClaudeSession): Promise<TmuxPane> {
   const pane = await session.startInteractive({ allowedTools: [TOOL] });
-  await pane.waitFor(PROMPT_LINE, 60_000);
+  await pane.waitFor(PROMPT_LINE);
   return pane;
 }
 

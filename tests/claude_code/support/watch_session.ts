@@ -17,6 +17,7 @@ import {
   withClaudeSession,
 } from "./session.ts";
 import type { TmuxPane } from "./tmux.ts";
+import { EVENT_WAIT_MS } from "./patience.ts";
 
 /** stall-watch's event log, relative to the project. */
 export const EVENTS_LOG = ".claude/stall_watch/events.jsonl";
@@ -128,7 +129,7 @@ export async function interactive(
 export async function waitUntil(
   condition: () => Promise<boolean>,
   what: string,
-  timeoutMs = 20_000,
+  timeoutMs = EVENT_WAIT_MS,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
