@@ -23,6 +23,7 @@ import {
   WATCH_TIMEOUT_MARGIN,
 } from "../install/hook_command.ts";
 import { planInstall } from "../install/hook_registration.ts";
+import { STATUS_LINE_REFRESH_SECONDS } from "../install/status_line.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import {
   parseScope,
@@ -49,7 +50,7 @@ export const help: string =
 
 Usage:
   stall-watch install [--scope local|project|user] [--subagents] [--watch]
-                      [--timeout S] [--dry-run]
+                      [--statusline] [--timeout S] [--dry-run]
 
 Adds a Stop handler that starts this stall-watch by its absolute path
 (from source: "deno run" with the release permissions and main.ts), with
@@ -66,6 +67,10 @@ Options:
                that may wake an idle session;
                its timeout is the watchdog's deadline (watchMaxSeconds,
                default 600) plus ${WATCH_TIMEOUT_MARGIN} s
+  --statusline also make "stall-watch statusline" the status line, re-run
+               every ${STATUS_LINE_REFRESH_SECONDS} s: it names a tool call that has had no result for
+               minutes (a call hung in flight fires no hook); refused when
+               the file already has someone else's status line
   --timeout S  seconds Claude Code gives the Stop handler (default
                ${DEFAULT_HOOK_TIMEOUT}, or the timeout already registered)
   --dry-run    print the change as a diff and write nothing
@@ -107,6 +112,7 @@ export async function run(
     scope: "value",
     subagents: "flag",
     watch: "flag",
+    statusline: "flag",
     timeout: "value",
     "dry-run": "flag",
   });
@@ -144,6 +150,7 @@ export async function run(
       events,
       timeout,
       watchTimeout: settings.watchMaxSeconds + WATCH_TIMEOUT_MARGIN,
+      statusLine: options.statusline === true,
     }));
   if (result.changes.length > 0 && options["dry-run"] !== true) {
     io.writeStdout("Check the set-up with: stall-watch doctor\n");

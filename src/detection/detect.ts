@@ -95,6 +95,11 @@ export interface DetectInput {
   backgroundTasksOverBudget?: boolean;
   /** See `LagEvidence.payloadSendsLastMessage`; absent = false. */
   payloadSendsLastMessage?: boolean;
+  /**
+   * The subagent judged is still running (see `ClassifyContext.callsRunning`);
+   * absent = false.
+   */
+  subagentRunning?: boolean;
 }
 
 const DEFAULT_LAG_POLL_MS = 20;
@@ -125,7 +130,10 @@ export async function detectStalls(
     includeSidechains: input.isSubagent,
     ...(options.budgets === undefined ? {} : { budgets: options.budgets }),
   };
-  const context = { backgroundTasks: input.backgroundTasks };
+  const context = {
+    backgroundTasks: input.backgroundTasks,
+    callsRunning: input.subagentRunning === true,
+  };
   const payload = {
     promptId: input.promptId,
     lastAssistantMessage: input.lastAssistantMessage,

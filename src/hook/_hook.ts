@@ -98,6 +98,10 @@ export async function runHook(
   });
 }
 
+/** Why the SubagentStop of Claude Code's own fork is allowed unjudged. */
+export const CLAUDE_FORK_REASON =
+  'Claude Code\'s own fork (agent_type ""), not a subagent of the session';
+
 /** What judging a stop needs besides the payload. */
 interface StopContext {
   io: HookIO;
@@ -111,17 +115,26 @@ async function judgeStop(
   input: HookInput,
   { io, settings, problems, openStore }: StopContext,
 ): Promise<Verdict> {
+  const nowSeconds = io.now() / 1000;
+  const claimNotice = () =>
+    claimConfigNotice(openStore, input.sessionId, problems);
+  // The file judged: the subagent's own for SubagentStop.
+  const transcript = input.scanPath ?? input.transcriptPath;
+  const event = (name: EventName, data: Record<string, unknown>) =>
+    eventRecord(name, input, nowSeconds, { transcript, ...data });
+  if (input.claudeFork) {
+    // Nothing of the session's to judge, and its file is never written
+    // (so no wait for it either).
+    return {
+      outcome: allowOutcome(await claimNotice()),
+      events: [event("healthy_stop", { reason: CLAUDE_FORK_REASON })],
+    };
+  }
   const detection = await detectStalls(input, {
     lagWaitMs: settings.lagWaitMs,
     sleep: io.sleep,
     now: io.now,
   });
-  const nowSeconds = io.now() / 1000;
-  const claimNotice = () =>
-    claimConfigNotice(openStore, input.sessionId, problems);
-  const transcript = detection.path ?? input.transcriptPath;
-  const event = (name: EventName, data: Record<string, unknown>) =>
-    eventRecord(name, input, nowSeconds, { transcript, ...data });
 
   if (detection.exhausted !== null) {
     // Fail open: a verdict on part of the turn proves nothing either way.

@@ -36,6 +36,21 @@ export interface HookInput {
   scanPath: string | null;
   /** True for SubagentStop: the scanned file is a sidechain transcript. */
   isSubagent: boolean;
+  /**
+   * A SubagentStop of Claude Code's own fork, not of a subagent the session
+   * started: `agent_type` is the empty string. Seen from the fork that
+   * writes a running subagent's progress summary ("Describe your most
+   * recent action in 3-5 words"), at about +30 s of a subagent's call: with
+   * its own `agent_id` and an `agent_transcript_path` that is never
+   * written (2.1.145-2.1.220 in `-p` with `CLAUDE_CODE_FORK_SUBAGENT=1`;
+   * interactive up to 2.1.310).
+   */
+  claudeFork: boolean;
+  /**
+   * A SubagentStop whose subagent `background_tasks` lists as still
+   * running: a call of it without a result is still running, not stalled.
+   */
+  subagentRunning: boolean;
   stopHookActive: boolean;
   promptId: string | null;
   /** `null` when the payload has no such field (older Claude Code). */
@@ -98,6 +113,8 @@ export function hookInputFrom(
   const transcriptPath = requiredPath(payload, "transcript_path");
   const hookEventName = eventOf(payload, "hook");
   const isSubagent = hookEventName === "SubagentStop";
+  const backgroundTasks = runningBackgroundTasks(payload.background_tasks);
+  const agentId = stringField(payload, "agent_id");
   return {
     sessionId: stringField(payload, "session_id") ?? "",
     hookEventName,
@@ -106,6 +123,11 @@ export function hookInputFrom(
       ? stringField(payload, "agent_transcript_path")
       : transcriptPath,
     isSubagent,
+    claudeFork: isSubagent && payload.agent_type === "",
+    subagentRunning: isSubagent && agentId !== null &&
+      backgroundTasks.some((task) =>
+        task.id === agentId && task.type === "subagent"
+      ),
     stopHookActive: payload.stop_hook_active === true,
     promptId: stringField(payload, "prompt_id"),
     lastAssistantMessage: typeof payload.last_assistant_message === "string"
@@ -113,7 +135,7 @@ export function hookInputFrom(
       : null,
     payloadSendsLastMessage: "prompt_id" in payload ||
       "background_tasks" in payload,
-    backgroundTasks: runningBackgroundTasks(payload.background_tasks),
+    backgroundTasks,
     backgroundTasksOverBudget: tasksCut ||
       backgroundTasksOverBudget(payload.background_tasks),
     cwd: stringField(payload, "cwd") ?? "",

@@ -58,6 +58,11 @@ export interface Settings {
   idleSeconds: number;
   /** Watchdog: seconds after which a watcher gives up. */
   watchMaxSeconds: number;
+  /**
+   * Status line: seconds a call may run without a result before
+   * `statusline` names it.
+   */
+  statusLineAfterSeconds: number;
   recovery: RecoveryText;
 }
 
@@ -91,6 +96,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   lagWaitMs: 1000,
   idleSeconds: 30,
   watchMaxSeconds: 600,
+  statusLineAfterSeconds: 300,
   recovery: presetText("default"),
 });
 
@@ -109,6 +115,7 @@ export const CONFIG_KEYS = {
   lag_wait_ms: "integer",
   event_log: { enabled: "boolean", path: "string", max_bytes: "integer" },
   watch: { idle_seconds: "number", max_seconds: "number" },
+  statusline: { after_seconds: "number" },
   recovery: {
     header: "string",
     idle_header: "string",
@@ -252,6 +259,12 @@ export function resolveSettings(
       "watch.max_seconds",
       d.watchMaxSeconds,
       numberIn(0.1, 86_400),
+    ),
+    statusLineAfterSeconds: pick(
+      "STALL_WATCH_STATUSLINE_AFTER_SECONDS",
+      "statusline.after_seconds",
+      d.statusLineAfterSeconds,
+      numberIn(1, 86_400),
     ),
     recovery: d.recovery,
   };

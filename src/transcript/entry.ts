@@ -4,7 +4,8 @@
  * Claude Code's transcript format is internal and changes between releases,
  * so every field is read defensively: a missing or wrongly typed field makes
  * an entry less informative, never an error. Metadata lines (snapshots,
- * titles, queue operations, attachments, most `system` lines) become `null`.
+ * titles, queue operations, most attachments and `system` lines) become
+ * `null`.
  *
  * @module
  */
@@ -111,6 +112,18 @@ export interface InterruptEntry extends EntryBase {
 }
 
 /**
+ * Claude Code's record that a hook ended the turn on purpose (an
+ * `attachment` line of type `hook_stopped_continuation`, written from
+ * 2.1.97 on when a PreToolUse or PostToolUse hook returns
+ * `continue: false`): the turn is over by someone's policy, not stalled.
+ */
+export interface HookStopEntry extends EntryBase {
+  kind: "hook_stop";
+  /** Which hook ended it, e.g. `PostToolUse:Bash` (`""` when unnamed). */
+  hookName: string;
+}
+
+/**
  * A user-typed line that is not a human prompt: stop-hook feedback, caveats,
  * command output, task notifications, compaction summaries, reminders.
  */
@@ -125,6 +138,7 @@ export type Entry =
   | AssistantEntry
   | ResultsEntry
   | InterruptEntry
+  | HookStopEntry
   | NoteEntry;
 
 /** Where a line sits in its file. */
@@ -196,9 +210,33 @@ export function toEntry(
       return raw.subtype === "compact_boundary"
         ? { kind: "boundary", ...base }
         : null;
+    case "attachment":
+      return hookStopEntry(raw.attachment, base);
     default:
       return null;
   }
+}
+
+/** The attachment type of Claude Code's hook-stop record. */
+export const HOOK_STOP_ATTACHMENT = "hook_stopped_continuation";
+
+/** A `hook_stopped_continuation` attachment as an entry; else `null`. */
+function hookStopEntry(
+  attachment: unknown,
+  base: EntryBase,
+): HookStopEntry | null {
+  if (
+    !isPlainObject(attachment) || attachment.type !== HOOK_STOP_ATTACHMENT
+  ) {
+    return null;
+  }
+  return {
+    kind: "hook_stop",
+    ...base,
+    hookName: typeof attachment.hookName === "string"
+      ? attachment.hookName
+      : "",
+  };
 }
 
 function assistantEntry(

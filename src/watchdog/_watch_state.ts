@@ -15,6 +15,11 @@ export type CallState =
   | { kind: "awaiting_result" }
   /** The user interrupted the turn after the call: not a stall. */
   | { kind: "interrupted" }
+  /**
+   * Another hook ended the turn on purpose after the call (`continue:
+   * false`; Claude Code's `hook_stopped_continuation` record): not a stall.
+   */
+  | { kind: "hook_stopped"; hookName: string }
   /** The model wrote text or a new call after the result. */
   | { kind: "followed_up" }
   /** The result is in and nothing has answered it yet. */
@@ -63,6 +68,8 @@ export function callState(
   // result (a write queue can put a result's line before its call's).
   const after = turn.slice(Math.max(callAt, resultAt) + 1);
   if (after.some((e) => e.kind === "interrupt")) return { kind: "interrupted" };
+  const stop = after.find((e) => e.kind === "hook_stop");
+  if (stop) return { kind: "hook_stopped", hookName: stop.hookName };
   if (resultAt < 0) return { kind: "awaiting_result" };
   // Claude Code's own entries (its API-error entry, `No response
   // requested.`) have text, but the model wrote none of it.

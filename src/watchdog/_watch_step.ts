@@ -70,6 +70,7 @@ export type WatchOutcome =
   | "superseded"
   | "followed_up"
   | "interrupted"
+  | "hook_stopped"
   | "new_turn"
   | "not_found"
   | "deadline"
@@ -134,6 +135,14 @@ export function nextWatchStep(facts: WatchFacts): WatchStep {
   }
   if (state?.kind === "interrupted") {
     return finish("interrupted", "the user interrupted the turn");
+  }
+  if (state?.kind === "hook_stopped") {
+    // Waking it would override that hook's policy.
+    return finish(
+      "hook_stopped",
+      `${state.hookName || "another hook"} ended the turn on purpose ` +
+        "(continue: false)",
+    );
   }
   if (state?.kind === "answered") {
     if (facts.turnEnded) return { action: "judge", trigger: "turn_end" };

@@ -70,6 +70,16 @@ export const COMMANDS: Record<string, (c: Clone) => RunOptions> = {
     args: ["audit", join(c.project, "transcripts")],
   }),
   log: (c) => ({ cwd: c.project, args: ["log"] }),
+  statusline: (c) => ({
+    cwd: c.project,
+    args: ["statusline"],
+    stdin: {
+      session_id: SESSION,
+      transcript_path: c.transcript,
+      cwd: c.project,
+      version: "2.1.332",
+    },
+  }),
   reset: (c) => ({ cwd: c.project, args: ["reset", "--all"] }),
   install: (c) => ({ cwd: c.project, args: ["install"] }),
   uninstall: (c) => ({ cwd: c.project, args: ["uninstall"] }),
