@@ -23,7 +23,7 @@ async function run(args: readonly string[]): Promise<number> {
     // loop, the bundle gets its V8 code cache written before `Deno.exit`
     // (evaluated straight into it, a module graph never gets one).
     const { runStopHook } = await import(
-      "./src/hook/stop_hook.bundle.js"
+      "./gen/stop_hook.js"
     ) as typeof import("./src/hook/stop_hook.ts");
     const code = await runStopHook();
     if (code !== null) return code;

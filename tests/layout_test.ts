@@ -1,34 +1,43 @@
 /**
  * Guards the layout of `src/`: one folder per subsystem, stacked in
  * data-flow order, so the listing tells a newcomer where a byte of
- * transcript becomes a verdict. A folder may import only folders below it
- * in {@link FLOORS} (and itself); `cli.ts` sits on top.
+ * transcript becomes a verdict. A folder may import only folders on floors
+ * below it in {@link FLOORS} (and itself), never a sibling on its own
+ * floor; `cli.ts` sits on top.
  */
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 
-/** Bottom to top. Keep in step with "How the code is organised" in docs/development.md. */
-const FLOORS = [
-  "shared",
-  "claude_client",
-  "confined",
-  "transcript",
-  "detection",
-  "recovery",
-  "settings",
-  "guardrails",
-  "events",
-  "hook",
-  "watchdog",
-  "claude_settings",
-  "install",
-  "doctor",
-  "audit",
-  "commands",
-] as const;
+/**
+ * Bottom to top, a floor's folders side by side: the Stop hook and the
+ * watchdog are two doors onto one decision, and share nothing but what
+ * lies below them. docs/development.md's code map lists them the same
+ * way (a test below holds it to this list).
+ */
+const FLOORS: readonly (readonly string[])[] = [
+  ["shared"],
+  ["claude_client"],
+  ["confined"],
+  ["transcript"],
+  ["detection"],
+  ["recovery"],
+  ["settings"],
+  ["guardrails"],
+  ["events"],
+  ["decision"],
+  ["hook", "watchdog"],
+  ["claude_settings"],
+  ["install"],
+  ["doctor"],
+  ["audit"],
+  ["commands"],
+];
 
-const MAX_MODULES_PER_FOLDER = 15;
+/** Every folder, bottom to top. */
+const FOLDERS: readonly string[] = FLOORS.flat();
+
+const MAX_MODULES_PER_FOLDER = 16;
 const MAX_LOOSE_MODULES = 2;
 
 const SRC = fileURLToPath(new URL("../src/", import.meta.url));
@@ -53,7 +62,7 @@ function relativeSpecifiers(text: string): string[] {
 function allModules(): string[] {
   return [
     ...[...Deno.readDirSync(SRC)].filter((e) => e.isFile).map((e) => e.name),
-    ...FLOORS.flatMap((f) => modulesOf(f).map((m) => `${f}/${m}`)),
+    ...FOLDERS.flatMap((f) => modulesOf(f).map((m) => `${f}/${m}`)),
   ].filter((f) => f.endsWith(".ts"));
 }
 
@@ -113,9 +122,9 @@ Deno.test("src/ holds only the subsystem folders and at most two loose modules",
     if (entry.isDirectory) folders.push(entry.name);
     else if (entry.name.endsWith(".ts")) loose.push(entry.name);
   }
-  assert.deepEqual(folders.sort(), [...FLOORS].sort());
+  assert.deepEqual(folders.sort(), [...FOLDERS].sort());
   assert.ok(loose.length <= MAX_LOOSE_MODULES, `loose: ${loose.join(", ")}`);
-  for (const folder of FLOORS) {
+  for (const folder of FOLDERS) {
     const count = modulesOf(folder).length;
     assert.ok(count > 0, `${folder} is empty`);
     assert.ok(
@@ -125,20 +134,40 @@ Deno.test("src/ holds only the subsystem folders and at most two loose modules",
   }
 });
 
-Deno.test("no src/ folder imports a folder above it in the data flow", () => {
-  const rank = new Map<string, number>(FLOORS.map((f, i) => [f, i]));
-  rank.set("", FLOORS.length); // cli.ts and friends: the top
-  const upward: string[] = [];
+Deno.test("docs/development.md's code map lists the floors as they are", () => {
+  const text = Deno.readTextFileSync(
+    new URL("../docs/development.md", import.meta.url),
+  );
+  const map = text.slice(
+    text.indexOf("## The code map"),
+    text.indexOf("### A Stop payload"),
+  );
+  const rows = map.split("\n").filter((line) => line.startsWith("| `src/"))
+    .map((line) =>
+      [...(line.split("|")[1] ?? "").matchAll(/`src\/(\w+)\/`/g)].map((m) =>
+        m[1]!
+      )
+    );
+  assert.deepEqual(rows, FLOORS.map((floor) => [...floor]));
+});
+
+Deno.test("no src/ folder imports a folder above it in the data flow, or beside it", () => {
+  const floor = new Map<string, number>(
+    FLOORS.flatMap((folders, i) => folders.map((f) => [f, i])),
+  );
+  floor.set("", FLOORS.length); // cli.ts and friends: the top
+  const wrong: string[] = [];
   for (const file of allModules()) {
     const from = folderOf(file);
     for (const target of importsOf(file)) {
       const to = folderOf(target);
-      if ((rank.get(to) ?? -1) > (rank.get(from) ?? -1)) {
-        upward.push(`${file} -> ${target}`);
+      if (to === from) continue;
+      if ((floor.get(to) ?? -1) >= (floor.get(from) ?? -1)) {
+        wrong.push(`${file} -> ${target}`);
       }
     }
   }
-  assert.deepEqual(upward, []);
+  assert.deepEqual(wrong, []);
 });
 
 Deno.test("no src/ module imports itself through other modules (no file-level cycle)", () => {
@@ -151,6 +180,45 @@ Deno.test("no src/ module imports itself through other modules (no file-level cy
     (m) => importsOf(m).filter((t) => known.has(t)),
   );
   assert.deepEqual(cycles.map((c) => c.join(" -> ")), []);
+});
+
+Deno.test("a module only its own folder imports is named _x.ts, and only its folder imports one", () => {
+  // The std convention (`fs/_is_subdir.ts`): a folder's internals are
+  // marked, so its face is what is left. Commands are each loaded by name
+  // (`commands/registry.ts`), so every one of them is a face.
+  const importers = new Map<string, Set<string>>();
+  for (const file of [...allModules(), "../main.ts"]) {
+    for (const target of importsOf(file)) {
+      if (!importers.has(target)) importers.set(target, new Set());
+      importers.get(target)!.add(file);
+    }
+  }
+  const wrong: string[] = [];
+  for (const file of allModules()) {
+    const folder = folderOf(file);
+    if (folder === "" || folder === "commands") continue;
+    const by = [...(importers.get(file) ?? [])];
+    const outside = by.filter((b) => folderOf(b) !== folder);
+    const internal = file.slice(folder.length + 1).startsWith("_");
+    if (internal && outside.length > 0) {
+      wrong.push(`${file} is imported by ${outside.join(", ")}`);
+    }
+    if (!internal && by.length > 0 && outside.length === 0) {
+      wrong.push(`${file} is imported only inside ${folder}/`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+Deno.test("no src/ module imports a node: module (paths: shared/paths.ts)", () => {
+  // Each starts Deno's Node layer, about 25 ms of CPU: the hook pays it at
+  // every stop, the watchdog after every tool call.
+  const found = allModules().filter((file) =>
+    /^\s*(?:import|export)\b[^;]*?["']node:/m.test(
+      Deno.readTextFileSync(SRC + file),
+    )
+  );
+  assert.deepEqual(found, []);
 });
 
 Deno.test("importCycles() finds a cycle inside one folder and none in a chain", () => {

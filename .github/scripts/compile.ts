@@ -16,7 +16,7 @@
  * because the CLI and its subcommands (and the audit's worker) are imported
  * with computed specifiers (`src/shared/lazy_import.ts`) that `deno compile`
  * cannot follow on its own. The Stop hook's bundle
- * (`src/hook/stop_hook.bundle.js`) is a literal import of `main.ts`, so it
+ * (`gen/stop_hook.js`) is a literal import of `main.ts`, so it
  * is embedded as the entry's own graph: a stop of the binary loads
  * `main.ts` and the bundle, exactly as a stop from source does.
  *

@@ -1,6 +1,6 @@
 /**
  * Audits many transcripts on several cores: a pool of workers
- * (`audit_worker.ts`) takes files largest first, and the results come back
+ * (`_audit_worker.ts`) takes files largest first, and the results come back
  * in the files' order, identical to a sequential audit. When workers cannot
  * start (for instance a binary compiled without the worker module), the
  * files are audited in this thread instead.
@@ -8,13 +8,13 @@
  * @module
  */
 
-import { auditFiles, type AuditOptions, type FileAudit } from "./audit.ts";
-import type { AuditRequest, AuditWorkerMessage } from "./audit_worker.ts";
+import { auditFiles, type AuditOptions, type FileAudit } from "./_audit.ts";
+import type { AuditRequest, AuditWorkerMessage } from "./_audit_worker.ts";
 import type { TranscriptFile } from "../transcript/transcript_files.ts";
 
-/** The worker module; `deno compile` needs `--include src/audit/audit_worker.ts`. */
+/** The worker module; `deno compile` needs `--include src/audit/_audit_worker.ts`. */
 export const AUDIT_WORKER_URL: URL = new URL(
-  "./audit_worker.ts",
+  "./_audit_worker.ts",
   import.meta.url,
 );
 

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { basename, dirname } from "node:path";
+import { basename, dirname } from "../shared/paths.ts";
 import { STALL_KINDS, type StallKind } from "../detection/classify.ts";
-import type { AnnouncedTurn, FileAudit, UnfinishedTurn } from "./audit.ts";
+import type { AnnouncedTurn, FileAudit, UnfinishedTurn } from "./_audit.ts";
 import { signatureData } from "../detection/classify.ts";
 import { parseMcpToolName } from "../transcript/tool_name.ts";
 import type { UnreadablePath } from "../transcript/transcript_files.ts";

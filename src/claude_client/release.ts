@@ -24,7 +24,10 @@ export type ClientFeature =
   | "blank_reply_unwritten"
   | "empty_result_rewrite"
   | "empty_reply_retry"
+  | "hook_stopped_trace"
+  | "interrupted_call_result"
   | "lost_call_retry"
+  | "status_line_refresh"
   | "stop_skipped_on_api_error";
 
 /** One feature, the first release that has it, and what it means. */
@@ -86,6 +89,23 @@ const FLOORS: Readonly<Record<ClientFeature, Omit<FeatureFloor, "feature">>> =
       what: "the transcript gets an `api-request` line when a model " +
         "request starts (without it the watchdog cannot tell a slow model " +
         "from a stopped one: only the idle window counts)",
+    },
+    hook_stopped_trace: {
+      since: "2.1.97",
+      what: "a turn another hook ended on purpose (`continue: false`) " +
+        "leaves a `hook_stopped_continuation` line in the transcript " +
+        "(before: nothing tells it from a stalled one)",
+    },
+    interrupted_call_result: {
+      since: "2.1.281",
+      what: "a call that was running when the process died gets a " +
+        "result on resume, `[Tool call interrupted: ...]` (before: it " +
+        "stays without one)",
+    },
+    status_line_refresh: {
+      since: "2.1.97",
+      what: "a status line with `refreshInterval` is run again every few " +
+        "seconds, also while a tool call runs (before: only after events)",
     },
     lost_call_retry: {
       since: "2.1.251",

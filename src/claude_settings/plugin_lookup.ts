@@ -8,7 +8,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { normalize, resolvePath } from "../shared/paths.ts";
 import { describe } from "../shared/errors.ts";
 import { readRegularText } from "../shared/regular_file.ts";
 import {
@@ -75,14 +75,22 @@ export function lookUpPlugin(
   }
   return {
     configDir,
-    states: pluginState(installs, layers, resolve(cwd), samePath),
+    states: pluginState(
+      installs,
+      layers,
+      normalize(cwd),
+      (a, b) => samePath(cwd, a, b),
+    ),
     problem: null,
   };
 }
 
-/** Whether two paths name the same folder (also through symlinks). */
-function samePath(a: string, b: string): boolean {
-  if (resolve(a) === resolve(b)) return true;
+/**
+ * Whether two paths name the same folder (also through symlinks), a
+ * relative one taken from `cwd`.
+ */
+function samePath(cwd: string, a: string, b: string): boolean {
+  if (resolvePath(cwd, a) === resolvePath(cwd, b)) return true;
   try {
     return Deno.realPathSync(a) === Deno.realPathSync(b);
   } catch {

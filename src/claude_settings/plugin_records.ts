@@ -19,7 +19,7 @@
  * @module
  */
 
-import { isPlainObject } from "../transcript/json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 
 /** The plugin's name; its id is `stall-watch@<marketplace>`. */
 export const PLUGIN_NAME = "stall-watch";

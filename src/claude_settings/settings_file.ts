@@ -5,7 +5,7 @@
  * @module
  */
 
-import { basename, dirname, relative } from "node:path";
+import { basename, dirname, relativePath } from "../shared/paths.ts";
 import {
   claudeRoot,
   type ConfinedDir,
@@ -104,7 +104,7 @@ export function writeSettingsFile(
   const target = confinedPath(cwd, path, "settings file");
   const dir = ensureConfinedDir(
     cwd,
-    relative(cwd, dirname(target)),
+    relativePath(cwd, dirname(target)),
     "settings folder",
   );
   const info = lstatOrNull(target);

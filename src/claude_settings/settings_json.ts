@@ -23,7 +23,7 @@ import {
 } from "../../vendor/jsonc-parser/main.js";
 import { lineColumn, parseErrorWords } from "../settings/config_file.ts";
 import { InputError } from "../shared/errors.ts";
-import { isPlainObject } from "../transcript/json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 
 /** A settings file that is not strict JSON, or not shaped like settings. */
 export class SettingsFileError extends InputError {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { join, resolve } from "node:path";
+import { join, resolvePath } from "../shared/paths.ts";
 import { claudeRoot } from "../confined/confine.ts";
 import { InputError, UsageError } from "../shared/errors.ts";
 
@@ -42,9 +42,9 @@ export function userConfigDir(
   env: Readonly<Record<string, string>>,
   cwd: string,
 ): string | null {
-  if (env.CLAUDE_CONFIG_DIR) return resolve(cwd, env.CLAUDE_CONFIG_DIR);
+  if (env.CLAUDE_CONFIG_DIR) return resolvePath(cwd, env.CLAUDE_CONFIG_DIR);
   const home = env.HOME || env.USERPROFILE;
-  return home ? join(resolve(cwd, home), ".claude") : null;
+  return home ? join(resolvePath(cwd, home), ".claude") : null;
 }
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { basename, dirname, relative } from "node:path";
+import { basename, dirname, relativePath } from "../shared/paths.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { claudeRoot, isInside } from "../confined/confine.ts";
 import { ExitCode, InputError } from "../shared/errors.ts";
@@ -17,7 +17,7 @@ import {
 } from "./settings_file.ts";
 import { SettingsFileError } from "./settings_json.ts";
 import type { Scope } from "./settings_scope.ts";
-import { unifiedDiff } from "./unified_diff.ts";
+import { unifiedDiff } from "./_unified_diff.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 
@@ -102,7 +102,7 @@ export async function updateSettings(
 export function displayPath(cwd: string, path: string): string {
   // A folder may be named with a newline or an escape sequence.
   return escapeTerminal(
-    isInside(cwd, path) ? relative(cwd, path) || "." : path,
+    isInside(cwd, path) ? relativePath(cwd, path) || "." : path,
   );
 }
 

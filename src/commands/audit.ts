@@ -5,7 +5,7 @@
  * @module
  */
 
-import { basename, resolve } from "node:path";
+import { basename, resolvePath } from "../shared/paths.ts";
 import { auditFilesInParallel } from "../audit/audit_pool.ts";
 import { renderAuditReport } from "../audit/audit_report.ts";
 import { auditJson, summarizeAudit } from "../audit/audit_summary.ts";
@@ -77,7 +77,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     ? parseSince(options.since, io.now())
     : null;
   const roots = positionals[0] !== undefined
-    ? [resolve(io.cwd, positionals[0])]
+    ? [resolvePath(io.cwd, positionals[0])]
     : existingProjectsDirs(io);
   const startedAt = io.now();
   const found = findAllTranscripts(roots, sinceMs);
@@ -124,7 +124,9 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
 
 /** The default folders that exist; one line naming them all when none does. */
 function existingProjectsDirs(io: CliIO): string[] {
-  const candidates = defaultProjectsDirs(io.env).map((d) => resolve(io.cwd, d));
+  const candidates = defaultProjectsDirs(io.env).map((d) =>
+    resolvePath(io.cwd, d)
+  );
   const existing = candidates.filter((dir) => {
     try {
       return Deno.statSync(dir).isDirectory;

@@ -19,7 +19,7 @@ import {
   removeConfined,
   removeEmptyDir,
 } from "../confined/confined_file.ts";
-import { killSwitchOf } from "../hook/decision_io.ts";
+import { killSwitchOf } from "../decision/kill_switch.ts";
 import {
   doctorChecks,
   type DoctorFacts,
@@ -41,9 +41,11 @@ import {
 import {
   findMisregistered,
   findOwnHandlers,
+  findTurnEndingHooks,
   hooksShapeProblems,
 } from "../install/hook_registration.ts";
 import { formatProblems, loadSettings } from "../settings/load_settings.ts";
+import { isOwnStatusLine } from "../install/status_line.ts";
 import { readSettingsFile } from "../claude_settings/settings_file.ts";
 import { parseSettingsText } from "../claude_settings/settings_json.ts";
 import { applicableSettingsFiles } from "../claude_settings/settings_scope.ts";
@@ -134,6 +136,11 @@ async function gatherFacts(
     : realPathOrNull(knownPaths[0], platform);
   const files: SettingsFileFacts[] = [];
   const paths = new Map<string, PathFacts>();
+  const turnEnding: string[] = [];
+  const statusLines = new Map<
+    string,
+    { file: string; refreshSeconds: number | null }
+  >();
   for (const { scope, path } of applicableSettingsFiles(io.env, io.cwd)) {
     const display = displayPath(io.cwd, path);
     const facts: SettingsFileFacts = {
@@ -154,6 +161,20 @@ async function gatherFacts(
       facts.handlers = findOwnHandlers(settings, knownPaths);
       facts.shapeProblems = hooksShapeProblems(settings);
       facts.misregistered = findMisregistered(settings, knownPaths);
+      if (isOwnStatusLine(settings.statusLine, knownPaths)) {
+        const refresh = settings.statusLine.refreshInterval;
+        statusLines.set(scope, {
+          file: display,
+          refreshSeconds: typeof refresh === "number" && refresh > 0
+            ? refresh
+            : null,
+        });
+      }
+      turnEnding.push(
+        ...findTurnEndingHooks(settings, knownPaths).map((hook) =>
+          `${hook.event} in ${display}: ${hook.what}`
+        ),
+      );
     } catch (error) {
       facts.error = describe(error);
       continue;
@@ -168,6 +189,9 @@ async function gatherFacts(
   }
   const loaded = await loadSettings(io.env, io.cwd);
   const plugin = await pluginFacts(io, platform);
+  // The status line Claude Code uses: the most specific file's.
+  const statusLine = statusLines.get("local") ?? statusLines.get("project") ??
+    statusLines.get("user");
   const watchEvents = [
     ...new Set(
       files.flatMap((f) => f.handlers)
@@ -182,6 +206,11 @@ async function gatherFacts(
       watch: watchEvents.length > 0,
       output: loaded.settings.output,
       idleSeconds: loaded.settings.idleSeconds,
+      turnEndingHooks: turnEnding,
+      statusLine: statusLine === undefined ? null : {
+        ...statusLine,
+        afterSeconds: loaded.settings.statusLineAfterSeconds,
+      },
     },
     plugin,
     version: VERSION,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, normalize, resolvePath } from "../shared/paths.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseOptions, parseSeconds } from "../shared/command_options.ts";
 import { InputError } from "../shared/errors.ts";
@@ -23,6 +23,7 @@ import {
   WATCH_TIMEOUT_MARGIN,
 } from "../install/hook_command.ts";
 import { planInstall } from "../install/hook_registration.ts";
+import { STATUS_LINE_REFRESH_SECONDS } from "../install/status_line.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import {
   parseScope,
@@ -49,7 +50,7 @@ export const help: string =
 
 Usage:
   stall-watch install [--scope local|project|user] [--subagents] [--watch]
-                      [--timeout S] [--dry-run]
+                      [--statusline] [--timeout S] [--dry-run]
 
 Adds a Stop handler that starts this stall-watch by its absolute path
 (from source: "deno run" with the release permissions and main.ts), with
@@ -66,6 +67,10 @@ Options:
                that may wake an idle session;
                its timeout is the watchdog's deadline (watchMaxSeconds,
                default 600) plus ${WATCH_TIMEOUT_MARGIN} s
+  --statusline also make "stall-watch statusline" the status line, re-run
+               every ${STATUS_LINE_REFRESH_SECONDS} s: it names a tool call that has had no result for
+               minutes (a call hung in flight fires no hook); refused when
+               the file already has someone else's status line
   --timeout S  seconds Claude Code gives the Stop handler (default
                ${DEFAULT_HOOK_TIMEOUT}, or the timeout already registered)
   --dry-run    print the change as a diff and write nothing
@@ -107,6 +112,7 @@ export async function run(
     scope: "value",
     subagents: "flag",
     watch: "flag",
+    statusline: "flag",
     timeout: "value",
     "dry-run": "flag",
   });
@@ -144,6 +150,7 @@ export async function run(
       events,
       timeout,
       watchTimeout: settings.watchMaxSeconds + WATCH_TIMEOUT_MARGIN,
+      statusLine: options.statusline === true,
     }));
   if (result.changes.length > 0 && options["dry-run"] !== true) {
     io.writeStdout("Check the set-up with: stall-watch doctor\n");
@@ -184,7 +191,7 @@ async function placeFacts(
 ): Promise<Pick<InstallFacts, "claudeDirExisted" | "rootAbove" | "isGitRoot">> {
   const exists = (path: string) =>
     Deno.lstat(path).then(() => true, () => false);
-  const start = resolve(io.cwd);
+  const start = normalize(io.cwd);
   const isGitRoot = await exists(join(start, ".git"));
   const claudeDirExisted = await exists(join(start, ".claude"));
   const home = io.env.HOME || io.env.USERPROFILE;
@@ -194,7 +201,7 @@ async function placeFacts(
       rootAbove = { dir, marker: ".git" };
     } else if (
       // ~/.claude holds the user's settings, not a project's.
-      (home === undefined || resolve(home) !== dir) &&
+      (home === undefined || resolvePath(io.cwd, home) !== dir) &&
       await exists(join(dir, ".claude"))
     ) {
       rootAbove = { dir, marker: ".claude" };
@@ -227,7 +234,7 @@ function readGitignores(cwd: string): string {
 function noteProjectDir(io: CliIO, scope: Scope): void {
   const projectDir = io.env.CLAUDE_PROJECT_DIR;
   if (scope === "user" || !projectDir) return;
-  if (resolve(io.cwd, projectDir) === resolve(io.cwd)) return;
+  if (resolvePath(io.cwd, projectDir) === normalize(io.cwd)) return;
   io.writeStderr(
     `stall-watch: note: installing into ${
       escapeTerminal(io.cwd)

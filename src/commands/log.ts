@@ -6,7 +6,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { resolvePath } from "../shared/paths.ts";
 import { STALL_KINDS } from "../detection/classify.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseCommandLine, parseSince } from "../shared/command_options.ts";
@@ -78,13 +78,13 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     : DEFAULT_LAST;
   let path: string;
   if (typeof options.file === "string") {
-    path = resolve(io.cwd, options.file);
+    path = resolvePath(io.cwd, options.file);
   } else {
     const { settings, problems } = await loadSettings(io.env, io.cwd);
     for (const line of formatProblems(problems)) {
       io.writeStderr(`stall-watch: config: ${line}\n`);
     }
-    path = resolve(io.cwd, settings.eventLogPath);
+    path = resolvePath(io.cwd, settings.eventLogPath);
   }
   const sessionId = typeof options.session === "string"
     ? options.session

@@ -55,6 +55,12 @@ export const COMMANDS: readonly Command[] = [
     load: () => loadCommand("watch"),
   },
   {
+    name: "statusline",
+    summary:
+      "name a tool call running for minutes with no result (status line)",
+    load: () => loadCommand("statusline"),
+  },
+  {
     name: "scan",
     summary: "show what the hook would decide for a transcript (or every turn)",
     load: () => loadCommand("scan"),

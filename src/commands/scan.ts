@@ -7,11 +7,15 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { resolvePath } from "../shared/paths.ts";
 import type { StallSignature } from "../detection/classify.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseCommandLine } from "../shared/command_options.ts";
-import { detectStalls, withLineNumbers } from "../detection/detect.ts";
+import {
+  type DetectInput,
+  detectStalls,
+  withLineNumbers,
+} from "../detection/detect.ts";
 import {
   announcedSignature,
   announcedStop,
@@ -28,7 +32,6 @@ import {
   type HistoryVerdict,
   readHistoryVerdicts,
 } from "../detection/history_turns.ts";
-import type { HookInput } from "../hook/hook_input.ts";
 import { formatCount } from "../shared/number_format.ts";
 import { openTranscript } from "../transcript/tail_scan.ts";
 import { type Style, styleFor } from "../shared/term_style.ts";
@@ -113,7 +116,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
       } --all-turns --stalled"`,
     );
   }
-  const absolute = resolve(io.cwd, path);
+  const absolute = resolvePath(io.cwd, path);
   const subagent = options.subagent === true || isSubagentTranscript(absolute);
   const json = options.json === true;
   const style = styleFor(io, "stdout");
@@ -135,7 +138,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     file.close();
   }
   const detection = await detectStalls(
-    currentTurnInput(absolute, subagent, promptId, io.cwd),
+    currentTurnInput(absolute, subagent, promptId),
     { lagWaitMs: 0, sleep: io.sleep },
   );
   if (detection.scan === null) throw missing(path);
@@ -176,26 +179,20 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   return ExitCode.ok;
 }
 
-/** A Stop (or SubagentStop) payload for one file, as the hook would parse it. */
+/** What detection reads of a Stop (or SubagentStop) payload for one file. */
 function currentTurnInput(
   path: string,
   subagent: boolean,
   promptId: string | null,
-  cwd: string,
-): HookInput {
+): DetectInput {
   return {
-    sessionId: "",
-    hookEventName: subagent ? "SubagentStop" : "Stop",
-    transcriptPath: path,
     scanPath: path,
     isSubagent: subagent,
-    stopHookActive: false,
     promptId,
     lastAssistantMessage: null,
     payloadSendsLastMessage: false,
     backgroundTasks: [],
     backgroundTasksOverBudget: false,
-    cwd,
   };
 }
 

@@ -37,9 +37,11 @@ Usage:
   stall-watch uninstall [--scope local|project|user] [--dry-run]
 
 Removes every stall-watch handler (Stop, SubagentStop, and the PostToolUse
-and PostToolUseFailure "watch" handlers) from one settings file, plus the matcher groups and event
-lists this leaves empty. Every other key, handler and the file's formatting
-stay; the old file is backed up to .claude/stall_watch/backups/ first.
+and PostToolUseFailure "watch" handlers) from one settings file, plus the
+matcher groups and event lists this leaves empty, and its status line
+("stall-watch statusline"). Every other key, handler and the file's
+formatting stay; the old file is backed up to .claude/stall_watch/backups/
+first.
   --scope local    .claude/settings.local.json (default)
   --scope project  .claude/settings.json
   --scope user     ~/.claude/settings.json (run from your home folder)

@@ -8,7 +8,7 @@
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
-import { UsageError } from "../shared/errors.ts";
+import { stdinPayload } from "../shared/command_options.ts";
 import { runWatch } from "../watchdog/watchdog.ts";
 
 /**
@@ -63,19 +63,13 @@ export async function run(
   args: readonly string[],
   io: CliIO,
 ): Promise<number> {
-  if (args.length > 0) {
-    throw new UsageError(
-      `Unexpected argument "${
-        args[0]
-      }" for "watch": it takes none, run "stall-watch help watch"`,
-    );
-  }
-  if (io.stdinIsTerminal) {
-    throw new UsageError(
-      'Cannot watch: "watch" reads a PostToolUse payload on stdin (it runs as a hook, see "stall-watch help watch")',
-    );
-  }
-  const payload = await io.readStdin(MAX_WATCH_PAYLOAD_BYTES);
+  const payload = await stdinPayload(
+    "watch",
+    args,
+    io,
+    MAX_WATCH_PAYLOAD_BYTES,
+    'Cannot watch: "watch" reads a PostToolUse payload on stdin (it runs as a hook, see "stall-watch help watch")',
+  );
   const result = await runWatch(payload, io);
   if (result.stdout) io.writeStdout(result.stdout);
   if (result.stderr) io.writeStderr(result.stderr);

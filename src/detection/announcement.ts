@@ -2,7 +2,7 @@
  * Announced, then stopped: the turn's last words announce an immediate
  * action of the model's own ("Let me run the tests now:"), and the turn
  * ended with no call after them. Deterministic, from the transcript alone:
- * the words are judged by `model_text.ts`, the rest by the turn's shape.
+ * the words are judged by `_model_text.ts`, the rest by the turn's shape.
  *
  * It fires only when nothing else explains the stop: the turn did tool
  * work before, its final message holds no call and was not cut off, the
@@ -16,7 +16,8 @@
 import type { BackgroundTask } from "./background_tasks.ts";
 import type { StallSignature } from "./classify.ts";
 import { launchedBackgroundTasks } from "./background_launch.ts";
-import { judgeClosingText } from "./model_text.ts";
+import { provesFollowUp } from "./_follow_up_proof.ts";
+import { judgeClosingText } from "./_model_text.ts";
 import {
   type AssistantEntry,
   type Entry,
@@ -67,6 +68,7 @@ export function announcedStop(
   if (final.some((e) => e.stopReason === "tool_use")) return null;
   for (const entry of turn.slice(last + 1)) {
     if (entry.kind === "interrupt" || entry.kind === "results") return null;
+    if (entry.kind === "hook_stop") return null; // another hook ended it
     if (entry.kind === "assistant") return null; // an API error, a placeholder
     if (entry.kind === "prompt") return null;
   }
@@ -83,6 +85,45 @@ export function announcedStop(
     offset: end.offset,
     line: end.line,
   };
+}
+
+/**
+ * The announcement a Stop's turn ended on, or null: {@link announcedStop}
+ * on the turn as read, where the Stop payload's `last_assistant_message`
+ * has the last word. When it announces nothing, nothing on file can change
+ * that; when it is a final reply the file does not hold yet (Claude Code
+ * writes lines through a queue), that reply is what the turn ended on.
+ *
+ * @param turn The turn's entries in file order.
+ * @param lastMessage The payload's `last_assistant_message`, or null.
+ * @param endOffset Where the file read ends (the reply's place).
+ */
+export function announcedStopAtEnd(
+  turn: readonly Entry[],
+  context: AnnouncementContext,
+  lastMessage: string | null,
+  endOffset: number,
+): AnnouncedStop | null {
+  if (
+    lastMessage !== null && judgeClosingText(lastMessage).announcement === null
+  ) {
+    return null;
+  }
+  const found = announcedStop(turn, context, false);
+  if (found || lastMessage === null || !provesFollowUp(lastMessage, turn)) {
+    return found;
+  }
+  const reply: AssistantEntry = {
+    kind: "assistant",
+    offset: endOffset,
+    line: 0,
+    promptId: null,
+    sidechain: false,
+    messageId: null,
+    texts: [lastMessage],
+    toolUses: [],
+  };
+  return announcedStop([...turn, reply], context, false);
 }
 
 /** The lines of the model message that ends at `turn[last]`. */

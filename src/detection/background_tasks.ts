@@ -8,7 +8,7 @@
  * @module
  */
 
-import { isPlainObject } from "../transcript/json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 
 /** A running background task, reduced to what links it to a tool call. */
 export interface BackgroundTask {

@@ -13,13 +13,14 @@ import {
 import {
   type AssistantEntry,
   type Entry,
+  type HookStopEntry,
   isEmptyResult,
   isModelActivity,
   type ToolResult,
   type ToolUse,
 } from "../transcript/entry.ts";
 import type { ToolInputSummary } from "../transcript/tool_input.ts";
-import { judgeClosingText } from "./model_text.ts";
+import { judgeClosingText } from "./_model_text.ts";
 
 /**
  * The stall kinds; the identifiers are part of the public contract. The
@@ -78,6 +79,12 @@ export interface ClassifyContext {
    * stall. Off for the hook, which nudges every unanswered call.
    */
   ignoreSupersededCalls?: boolean;
+  /**
+   * The turn's agent is still running (a SubagentStop whose subagent the
+   * payload's `background_tasks` lists as running): a call without a
+   * result is still running, never a stall.
+   */
+  callsRunning?: boolean;
 }
 
 /** The classifier's answer for one turn. */
@@ -123,7 +130,9 @@ function messageKey(entry: Entry): string {
  *   nothing ran.
  *
  * A turn the user interrupted, or whose trailing result is a user's refusal,
- * is not a stall; neither is a call linked to running background work.
+ * is not a stall; neither is a turn another hook ended on purpose
+ * (`continue: false`, Claude Code's `hook_stopped_continuation` record after
+ * the model's last move), nor a call linked to running background work.
  * Claude Code's own entries (model `<synthetic>`: its `API Error` entry,
  * `No response requested.`) and placeholders (`(no content)`) answer
  * nothing: a result they follow is still unanswered, and the verdict says
@@ -207,6 +216,8 @@ function judgeTurn(
   // before the turn's last compaction can no longer be answered.
   const sightFrom = turn.findLastIndex((entry) => entry.kind === "boundary");
   const calledInSight = new Set<string>();
+  let lastHookStop: HookStopEntry | null = null;
+  let lastHookStopAt = -1;
   turn.forEach((entry, index) => {
     // Claude Code's own entries ("API Error", ...) are not the model acting.
     if (entry.kind === "assistant" && !isOwnEntry(entry)) {
@@ -225,6 +236,9 @@ function judgeTurn(
       }
     } else if (entry.kind === "interrupt") {
       lastInterrupt = index;
+    } else if (entry.kind === "hook_stop") {
+      lastHookStop = entry;
+      lastHookStopAt = index;
     }
   });
 
@@ -239,6 +253,9 @@ function judgeTurn(
     );
   }
   if (lastInterrupt > lastActivity) return healthy("the user interrupted");
+  if (lastHookStop !== null && lastHookStopAt > lastActivity) {
+    return healthy(hookStopReason(lastHookStop));
+  }
   // Only what the model did after a result and its call answers it: Claude
   // Code's write queue can put a result's line before its call's (2.1.47
   // wrote a subagent's result ahead of the call and of its prompt line).
@@ -256,6 +273,17 @@ function judgeTurn(
     context.ignoreSupersededCalls === true && use.index < lastActivity &&
     messageKey(use.entry) !== lastMessage;
   const candidates: StallSignature[] = [];
+  const running =
+    [...uses.values()].filter((use) =>
+      !results.has(use.value.id) && !superseded(use) &&
+      calledInSight.has(use.value.id)
+    ).length;
+  if (context.callsRunning === true && running > 0) {
+    // Its model answers nothing until every call of its message is back.
+    return healthy(
+      `the subagent is still running: ${running} call(s) without a result yet`,
+    );
+  }
   for (const [id, use] of uses) {
     if (results.has(id) || superseded(use) || !calledInSight.has(id)) continue;
     const hung = use.value.name.startsWith("mcp__");
@@ -348,6 +376,12 @@ function answeredBeforeLastCall(
     texts.unshift(...entry.texts);
   }
   return texts.length > 0 && judgeClosingText(texts.join("\n")).complete;
+}
+
+/** Why a turn a hook ended on purpose is healthy, naming the hook. */
+function hookStopReason(stop: HookStopEntry): string {
+  const hook = stop.hookName === "" ? "another hook" : stop.hookName;
+  return `${hook} ended the turn on purpose (continue: false)`;
 }
 
 function resultSignature(

@@ -10,8 +10,8 @@ import {
   type StallSignature,
   type TurnVerdict,
 } from "./classify.ts";
-import { provesFollowUp } from "./follow_up_proof.ts";
-import { behindReason } from "./lag_evidence.ts";
+import { provesFollowUp } from "./_follow_up_proof.ts";
+import { behindReason } from "./_lag_evidence.ts";
 import {
   type BackgroundTask,
   MAX_BACKGROUND_TASKS,
@@ -46,7 +46,7 @@ export interface Detection {
   scan: TurnScan | null;
   /**
    * Milliseconds spent waiting for a lagging transcript; 0 when no wait
-   * was due (see `lag_evidence.ts`).
+   * was due (see `_lag_evidence.ts`).
    */
   waitedMs: number;
   /** The turn ended on Claude Code's synthetic API-error entry. */
@@ -95,6 +95,11 @@ export interface DetectInput {
   backgroundTasksOverBudget?: boolean;
   /** See `LagEvidence.payloadSendsLastMessage`; absent = false. */
   payloadSendsLastMessage?: boolean;
+  /**
+   * The subagent judged is still running (see `ClassifyContext.callsRunning`);
+   * absent = false.
+   */
+  subagentRunning?: boolean;
 }
 
 const DEFAULT_LAG_POLL_MS = 20;
@@ -125,7 +130,10 @@ export async function detectStalls(
     includeSidechains: input.isSubagent,
     ...(options.budgets === undefined ? {} : { budgets: options.budgets }),
   };
-  const context = { backgroundTasks: input.backgroundTasks };
+  const context = {
+    backgroundTasks: input.backgroundTasks,
+    callsRunning: input.subagentRunning === true,
+  };
   const payload = {
     promptId: input.promptId,
     lastAssistantMessage: input.lastAssistantMessage,
@@ -319,6 +327,7 @@ export async function withLineNumbers(
   const file = openTranscript(path);
   if (!file) return signatures;
   try {
+    // Loaded lazily: only on a stall, whose lines the report numbers.
     const { lineNumbersAt } = await import("../transcript/line_count.ts");
     const numbers = await lineNumbersAt(
       syncReader(file),

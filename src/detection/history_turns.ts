@@ -51,6 +51,11 @@ export interface HistoryTurn {
   entries: Entry[];
   /** A later turn began in the same file: this one had ended. */
   followed: boolean;
+  /**
+   * The next turn opens with Claude Code's resume filler (see
+   * {@link opensWithResume}): the process died during this one.
+   */
+  resumedAfter?: true;
 }
 
 /** Options for {@link readHistoryTurns}. */
@@ -92,21 +97,59 @@ export async function* readHistoryTurns(
     ...HISTORY_READER_OPTIONS,
     ...(options.buffer ? { buffer: options.buffer } : {}),
   });
+  // A turn is yielded once the next one is known: how that one opens may
+  // say how this one ended.
+  let held: SplitTurn | null = null;
   for await (const raw of reader) {
     for (const entry of historyLineEntries(raw, source)) {
       const closed = splitter.push(entry);
       if (closed.length === 0) continue;
-      for (const turn of closed) yield historyTurn(turn, true);
+      for (const turn of closed) {
+        if (held !== null) yield historyTurn(held, turn);
+        held = turn;
+      }
     }
   }
-  const last = splitter.finish();
-  for (const [i, turn] of last.entries()) {
-    yield historyTurn(turn, i < last.length - 1);
+  for (const turn of splitter.finish()) {
+    if (held !== null) yield historyTurn(held, turn);
+    held = turn;
   }
+  if (held !== null) yield historyTurn(held, null);
 }
 
-function historyTurn(turn: SplitTurn, followed: boolean): HistoryTurn {
-  return { startLine: turn.startLine, entries: turn.entries, followed };
+function historyTurn(turn: SplitTurn, next: SplitTurn | null): HistoryTurn {
+  return {
+    startLine: turn.startLine,
+    entries: turn.entries,
+    followed: next !== null,
+    ...(next !== null && opensWithResume(next)
+      ? { resumedAfter: true as const }
+      : {}),
+  };
+}
+
+/**
+ * Whether `turn`'s lines written ahead of its opener (see `turn_rule.ts`)
+ * hold the filler Claude Code writes when it resumes a conversation that
+ * stopped in the middle of a turn (see {@link isResumeFiller}): the turn
+ * before it had died. From 2.1.281 the result Claude Code gives the call
+ * that was running comes with it (`[Tool call interrupted: ...]`, stamped
+ * with the new prompt's promptId).
+ */
+export function opensWithResume(turn: SplitTurn): boolean {
+  return turn.entries.some((e) => e.line < turn.startLine && isResumeFiller(e));
+}
+
+/**
+ * Claude Code's `<synthetic>` entry without words (`No response
+ * requested.`): it writes it when it resumes a conversation whose last
+ * message is no model reply (a result, a prompt), i.e. one that stopped in
+ * the middle of a turn.
+ */
+function isResumeFiller(entry: Entry): boolean {
+  return entry.kind === "assistant" && entry.synthetic === true &&
+    entry.apiError !== true && entry.texts.length === 0 &&
+    entry.toolUses.length === 0;
 }
 
 /**
@@ -115,10 +158,13 @@ function historyTurn(turn: SplitTurn, followed: boolean): HistoryTurn {
  *
  * - `ended`: a later turn began, or after the model's last activity came a
  *   record of the turn's end (`stop_hook_summary`, `turn_duration`, 1.0.x's
- *   Stop hook line), an interrupt, or Claude Code's API-error entry;
+ *   Stop hook line), an interrupt, another hook's `continue: false`, or
+ *   Claude Code's API-error entry;
  * - `process_died`: after the model's last activity Claude Code resumed the
- *   session with `Continue from where you left off.` (its process had died
- *   in the middle of the turn);
+ *   session (its `Continue from where you left off.`, or its resume filler
+ *   `No response requested.`, in the turn or written ahead of the next
+ *   turn's opener, see {@link opensWithResume}): its process had died in
+ *   the middle of the turn;
  * - `no_end`: none of that (the session hung, or the file was committed,
  *   copied or killed mid-turn).
  *
@@ -132,12 +178,18 @@ export function turnEnding(turn: HistoryTurn, subagent: boolean): TurnEnding {
   const entries = turn.entries;
   const last = entries.findLastIndex((e) => modelActs([e]));
   const after = entries.slice(last + 1);
-  if (after.some((e) => e.kind === "note" && e.source === "resume")) {
+  // Lines written ahead of the turn's opener are the turn before's.
+  const resumed = after.some((e) =>
+    e.line > turn.startLine &&
+    (isResumeFiller(e) || (e.kind === "note" && e.source === "resume"))
+  );
+  if (resumed || turn.resumedAfter === true) {
     return "process_died";
   }
   if (turn.followed || subagent) return "ended";
   const ends = after.some((e) =>
     e.kind === "turn_end" || e.kind === "interrupt" ||
+    e.kind === "hook_stop" ||
     (e.kind === "assistant" && e.apiError === true)
   );
   return ends ? "ended" : "no_end";

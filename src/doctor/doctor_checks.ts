@@ -30,8 +30,8 @@ import type {
   OwnHandler,
 } from "../install/hook_registration.ts";
 import type { Scope } from "../claude_settings/settings_scope.ts";
-import { timerChecks, type TimerFacts } from "./doctor_timers.ts";
-import { clientChecks, type ClientFacts } from "./doctor_client.ts";
+import { timerChecks, type TimerFacts } from "./_doctor_timers.ts";
+import { clientChecks, type ClientFacts } from "./_doctor_client.ts";
 import {
   pluginChecks,
   pluginEnabled,
@@ -88,11 +88,11 @@ export interface DoctorFacts {
   /** What the hook does with an announced action that never came. */
   announcedNoCall: AnnouncedNoCallMode;
   watchMaxSeconds: number;
-  /** The watchdog's windows against Claude Code's timers (`doctor_timers.ts`). */
+  /** The watchdog's windows against Claude Code's timers (`_doctor_timers.ts`). */
   timers: TimerFacts;
   /** stall-watch as a Claude Code plugin here (`doctor_plugin.ts`). */
   plugin: PluginFacts;
-  /** The Claude Code release the project runs (`doctor_client.ts`). */
+  /** The Claude Code release the project runs (`_doctor_client.ts`). */
   client: ClientFacts;
 }
 

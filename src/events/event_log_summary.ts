@@ -7,7 +7,7 @@
  */
 
 import { STALL_KINDS, type StallKind } from "../detection/classify.ts";
-import { isPlainObject } from "../transcript/json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 
 /** One session's activity in the log. */
 export interface SessionActivity {

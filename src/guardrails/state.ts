@@ -31,7 +31,7 @@ import {
   unusableShape,
 } from "../confined/confined_file.ts";
 import { type LockOptions, withFileLock } from "../confined/file_lock.ts";
-import { isPlainObject } from "../transcript/json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 import { describe } from "../shared/errors.ts";
 import { pruneStaleStateDaily } from "./state_sweeper.ts";
 import { safeSessionId } from "./session_id.ts";

@@ -4,25 +4,27 @@
  *
  * Claude Code starts stall-watch at the end of every turn, so what a stop
  * loads is its main cost. `main.ts`, started with no arguments, runs
- * {@link runStopHook} from `stop_hook.bundle.js`: this module and every
+ * {@link runStopHook} from `gen/stop_hook.js`: this module and every
  * module it reaches, in one generated file (`deno task bundle`, see
  * docs/development.md), so that a stop loads two modules (`main.ts` and the
  * bundle) instead of about forty. The hook's own lazy parts (the block
  * path, the state store, line numbering, the event log, the config parser)
  * are plain `import()`s, which the bundle keeps lazy: their code is in the
- * file but runs only when imported. A test fails when the bundle differs
- * from a fresh build of these sources.
+ * file but runs only when imported. CI fails when the bundle differs from
+ * a fresh build of these sources.
  *
  * `cli.ts` runs {@link stopHookStep} from source for the same work (tests
- * drive it there), under the same guard.
+ * drive it there), under the same guard; `deno task hook` and
+ * `deno task demo` run this module itself, so they show what the sources
+ * say without a rebuild.
  *
  * @module
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
-import { runGuarded } from "../shared/errors.ts";
+import { ExitCode, runGuarded } from "../shared/errors.ts";
 import { realIO } from "../shared/real_io.ts";
-import { runHook } from "./hook.ts";
+import { runHook } from "./_hook.ts";
 
 /** Largest hook payload read from stdin. */
 export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
@@ -52,4 +54,16 @@ export async function runStopHook(): Promise<number | null> {
   const io = realIO();
   if (io.stdinIsTerminal) return null;
   return await runGuarded(io, stopHookStep);
+}
+
+if (import.meta.main) {
+  // Run from source (`deno task hook`, `deno task demo`); at a terminal,
+  // `main.ts` explains what the hook is instead.
+  const code = await runStopHook();
+  if (code === null) {
+    console.error(
+      "stall-watch: the Stop hook reads its payload on stdin (try: deno task demo)",
+    );
+  }
+  Deno.exit(code ?? ExitCode.usage);
 }

@@ -18,7 +18,7 @@
  */
 
 import { HOOK_PERMISSION_FLAGS } from "../shared/permissions.ts";
-import { HANDLER_EVENTS } from "../hook/event_guard.ts";
+import { HANDLER_EVENTS } from "../decision/handlers.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 
 /** The hook events stall-watch registers for. */
@@ -314,10 +314,21 @@ export function stallWatchArgs(
   parsed: ParsedCommand,
   knownPaths: readonly string[],
 ): string[] | null {
-  if (!parsed.alone) return null;
-  const args = programArgs(parsed.words, knownPaths);
+  const args = ownCommandArgs(parsed, knownPaths);
   if (args === null || args.length > 1) return null;
   return args.length === 0 || args[0] === "watch" ? args : null;
+}
+
+/**
+ * The arguments a command passes to this stall-watch, whatever they are,
+ * when it runs stall-watch alone (by the rules of {@link stallWatchArgs});
+ * else `null`. The status line is `["statusline"]`.
+ */
+export function ownCommandArgs(
+  parsed: ParsedCommand,
+  knownPaths: readonly string[],
+): string[] | null {
+  return parsed.alone ? programArgs(parsed.words, knownPaths) : null;
 }
 
 function programArgs(

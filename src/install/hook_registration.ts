@@ -25,9 +25,10 @@ import {
   type Platform,
   stallWatchArgs,
 } from "./hook_command.ts";
-import { isPlainObject } from "../transcript/json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 import type { SettingsEdit } from "../claude_settings/settings_update.ts";
-import { HANDLER_EVENTS } from "../hook/event_guard.ts";
+import { HANDLER_EVENTS } from "../decision/handlers.ts";
+import { addStatusLine, removeStatusLine } from "./status_line.ts";
 import {
   type JsonEditor,
   jsonEditor,
@@ -60,25 +61,58 @@ export function findOwnHandlers(
   knownPaths: readonly string[],
 ): OwnHandler[] {
   const found: OwnHandler[] = [];
-  const hooks = settings.hooks;
-  if (!isPlainObject(hooks)) return found;
-  for (const event of HOOK_EVENTS) {
-    const groups = hooks[event];
-    if (!Array.isArray(groups)) continue;
-    groups.forEach((group: unknown, g) => {
-      if (!isPlainObject(group) || !Array.isArray(group.hooks)) return;
-      group.hooks.forEach((handler: unknown, index) => {
-        if (!isPlainObject(handler) || handler.type !== "command") return;
-        const parsed = parseHandlerCommand(handler);
-        const args = parsed && stallWatchArgs(parsed, knownPaths);
-        if (!args) return;
-        if (isWatchEvent(event) && args[0] !== "watch") return;
-        const groupKeys = Object.keys(group).filter((k) => k !== "hooks");
-        found.push({ event, group: g, index, handler, groupKeys, args });
-      });
+  for (const at of handlersOf(settings, HOOK_EVENTS)) {
+    const { group, handler } = at;
+    if (handler.type !== "command") continue;
+    const parsed = parseHandlerCommand(handler);
+    const args = parsed && stallWatchArgs(parsed, knownPaths);
+    if (!args) continue;
+    const event = at.event as HookEvent;
+    if (isWatchEvent(event) && args[0] !== "watch") continue;
+    const groupKeys = Object.keys(group).filter((k) => k !== "hooks");
+    found.push({
+      event,
+      group: at.g,
+      index: at.index,
+      handler,
+      groupKeys,
+      args,
     });
   }
   return found;
+}
+
+/** One handler object in a settings file, where it sits. */
+interface HandlerAt {
+  event: string;
+  /** Index of its matcher group in `hooks.<event>`. */
+  g: number;
+  group: Record<string, unknown>;
+  /** Index in the group's `hooks`. */
+  index: number;
+  handler: Record<string, unknown>;
+}
+
+/**
+ * Every handler object under `events` (default: every event of the file),
+ * in file order; oddly shaped groups and entries are skipped.
+ */
+function* handlersOf(
+  settings: Readonly<Record<string, unknown>>,
+  events?: readonly string[],
+): Generator<HandlerAt> {
+  const hooks = settings.hooks;
+  if (!isPlainObject(hooks)) return;
+  for (const event of events ?? Object.keys(hooks)) {
+    const groups = hooks[event];
+    if (!Array.isArray(groups)) continue;
+    for (const [g, group] of groups.entries()) {
+      if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
+      for (const [index, handler] of group.hooks.entries()) {
+        if (isPlainObject(handler)) yield { event, g, group, index, handler };
+      }
+    }
+  }
 }
 
 /** New text for a settings file, and what changed (empty: nothing). */
@@ -96,6 +130,8 @@ export interface InstallRequest {
   timeout: number | null;
   /** The smallest acceptable watch timeout (above the watchdog's deadline). */
   watchTimeout: number;
+  /** Also register `stall-watch statusline` as the status line. */
+  statusLine?: boolean;
 }
 
 /**
@@ -145,13 +181,24 @@ export function planInstall(
       );
     }
   }
+  if (request.statusLine === true) {
+    changes.push(
+      ...addStatusLine(
+        editor,
+        settings,
+        name,
+        request.invocation,
+        request.knownPaths,
+      ),
+    );
+  }
   return { text: changes.length > 0 ? editor.text : text, changes };
 }
 
 /**
  * Plans an uninstall: removes every stall-watch handler in Stop,
  * SubagentStop, PostToolUse and PostToolUseFailure (`watch`), then the groups and event lists
- * that this leaves empty. Nothing else changes.
+ * that this leaves empty, and its status line. Nothing else changes.
  *
  * @throws {SettingsFileError} When the file is not strict JSON.
  */
@@ -172,6 +219,7 @@ export function planUninstall(
     );
   }
   changes.reverse();
+  changes.push(...removeStatusLine(editor, settings, knownPaths));
   return { text: changes.length > 0 ? editor.text : text, changes };
 }
 
@@ -259,30 +307,67 @@ export function findMisregistered(
   knownPaths: readonly string[],
 ): Misregistration[] {
   const found: Misregistration[] = [];
-  const hooks = settings.hooks;
-  if (!isPlainObject(hooks)) return found;
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    for (const group of groups) {
-      if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
-      for (const handler of group.hooks) {
-        if (!isPlainObject(handler) || handler.type !== "command") continue;
-        const parsed = parseHandlerCommand(handler);
-        const args = parsed && stallWatchArgs(parsed, knownPaths);
-        const kind = args?.length === 0
-          ? "hook"
-          : args?.[0] === "watch"
-          ? "watch"
-          : null;
-        if (kind === null) continue;
-        const belongs: readonly string[] = EVENTS_FOR[kind];
-        if (!belongs.includes(event)) {
-          found.push({ event, kind, belongs, handler });
-        }
-      }
-    }
+  for (const { event, handler } of handlersOf(settings)) {
+    if (handler.type !== "command") continue;
+    const parsed = parseHandlerCommand(handler);
+    const args = parsed && stallWatchArgs(parsed, knownPaths);
+    const kind = args?.length === 0
+      ? "hook"
+      : args?.[0] === "watch"
+      ? "watch"
+      : null;
+    if (kind === null) continue;
+    const belongs: readonly string[] = EVENTS_FOR[kind];
+    if (!belongs.includes(event)) found.push({ event, kind, belongs, handler });
   }
   return found;
+}
+
+/**
+ * The events where another hook can end a turn on purpose after a tool
+ * call, by returning `{"continue": false}`: measured in the real client,
+ * PreToolUse (the call still runs) and PostToolUse end the turn after the
+ * call's result; PostToolUseFailure does not (the model answers), nor does
+ * a PreToolUse deny (the call gets an error result the model answers).
+ */
+export const TURN_ENDING_EVENTS: readonly string[] = [
+  "PreToolUse",
+  "PostToolUse",
+];
+
+/** A handler of someone else's that can end a turn after a tool call. */
+export interface TurnEndingHook {
+  /** `PreToolUse` or `PostToolUse`. */
+  event: string;
+  /** Its command (or URL, or prompt type) in one line. */
+  what: string;
+}
+
+/**
+ * Every handler under {@link TURN_ENDING_EVENTS} that is not stall-watch's,
+ * of any type: any hook there can return `continue: false`, and nothing in
+ * the settings says which one will.
+ */
+export function findTurnEndingHooks(
+  settings: Readonly<Record<string, unknown>>,
+  knownPaths: readonly string[],
+): TurnEndingHook[] {
+  const found: TurnEndingHook[] = [];
+  for (const { event, handler } of handlersOf(settings, TURN_ENDING_EVENTS)) {
+    if (handler.type === "command") {
+      const parsed = parseHandlerCommand(handler);
+      if (parsed && stallWatchArgs(parsed, knownPaths)) continue;
+    }
+    found.push({ event, what: describeHook(handler) });
+  }
+  return found;
+}
+
+/** A handler in one line: its command, URL or type. */
+function describeHook(handler: Readonly<Record<string, unknown>>): string {
+  if (handler.type === "command") return describeCommand(handler);
+  if (typeof handler.url === "string") return handler.url;
+  return `a ${String(handler.type)} hook`;
 }
 
 function timeoutFor(

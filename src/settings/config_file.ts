@@ -101,6 +101,7 @@ export async function parseConfigText(
   text: string,
   name: string,
 ): Promise<ConfigFile> {
+  // Loaded lazily: only when a config file exists.
   const { parseTree, printParseErrorCode } = await import(
     "../../vendor/jsonc-parser/main.js"
   );

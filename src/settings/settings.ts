@@ -9,7 +9,7 @@
  */
 
 import type { StallKind } from "../detection/classify.ts";
-import { isPlainObject } from "../transcript/json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 import {
   NUDGE_PRESETS,
   type NudgePreset,
@@ -73,6 +73,11 @@ export interface Settings {
   idleSeconds: number;
   /** Watchdog: seconds after which a watcher gives up. */
   watchMaxSeconds: number;
+  /**
+   * Status line: seconds a call may run without a result before
+   * `statusline` names it.
+   */
+  statusLineAfterSeconds: number;
   recovery: RecoveryText;
 }
 
@@ -107,6 +112,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   announcedNoCall: "log",
   idleSeconds: 30,
   watchMaxSeconds: 600,
+  statusLineAfterSeconds: 300,
   recovery: presetText("default"),
 });
 
@@ -126,6 +132,7 @@ export const CONFIG_KEYS = {
   announced_no_call: "string",
   event_log: { enabled: "boolean", path: "string", max_bytes: "integer" },
   watch: { idle_seconds: "number", max_seconds: "number" },
+  statusline: { after_seconds: "number" },
   recovery: {
     header: "string",
     idle_header: "string",
@@ -276,6 +283,12 @@ export function resolveSettings(
       "watch.max_seconds",
       d.watchMaxSeconds,
       numberIn(0.1, 86_400),
+    ),
+    statusLineAfterSeconds: pick(
+      "STALL_WATCH_STATUSLINE_AFTER_SECONDS",
+      "statusline.after_seconds",
+      d.statusLineAfterSeconds,
+      numberIn(1, 86_400),
     ),
     recovery: d.recovery,
   };

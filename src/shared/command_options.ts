@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { CliIO } from "./cli_io.ts";
 import { UsageError } from "./errors.ts";
 
 /** What each option takes: nothing (`flag`) or one value (`value`). */
@@ -204,4 +205,31 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length] as number;
+}
+
+/**
+ * The payload a command Claude Code runs (a hook, the status line) reads on
+ * stdin, up to `limitBytes`. It takes no arguments, and a terminal on stdin
+ * means a person ran it by hand.
+ *
+ * @param onTerminal The usage error's text for a terminal on stdin.
+ * @throws {UsageError} For an argument or a terminal on stdin.
+ * @throws {InputError} Beyond `limitBytes` (see `CliIO.readStdin`).
+ */
+export async function stdinPayload(
+  command: string,
+  args: readonly string[],
+  io: Pick<CliIO, "stdinIsTerminal" | "readStdin">,
+  limitBytes: number,
+  onTerminal: string,
+): Promise<string> {
+  if (args.length > 0) {
+    throw new UsageError(
+      `Unexpected argument "${
+        args[0]
+      }" for "${command}": it takes none, run "stall-watch help ${command}"`,
+    );
+  }
+  if (io.stdinIsTerminal) throw new UsageError(onTerminal);
+  return await io.readStdin(limitBytes);
 }

@@ -13,7 +13,9 @@
  * lazy parts are plain `import()`s instead: the hook runs from a bundle
  * (`hook/stop_hook.ts`), which can only hold modules it can see, and keeps
  * them lazy there; a computed specifier inside the bundle would load a
- * second copy of a source module.
+ * second copy of a source module. Each of those says when it loads, in a
+ * comment right above it: `// Loaded lazily: only on a stall ...`
+ * (`tests/hook/startup_graph_test.ts` holds every one to it).
  *
  * @module
  */

@@ -1,10 +1,12 @@
 /**
- * The few path operations the hook needs, for POSIX and Windows paths.
+ * stall-watch's one path library, for POSIX and Windows paths: every module
+ * of `src/` uses it, none `node:path`.
  *
  * Why not `node:path`: importing any `node:` module starts Deno's Node
- * compatibility layer, which costs the hook about 25 ms of CPU at every
- * stop, a third of the whole runtime's start-up. These functions are pure and
- * take the path style as a parameter so both styles are tested everywhere.
+ * compatibility layer, which costs about 25 ms of CPU, a third of the whole
+ * runtime's start-up: at every stop for the hook, and after every tool call
+ * for the watchdog. These functions are pure and take the path style as a
+ * parameter so both styles are tested everywhere (against `node:path`).
  *
  * @module
  */
@@ -97,10 +99,29 @@ export function dirname(path: string, style: PathStyle = NATIVE): string {
 }
 
 /** The last segment of a path. */
-export function basename(path: string, style: PathStyle = NATIVE): string {
+export function basename(path: string, style?: PathStyle): string;
+/**
+ * The last segment of a path, without `suffix` when it ends with it and is
+ * more than it (`basename("/a/b.jsonl", ".jsonl")` is `b`).
+ */
+export function basename(
+  path: string,
+  suffix: string,
+  style?: PathStyle,
+): string;
+export function basename(
+  path: string,
+  suffixOrStyle?: string | PathStyle,
+  lastStyle: PathStyle = NATIVE,
+): string {
+  const suffix = typeof suffixOrStyle === "string" ? suffixOrStyle : "";
+  const style = typeof suffixOrStyle === "object" ? suffixOrStyle : lastStyle;
   const [, rest] = splitRoot(normalize(path, style), style);
   const cut = rest.lastIndexOf(style.sep);
-  return cut < 0 ? rest : rest.slice(cut + 1);
+  const name = cut < 0 ? rest : rest.slice(cut + 1);
+  return suffix !== "" && name !== suffix && name.endsWith(suffix)
+    ? name.slice(0, -suffix.length)
+    : name;
 }
 
 /**
@@ -128,4 +149,36 @@ export function isInside(
   style: PathStyle = NATIVE,
 ): boolean {
   return stepsBelow(root, path, style) !== null;
+}
+
+/** Joins segments in the running platform's style (see {@link joinPath}). */
+export function join(...segments: string[]): string {
+  return joinPath(NATIVE, ...segments);
+}
+
+/**
+ * The path from folder `from` to `to` (both absolute): `""` for the same
+ * path, else `..` up to the folder they share, then down. Case-insensitive
+ * on Windows, where a path on another drive or share is `to` itself.
+ */
+export function relativePath(
+  from: string,
+  to: string,
+  style: PathStyle = NATIVE,
+): string {
+  const fold = (s: string) => style.windows ? s.toLowerCase() : s;
+  const [fromRoot, fromRest] = splitRoot(normalize(from, style), style);
+  const [toRoot, toRest] = splitRoot(normalize(to, style), style);
+  if (fold(fromRoot) !== fold(toRoot)) return normalize(to, style);
+  const up = fromRest === "" ? [] : fromRest.split(style.sep);
+  const down = toRest === "" ? [] : toRest.split(style.sep);
+  let shared = 0;
+  while (
+    shared < up.length && shared < down.length &&
+    fold(up[shared] as string) === fold(down[shared] as string)
+  ) shared++;
+  return [
+    ...up.slice(shared).map(() => ".."),
+    ...down.slice(shared),
+  ].join(style.sep);
 }

@@ -4,12 +4,13 @@
  * Claude Code's transcript format is internal and changes between releases,
  * so every field is read defensively: a missing or wrongly typed field makes
  * an entry less informative, never an error. Metadata lines (snapshots,
- * titles, queue operations, attachments, most `system` lines) become `null`.
+ * titles, queue operations, most attachments and `system` lines) become
+ * `null`.
  *
  * @module
  */
 
-import { isPlainObject } from "./json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 import { summarizeToolInput, type ToolInputSummary } from "./tool_input.ts";
 
 /** A `tool_use` block: a call the model made. */
@@ -118,6 +119,18 @@ export interface InterruptEntry extends EntryBase {
 }
 
 /**
+ * Claude Code's record that a hook ended the turn on purpose (an
+ * `attachment` line of type `hook_stopped_continuation`, written from
+ * 2.1.97 on when a PreToolUse or PostToolUse hook returns
+ * `continue: false`): the turn is over by someone's policy, not stalled.
+ */
+export interface HookStopEntry extends EntryBase {
+  kind: "hook_stop";
+  /** Which hook ended it, e.g. `PostToolUse:Bash` (`""` when unnamed). */
+  hookName: string;
+}
+
+/**
  * Where a note came from, when that matters to where turns start and end:
  *
  * - `command`: a slash command the user typed (`<command-name>`,
@@ -158,6 +171,7 @@ export type Entry =
   | AssistantEntry
   | ResultsEntry
   | InterruptEntry
+  | HookStopEntry
   | NoteEntry
   | TurnEndEntry;
 
@@ -252,9 +266,33 @@ export function toEntry(
         return { kind: "boundary", ...base };
       }
       return isTurnEndRecord(raw) ? { kind: "turn_end", ...base } : null;
+    case "attachment":
+      return hookStopEntry(raw.attachment, base);
     default:
       return null;
   }
+}
+
+/** The attachment type of Claude Code's hook-stop record. */
+export const HOOK_STOP_ATTACHMENT = "hook_stopped_continuation";
+
+/** A `hook_stopped_continuation` attachment as an entry; else `null`. */
+function hookStopEntry(
+  attachment: unknown,
+  base: EntryBase,
+): HookStopEntry | null {
+  if (
+    !isPlainObject(attachment) || attachment.type !== HOOK_STOP_ATTACHMENT
+  ) {
+    return null;
+  }
+  return {
+    kind: "hook_stop",
+    ...base,
+    hookName: typeof attachment.hookName === "string"
+      ? attachment.hookName
+      : "",
+  };
 }
 
 function assistantEntry(

@@ -8,6 +8,8 @@
  * @module
  */
 
+import { isPlainObject } from "../shared/plain_object.ts";
+
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
 
 /** Decodes bytes as UTF-8, replacing invalid sequences instead of failing. */
@@ -73,13 +75,6 @@ function skipNuls(text: string, at: number): number {
   let i = at;
   while (i < text.length && text.charCodeAt(i) === 0) i++;
   return i;
-}
-
-/** True for a non-null, non-array object. */
-export function isPlainObject(
-  value: unknown,
-): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

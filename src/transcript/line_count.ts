@@ -3,7 +3,7 @@
  *
  * This costs one pass over the file up to the last offset, so the hook pays
  * it only on the rare block path, where a jump-to-line pointer is worth it.
- * A long pass counts with WebAssembly SIMD (`newline_count.ts`), about as
+ * A long pass counts with WebAssembly SIMD (`_newline_count.ts`), about as
  * fast as `wc -l`, and every pass stops at a byte budget: offsets beyond it
  * stay unnumbered.
  *
@@ -11,7 +11,7 @@
  */
 
 import type { ReadableAt } from "./line_reader.ts";
-import { newlineCounter } from "./newline_count.ts";
+import { newlineCounter } from "./_newline_count.ts";
 
 // A pass this long counts with WebAssembly SIMD; a shorter one with
 // `indexOf`, without WebAssembly's few MiB of memory.

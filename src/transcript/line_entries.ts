@@ -5,7 +5,7 @@
  */
 
 import { type Entry, toEntry } from "./entry.ts";
-import { sniffEntry } from "./entry_sniff.ts";
+import { sniffEntry } from "./_entry_sniff.ts";
 import { decodeUtf8, parseJsonObjects } from "./json_line.ts";
 import type { RawLine } from "./line_reader.ts";
 

@@ -19,6 +19,8 @@ export const ENTRY_LINE_TYPES: ReadonlySet<string> = new Set([
   "user",
   "assistant",
   "system",
+  // A hook's `continue: false` (`hook_stopped_continuation`).
+  "attachment",
 ]);
 
 const QUOTE = 0x22;

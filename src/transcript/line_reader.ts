@@ -10,7 +10,7 @@
  * @module
  */
 
-import { ToolUseIdSearch } from "./id_search.ts";
+import { ToolUseIdSearch } from "./_id_search.ts";
 
 /** One line of a transcript, as raw bytes. */
 export interface RawLine {
@@ -26,7 +26,7 @@ export interface RawLine {
   clipped: boolean;
   /**
    * For a clipped line: every `tool_use_id` it holds, wherever it sits,
-   * found by a byte search while the line streamed past (see `id_search.ts`).
+   * found by a byte search while the line streamed past (see `_id_search.ts`).
    */
   toolUseIds?: string[];
   /** For a clipped line: the same search saw a non-empty text block. */
@@ -341,7 +341,7 @@ function addFound(line: RawLine, search: ToolUseIdSearch): void {
 
 /**
  * A search fed with consecutive pieces that start at `offset`; `skipping`
- * for the forward reader, which streams whole histories (see `id_search.ts`).
+ * for the forward reader, which streams whole histories (see `_id_search.ts`).
  */
 function searchAll(
   pieces: Uint8Array[],

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { isPlainObject } from "./json_line.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
 
 /** The input field a recovery prompt names, cut to a few characters. */
 export interface ToolInputSummary {

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { basename, join, resolve } from "node:path";
+import { basename, join, normalize } from "../shared/paths.ts";
 import { describe, InputError } from "../shared/errors.ts";
 import { openRegularFile } from "../shared/regular_file.ts";
 import { parseRelease, type Release } from "../claude_client/release.ts";
@@ -124,8 +124,8 @@ export function findTranscripts(
       subagent: isSubagentTranscript(path),
     });
   };
-  if (info.isDirectory) walk(resolve(root), found, consider);
-  else consider(resolve(root), info);
+  if (info.isDirectory) walk(normalize(root), found, consider);
+  else consider(normalize(root), info);
   return found;
 }
 

@@ -21,6 +21,7 @@ import {
   mayWriteLatePrompt,
   modelActs,
   namesTurnPromptId,
+  ownsPromptId,
 } from "./turn_rule.ts";
 
 export { LOOK_BEHIND_ENTRIES, madeAfter } from "./turn_rule.ts";
@@ -262,19 +263,23 @@ export class ForwardTurnSplitter {
       this.#opener === null && this.#atFileStart,
     );
     let lateAt = current.length - late;
-    // An entry of another promptId waiting to open a turn opens it, unless
-    // it came late for this prompt or names this prompt's promptId.
+    // An entry of another promptId waiting to open a turn: stamped with
+    // this prompt's promptId, it and what follows are this prompt's, written
+    // ahead of its line (Claude Code's repair of a crashed call on resume);
+    // otherwise it opens a turn of its own, unless it came late for this
+    // prompt.
     const pending = this.#pending;
     this.#pending = null;
-    if (
-      pending?.kind === "promptId" && pending.at < lateAt &&
-      pending.entry.promptId !== prompt.promptId
-    ) {
-      this.#openAt(pending.at, pending.entry);
-      lateAt -= pending.at;
+    if (pending?.kind === "promptId" && pending.at < lateAt) {
+      if (ownsPromptId(pending.entry, prompt)) {
+        lateAt = pending.at;
+      } else {
+        this.#openAt(pending.at, pending.entry);
+        lateAt -= pending.at;
+      }
     }
     this.#openAt(lateAt, prompt);
-    this.#lateCount = late;
+    this.#lateCount = this.#current.length; // all behind the prompt line
   }
 
   /** Closes the turn in progress before index `at`; `opener` opens the next. */
@@ -318,6 +323,20 @@ export class ForwardTurnSplitter {
 const NONE: SplitTurn[] = [];
 
 /**
+ * Whether `entry`, read behind `prompt`'s line, may still be the prompt's:
+ * made after it (a late line), or stamped with its promptId (written ahead
+ * of it), or naming no promptId between such entries and the line. The
+ * forward rule decides on what was read; reading stops at the first entry
+ * that cannot be.
+ */
+function mayBePromptsOwn(entry: Entry, prompt: Entry): boolean {
+  if (entry.kind === "prompt" || entry.kind === "boundary") return false;
+  if (isLateFor(entry, prompt)) return true;
+  if (prompt.promptId === null) return false;
+  return !namesTurnPromptId(entry) || ownsPromptId(entry, prompt);
+}
+
+/**
  * Collects the current turn from entries offered newest first.
  *
  * Offer entries until {@link BackwardTurnCollector.offer} returns true; then
@@ -353,7 +372,8 @@ export class BackwardTurnCollector {
   #modelActed = false;
   /** The turn start was found. */
   #complete = false;
-  #reachedFileStart = false;
+  /** The window reaches back to the file's first entry. */
+  #windowAtFileStart = false;
   /** Reading stopped at a compaction the model acted after. */
   #atCompaction = false;
   /** The promptId named before the window (see the class notes). */
@@ -385,7 +405,8 @@ export class BackwardTurnCollector {
     this.#window.push(entry);
     if (this.#prompt !== null) {
       if (
-        isLateFor(entry, this.#prompt) && ++this.#run <= LOOK_BEHIND_ENTRIES
+        mayBePromptsOwn(entry, this.#prompt) &&
+        ++this.#run <= LOOK_BEHIND_ENTRIES
       ) {
         return false;
       }
@@ -394,7 +415,9 @@ export class BackwardTurnCollector {
     if (entry.kind === "prompt") {
       this.#complete = true;
       this.#prompt = entry;
-      return mayWriteLatePrompt(entry) ? false : this.#settle();
+      return mayWriteLatePrompt(entry) || entry.promptId !== null
+        ? false
+        : this.#settle();
     }
     if (isCommand(entry) && commandOpensTurn(this.#window.at(-2))) {
       this.#complete = true;
@@ -424,7 +447,11 @@ export class BackwardTurnCollector {
    * found began before the file did.
    */
   fileStart(): void {
-    this.#reachedFileStart = true;
+    if (this.#phase === "done" || this.#phase === "orphans") return;
+    this.#windowAtFileStart = this.#phase === "turn";
+    // Nothing older comes: the turn is what was read.
+    this.#lookForOrphans();
+    this.#phase = "done";
   }
 
   /** Whether the start of the turn was reached. */
@@ -548,7 +575,7 @@ export class BackwardTurnCollector {
    * the file's start only when reading ran out there before it was settled.
    */
   #turn(): SplitTurn {
-    const fileStart = this.#reachedFileStart && this.#phase === "turn";
+    const fileStart = this.#windowAtFileStart;
     const key = `${this.#window.length} ${fileStart} ${this.#context}`;
     if (this.#split?.key === key) return this.#split.turn;
     const splitter = new ForwardTurnSplitter({

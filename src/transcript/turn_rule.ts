@@ -13,9 +13,11 @@
  *   the model works on it as on a prompt (a local command such as `/model`
  *   writes its output instead, and opens nothing);
  * - an entry stamped with another `promptId` than the turn's (a wake-up
- *   with its own `promptId`), unless its own prompt line follows within
- *   reach (the prompt then opens the turn, see below). After a compaction
- *   promptIds are compared afresh, with the first one named after it.
+ *   with its own `promptId`). When its own prompt line follows within
+ *   reach, the prompt is the turn's opener and the entry its first: Claude
+ *   Code wrote it ahead of the line (on resume, the result it gives a call
+ *   the crash cut short). After a compaction promptIds are compared afresh,
+ *   with the first one named after it.
  *
  * What does not: a compaction (`compact_boundary` and its summary) goes on
  * in the turn it happens in; the model carries on after the summary. Since
@@ -94,6 +96,16 @@ export function carriesOtherPromptId(
 ): boolean {
   return previous !== null && namesTurnPromptId(entry) &&
     entry.promptId !== previous;
+}
+
+/**
+ * Whether `entry`, written before `prompt`'s line, is stamped with the
+ * prompt's own promptId: Claude Code wrote it for that prompt (on resume,
+ * the result it gives a call the crash cut short comes first).
+ */
+export function ownsPromptId(entry: Entry, prompt: Entry): boolean {
+  return prompt.promptId !== null && namesTurnPromptId(entry) &&
+    entry.promptId === prompt.promptId;
 }
 
 /**

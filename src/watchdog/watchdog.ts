@@ -9,40 +9,46 @@
  * Code then wakes the idle session and shows stderr (the recovery prompt) to
  * the model. Every other ending is exit 0.
  *
+ * Read top-down: the payload, the settings, the brakes that end a watch at
+ * once, following the transcript (`_watch_loop.ts`), then judging the turn
+ * and the decision the Stop hook takes too (`decision/`).
+ *
  * @module
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
 import { classifyTurn } from "../detection/classify.ts";
 import { withLineNumbers } from "../detection/detect.ts";
-import { decideOnStall } from "../hook/stall_decision.ts";
-import { killSwitchOf, logEvents } from "../hook/decision_io.ts";
 import { describe, ExitCode } from "../shared/errors.ts";
 import type { EventName, EventRecord } from "../events/event_log.ts";
 import { launchedBackgroundTasks } from "../detection/background_launch.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import type { Settings } from "../settings/settings.ts";
-import { type QuarantinedEntry, StateStore } from "../guardrails/state.ts";
-import { quarantineEvents, quarantineLine } from "../hook/quarantine_report.ts";
-import {
-  unattendedRun,
-  watchEventOf,
-  type WatchInput,
-  watchInputFrom,
-} from "./watch_input.ts";
-import { parsePayloadObject, stringField } from "../hook/hook_input.ts";
-import { handles } from "../hook/event_guard.ts";
-import {
-  claimMisregistrationNotice,
-  misregistrationNotice,
-} from "../hook/notices.ts";
-import { watchTranscript } from "./watch_loop.ts";
-import { claimWatch, isSuperseded, type WatchClaim } from "./watch_marker.ts";
-import { watchLimits } from "./watch_step.ts";
+import type { QuarantinedEntry } from "../guardrails/state.ts";
 import { apiTimeoutMs } from "../claude_client/timers.ts";
 import { reportLine } from "../recovery/report_line.ts";
-import { systemMessageLine } from "../hook/hook_outcome.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
+import { eventRecord } from "../decision/event_record.ts";
+import { eventOf, handles } from "../decision/handlers.ts";
+import { killSwitchOf } from "../decision/kill_switch.ts";
+import { logEvents } from "../decision/log_events.ts";
+import { misregistered } from "../decision/misregistered.ts";
+import { stateStoreOpener } from "../decision/notices.ts";
+import type { Outcome } from "../decision/outcome.ts";
+import { parsePayloadObject } from "../decision/payload.ts";
+import {
+  quarantineEvents,
+  quarantineLine,
+} from "../decision/quarantine_report.ts";
+import { decideOnStall } from "../decision/stall_decision.ts";
+import {
+  unattendedRun,
+  type WatchInput,
+  watchInputFrom,
+} from "./_watch_input.ts";
+import { watchTranscript } from "./_watch_loop.ts";
+import { claimWatch, isSuperseded, type WatchClaim } from "./_watch_marker.ts";
+import { watchLimits } from "./_watch_step.ts";
 
 /**
  * Added to the nudge when Claude Code's request for the model's answer
@@ -55,38 +61,30 @@ export const API_ERROR_NOTE = reportLine(
     "conversation, so that call needs no retry: carry on from its result.",
 ) + "\n";
 
-/**
- * What the process should do. The watchdog writes to stdout only to tell
- * the user it runs under the wrong event.
- */
-export interface WatchResult {
-  /** 0, or 2 to wake Claude with `stderr`. */
-  exitCode: number;
-  stderr: string;
-  /** A `systemMessage` JSON line, on a misregistration only. */
-  stdout?: string;
-}
-
 /** The parts of the process boundary a watch uses. */
 export type WatchIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
 
 /**
  * Watches one tool call's result until the model answers it, a newer call
  * takes over, the deadline passes, or the turn ends unanswered (then the
- * guardrails decide whether to nudge). Requires `--allow-read`, `--allow-env`
- * and write access to `.claude`.
+ * guardrails decide whether to nudge). Exit 0, or 2 to wake Claude with
+ * stderr; stdout only tells the user it runs under the wrong event.
+ * Requires `--allow-read`, `--allow-env` and write access to `.claude`.
  *
  * @throws {InputError} For unusable payloads and unreadable transcripts.
  */
 export async function runWatch(
   payloadText: string,
   io: WatchIO,
-): Promise<WatchResult> {
+): Promise<Outcome> {
   const payload = parsePayloadObject(payloadText);
-  const event = watchEventOf(payload);
-  if (!handles("watch", event)) return await misregistered(payload, event, io);
+  const loaded = await loadSettings(io.env, io.cwd);
+  const event = eventOf(payload, "watch");
+  if (!handles("watch", event)) {
+    return await misregistered("watch", event, payload, loaded, io);
+  }
   const input = watchInputFrom(payload);
-  const { settings } = await loadSettings(io.env, io.cwd);
+  const { settings } = loaded;
   const log = new WatchLog(io, settings, input);
   if (input.agentId !== null) {
     // The call ran in a subagent: its file is not the one watched here, and
@@ -169,9 +167,14 @@ export async function runWatch(
     (watched.trigger === "turn_end"
       ? "the turn ended"
       : `the transcript was quiet for ${watched.quietMs / 1000}s`);
+  const openStore = stateStoreOpener(
+    io,
+    settings,
+    (entry) => log.quarantined(entry),
+  );
   const result = await decideOnStall({
     sessionId: input.sessionId,
-    hookEvent: input.hookEventName,
+    hookEventName: input.hookEventName,
     transcriptPath: input.transcriptPath,
     signatures: await withLineNumbers(
       input.transcriptPath,
@@ -189,7 +192,7 @@ export async function runWatch(
   }, {
     settings,
     killSwitch: killSwitchOf(settings, io),
-    store: stateStoreOf(io, settings, (entry) => log.quarantined(entry)),
+    store: await openStore(),
     nowSeconds: io.now() / 1000,
   });
   await log.add(result.events);
@@ -204,56 +207,6 @@ export async function runWatch(
     elapsed,
     ExitCode.block,
   );
-}
-
-/**
- * Run for an event it is not for (say, PreToolUse, where waiting would hold
- * up every call): exit 0 at once, and tell the user once per session.
- */
-async function misregistered(
-  payload: Record<string, unknown>,
-  event: string,
-  io: WatchIO,
-): Promise<WatchResult> {
-  const { settings } = await loadSettings(io.env, io.cwd);
-  const sessionId = stringField(payload, "session_id") ?? "";
-  const moved: QuarantinedEntry[] = [];
-  const tell = await claimMisregistrationNotice(
-    () => Promise.resolve(stateStoreOf(io, settings, (e) => moved.push(e))),
-    sessionId,
-    "watch",
-    event,
-  );
-  const logError = moved.length === 0 ? "" : await logEvents(
-    io,
-    settings,
-    quarantineEvents(moved, {
-      sessionId,
-      ts: io.now() / 1000,
-      hookEvent: event,
-    }),
-  );
-  return {
-    exitCode: ExitCode.ok,
-    stderr: moved.map((e) => quarantineLine(e) + "\n").join("") + logError,
-    stdout: systemMessageLine(
-      tell ? [misregistrationNotice("watch", event)] : [],
-    ),
-  };
-}
-
-/** The session state store under the effective settings. */
-function stateStoreOf(
-  io: WatchIO,
-  settings: Settings,
-  onQuarantine: (entry: QuarantinedEntry) => void,
-): StateStore {
-  return new StateStore({
-    cwd: io.cwd,
-    stateDir: settings.stateDir,
-    sleep: io.sleep,
-    onQuarantine,
-  });
 }
 
 /** Collects the watch's events and writes them once, with the final result. */
@@ -278,11 +231,9 @@ class WatchLog {
    * with the final result.
    */
   quarantined(entry: QuarantinedEntry): void {
-    this.#events.push(...quarantineEvents([entry], {
-      sessionId: this.#input.sessionId,
-      ts: this.#io.now() / 1000,
-      hookEvent: this.#input.hookEventName,
-    }));
+    this.#events.push(
+      ...quarantineEvents([entry], this.#input, this.#io.now() / 1000),
+    );
     this.#notes += quarantineLine(entry) + "\n";
   }
 
@@ -309,7 +260,7 @@ class WatchLog {
     line = "",
     data: Record<string, unknown> = {},
     exitCode: number = ExitCode.ok,
-  ): Promise<WatchResult> {
+  ): Promise<Outcome> {
     await this.add("watch_finished", {
       outcome,
       reason,
@@ -317,19 +268,17 @@ class WatchLog {
       ...data,
     });
     const text = line === "" || line.endsWith("\n") ? line : `${line}\n`;
-    return { exitCode, stderr: text + this.#notes + this.#problems };
+    return {
+      exitCode,
+      stdout: "",
+      stderr: text + this.#notes + this.#problems,
+    };
   }
 
   #event(name: EventName, data: Record<string, unknown>): EventRecord {
-    return {
-      event: name,
-      sessionId: this.#input.sessionId,
-      ts: this.#io.now() / 1000,
-      data: {
-        hook_event: this.#input.hookEventName,
-        tool_use_id: this.#input.toolUseId,
-        ...data,
-      },
-    };
+    return eventRecord(name, this.#input, this.#io.now() / 1000, {
+      tool_use_id: this.#input.toolUseId,
+      ...data,
+    });
   }
 }

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { auditFiles } from "../../src/audit/audit.ts";
+import { auditFiles } from "../../src/audit/_audit.ts";
 import { auditFilesInParallel } from "../../src/audit/audit_pool.ts";
 import { main } from "../../src/cli.ts";
 import { signatureData } from "../../src/detection/classify.ts";

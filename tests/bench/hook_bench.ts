@@ -65,7 +65,7 @@ const RATIO_TARGET: Readonly<Record<Tail, number>> = {
 };
 /**
  * The hook runs with its defaults, lag wait included: on a current payload
- * a block must not wait for transcript growth (see `lag_evidence.ts`).
+ * a block must not wait for transcript growth (see `_lag_evidence.ts`).
  */
 const HOOK_ENV = {};
 /** A block may take at most this multiple of a healthy stop's time. */

@@ -45,7 +45,8 @@ interface Capture {
   /** Which file: the transcript at the first Stop, or as left at the end. */
   at: "first-stop" | "end";
   /**
-   * Kill claude (SIGKILL) once the tool result is on file, then run this
+   * Kill claude (SIGKILL) once the tool result is on file (or, with
+   * `killAt: "call"`, 2 s after the call is, while it runs), then run this
    * prompt with `--continue` in the same project (a crashed session picked
    * up again).
    */
@@ -54,7 +55,20 @@ interface Capture {
   then?: string;
   /** Files to write into the project before the first run. */
   projectFiles?: Record<string, string>;
+  /** When to kill before `continueWith` (default `result`). */
+  killAt?: "call" | "result";
+  /** Hooks registered beside stall-watch's Stop hook (event -> handlers). */
+  otherHooks?: Record<string, unknown[]>;
 }
+
+/** A hook that ends the turn on purpose, as a policy hook does. */
+const POLICY_HOOK = {
+  matcher: "*",
+  hooks: [{
+    type: "command",
+    command: `echo '{"continue": false, "stopReason": "policy"}'`,
+  }],
+};
 
 /** A reply of one text block of `value` (blank ones included). */
 function textBlock(value: string): Reply {
@@ -199,6 +213,78 @@ const CAPTURES: Capture[] = [
         : httpError(500),
     at: "end",
   },
+  {
+    name: "real_hook_stopped_post_tool_use.jsonl",
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    script: queue([toolCall("mcp__stub__echo", { text: "forty-two" })]),
+    at: "end",
+    otherHooks: { PostToolUse: [POLICY_HOOK] },
+  },
+  {
+    name: "real_hook_stopped_pre_tool_use_2.1.145.jsonl",
+    release: "2.1.145",
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    script: queue([toolCall("mcp__stub__echo", { text: "forty-two" })]),
+    at: "end",
+    otherHooks: { PreToolUse: [POLICY_HOOK] },
+  },
+  {
+    // Before 2.1.97 nothing on file says a hook ended the turn.
+    name: "real_hook_stopped_post_tool_use_2.1.90.jsonl",
+    release: "2.1.90",
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    script: queue([toolCall("mcp__stub__echo", { text: "forty-two" })]),
+    at: "end",
+    otherHooks: { PostToolUse: [POLICY_HOOK] },
+  },
+  {
+    // From 2.1.281 a call cut short by a crash gets Claude Code's
+    // "[Tool call interrupted: ...]" result on resume; here the resumed
+    // model stays silent (twice: Claude Code retries an empty reply).
+    name: "real_crashed_call_resumed_silent.jsonl",
+    prompt: "use mcp__stub__slow",
+    tool: "mcp__stub__slow",
+    script: queue([
+      toolCall("mcp__stub__slow", { seconds: 60 }),
+      empty(),
+      empty(),
+      text("ok"),
+    ]),
+    at: "first-stop",
+    continueWith: "carry on",
+    killAt: "call",
+  },
+  {
+    // The same, the resumed model answering at once.
+    name: "real_crashed_call_resumed_answered.jsonl",
+    prompt: "use mcp__stub__slow",
+    tool: "mcp__stub__slow",
+    script: queue([
+      toolCall("mcp__stub__slow", { seconds: 60 }),
+      text("The slow call was cut short by the crash; its outcome is unknown."),
+    ]),
+    at: "end",
+    continueWith: "carry on",
+    killAt: "call",
+  },
+  {
+    // Before 2.1.281 the crashed call gets no result on resume.
+    name: "real_crashed_call_resumed_2.1.265.jsonl",
+    release: "2.1.265",
+    prompt: "use mcp__stub__slow",
+    tool: "mcp__stub__slow",
+    script: queue([
+      toolCall("mcp__stub__slow", { seconds: 60 }),
+      text("Picked up after the crash."),
+      text("ok"),
+    ]),
+    at: "end",
+    continueWith: "carry on",
+    killAt: "call",
+  },
 ];
 
 function cutStrings(value: unknown): unknown {
@@ -247,12 +333,31 @@ for (const capture of CAPTURES) {
   await withClaudeSession(
     { claude, script: capture.script },
     async (session) => {
+      if (capture.otherHooks) {
+        const settings = JSON.parse(
+          await Deno.readTextFile(session.settingsPath),
+        );
+        Object.assign(settings.hooks, capture.otherHooks);
+        await Deno.writeTextFile(
+          session.settingsPath,
+          JSON.stringify(settings),
+        );
+      }
       const env = { STALL_WATCH_TIER_SNAPSHOTS: "1" };
       for (const [name, text] of Object.entries(capture.projectFiles ?? {})) {
         const path = join(session.project, name);
         await Deno.mkdir(join(path, ".."), { recursive: true });
         await Deno.writeTextFile(path, text);
       }
+      let calledAt = 0;
+      const callRunning = async () => {
+        const [main] = await session.transcripts();
+        if (calledAt === 0 && main !== undefined) {
+          const text = await Deno.readTextFile(main);
+          if (text.includes(`"name":"${capture.tool}"`)) calledAt = Date.now();
+        }
+        return calledAt > 0 && Date.now() - calledAt > 2_000;
+      };
       const resultOnFile = async () => {
         const [main] = await session.transcripts();
         return main !== undefined &&
@@ -263,7 +368,9 @@ for (const capture of CAPTURES) {
         allowedTools: [capture.tool],
         env,
         timeoutMs: 180_000,
-        ...(capture.continueWith ? { killWhen: resultOnFile } : {}),
+        ...(capture.continueWith
+          ? { killWhen: capture.killAt === "call" ? callRunning : resultOnFile }
+          : {}),
       });
       const next = capture.continueWith ?? capture.then;
       if (next !== undefined) {

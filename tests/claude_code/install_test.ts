@@ -14,6 +14,7 @@ import { lastUserText, queue, text, toolCall } from "./support/fake_api.ts";
 import { factsOf } from "./support/release_facts.ts";
 import { claudeTest, feedbackText, silence } from "./support/scenario.ts";
 import { MAIN_TS, readJsonl, withClaudeSession } from "./support/session.ts";
+import { EVENT_WAIT_MS } from "./support/patience.ts";
 
 claudeTest(
   "registered by stall-watch install: picked up without --settings, blocks the silent turn once",
@@ -37,7 +38,7 @@ claudeTest(
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(EVENT_WAIT_MS),
       }).output();
       const said = new TextDecoder().decode(install.stdout) +
         new TextDecoder().decode(install.stderr);

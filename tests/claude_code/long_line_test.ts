@@ -29,6 +29,7 @@ import {
   runsOf,
 } from "./support/scenario.ts";
 import { MAIN_TS } from "./support/session.ts";
+import { EVENT_WAIT_MS } from "./support/patience.ts";
 
 const KIB = 1024;
 
@@ -157,7 +158,7 @@ async function scanJson(
       cwd: dir,
       stdout: "piped",
       stderr: "piped",
-      signal: AbortSignal.timeout(30_000),
+      signal: AbortSignal.timeout(EVENT_WAIT_MS),
     }).output();
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     return JSON.parse(new TextDecoder().decode(out.stdout));

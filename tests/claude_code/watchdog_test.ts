@@ -32,15 +32,24 @@ import {
 } from "./support/scenario.ts";
 import {
   type ClaudeSession,
-  type HookRun,
   MAIN_TS,
   readJsonl,
   withClaudeSession,
 } from "./support/session.ts";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
-import type { TmuxPane } from "./support/tmux.ts";
-
-const EVENTS_LOG = ".claude/stall_watch/events.jsonl";
+import {
+  EVENTS_LOG,
+  IDLE_SECONDS,
+  interactive,
+  nudged,
+  registerWatch,
+  waitUntil,
+  watcherDone,
+  watchEvents,
+  watchOutcomes,
+  watchRuns,
+} from "./support/watch_session.ts";
+import { EVENT_WAIT_MS } from "./support/patience.ts";
 
 /** Where a watcher's exit 2 reaches the model (asyncRewake, 2.1.84+). */
 const REWAKE: Applies = appliesWhere(
@@ -53,72 +62,8 @@ const REWAKE: Applies = appliesWhere(
  * hooks before the call is on file): run it several times on each release.
  */
 const WAKE_RUNS = 3;
-const IDLE_SECONDS = 2;
 /** The idle window of the slow-model scenario (see there). */
 const SLOW_IDLE_SECONDS = 5;
-
-/** Registers the Stop hook and the watcher (small windows) for `session`. */
-async function registerWatch(
-  session: ClaudeSession,
-  env: Record<string, string> = {},
-): Promise<void> {
-  const stop = { type: "command", command: session.hookCommand, timeout: 30 };
-  const watch = {
-    type: "command",
-    command: `${session.hookCommand} watch`,
-    timeout: 60,
-    async: true,
-    asyncRewake: true,
-  };
-  await Deno.writeTextFile(
-    session.settingsPath,
-    JSON.stringify({
-      hooks: {
-        Stop: [{ hooks: [stop] }],
-        PostToolUse: [{ matcher: "*", hooks: [watch] }],
-        PostToolUseFailure: [{ matcher: "*", hooks: [watch] }],
-      },
-    }),
-  );
-  Object.assign(session.env, {
-    STALL_WATCH_IDLE_SECONDS: String(IDLE_SECONDS),
-    STALL_WATCH_WATCH_MAX_SECONDS: "40",
-    STALL_WATCH_LOG_FILE: EVENTS_LOG,
-    ...env,
-  });
-}
-
-/** The watcher's runs (PostToolUse and PostToolUseFailure). */
-function watchRuns(runs: HookRun[]): HookRun[] {
-  return runs.filter((r) => r.event.startsWith("PostToolUse"));
-}
-
-/** The `watch_finished` outcomes in the session's event log. */
-async function watchOutcomes(session: ClaudeSession): Promise<string[]> {
-  const path = join(session.project, EVENTS_LOG);
-  const events = await readJsonl(path).catch(() => []);
-  return events.filter((e) => e.event === "watch_finished").map((e) =>
-    String(e.outcome)
-  );
-}
-
-/** The watcher's events (started, detected, finished), for failure messages. */
-async function watchEvents(session: ClaudeSession): Promise<unknown[]> {
-  const path = join(session.project, EVENTS_LOG);
-  const events = await readJsonl(path).catch(() => []);
-  return events.map((e) => [e.event, e.outcome ?? e.call_state ?? e.reason]);
-}
-
-/**
- * Whether the watcher finished: its `watch_finished` event is written before
- * the process exits, and the hook wrapper logs the run only after, so wait
- * for both before reading either.
- */
-function watcherDone(session: ClaudeSession): () => Promise<boolean> {
-  return async () =>
-    (await watchOutcomes(session)).length > 0 &&
-    watchRuns(await session.hookRuns()).length > 0;
-}
 
 /** Whether the main transcript holds Claude Code's interrupt line. */
 function interruptedOnFile(session: ClaudeSession): () => Promise<boolean> {
@@ -127,47 +72,6 @@ function interruptedOnFile(session: ClaudeSession): () => Promise<boolean> {
     return main !== undefined &&
       (await Deno.readTextFile(main)).includes("[Request interrupted by user");
   };
-}
-
-/** Main requests that carried a stall-watch nudge. */
-function nudged(session: ClaudeSession): RecordedRequest[] {
-  return session.api.mainRequests().filter((r) =>
-    /stall_watch/.test(lastUserText(r))
-  );
-}
-
-/** Runs `fn` with an interactive session in tmux, the watcher registered. */
-async function interactive(
-  client: Client,
-  script: (request: RecordedRequest, index: number) => Reply,
-  allowedTools: string[],
-  fn: (session: ClaudeSession, pane: TmuxPane) => Promise<void>,
-  env: Record<string, string> = {},
-): Promise<void> {
-  await withClaudeSession({ claude: client.path, script }, async (session) => {
-    await registerWatch(session, env);
-    // The classic permission prompt (auto mode asks differently offline).
-    const args = ["--permission-mode", "default"];
-    const pane = await session.startInteractive({ allowedTools, args });
-    try {
-      await waitForInput(pane, client);
-      await fn(session, pane);
-    } finally {
-      await pane.close();
-    }
-  });
-}
-
-async function waitUntil(
-  condition: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`never: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Whether the request asks the model to answer a tool result. */
@@ -222,7 +126,7 @@ async function apiErrorAfter(
     await pane.keys("Enter");
     await pane.waitFor(/API Error: 500/);
     try {
-      await pane.waitFor(new RegExp(answer), 30_000);
+      await pane.waitFor(new RegExp(answer));
     } catch (error) {
       // Say what the watcher did, to tell its miss from a lost wake-up.
       const runs = watchRuns(await session.hookRuns());
@@ -350,7 +254,7 @@ async function slowModelRun(
       try {
         await pane.type("echo forty-two");
         await pane.keys("Enter");
-        await pane.waitFor(new RegExp(answer), 30_000);
+        await pane.waitFor(new RegExp(answer));
         await waitUntil(watcherDone(session), "the watcher to finish");
       } finally {
         onFile.stop();
@@ -383,7 +287,7 @@ async function slowModelRun(
       // own. A known limit (docs/watchdog.md): raise the idle window.
       assert.deepEqual(watchRuns(runs).map((r) => r.code), [2]);
       assert.deepEqual(await watchOutcomes(session), ["nudged"]);
-      await pane.waitFor(/Already answered above\./, 30_000);
+      await pane.waitFor(/Already answered above\./);
       assert.equal(session.api.mainRequests().length, 3);
       assert.equal(nudged(session).length, 1);
     },
@@ -549,7 +453,7 @@ claudeTest(
       async (session, pane) => {
         await pane.type("echo, then the next step");
         await pane.keys("Enter");
-        await pane.waitFor(/Do you want to proceed/, 30_000);
+        await pane.waitFor(/Do you want to proceed/);
         await sleep((IDLE_SECONDS + 3) * 1000);
         const runs = await session.hookRuns();
         assert.deepEqual(watchRuns(runs).map((r) => r.code), [0]);
@@ -596,7 +500,7 @@ claudeTest(
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(EVENT_WAIT_MS),
       }).output();
       assert.equal(install.code, 0, new TextDecoder().decode(install.stderr));
       Object.assign(session.env, {
@@ -613,7 +517,7 @@ claudeTest(
         const events = async () =>
           await readJsonl(join(session.project, EVENTS_LOG)).catch(() => []);
         try {
-          await pane.waitFor(new RegExp(answer), 60_000);
+          await pane.waitFor(new RegExp(answer));
         } catch (error) {
           // What stall-watch decided says why no nudge came.
           throw new Error(

@@ -11,6 +11,7 @@ import { COMMANDS } from "../../src/commands/registry.ts";
 import { VERSION } from "../../src/shared/version.ts";
 import { type FakeIO, fakeIO } from "../support/fake_io.ts";
 import { runStallWatch } from "../support/hook_process.ts";
+import { assertSnapshot } from "../support/snapshot.ts";
 import { tempProject } from "../support/temp_project.ts";
 
 async function run(
@@ -33,12 +34,53 @@ Deno.test("--version, -V and version print the version from deno.json", async ()
   assert.equal(VERSION, config.version);
 });
 
-Deno.test("--help and help list every command with its summary and the exit codes", async () => {
-  for (const args of [["--help"], ["-h"], ["help"]]) {
-    const { code, out, err } = await run(args);
-    assert.deepEqual([code, err], [0, ""]);
-    assert.equal(out, overview());
+/**
+ * One run as a snapshot records it: exit code, and each stream as lines (a
+ * help text reads as itself in the file), the version written `<version>`
+ * so a release changes no snapshot.
+ */
+function recorded(
+  result: { code: number; out: string; err: string },
+): { code: number; stdout: string[]; stderr: string[] } {
+  const lines = (text: string) =>
+    text === "" ? [] : text.replaceAll(VERSION, "<version>").split("\n");
+  return {
+    code: result.code,
+    stdout: lines(result.out),
+    stderr: lines(result.err),
+  };
+}
+
+Deno.test("--help, help <command> and <command> --help print the snapshots' texts", async () => {
+  const runs: Record<string, ReturnType<typeof recorded>> = {};
+  for (const args of [["--help"], ["help", "help"]]) {
+    runs[["stall-watch", ...args].join(" ")] = recorded(await run(args));
   }
+  for (const command of COMMANDS) {
+    runs[`stall-watch help ${command.name}`] = recorded(
+      await run(["help", command.name]),
+    );
+  }
+  await assertSnapshot(runs, import.meta.url, "cli_help");
+  // Every spelling of a help prints the same text, on stdout, exit 0.
+  for (const args of [["-h"], ["help"]]) {
+    assert.deepEqual(recorded(await run(args)), runs["stall-watch --help"]);
+  }
+  for (const command of COMMANDS) {
+    const help = runs[`stall-watch help ${command.name}`]!;
+    assert.equal(help.code, 0);
+    assert.equal(
+      help.stdout[0]?.startsWith(`stall-watch ${command.name}`),
+      true,
+    );
+    assert.equal(help.stdout.at(-1), "", "ends with a newline");
+    for (const args of [[command.name, "--help"], [command.name, "-h"]]) {
+      assert.deepEqual(recorded(await run(args)), help, args.join(" "));
+    }
+  }
+});
+
+Deno.test("--help lists every command with its summary and the exit codes", () => {
   const text = overview();
   for (const command of COMMANDS) {
     assert.ok(
@@ -53,103 +95,38 @@ Deno.test("--help and help list every command with its summary and the exit code
     text,
     /Exit codes: 0 allow \/ success, 1 bad input, 2 block \(hook\) or wake \(watch\),\n3 internal error, 64 usage error\./,
   );
-  for (const name of ["install", "uninstall", "doctor"]) {
-    assert.ok(COMMANDS.some((c) => c.name === name), name);
-  }
 });
 
-Deno.test("help <command> and <command> --help print the command's help", async () => {
-  for (const command of COMMANDS) {
-    const help = (await command.load()).help;
-    assert.ok(help.startsWith(`stall-watch ${command.name}`), command.name);
-    assert.ok(help.endsWith("\n"), command.name);
-    for (
-      const args of [["help", command.name], [command.name, "--help"], [
-        command.name,
-        "-h",
-      ]]
-    ) {
-      const { code, out, err } = await run(args);
-      assert.deepEqual([code, out, err], [0, help, ""], args.join(" "));
-    }
-  }
-});
-
-Deno.test("unknown commands, options and help topics: one stderr line, exit 64", async () => {
-  const cases: [string[], string][] = [
-    [
-      ["frobnicate"],
-      'Unknown command "frobnicate": run "stall-watch --help" for the list',
-    ],
-    [
-      ["--frobnicate"],
-      'Unknown option "--frobnicate": run "stall-watch --help" for the list',
-    ],
-    [["-x"], 'Unknown option "-x": run "stall-watch --help" for the list'],
-    [
-      ["help", "frobnicate"],
-      'Unknown command "frobnicate": run "stall-watch --help" for the list',
-    ],
-    [["help", "install", "doctor"], '"help" takes one command name, got 2'],
-    [
-      ["install", "--frobnicate"],
-      'Unknown option "--frobnicate" for "install": run "stall-watch help install"',
-    ],
-    [
-      ["uninstall", "--scope"],
-      'Option "--scope" needs a value: run "stall-watch help uninstall"',
-    ],
-    [
-      ["doctor", "now"],
-      'Unexpected argument "now" for "doctor": run "stall-watch help doctor"',
-    ],
-    [
-      ["--verison"],
-      'Unknown option "--verison": did you mean "--version"? Run "stall-watch --help" for the list',
-    ],
-    [
-      ["adit"],
-      'Unknown command "adit": did you mean "audit"? Run "stall-watch --help" for the list',
-    ],
-    [
-      ["help", "scna"],
-      'Unknown command "scna": did you mean "scan"? Run "stall-watch --help" for the list',
-    ],
-    [
-      ["unintall"],
-      'Unknown command "unintall": did you mean "uninstall"? Run "stall-watch --help" for the list',
-    ],
-    [
-      ["scan", "x.jsonl", "--jsn"],
-      'Unknown option "--jsn" for "scan": did you mean "--json"? Run "stall-watch help scan"',
-    ],
-    [
-      ["audit", "--color", "sometimes"],
-      'Bad value for "--color": "sometimes"; use auto, always or never',
-    ],
-    [
-      ["doctor", "--color"],
-      'Bad value for "--color": none given; use auto, always or never',
-    ],
-    [[
-      "--color",
-      "always",
-    ], '"--color" goes with a command: run "stall-watch --help" for the list'],
+Deno.test("unknown commands, options and help topics: one stderr line and exit 64, as the snapshot says", async () => {
+  const cases: string[][] = [
+    ["frobnicate"],
+    ["--frobnicate"],
+    ["-x"],
+    ["help", "frobnicate"],
+    ["help", "install", "doctor"],
+    ["install", "--frobnicate"],
+    ["uninstall", "--scope"],
+    ["doctor", "now"],
+    ["--verison"],
+    ["adit"],
+    ["help", "scna"],
+    ["unintall"],
+    ["scan", "x.jsonl", "--jsn"],
+    ["audit", "--color", "sometimes"],
+    ["doctor", "--color"],
+    ["--color", "always"],
   ];
-  for (const [args, message] of cases) {
-    const { code, out, err } = await run(args);
-    assert.equal(code, 64, args.join(" "));
-    assert.equal(out, "", args.join(" "));
-    assert.equal(err, `stall-watch: ${message}\n`);
+  const runs: Record<string, ReturnType<typeof recorded>> = {};
+  for (const args of cases) {
+    const result = recorded(await run(args));
+    // Never 2: Claude Code would read it as a block.
+    assert.equal(result.code, 64, args.join(" "));
+    assert.deepEqual(result.stdout, [], args.join(" "));
+    assert.equal(result.stderr.length, 2, "one line, ending in a newline");
+    assert.match(result.stderr[0]!, /^stall-watch: /);
+    runs[["stall-watch", ...args].join(" ")] = result;
   }
-});
-
-Deno.test("help help explains help", async () => {
-  const { code, out, err } = await run(["help", "help"]);
-  assert.equal(code, 0);
-  assert.equal(err, "");
-  assert.match(out, /^stall-watch help: show help\n/);
-  assert.match(out, /stall-watch help <command> {4}one command's options/);
+  await assertSnapshot(runs, import.meta.url, "cli_usage_errors");
 });
 
 Deno.test("--color always|never, before or after the command, decides the colour of every command", async () => {
@@ -177,14 +154,20 @@ Deno.test("--color always|never, before or after the command, decides the colour
   }
 });
 
-Deno.test("the hook refuses a terminal on stdin with usage and exit 64, not a hang", async () => {
+Deno.test("the hook refuses a terminal on stdin with usage and exit 64, not a hang, as the snapshot says", async () => {
   await using project = await tempProject();
   const io = fakeIO({ cwd: project.dir, stdinIsTerminal: true });
-  assert.equal(await main([], io), 64);
-  assert.equal(
-    io.stderr.join(""),
-    "stall-watch: no command given, and stdin is a terminal: without a command, stall-watch is the Stop hook and reads the payload Claude Code pipes to it. To try it: stall-watch doctor, or stall-watch audit\n\n" +
-      overview(),
+  const code = await main([], io);
+  const result = recorded({
+    code,
+    out: io.stdout.join(""),
+    err: io.stderr.join(""),
+  });
+  assert.equal(result.code, 64);
+  await assertSnapshot(
+    { "stall-watch (stdin a terminal)": result },
+    import.meta.url,
+    "cli_hook_at_a_terminal",
   );
 });
 

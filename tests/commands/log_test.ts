@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { main } from "../../src/cli.ts";
-import { runHook } from "../../src/hook/hook.ts";
+import { runHook } from "../../src/hook/_hook.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import { runStallWatch } from "../support/hook_process.ts";

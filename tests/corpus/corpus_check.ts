@@ -22,14 +22,14 @@
  */
 
 import { join } from "node:path";
-import { auditFiles } from "../../src/audit/audit.ts";
+import { auditFiles } from "../../src/audit/_audit.ts";
 import { summarizeAudit } from "../../src/audit/audit_summary.ts";
 import {
   type HistoryVerdict,
   historyVerdict,
   readHistoryTurns,
 } from "../../src/detection/history_turns.ts";
-import { runHook } from "../../src/hook/hook.ts";
+import { runHook } from "../../src/hook/_hook.ts";
 import { findTranscripts } from "../../src/transcript/transcript_files.ts";
 import {
   type Corpus,

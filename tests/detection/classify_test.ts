@@ -5,7 +5,7 @@ import {
   classifyTurn,
 } from "../../src/detection/classify.ts";
 import type { Entry, ToolResult } from "../../src/transcript/entry.ts";
-import { provesFollowUp } from "../../src/detection/follow_up_proof.ts";
+import { provesFollowUp } from "../../src/detection/_follow_up_proof.ts";
 
 let offset = 0;
 const base = () => ({
@@ -111,6 +111,32 @@ Deno.test("classifyTurn() lets the user end a turn: interrupts and refusals are 
     kinds([interrupt(), call("a")]),
     [["pending_tool_use", "a"]],
     "activity after an interrupt counts",
+  );
+});
+
+Deno.test("classifyTurn() lets another hook end a turn on purpose: its hook_stop record after the model's last move", () => {
+  const stop = (hookName: string): Entry => ({
+    kind: "hook_stop",
+    ...base(),
+    hookName,
+  });
+  assert.deepEqual(
+    kinds([call("a"), result("a"), stop("PostToolUse:Read")]),
+    [],
+  );
+  assert.equal(
+    classifyTurn([call("a"), result("a"), stop("PreToolUse:Read")], none)
+      .reason,
+    "PreToolUse:Read ended the turn on purpose (continue: false)",
+  );
+  assert.equal(
+    classifyTurn([call("a"), result("a"), stop("")], none).reason,
+    "another hook ended the turn on purpose (continue: false)",
+  );
+  // What the model did after the record is judged as ever.
+  assert.deepEqual(
+    kinds([call("a"), result("a"), stop("PostToolUse:Read"), call("b")]),
+    [["pending_tool_use", "b"]],
   );
 });
 

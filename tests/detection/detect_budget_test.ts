@@ -11,7 +11,7 @@ import {
   MAX_SIGNATURES,
 } from "../../src/detection/detect.ts";
 import { MAX_BACKGROUND_TASKS } from "../../src/detection/background_tasks.ts";
-import { parseHookInput } from "../../src/hook/hook_input.ts";
+import { parseHookInput } from "../../src/hook/_hook_input.ts";
 import { tempTranscript } from "../support/temp_project.ts";
 import { TranscriptBuilder } from "../support/transcript_builder.ts";
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { signatureData } from "../../src/detection/classify.ts";
 import { detectStalls } from "../../src/detection/detect.ts";
-import { parseHookInput } from "../../src/hook/hook_input.ts";
+import { parseHookInput } from "../../src/hook/_hook_input.ts";
 import { caseName, loadCases, payloadFor } from "../support/cases.ts";
 
 const noSleep = () => Promise.resolve();

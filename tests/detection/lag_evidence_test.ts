@@ -11,7 +11,7 @@ import {
   behindReason,
   type LagEvidence,
   mayLag,
-} from "../../src/detection/lag_evidence.ts";
+} from "../../src/detection/_lag_evidence.ts";
 import type { StallKind } from "../../src/detection/classify.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 

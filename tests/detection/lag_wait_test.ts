@@ -6,18 +6,22 @@
 
 import assert from "node:assert/strict";
 import { type DetectInput, detectStalls } from "../../src/detection/detect.ts";
-import { parseHookInput } from "../../src/hook/hook_input.ts";
+import { parseHookInput } from "../../src/hook/_hook_input.ts";
 import { tempTranscript } from "../support/temp_project.ts";
 import { TranscriptBuilder } from "../support/transcript_builder.ts";
 
-function input(path: string): DetectInput {
-  // A current payload: the release is past every lag gate of mayLag().
+/**
+ * A current payload: the release is past every lag gate of mayLag(). It
+ * carries `last_assistant_message` when the turn's final reply has text.
+ */
+function input(path: string, finalText?: string): DetectInput {
   return parseHookInput(
     JSON.stringify({
       session_id: "s",
       transcript_path: path,
       prompt_id: "prompt-1",
       background_tasks: [],
+      ...(finalText === undefined ? {} : { last_assistant_message: finalText }),
     }),
   );
 }
@@ -65,7 +69,7 @@ Deno.test("detectStalls() allows a reply that lands during the wait", async () =
   const { promptOnly, whole } = turn((t) => t.text("msg_1", "All green."));
   await using transcript = await tempTranscript(promptOnly);
   const clock = landingAt(transcript.path, whole, 2);
-  const detection = await detectStalls(input(transcript.path), {
+  const detection = await detectStalls(input(transcript.path, "All green."), {
     lagWaitMs: 300,
     sleep: clock.sleep,
   });
@@ -93,7 +97,7 @@ Deno.test("detectStalls() does not wait where the reply is on file", async () =>
   const { whole } = turn((t) => t.text("msg_1", "All green."));
   await using transcript = await tempTranscript(whole);
   const clock = landingAt(transcript.path, whole, 0);
-  const detection = await detectStalls(input(transcript.path), {
+  const detection = await detectStalls(input(transcript.path, "All green."), {
     lagWaitMs: 300,
     sleep: clock.sleep,
   });
@@ -189,4 +193,23 @@ Deno.test("detectStalls() waits for the new turn when the newest one on file alr
   assert.deepEqual(detection.signatures.map((s) => [s.kind, s.line]), [
     ["missing_followup", 7],
   ]);
+});
+
+Deno.test("detectStalls() waits for the call line of a message whose text is on file, when the payload says the final reply had no text", async () => {
+  const t = new TranscriptBuilder("s");
+  t.prompt("Run the tests.");
+  t.text("msg_1", "Running the tests.");
+  const textOnly = t.toString();
+  t.call("msg_1", "toolu_1", "Bash", { command: "npm test" });
+  t.result("toolu_1", "48 passed");
+  await using transcript = await tempTranscript(textOnly);
+  const clock = landingAt(transcript.path, t.toString(), 2);
+  const detection = await detectStalls(input(transcript.path), {
+    lagWaitMs: 2000,
+    sleep: clock.sleep,
+  });
+  assert.deepEqual(detection.signatures.map((s) => [s.kind, s.line]), [
+    ["missing_followup", 4],
+  ]);
+  assert.equal(clock.calls, 2);
 });

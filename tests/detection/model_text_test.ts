@@ -9,7 +9,7 @@ import fc from "fast-check";
 import {
   judgeClosingText,
   MAX_QUOTE_CHARS,
-} from "../../src/detection/model_text.ts";
+} from "../../src/detection/_model_text.ts";
 import { announcedStop } from "../../src/detection/announcement.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import { fuzzParameters } from "../support/fuzz.ts";

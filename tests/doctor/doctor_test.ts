@@ -5,7 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { clientChecks } from "../../src/doctor/doctor_client.ts";
+import { clientChecks } from "../../src/doctor/_doctor_client.ts";
+import type { CheckResult } from "../../src/doctor/doctor_report.ts";
 import { projectSlug } from "../../src/transcript/transcript_files.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { join } from "node:path";
@@ -749,4 +750,129 @@ Deno.test("doctor says what announced_no_call does, that it is off by default, a
     line("block")?.text ?? "",
     /^announced_no_call blocks: .* nudged once/,
   );
+});
+
+Deno.test("clientChecks() says what the watchdog does when another hook can end a turn: silent where Claude Code records the stop (2.1.97+), a warning before", () => {
+  const base = {
+    transcript: "/p/s.jsonl",
+    watch: true,
+    output: "stderr" as const,
+    idleSeconds: 30,
+    turnEndingHooks: ["PostToolUse in .claude/settings.json: ./policy.sh"],
+  };
+  const texts = (release: [number, number, number] | null) =>
+    clientChecks({ ...base, release }).filter((c) =>
+      c.text.includes("can end a turn")
+    );
+  const recorded = texts([2, 1, 145]);
+  assert.deepEqual(recorded.map((c) => c.status), ["ok"]);
+  assert.match(
+    recorded[0]!.text,
+    /1 other hook can end a turn after a tool call \(by returning "continue": false\): PostToolUse in \.claude\/settings\.json: \.\/policy\.sh; Claude Code 2\.1\.145 records such a stop/,
+  );
+  const unrecorded = texts([2, 1, 90]);
+  assert.deepEqual(unrecorded.map((c) => c.status), ["warn"]);
+  assert.match(
+    unrecorded[0]!.text,
+    /Claude Code 2\.1\.90 leaves no record of such a stop \(2\.1\.97 does\), so the watchdog takes that turn for a tool result nobody answered and wakes the session after its idle window \(30 s\)/,
+  );
+  assert.match(unrecorded[0]!.fix ?? "", /upgrade Claude Code to 2\.1\.97/);
+  assert.match(
+    texts(null)[0]!.text,
+    /if your Claude Code is older than 2\.1\.97/,
+  );
+  // Where the watchdog cannot wake anyone, or is not registered: nothing.
+  assert.deepEqual(texts([2, 1, 47]), []);
+  assert.deepEqual(
+    clientChecks({ ...base, release: [2, 1, 90], watch: false }).filter((c) =>
+      c.text.includes("can end a turn")
+    ),
+    [],
+  );
+});
+
+Deno.test("doctor warns when another hook can end a turn and the project's Claude Code leaves no record of it", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install", "--watch"], s.io()), 0);
+  // A policy hook of the user's in the shared settings.
+  await s.write(
+    "settings.json",
+    JSON.stringify({
+      hooks: {
+        PostToolUse: [{
+          matcher: "Bash",
+          hooks: [{ type: "command", command: "./policy.sh" }],
+        }],
+      },
+    }),
+  );
+  await seedTranscript(s, "real_hook_stopped_post_tool_use_2.1.90.jsonl");
+  const old = await s.doctor();
+  assert.equal(old.code, 0, "a warning only");
+  const warned = lines(old.out, "warn").map((l) => l.slice(8));
+  assert.ok(
+    warned.some((l) =>
+      l.startsWith(
+        `1 other hook can end a turn after a tool call (by returning "continue": false): PostToolUse in ${PROJECT}: ./policy.sh. Claude Code 2.1.90 leaves no record`,
+      )
+    ),
+    old.out,
+  );
+});
+
+Deno.test("clientChecks() says whether stall-watch's status line can name a hung call: a refresh interval, on Claude Code 2.1.97+", () => {
+  const base = {
+    transcript: "/p/s.jsonl",
+    watch: false,
+    output: "stderr" as const,
+    idleSeconds: 30,
+  };
+  const line = (refreshSeconds: number | null) => ({
+    file: ".claude/settings.local.json",
+    refreshSeconds,
+    afterSeconds: 300,
+  });
+  const about = (checks: CheckResult[]) =>
+    checks.filter((c) => c.text.includes("status line"));
+  const works = about(
+    clientChecks({ ...base, release: [2, 1, 332], statusLine: line(30) }),
+  );
+  assert.deepEqual(works, [{
+    status: "ok",
+    text:
+      "the status line in .claude/settings.local.json names a tool call that has had no result for 300 s (looked at every 30 s)",
+  }]);
+  const old = about(
+    clientChecks({ ...base, release: [2, 1, 90], statusLine: line(30) }),
+  );
+  assert.equal(old[0]?.status, "warn");
+  assert.match(old[0]!.text, /Claude Code 2\.1\.90 runs the status line/);
+  assert.match(old[0]!.fix ?? "", /2\.1\.97/);
+  const once = about(
+    clientChecks({ ...base, release: [2, 1, 332], statusLine: line(null) }),
+  );
+  assert.equal(once[0]?.status, "warn");
+  assert.match(once[0]!.fix ?? "", /install --statusline/);
+  assert.deepEqual(
+    about(clientChecks({ ...base, release: [2, 1, 332], statusLine: null })),
+    [],
+  );
+});
+
+Deno.test("install --statusline registers the status line, doctor finds it, uninstall removes it", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install", "--statusline"], s.io()), 0);
+  const settings = JSON.parse(
+    await Deno.readTextFile(join(s.project, LOCAL)),
+  );
+  assert.equal(settings.statusLine.refreshInterval, 30);
+  assert.match(settings.statusLine.command, /statusline$/);
+  const checked = await s.doctor();
+  assert.match(
+    checked.out,
+    /ok {4}the status line in \.claude\/settings\.local\.json names a tool call that has had no result for 300 s \(looked at every 30 s\)/,
+  );
+  assert.equal(await main(["uninstall"], s.io()), 0);
+  const after = JSON.parse(await Deno.readTextFile(join(s.project, LOCAL)));
+  assert.equal("statusLine" in after, false);
 });

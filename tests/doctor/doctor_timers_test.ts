@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import {
   timerChecks,
   type TimerFacts,
-} from "../../src/doctor/doctor_timers.ts";
+} from "../../src/doctor/_doctor_timers.ts";
 
 function facts(over: Partial<TimerFacts> = {}): TimerFacts {
   return {

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runHook } from "../../src/hook/hook.ts";
+import { runHook } from "../../src/hook/_hook.ts";
 import {
   isEntry,
   isResult,

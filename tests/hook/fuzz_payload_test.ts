@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { join } from "node:path";
 import { main } from "../../src/cli.ts";
 import { InputError } from "../../src/shared/errors.ts";
-import { parseHookInput } from "../../src/hook/hook_input.ts";
+import { parseHookInput } from "../../src/hook/_hook_input.ts";
 import { loadCases, payloadFor } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import { FORKED_SUBAGENT_ID, forkStopPayload } from "../support/transcripts.ts";
 import { InputError } from "../../src/shared/errors.ts";
-import { parseHookInput } from "../../src/hook/hook_input.ts";
+import { parseHookInput } from "../../src/hook/_hook_input.ts";
 
 Deno.test("parseHookInput() reads the Stop payload by name and ignores unknown fields", () => {
   const input = parseHookInput(JSON.stringify({
@@ -35,6 +36,41 @@ Deno.test("parseHookInput() judges a SubagentStop on the subagent's own transcri
     '{"transcript_path": "/parent.jsonl", "hook_event_name": "SubagentStop", "agent_type": ""}',
   );
   assert.equal(internal.scanPath, null, "no agent transcript: no evidence");
+});
+
+Deno.test('parseHookInput() knows Claude Code\'s own fork (agent_type "") and a subagent background_tasks lists as running', () => {
+  const fork = parseHookInput(JSON.stringify(forkStopPayload("/p")));
+  assert.equal(fork.claudeFork, true);
+  assert.equal(fork.subagentRunning, false, "the fork is not the task");
+  // The subagent's own SubagentStop, while the payload lists it running.
+  const running = parseHookInput(JSON.stringify({
+    ...forkStopPayload("/p"),
+    agent_id: FORKED_SUBAGENT_ID,
+    agent_type: "general-purpose",
+  }));
+  assert.equal(running.claudeFork, false);
+  assert.equal(running.subagentRunning, true);
+  // A finished task, a Stop, or a payload without agent_type: neither.
+  for (
+    const payload of [
+      {
+        hook_event_name: "SubagentStop",
+        agent_id: "a1",
+        background_tasks: [{ id: "a1", type: "subagent", status: "completed" }],
+      },
+      { hook_event_name: "Stop", agent_type: "", agent_id: "a1" },
+      { hook_event_name: "SubagentStop", agent_id: "a1" },
+    ]
+  ) {
+    const input = parseHookInput(
+      JSON.stringify({ transcript_path: "/t", ...payload }),
+    );
+    assert.deepEqual(
+      [input.claudeFork, input.subagentRunning],
+      [false, false],
+      JSON.stringify(payload),
+    );
+  }
 });
 
 Deno.test("parseHookInput() treats absent or mistyped optional fields as absent", () => {

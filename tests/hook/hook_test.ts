@@ -16,6 +16,7 @@ import { FIXTURES_DIR } from "../support/cases.ts";
 import {
   asPreLastMessageClient,
   assistantTextLine,
+  forkStopPayload,
   pendingTranscript,
   preLastMessageStopPayload,
   resultLine,
@@ -42,9 +43,10 @@ Deno.test("hook waits for a lagging transcript and allows once the follow-up lan
     onSleep: async () => {
       if (appended) return;
       appended = true;
+      // Written by the same client as the rest: one older than 2.1.47.
       await Deno.writeTextFile(
         transcript,
-        assistantTextLine("Port changed to 8081."),
+        asPreLastMessageClient(assistantTextLine("Port changed to 8081.")),
         { append: true },
       );
     },
@@ -294,4 +296,17 @@ Deno.test("an unexpected error is one line and exit 3, never a block", async () 
   io.readStdin = () => Promise.reject(new RangeError("boom\n    at somewhere"));
   assert.equal(await main([], io), 3);
   assert.deepEqual(io.stderr, ["stall-watch: internal error: boom\n"]);
+});
+
+Deno.test("hook allows the SubagentStop of Claude Code's own fork at once and silently, though its file never exists", async () => {
+  await using project = await tempProject();
+  const io = fakeIO({
+    cwd: project.dir,
+    env: { STALL_WATCH_LAG_WAIT_MS: "1000" },
+    stdin: JSON.stringify(forkStopPayload(project.dir)),
+  });
+  const started = io.now();
+  assert.equal(await main([], io), 0);
+  assert.deepEqual([io.stdout.join(""), io.stderr.join("")], ["", ""]);
+  assert.equal(io.now(), started, "no wait for a file that is never written");
 });

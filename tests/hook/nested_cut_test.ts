@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { cutOversizedArrays } from "../../src/hook/oversized_array.ts";
+import { cutOversizedArrays } from "../../src/hook/_oversized_array.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 import { CountedText } from "../support/counted_text.ts";
 

@@ -5,8 +5,8 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { cutOversizedArrays } from "../../src/hook/oversized_array.ts";
-import { parseHookInput } from "../../src/hook/hook_input.ts";
+import { cutOversizedArrays } from "../../src/hook/_oversized_array.ts";
+import { parseHookInput } from "../../src/hook/_hook_input.ts";
 import { MAX_BACKGROUND_TASKS } from "../../src/detection/background_tasks.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 

@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { BUNDLE_PATH } from "../../.github/scripts/bundle.ts";
+import { BUNDLE_PATH, bundleSources } from "../../.github/scripts/bundle.ts";
 import { moduleGraph, relativeTo } from "../support/module_graph.ts";
 
 const ROOT = new URL("../../", import.meta.url).href;
@@ -43,4 +43,25 @@ Deno.test("the hook's sources load no node: modules and no npm packages, even la
     "the hook's import graph must stay free of node: and npm: modules",
   );
   assert.ok(graph.size > 30, "the graph was walked");
+});
+
+Deno.test("every lazy import on the hook's path says when it loads", async () => {
+  // The boundaries that keep a healthy stop small are named where they are
+  // drawn: `// Loaded lazily: only <when>` right above the import().
+  const unnamed: string[] = [];
+  let seen = 0;
+  for (const file of await bundleSources()) {
+    if (!file.startsWith("src/")) continue;
+    const lines = Deno.readTextFileSync(new URL(file, ROOT)).split("\n");
+    lines.forEach((line, i) => {
+      if (!/\bimport\(/.test(line) || /^\s*(\*|\/\/)/.test(line)) return;
+      seen++;
+      const above = lines.slice(Math.max(0, i - 3), i).join("\n");
+      if (!/\/\/ Loaded lazily: only /.test(above)) {
+        unnamed.push(`${file}:${i + 1}`);
+      }
+    });
+  }
+  assert.deepEqual(unnamed, []);
+  assert.ok(seen >= 6, `${seen} lazy imports found`);
 });

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   findOwnHandlers,
+  findTurnEndingHooks,
   type InstallRequest,
   planInstall,
   planUninstall,
@@ -451,3 +452,81 @@ function dropKeys<T extends { hooks: Record<string, unknown> }>(
   for (const key of keys) delete hooks[key];
   return { ...value, hooks };
 }
+
+Deno.test("findTurnEndingHooks() lists every PreToolUse and PostToolUse handler that is not stall-watch's, of any type", () => {
+  const settings = {
+    hooks: {
+      PreToolUse: [
+        { matcher: "Bash", hooks: [{ type: "command", command: "./gate.sh" }] },
+        { hooks: [{ type: "prompt", prompt: "Is this call allowed?" }] },
+      ],
+      PostToolUse: [{
+        matcher: "*",
+        hooks: [
+          { type: "command", command: `${BIN} watch`, async: true },
+          { type: "http", url: "https://policy.example/hook" },
+        ],
+      }],
+      // A failed call's hook cannot end the turn (measured); Stop is after it.
+      PostToolUseFailure: [{ hooks: [{ type: "command", command: "x" }] }],
+      Stop: [{ hooks: [{ type: "command", command: "./quality-gate.sh" }] }],
+    },
+  };
+  assert.deepEqual(findTurnEndingHooks(settings, [BIN]), [
+    { event: "PreToolUse", what: "./gate.sh" },
+    { event: "PreToolUse", what: "a prompt hook" },
+    { event: "PostToolUse", what: "https://policy.example/hook" },
+  ]);
+  assert.deepEqual(findTurnEndingHooks({ hooks: "odd" }, [BIN]), []);
+  assert.deepEqual(findTurnEndingHooks({}, [BIN]), []);
+});
+
+Deno.test("planInstall() with statusLine adds stall-watch's status line once, updates its own, and leaves someone else's alone", () => {
+  const withLine = (text: string) =>
+    planInstall(text, "settings.json", { ...request(), statusLine: true });
+  const first = withLine("{}\n");
+  const settings = JSON.parse(first.text);
+  assert.deepEqual(settings.statusLine, {
+    type: "command",
+    command: `${BIN} statusline`,
+    refreshInterval: 30,
+  });
+  assert.deepEqual(first.changes.slice(-1), [
+    `statusLine: added ${BIN} statusline (refreshInterval 30 s)`,
+  ]);
+  // Idempotent; an older refresh interval is brought up to date.
+  assert.deepEqual(withLine(first.text).changes, []);
+  settings.statusLine.refreshInterval = 5;
+  const updated = withLine(JSON.stringify(settings));
+  assert.deepEqual(updated.changes, [
+    `statusLine: updated refreshInterval of ${BIN} statusline (refreshInterval 30 s)`,
+  ]);
+  // Someone else's status line: refused, named, nothing written.
+  const theirs = JSON.stringify({
+    statusLine: { type: "command", command: "~/.claude/statusline.sh" },
+  });
+  assert.throws(
+    () => withLine(theirs),
+    (error: unknown) =>
+      error instanceof SettingsFileError &&
+      error.message.includes(
+        "already has a status line (~/.claude/statusline.sh)",
+      ),
+  );
+  // Without the option the status line is not touched.
+  assert.equal(install(theirs).text.includes("statusline.sh"), true);
+});
+
+Deno.test("planUninstall() removes stall-watch's status line and keeps someone else's", () => {
+  const ours = JSON.stringify({
+    statusLine: { type: "command", command: `${BIN} statusline` },
+    model: "opus",
+  });
+  const removed = uninstall(ours);
+  assert.deepEqual(JSON.parse(removed.text), { model: "opus" });
+  assert.deepEqual(removed.changes, [`statusLine: removed ${BIN} statusline`]);
+  const theirs = JSON.stringify({
+    statusLine: { type: "command", command: `${BIN}-helper statusline` },
+  });
+  assert.deepEqual(uninstall(theirs).changes, []);
+});

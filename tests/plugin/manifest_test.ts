@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { HANDLER_EVENTS } from "../../src/hook/event_guard.ts";
+import { HANDLER_EVENTS } from "../../src/decision/handlers.ts";
 import { WATCH_TIMEOUT_MARGIN } from "../../src/install/hook_command.ts";
 import { DEFAULT_SETTINGS } from "../../src/settings/settings.ts";
 import { CAN_RUN_SCRIPTS, REPO } from "../support/plugin_scripts.ts";

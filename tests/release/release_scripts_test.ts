@@ -98,7 +98,7 @@ Deno.test("the compile step embeds every src module, including the lazily import
       "src/hook/stop_hook.ts",
       "src/commands/install.ts",
       "src/commands/watch.ts",
-      "src/audit/audit_worker.ts",
+      "src/audit/_audit_worker.ts",
     ]
   ) {
     assert.ok(modules.includes(lazy), lazy);

@@ -159,7 +159,7 @@ Deno.test("deno.json has a compile task per target, all through the compile scri
   }
 });
 
-Deno.test("every deno.json task and workflow step that runs main.ts uses exactly HOOK_PERMISSION_FLAGS", () => {
+Deno.test("every deno.json task and workflow step that runs the hook uses exactly HOOK_PERMISSION_FLAGS", () => {
   const runs = [
     ...Object.entries(tasks).map((
       [name, command],
@@ -167,7 +167,11 @@ Deno.test("every deno.json task and workflow step that runs main.ts uses exactly
     ...ci.split("\n").map((line, i) => [`ci.yml:${i + 1}`, line]),
     ...release.split("\n").map((line, i) => [`release.yml:${i + 1}`, line]),
   ].flatMap(([where, command]) =>
-    [...(command ?? "").matchAll(/deno run ([^;&|<]*?)main\.ts/g)].map((
+    [
+      ...(command ?? "").matchAll(
+        /deno run ([^;&|<]*?)(?:main|src\/hook\/stop_hook)\.ts/g,
+      ),
+    ].map((
       m,
     ) => [where, m[1] ?? ""])
   );

@@ -2,7 +2,7 @@
  * A config file's problems cost one pass over it, however many there are,
  * and only the first few are reported, with a count of the rest. (The run
  * of the hook and `doctor` on such a file is in
- * `tests/e2e/hostile_round2_e2e_test.ts`, item 11.)
+ * `tests/e2e/hostile_config_e2e_test.ts`.)
  */
 
 import assert from "node:assert/strict";

@@ -97,7 +97,7 @@ Deno.test("parseConfigText() reports unknown keys and wrong types, keeping the r
   assert.deepEqual([...file.values.keys()], ["event_log.path"]);
   assert.deepEqual(file.problems.map((p) => p.message), [
     'unknown key "max_retrys" (known here: max_retries, cooldown_seconds, kill_switch, kill_switch_env, ' +
-    "kill_switch_file, output, nudge_preset, state_dir, stop_hook_active, lag_wait_ms, announced_no_call, event_log, watch, recovery)",
+    "kill_switch_file, output, nudge_preset, state_dir, stop_hook_active, lag_wait_ms, announced_no_call, event_log, watch, statusline, recovery)",
     '"cooldown_seconds" must be a number, got string',
     'unknown key "event_log.rotate" (known here: enabled, path, max_bytes)',
   ]);

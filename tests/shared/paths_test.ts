@@ -5,9 +5,12 @@ import {
   dirname,
   isAbsolute,
   isInside,
+  join,
   joinPath,
+  NATIVE,
   normalize,
   POSIX,
+  relativePath,
   resolvePath,
   stepsBelow,
   WINDOWS,
@@ -92,4 +95,74 @@ Deno.test("stepsBelow() and isInside() confine paths, case-insensitively on Wind
   assert.equal(isInside("/p/.claude", "/p/.CLAUDE/x", POSIX), false);
   assert.equal(isInside("C:\\p\\.claude", "c:\\P\\.Claude\\x", WINDOWS), true);
   assert.equal(isInside("C:\\p\\.claude", "D:\\p\\.claude\\x", WINDOWS), false);
+});
+
+Deno.test("relativePath() agrees with node:path's relative on absolute paths", () => {
+  const posix = ["/", "/a", "/a/b", "/a/b/c", "/a/bc", "/x/y", "/a/b/../d/"];
+  for (const from of posix) {
+    for (const to of posix) {
+      assert.equal(
+        relativePath(from, to, POSIX),
+        node.posix.relative(from, to),
+        `${from} -> ${to}`,
+      );
+    }
+  }
+  const windows = [
+    "C:\\",
+    "C:\\a",
+    "C:\\a\\b",
+    "C:\\A\\B\\c",
+    "C:/a/bc",
+    "D:\\a\\b",
+    "\\\\server\\share\\dir",
+    "\\\\server\\share\\dir\\f",
+    "\\\\other\\share\\dir",
+  ];
+  for (const from of windows) {
+    for (const to of windows) {
+      assert.equal(
+        relativePath(from, to, WINDOWS),
+        node.win32.relative(from, to),
+        `${from} -> ${to}`,
+      );
+    }
+  }
+});
+
+Deno.test("join() and basename() with a suffix agree with node:path", () => {
+  const joins = [
+    ["/a", "b"],
+    ["a", "b/../c", "d"],
+    ["/a/", "/b"],
+    ["", ""],
+    [".claude/stall_watch", "watch"],
+    ["/home/me/.config", "claude", "projects"],
+  ];
+  for (const segments of joins) {
+    assert.equal(
+      joinPath(POSIX, ...segments),
+      node.posix.join(...segments),
+      segments.join(" + "),
+    );
+  }
+  assert.equal(join("a", "b"), joinPath(NATIVE, "a", "b"));
+  const names = [
+    ["/p/s.jsonl", ".jsonl"],
+    ["/p/s.jsonl/", ".jsonl"],
+    ["/p/s.json", ".jsonl"],
+    ["/p/.jsonl", ".jsonl"],
+    ["s.jsonl", ""],
+  ];
+  for (const [path, suffix] of names) {
+    assert.equal(
+      basename(path!, suffix!, POSIX),
+      node.posix.basename(path!, suffix),
+      `${path} ${suffix}`,
+    );
+  }
+  assert.equal(
+    basename("C:\\p\\agent-1.jsonl", ".jsonl", WINDOWS),
+    node.win32.basename("C:\\p\\agent-1.jsonl", ".jsonl"),
+  );
 });

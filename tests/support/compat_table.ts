@@ -32,10 +32,24 @@ function watchdog(release: Release): string {
     return "no: `watch` exits at once (and hooks run in line)";
   }
   if (!supports(release, "async_rewake")) return "no: `watch` exits at once";
-  if (!supports(release, "api_request_lines")) {
-    return "yes; a reply slower than the idle window is nudged";
-  }
-  return "yes";
+  const nudged = [
+    ...supports(release, "api_request_lines")
+      ? []
+      : ["a reply slower than the idle window"],
+    ...supports(release, "hook_stopped_trace")
+      ? []
+      : ["a turn another hook ended (`continue: false`)"],
+  ];
+  if (nudged.length === 0) return "yes";
+  return `yes; ${nudged.join(" and ")} ${
+    nudged.length === 1 ? "is" : "are"
+  } nudged`;
+}
+
+function statusLine(release: Release): string {
+  return supports(release, "status_line_refresh")
+    ? "yes"
+    : "no: run only after events, not while a call runs";
 }
 
 function context(release: Release): string {
@@ -72,11 +86,11 @@ export function compatTable(): string {
       : start.news.map((f) => `\`${f.feature}\`: ${f.what}`).join("; ");
     return `| ${range} | yes | ${watchdog(release)} | ${context(release)} | ${
       lagWait(release)
-    } | ${news} |`;
+    } | ${statusLine(release)} | ${news} |`;
   });
   return [
-    "| Claude Code | Stop hook | watchdog (`install --watch`) | `output: context` | lag wait (up to `lag_wait_ms`) | new from this release |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| Claude Code | Stop hook | watchdog (`install --watch`) | `output: context` | lag wait (up to `lag_wait_ms`) | hung call named (`statusline`) | new from this release |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
   ].join("\n");
 }

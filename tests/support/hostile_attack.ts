@@ -70,6 +70,16 @@ export const COMMANDS: Record<string, (c: Clone) => RunOptions> = {
     args: ["audit", join(c.project, "transcripts")],
   }),
   log: (c) => ({ cwd: c.project, args: ["log"] }),
+  statusline: (c) => ({
+    cwd: c.project,
+    args: ["statusline"],
+    stdin: {
+      session_id: SESSION,
+      transcript_path: c.transcript,
+      cwd: c.project,
+      version: "2.1.332",
+    },
+  }),
   reset: (c) => ({ cwd: c.project, args: ["reset", "--all"] }),
   install: (c) => ({ cwd: c.project, args: ["install"] }),
   uninstall: (c) => ({ cwd: c.project, args: ["uninstall"] }),
@@ -222,3 +232,31 @@ async function claudeSnapshot(root: string): Promise<TreeSnapshot> {
 
 /** The names of {@link COMMANDS}. */
 export const EVERY_COMMAND: string[] = Object.keys(COMMANDS);
+
+/** The attack surfaces the hostile suites are grouped by, one file each. */
+export type Surface =
+  | "links"
+  | "config"
+  | "state"
+  | "transcripts"
+  | "install";
+
+/**
+ * Registers one attack as a test named `hostile clone, <surface>: <what
+ * is refused>` (POSIX only: links, FIFOs and modes), with a plain tool name
+ * (`Read`), so it fails on the code before its fix for its own reason, not
+ * for the escaping of tool names.
+ */
+export function attackTest(
+  surface: Surface,
+  name: string,
+  plantings: Planting[],
+  commands: string[],
+  check: Parameters<typeof attack>[2] = () => {},
+): void {
+  Deno.test({
+    name: `hostile clone, ${surface}: ${name}`,
+    ignore: Deno.build.os === "windows",
+    fn: () => attack(plantings, commands, check, "Read"),
+  });
+}

@@ -1,5 +1,5 @@
 /**
- * The attacks a cloned repository can carry against stall-watch (issue 13),
+ * The attacks a cloned repository can carry against stall-watch,
  * one {@link Planting} each: symlinks into the home folder and to Claude
  * Code's settings, hard links, FIFOs, foreign files under stall-watch's
  * names, forged log lines, a kill switch naming a secret.
@@ -16,10 +16,10 @@ import {
   SESSION,
 } from "./hostile_clone.ts";
 
-/** The attacks of issue 13, one planting each. */
+/** The attacks, one planting each (`tests/e2e/hostile_clone_e2e_test.ts` runs each). */
 export const PLANTINGS: Record<string, Planting> = {
   pruneMarkerToSsh: {
-    name: "the prune marker is a symlink to ~/.ssh/authorized_keys (item 1)",
+    name: "the prune marker is a symlink to ~/.ssh/authorized_keys",
     files: {
       ".claude/stall_watch/.last-prune": {
         link: "../../../home/.ssh/authorized_keys",
@@ -28,15 +28,13 @@ export const PLANTINGS: Record<string, Planting> = {
     },
   },
   logToSettings: {
-    name:
-      "the event log is a symlink to Claude Code's settings.local.json (item 2)",
+    name: "the event log is a symlink to Claude Code's settings.local.json",
     files: {
       ".claude/stall_watch/events.jsonl": { link: "../settings.local.json" },
     },
   },
   logHardLink: {
-    name:
-      "the event log and the rotated log are hard links to a file outside (item 3)",
+    name: "the event log and the rotated log are hard links to a file outside",
     after: async (project, root) => {
       await Deno.mkdir(join(project, ".claude/stall_watch"), {
         recursive: true,
@@ -77,7 +75,7 @@ export const PLANTINGS: Record<string, Planting> = {
   },
   stateDirIsClaude: {
     name:
-      "the state folder is .claude itself, with foreign old temp and lock files (item 8)",
+      "the state folder is .claude itself, with foreign old temp and lock files",
     files: {
       ".claude/stall-watch.jsonc":
         '{ "state_dir": ".claude", "event_log": { "enabled": true }, "watch": { "idle_seconds": 0.05, "max_seconds": 1 } }\n',
@@ -126,7 +124,7 @@ export const PLANTINGS: Record<string, Planting> = {
     },
   },
   killSwitchSecret: {
-    name: "kill_switch_env names GITHUB_TOKEN (item 4)",
+    name: "kill_switch_env names GITHUB_TOKEN",
     files: {
       ".claude/stall-watch.jsonc":
         '{ "kill_switch_env": "GITHUB_TOKEN", "event_log": { "enabled": true } }\n',

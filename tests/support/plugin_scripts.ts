@@ -108,7 +108,7 @@ export interface ScriptWorld {
   fakes: string;
   /** Only the real tools, without `deno`. */
   tools: string;
-  /** Links the source (`main.ts`, `src/`, `vendor/`, `deno.json`) into the plugin copy. */
+  /** Links the source (`main.ts`, `gen/`, `src/`, `vendor/`, `deno.json`) into the plugin copy. */
   linkSource(): Promise<void>;
   /** Writes an executable `sh` script named `name` into `fakes`. */
   fake(name: string, body: string): Promise<string>;
@@ -228,7 +228,7 @@ export function scriptWorld(): Promise<ScriptWorld & AsyncDisposable> {
       fakes,
       tools,
       linkSource: async () => {
-        for (const name of ["main.ts", "src", "vendor", "deno.json"]) {
+        for (const name of ["main.ts", "gen", "src", "vendor", "deno.json"]) {
           await Deno.symlink(join(REPO, name), join(plugin, name));
         }
       },

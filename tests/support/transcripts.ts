@@ -114,3 +114,38 @@ export function preLastMessageStopPayload(
   );
   return payload;
 }
+
+/** The background subagent the fork of {@link forkStopPayload} summarises. */
+export const FORKED_SUBAGENT_ID = "aa35b3df2876b7baa";
+
+/**
+ * The SubagentStop payload of Claude Code's progress-summary fork, as real
+ * 2.1.214 sent it (`-p`, `CLAUDE_CODE_FORK_SUBAGENT=1`, +30 s into a
+ * subagent's call): `agent_type` "", its own `agent_id`, an
+ * `agent_transcript_path` never written, the running subagent in
+ * `background_tasks`. Paths below `dir`.
+ */
+export function forkStopPayload(dir: string): Record<string, unknown> {
+  return {
+    session_id: "67879565-a1e9-44c3-9e64-55e249cc927b",
+    transcript_path: `${dir}/session.jsonl`,
+    cwd: dir,
+    prompt_id: "d1f0a288-0566-4963-b607-db74a6cf03a4",
+    permission_mode: "default",
+    agent_id: "a75de7d3f75434c57",
+    agent_type: "",
+    hook_event_name: "SubagentStop",
+    stop_hook_active: false,
+    agent_transcript_path:
+      `${dir}/session/subagents/agent-a75de7d3f75434c57.jsonl`,
+    last_assistant_message: "Calling the slow tool",
+    background_tasks: [{
+      id: FORKED_SUBAGENT_ID,
+      type: "subagent",
+      status: "running",
+      description: "slow check",
+      agent_type: "general-purpose",
+    }],
+    session_crons: [],
+  };
+}

@@ -8,7 +8,7 @@ import {
   RESUME_PROMPT,
   toEntry,
 } from "../../src/transcript/entry.ts";
-import { sniffEntry } from "../../src/transcript/entry_sniff.ts";
+import { sniffEntry } from "../../src/transcript/_entry_sniff.ts";
 import { parseJsonObjects } from "../../src/transcript/json_line.ts";
 
 const at = { offset: 100, line: 3 };
@@ -461,6 +461,35 @@ Deno.test("toEntry() marks 2.1.332's <synthetic> 'No response requested.' as Cla
   assert.ok(other?.kind === "assistant");
   assert.deepEqual(other.texts, ["Something new."]);
   assert.equal(isModelActivity(other), false);
+});
+
+Deno.test("toEntry() reads 2.1.332's hook_stopped_continuation attachment as a hook stop, other attachments as nothing", () => {
+  const lines = realLines("real_hook_stopped_post_tool_use.jsonl");
+  const line = lines.find((l) => l.includes('"hook_stopped_continuation"'));
+  assert.ok(line);
+  const entry = toEntry(JSON.parse(line), at);
+  assert.ok(entry?.kind === "hook_stop");
+  assert.equal(entry.hookName, "PostToolUse:mcp__stub__echo");
+  const others = lines.filter((l) =>
+    l.includes('"type":"attachment"') && l !== line
+  );
+  assert.ok(others.length > 0);
+  for (const other of others) {
+    assert.equal(toEntry(JSON.parse(other), at), null);
+  }
+  // A record without a hook name still ends the turn.
+  const unnamed = JSON.parse(line);
+  delete unnamed.attachment.hookName;
+  assert.deepEqual(toEntry(unnamed, at), {
+    kind: "hook_stop",
+    offset: at.offset,
+    line: at.line,
+    promptId: null,
+    sidechain: false,
+    version: unnamed.version,
+    time: Date.parse(unnamed.timestamp),
+    hookName: "",
+  });
 });
 
 Deno.test("toEntry() marks 2.0.76's synthetic API error as Claude Code's own entry", () => {

@@ -17,7 +17,7 @@ import {
 } from "../../src/detection/classify.ts";
 import { detectStalls } from "../../src/detection/detect.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
-import { parseHookInput } from "../../src/hook/hook_input.ts";
+import { parseHookInput } from "../../src/hook/_hook_input.ts";
 import { lineEntries } from "../../src/transcript/line_entries.ts";
 import {
   type LineReaderOptions,

@@ -15,7 +15,7 @@ import {
   type StallSignature,
 } from "../../src/detection/classify.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
-import { provesFollowUp } from "../../src/detection/follow_up_proof.ts";
+import { provesFollowUp } from "../../src/detection/_follow_up_proof.ts";
 import {
   BackwardTurnCollector,
   ForwardTurnSplitter,
@@ -237,6 +237,40 @@ Deno.test("a prompt line takes from behind it only a short run of entries made a
               !(closer.time !== undefined && closer.time > (prompt.time ?? 0))),
           "closed by an older entry or the file's start",
         );
+      }
+    }),
+    fuzzParameters(1000),
+  );
+});
+
+Deno.test("a prompt line takes from behind it entries stamped with its own promptId, and what lies between them and the line, within reach", () => {
+  fc.assert(
+    fc.property(entries([null, "p1", "p2"]), (list) => {
+      const splitter = new ForwardTurnSplitter({ includeSidechains: false });
+      const turns = list.flatMap((e) => splitter.push(e));
+      turns.push(...splitter.finish());
+      for (const t of turns) {
+        const prompt = t.opener;
+        if (prompt?.kind !== "prompt") continue;
+        const ahead = t.entries.filter((e) => e.offset < prompt.offset);
+        if (ahead.length === 0) continue;
+        const first = ahead[0] as Entry;
+        const stamped = first.promptId !== null &&
+          first.promptId === prompt.promptId && first.kind !== "boundary";
+        const late = ahead.every((e) =>
+          e.time !== undefined && e.time > (prompt.time ?? 1e9)
+        );
+        assert.ok(stamped || late, "stamped with its promptId, or late");
+        assert.ok(ahead.length <= LOOK_BEHIND_ENTRIES + 1, "within reach");
+        for (const e of ahead) {
+          assert.ok(e.kind !== "prompt" && e.kind !== "boundary");
+          if (late) continue;
+          assert.ok(
+            e.promptId === null || e.promptId === prompt.promptId ||
+              (e.kind === "note" && e.source === "compaction"),
+            "no entry of another prompt",
+          );
+        }
       }
     }),
     fuzzParameters(1000),

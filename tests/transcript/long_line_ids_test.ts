@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { join } from "node:path";
 import { classifyTurn } from "../../src/detection/classify.ts";
 import { readHistoryVerdicts } from "../../src/detection/history_turns.ts";
-import { ToolUseIdSearch } from "../../src/transcript/id_search.ts";
+import { ToolUseIdSearch } from "../../src/transcript/_id_search.ts";
 import {
   type LineReaderOptions,
   readLinesBackward,
@@ -34,7 +34,7 @@ const [PROMPT, CALL, RESULT, ANSWER] = [2, 19, 20, 25].map((i) =>
   JSON.parse(REAL[i] as string)
 );
 
-/** Both of the search's scans (see `id_search.ts`); they must agree. */
+/** Both of the search's scans (see `_id_search.ts`); they must agree. */
 const SCANS = [{ skipping: false }, { skipping: true }] as const;
 
 function ids(

@@ -329,23 +329,33 @@ Deno.test("a complete answer, then a bookkeeping call nobody answered, is no sta
 });
 
 Deno.test("a file that ends mid-turn shows no end; one whose process died shows that; a later prompt or a Stop record ends a turn (real 2.1.332)", async () => {
-  // Killed while the model's answer to the result was on its way.
-  const killed = realLines("real_turn_ends_on_no_response_requested.jsonl");
-  const [cut] = await historyOf(killed);
-  assert.equal(cut?.verdict.signatures[0]?.kind, "missing_followup");
-  assert.equal(cut?.ending, "no_end");
-  // The same session picked up again with a new prompt: the turn had ended.
-  const resumed = realLines(
-    "real_no_response_requested_after_killed_turn.jsonl",
-  );
-  const [first, second] = await historyOf(resumed);
-  assert.equal(first?.ending, "ended");
-  assert.equal(second?.ending, "ended", "its stop_hook_summary");
-  // Resumed by Claude Code's own prompt: the process had died mid-turn.
-  const nrr = resumed.findIndex((l) =>
+  const whole = realLines("real_no_response_requested_after_killed_turn.jsonl");
+  const nrr = whole.findIndex((l) =>
     isEntry(l, "assistant") && JSON.stringify(l).includes("<synthetic>")
   );
-  const continueLine = withFields(resumed[nrr] as Record<string, unknown>, {
+  // Captured mid-turn: the model's answer to the result was on its way.
+  const [cut] = await historyOf(whole.slice(0, nrr));
+  assert.equal(cut?.verdict.signatures[0]?.kind, "missing_followup");
+  assert.equal(cut?.ending, "no_end");
+  // Killed there, and picked up again with --continue: Claude Code's
+  // filler for a conversation that stopped mid-turn says the process died.
+  const [killed] = await historyOf(whole.slice(0, nrr + 1));
+  assert.equal(killed?.ending, "process_died");
+  const [first, second] = await historyOf(whole);
+  assert.equal(
+    first?.ending,
+    "process_died",
+    "a later prompt does not hide it",
+  );
+  assert.equal(second?.ending, "ended", "its stop_hook_summary");
+  // A turn answered, then a later prompt: ended.
+  const answered = realLines("real_custom_command_turn_2.1.332.jsonl");
+  assert.deepEqual(
+    (await historyOf(answered)).map((t) => t.ending),
+    ["ended", "ended"],
+  );
+  // Resumed by Claude Code's own prompt: the process had died mid-turn.
+  const continueLine = withFields(whole[nrr] as Record<string, unknown>, {
     type: "user",
     isMeta: true,
     message: {
@@ -353,12 +363,47 @@ Deno.test("a file that ends mid-turn shows no end; one whose process died shows 
       content: [{ type: "text", text: "Continue from where you left off." }],
     },
   });
-  const died = [
-    ...resumed.slice(0, nrr),
-    continueLine,
-    ...resumed.slice(nrr),
-  ];
+  const died = [...whole.slice(0, nrr), continueLine];
   assert.equal((await historyOf(died))[0]?.ending, "process_died");
+});
+
+Deno.test("a crashed call's result Claude Code writes on resume, stamped with the new prompt's promptId ahead of its line, opens the prompt's turn; the crashed turn shows its process died (real 2.1.332)", async () => {
+  for (
+    const [name, kinds] of [
+      ["real_crashed_call_resumed_silent.jsonl", ["missing_followup"]],
+      ["real_crashed_call_resumed_answered.jsonl", []],
+    ] as const
+  ) {
+    const lines = realLines(name);
+    const repair = linesWhere(lines, (l) => isResult(l)).at(-1) as number;
+    const prompt = linesWhere(lines, isPrompt).at(-1) as number;
+    assert.ok(repair < prompt, "the repair is written ahead of the prompt");
+    const [crashed, resumed] = await historyOf(lines);
+    assert.equal(crashed?.ending, "process_died", name);
+    assert.equal(resumed?.startLine, prompt, name);
+    assert.equal(resumed?.lines[0], repair, name);
+    assert.deepEqual(
+      resumed?.verdict.signatures.map((s) => s.kind),
+      kinds,
+      name,
+    );
+    // The hook reads the same turn, the crashed call taken for its result.
+    const hook = await hookTurnOf(lines);
+    assert.equal(hook.lines.includes(repair), true, name);
+    assert.deepEqual(hook.signatures.map((s) => s.split(" ")[0]), kinds, name);
+  }
+  // Without the promptId stamp the same lines stay with the crashed turn,
+  // and the prompt opens its own.
+  const lines = realLines("real_crashed_call_resumed_answered.jsonl");
+  const prompt = linesWhere(lines, isPrompt).at(-1) as number;
+  const repair = linesWhere(lines, isResult).at(-1) as number;
+  const unstamped = lines.map((l) =>
+    isResult(l) ? withFields(l, { promptId: undefined }) : l
+  );
+  const [crashed, resumed] = await historyOf(unstamped);
+  assert.ok(crashed?.lines.includes(repair));
+  assert.equal(resumed?.startLine, prompt);
+  assert.ok(resumed?.lines.every((line) => line > prompt));
 });
 
 Deno.test("a WebSearch result is named WebSearch with its own id, whatever server-tool ids its toolUseResult holds (long line, sniffed)", async () => {

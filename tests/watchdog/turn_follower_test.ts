@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
-import { TurnFollower } from "../../src/watchdog/turn_follower.ts";
-import { callState } from "../../src/watchdog/watch_state.ts";
-import { requestOpen } from "../../src/watchdog/watch_loop.ts";
+import { TurnFollower } from "../../src/watchdog/_turn_follower.ts";
+import { callState } from "../../src/watchdog/_watch_state.ts";
+import { requestOpen } from "../../src/watchdog/_watch_loop.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 import { tempProject } from "../support/temp_project.ts";
 import { newId, SessionTranscript } from "../support/watch_session.ts";

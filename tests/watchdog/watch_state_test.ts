@@ -10,12 +10,12 @@ import { launchedBackgroundTasks } from "../../src/detection/background_launch.t
 import { classifyTurn } from "../../src/detection/classify.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
-import { callState } from "../../src/watchdog/watch_state.ts";
+import { callState } from "../../src/watchdog/_watch_state.ts";
 import {
   nextWatchStep,
   type WatchFacts,
   watchLimits,
-} from "../../src/watchdog/watch_step.ts";
+} from "../../src/watchdog/_watch_step.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 
 let offset = 0;
@@ -101,6 +101,37 @@ Deno.test("callState() finds the watched call and what followed its result", () 
   assert.deepEqual(callState([call("A"), result("A"), interrupt()], "A"), {
     kind: "interrupted",
   });
+  // Another hook ended the turn on purpose (continue: false) after the call.
+  const hookStop: Entry = {
+    kind: "hook_stop",
+    ...base(),
+    hookName: "PostToolUse:Bash",
+  };
+  assert.deepEqual(callState([call("A"), result("A"), hookStop], "A"), {
+    kind: "hook_stopped",
+    hookName: "PostToolUse:Bash",
+  });
+});
+
+Deno.test("callState() reads the turn another hook ended from real transcripts: 2.1.332 and 2.1.145 leave a record, 2.1.90 none", async () => {
+  const stateOf = async (name: string) => {
+    const turn = await fixtureTurn(`real/${name}`);
+    const call = turn.find((e) => e.kind === "assistant" && e.toolUses[0]);
+    const id = call?.kind === "assistant" ? call.toolUses[0]?.id ?? "" : "";
+    return callState(turn, id);
+  };
+  assert.deepEqual(await stateOf("real_hook_stopped_post_tool_use.jsonl"), {
+    kind: "hook_stopped",
+    hookName: "PostToolUse:mcp__stub__echo",
+  });
+  assert.deepEqual(
+    await stateOf("real_hook_stopped_pre_tool_use_2.1.145.jsonl"),
+    { kind: "hook_stopped", hookName: "PreToolUse:mcp__stub__echo" },
+  );
+  assert.equal(
+    (await stateOf("real_hook_stopped_post_tool_use_2.1.90.jsonl")).kind,
+    "answered",
+  );
 });
 
 Deno.test("callState() counts only what came after the call too as a follow-up, when the result's line is written first", () => {
@@ -201,6 +232,17 @@ Deno.test("nextWatchStep() waits, judges or finishes in the documented order", (
   };
   assert.equal(outcome({ state: { kind: "followed_up" } }), "followed_up");
   assert.equal(outcome({ state: { kind: "interrupted" } }), "interrupted");
+  const hookStopped = nextWatchStep(
+    facts({
+      state: { kind: "hook_stopped", hookName: "PostToolUse:Bash" },
+      turnEnded: true,
+    }),
+  );
+  assert.deepEqual(hookStopped, {
+    action: "finish",
+    outcome: "hook_stopped",
+    reason: "PostToolUse:Bash ended the turn on purpose (continue: false)",
+  });
   assert.equal(outcome({ state: { kind: "absent" } }), "new_turn");
   assert.equal(outcome({ elapsedMs: 600_000 }), "deadline");
   // Never seen: wait for a lagging call, then give up.

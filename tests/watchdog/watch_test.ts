@@ -12,8 +12,8 @@ import { InputError } from "../../src/shared/errors.ts";
 import {
   parseWatchInput,
   unattendedRun,
-} from "../../src/watchdog/watch_input.ts";
-import { claimWatch, isSuperseded } from "../../src/watchdog/watch_marker.ts";
+} from "../../src/watchdog/_watch_input.ts";
+import { claimWatch, isSuperseded } from "../../src/watchdog/_watch_marker.ts";
 import { API_ERROR_NOTE, runWatch } from "../../src/watchdog/watchdog.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";
@@ -150,7 +150,7 @@ Deno.test("runWatch() gives up silently at the deadline while the result never a
     JSON.stringify(postToolUsePayload(s.t, pending, "Bash")),
     io,
   );
-  assert.deepEqual(result, { exitCode: 0, stderr: "" });
+  assert.deepEqual(result, { exitCode: 0, stdout: "", stderr: "" });
   assert.equal(io.now() - start, 600_000);
 });
 
@@ -193,7 +193,7 @@ Deno.test("runWatch() in a -p run exits 0 at once: no sleep, no marker, no retry
     JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
     io,
   );
-  assert.deepEqual(result, { exitCode: 0, stderr: "" });
+  assert.deepEqual(result, { exitCode: 0, stdout: "", stderr: "" });
   assert.equal(sleeps, 0);
   const stateDir = join(s.dir, ".claude/stall_watch");
   const names = [...Deno.readDirSync(stateDir)].map((e) => e.name).sort();
@@ -223,7 +223,7 @@ Deno.test("runWatch() on a PostToolUseFailure the user interrupted exits 0 at on
     ),
     io,
   );
-  assert.deepEqual(result, { exitCode: 0, stderr: "" });
+  assert.deepEqual(result, { exitCode: 0, stdout: "", stderr: "" });
   assert.equal(sleeps, 0);
 });
 
@@ -302,7 +302,7 @@ Deno.test("runWatch() does not call a slow model a stall while its request is op
     JSON.stringify(postToolUsePayload(s.t, s.id, "Bash")),
     io,
   );
-  assert.deepEqual(result, { exitCode: 0, stderr: "" });
+  assert.deepEqual(result, { exitCode: 0, stdout: "", stderr: "" });
   assert.equal(sleeps, 3000);
   // Without the request line, the same silence is a stall at 30 s.
   await using bare = await answeredSession();
@@ -424,7 +424,7 @@ Deno.test("runWatch() exits 0 at once, spending nothing, where Claude Code canno
     tool_use_id: id,
   };
   const result = await runWatch(JSON.stringify(payload), io);
-  assert.deepEqual(result, { exitCode: 0, stderr: "" });
+  assert.deepEqual(result, { exitCode: 0, stdout: "", stderr: "" });
   assert.equal(sleeps, 0, "it did not wait");
   const events = Deno.readTextFileSync(
     join(project.dir, ".claude/stall_watch/events.jsonl"),

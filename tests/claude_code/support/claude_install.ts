@@ -19,6 +19,7 @@
  */
 
 import { join } from "node:path";
+import { EVENT_WAIT_MS } from "./patience.ts";
 
 /**
  * The releases of the matrix, oldest first: the oldest we support
@@ -154,7 +155,7 @@ async function runsAs(path: string, release: string): Promise<boolean> {
         stdin: "null",
         stdout: "piped",
         stderr: "null",
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(EVENT_WAIT_MS),
       }).output();
       return out.success &&
         new TextDecoder().decode(out.stdout).startsWith(`${release} `);

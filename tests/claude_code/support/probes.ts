@@ -26,6 +26,7 @@ import {
 import type { ClientFeature } from "../../../src/claude_client/release.ts";
 import { type ClaudeSession, withClaudeSession } from "./session.ts";
 import type { TmuxPane } from "./tmux.ts";
+import { EVENT_WAIT_MS } from "./patience.ts";
 
 /** What a probe saw. */
 export interface ProbeResult {
@@ -278,6 +279,187 @@ const stopSkippedOnApiError: Probe = {
     ),
 };
 
+/** A hook's output that ends the turn on purpose, as a policy hook would. */
+export const STOP_CONTINUATION = JSON.stringify({
+  continue: false,
+  stopReason: "policy",
+});
+
+/**
+ * Settings registering a hook that prints {@link STOP_CONTINUATION} under
+ * `event` for every tool.
+ */
+export function stoppingHookSettings(
+  event: "PreToolUse" | "PostToolUse",
+): Record<string, unknown> {
+  const hook = { type: "command", command: `echo '${STOP_CONTINUATION}'` };
+  return { hooks: { [event]: [{ matcher: "*", hooks: [hook] }] } };
+}
+
+/** The event of each `hook_stopped_continuation` line of a transcript. */
+function stoppedContinuations(file: string): string[] {
+  const events: string[] = [];
+  for (const line of file.split("\n")) {
+    if (!line.includes('"hook_stopped_continuation"')) continue;
+    const attachment = JSON.parse(line).attachment;
+    if (attachment?.type === "hook_stopped_continuation") {
+      events.push(String(attachment.hookEvent));
+    }
+  }
+  return events;
+}
+
+const hookStoppedTrace: Probe = {
+  name: "hook_stopped_trace",
+  question:
+    "a turn a PostToolUse or PreToolUse hook ends with `continue: false` leaves a `hook_stopped_continuation` line",
+  run: async (claude) => {
+    const seen: Record<string, string[]> = {};
+    for (const event of ["PostToolUse", "PreToolUse"] as const) {
+      await withClaudeSession(
+        { claude, script: queue([toolCall(TOOL, { text: "x" })]) },
+        async (session) => {
+          await Deno.writeTextFile(
+            session.settingsPath,
+            JSON.stringify(stoppingHookSettings(event)),
+          );
+          const run = await session.runPrint(`use ${TOOL}`, {
+            allowedTools: [TOOL],
+            timeoutMs: 120_000,
+          });
+          if (run.timedOut) fail("hook_stopped_trace", run.stderr);
+          // The turn must have ended at the hook: one request, no answer.
+          const requests = session.api.mainRequests().length;
+          if (requests !== 1) {
+            fail("hook_stopped_trace", `${event}: ${requests} requests`);
+          }
+          seen[event] = stoppedContinuations(await mainTranscript(session));
+        },
+      );
+    }
+    const post = seen.PostToolUse ?? [];
+    const pre = seen.PreToolUse ?? [];
+    if ((post.length > 0) !== (pre.length > 0)) {
+      fail("hook_stopped_trace", `PostToolUse ${post}, PreToolUse ${pre}`);
+    }
+    return {
+      has: post.length > 0,
+      saw: post.length > 0
+        ? `hook_stopped_continuation lines: PostToolUse [${post}], PreToolUse [${pre}]`
+        : "no hook_stopped_continuation line after either hook",
+    };
+  },
+};
+
+/** How Claude Code's result for a call cut short by a crash starts. */
+export const INTERRUPTED_CALL_PREFIX = "[Tool call interrupted";
+
+const interruptedCallResult: Probe = {
+  name: "interrupted_call_result",
+  question:
+    "a call running when claude was killed gets a result when the session is resumed (--continue)",
+  run: async (claude) => {
+    let result: ProbeResult | undefined;
+    const slow = "mcp__stub__slow";
+    await withClaudeSession(
+      {
+        claude,
+        script: queue([toolCall(slow, { seconds: 60 }), text("Resumed.")]),
+      },
+      async (session) => {
+        let calledAt = 0;
+        const crashed = await session.runPrint(`use ${slow}`, {
+          allowedTools: [slow],
+          timeoutMs: 120_000,
+          // Killed (SIGKILL) 2 s after the call is on file: it is running.
+          killWhen: async () => {
+            if (calledAt === 0) {
+              const file = await mainTranscript(session);
+              if (file.includes(`"name":"${slow}"`)) calledAt = Date.now();
+            }
+            return calledAt > 0 && Date.now() - calledAt > 2_000;
+          },
+        });
+        if (!crashed.timedOut) fail("interrupted_call_result", "not killed");
+        const resumed = await session.runPrint("carry on", {
+          allowedTools: [slow],
+          args: ["--continue"],
+          timeoutMs: 120_000,
+        });
+        if (resumed.timedOut) fail("interrupted_call_result", resumed.stderr);
+        const file = await mainTranscript(session);
+        const results = file.split("\n").filter((line) =>
+          line.includes('"type":"user"') && line.includes('"tool_result"')
+        );
+        const seen = results.map((line) =>
+          JSON.stringify(JSON.parse(line).message?.content?.[0]?.content)
+        );
+        result = {
+          has: results.length > 0,
+          saw: results.length > 0
+            ? `a result on resume: ${seen[0]?.slice(0, 120)}`
+            : "no result for the call after resume",
+        };
+      },
+    );
+    return result as ProbeResult;
+  },
+};
+
+const statusLineRefresh: Probe = {
+  name: "status_line_refresh",
+  question:
+    "a status line with refreshInterval runs again while a tool call runs",
+  tmux: true,
+  run: async (claude) => {
+    let result: ProbeResult | undefined;
+    const slow = "mcp__stub__slow";
+    const seconds = 12;
+    let calledAt = 0;
+    const script = (_request: RecordedRequest, index: number): Reply => {
+      if (index > 0) return text("Done with the tool.");
+      calledAt = Date.now();
+      return toolCall(slow, { seconds });
+    };
+    await withClaudeSession({ claude, script }, async (session) => {
+      const runs = `${session.root}/status-runs`;
+      await Deno.mkdir(runs);
+      // Each run leaves a file named by the time it ran (ms).
+      const command = `cat > /dev/null; : > '${runs}'/$(date +%s%3N)`;
+      await Deno.writeTextFile(
+        session.settingsPath,
+        JSON.stringify({
+          statusLine: { type: "command", command, refreshInterval: 2 },
+        }),
+      );
+      const pane = await session.startInteractive({ allowedTools: [slow] });
+      try {
+        await pane.waitFor(PROMPT_LINE);
+        await pane.settled();
+        await pane.submit(`use ${slow}`);
+        await pane.waitFor(/Done with the tool\./);
+      } finally {
+        await pane.close();
+      }
+      const times: number[] = [];
+      for await (const entry of Deno.readDir(runs)) {
+        times.push(Number(entry.name));
+      }
+      // Runs while the call ran, past the ones its start set off.
+      const during = times.filter((t) =>
+        t > calledAt + 3_000 && t < calledAt + (seconds - 1) * 1000
+      );
+      result = {
+        has: during.length >= 2,
+        saw: `${during.length} status line run(s) between 3 s and ${
+          seconds - 1
+        } s into a ${seconds} s call (${times.length} in all)`,
+      };
+    });
+    return result as ProbeResult;
+  },
+};
+
 const CONTEXT_MARKER = "CONTEXT-PROBE-5d1e";
 
 /** A Stop hook that continues the turn once with `additionalContext`. */
@@ -337,16 +519,40 @@ function rewakeSettings(doneFile: string): Record<string, unknown> {
     type: "command",
     // Bounded by the clock, not by turns of the loop: where hooks run in
     // line (before 2.1.15) the turn waits for this one, and on a loaded
-    // machine 100 turns of `sleep 0.2` took far longer than 20 s.
+    // machine 100 turns of `sleep 0.2` took far longer than 20 s. It leaves
+    // `<doneFile>.exited` behind as it exits, for the probe to wait on.
     command: `end=$(($(date +%s) + 20)); ` +
       `while [ ! -e '${doneFile}' ] && [ "$(date +%s)" -lt "$end" ]; do ` +
-      `sleep 0.2; done; sleep 1; echo ${WAKE_MARKER} >&2; exit 2`,
+      `sleep 0.2; done; sleep 1; echo ${WAKE_MARKER} >&2; ` +
+      `: > '${doneFile}.exited'; exit 2`,
     timeout: 60,
     async: true,
     asyncRewake: true,
   };
   return { hooks: { PostToolUse: [{ matcher: "*", hooks: [hook] }] } };
 }
+
+/** Waits until `path` exists; throws after `timeoutMs`. */
+async function waitForPath(path: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await Deno.lstat(path);
+      return;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`${path} never appeared`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * How long after the waking hook exited its wake-up may take to reach the
+ * API. Releases with asyncRewake send it within a second; a release without
+ * never does, so the probe's "no" costs this once.
+ */
+const WAKE_GRACE_MS = 30_000;
 
 const asyncRewake: Probe = {
   name: "async_rewake",
@@ -375,10 +581,12 @@ const asyncRewake: Probe = {
       try {
         await pane.submit(`use ${TOOL}`);
         // Where the hook runs in line, the answer waits for it (20 s).
-        await pane.waitFor(/Done with the tool\./, 90_000);
+        await pane.waitFor(/Done with the tool\./);
         await Deno.writeTextFile(doneFile, "");
-        // The hook exits a second after the turn ended.
-        const deadline = Date.now() + 25_000;
+        // The hook exits a second after the turn ended; its wake-up, where
+        // there is one, follows.
+        await waitForPath(`${doneFile}.exited`, EVENT_WAIT_MS);
+        const deadline = Date.now() + WAKE_GRACE_MS;
         let woken: RecordedRequest | undefined;
         while (Date.now() < deadline && !woken) {
           woken = session.api.mainRequests().slice(answered + 1).find((r) =>
@@ -400,7 +608,7 @@ const asyncRewake: Probe = {
             ? "a new request after the turn ended carried the hook's stderr"
             : early
             ? "the hook ran synchronously: its stderr came with the tool result"
-            : "no request carried the hook's stderr within 25 s",
+            : "no request carried the hook's stderr within 30 s of its exit",
         };
       } finally {
         await pane.close();
@@ -456,7 +664,7 @@ export const PROMPT_LINE = /^[❯>]\s/m;
 /** An interactive session ready for a prompt. */
 async function startProbeSession(session: ClaudeSession): Promise<TmuxPane> {
   const pane = await session.startInteractive({ allowedTools: [TOOL] });
-  await pane.waitFor(PROMPT_LINE, 60_000);
+  await pane.waitFor(PROMPT_LINE);
   return pane;
 }
 
@@ -472,4 +680,7 @@ export const PROBES: readonly Probe[] = [
   stopAdditionalContext,
   asyncHooks,
   asyncRewake,
+  hookStoppedTrace,
+  interruptedCallResult,
+  statusLineRefresh,
 ];

@@ -163,7 +163,7 @@ export async function waitForInput(
   client: Client,
 ): Promise<string> {
   const mark = factsOf(client.release).promptMark;
-  await pane.waitFor(new RegExp(`^${mark}\\s`, "m"), 60_000);
+  await pane.waitFor(new RegExp(`^${mark}\\s`, "m"));
   // The input line shows before Claude Code is done starting (2.1.214 then
   // sometimes ran a prompt's tool call without its PostToolUse hooks):
   // wait until the screen is still.

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HOOK_PERMISSION_FLAGS } from "../../../src/shared/permissions.ts";
 import { type FakeApi, type Script, startFakeApi } from "./fake_api.ts";
+import { EVENT_WAIT_MS, RUN_WAIT_MS } from "./patience.ts";
 import { startTmux, type TmuxPane } from "./tmux.ts";
 
 /** Absolute path of stall-watch's `main.ts`. */
@@ -432,9 +433,9 @@ export async function withClaudeSession(
   }
 }
 
-/** Waits (at most 60 s) until `path` exists; closes `pane` if it never does. */
+/** Waits until `path` exists; closes `pane` if it never does. */
 async function waitForFile(path: string, pane: TmuxPane): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + EVENT_WAIT_MS;
   while (Date.now() < deadline) {
     try {
       await Deno.lstat(path);
@@ -549,7 +550,7 @@ async function runPrint(
       child.kill("SIGKILL");
     } catch { /* already gone */ }
   };
-  const timeoutMs = options.timeoutMs ?? 60_000;
+  const timeoutMs = options.timeoutMs ?? RUN_WAIT_MS;
   const timer = setTimeout(kill, timeoutMs);
   let watching = options.killWhen !== undefined;
   const watcher = (async () => {

@@ -7,6 +7,7 @@
  */
 
 import { join } from "node:path";
+import { EVENT_WAIT_MS } from "./patience.ts";
 
 /** A program running in a tmux pane. */
 export interface TmuxPane {
@@ -32,6 +33,12 @@ export interface TmuxPane {
    * marking the end of a turn.
    */
   settled(timeoutMs?: number): Promise<string>;
+  /**
+   * Whether any screen since the pane started showed `text`: the pane is
+   * captured in the background every 100 ms, so a notice Claude Code shows
+   * for a few seconds (a status line) counts however late the test looks.
+   */
+  everShown(text: string): Promise<boolean>;
   /** True while the program still runs in the pane. */
   alive(): Promise<boolean>;
   /** Ends the tmux server and everything in it. */
@@ -99,8 +106,12 @@ export async function haveTmux(): Promise<boolean> {
  */
 /** How long one Enter is given to empty the input box. */
 const SUBMIT_WAIT_MS = 3_000;
-/** Enters pressed before a submit gives up. */
-const SUBMIT_ATTEMPTS = 5;
+/**
+ * Enters pressed before a submit gives up: one every {@link SUBMIT_WAIT_MS}
+ * for as long as any event may take (a loaded machine slowed 2.0.76's input
+ * box past five of them).
+ */
+const SUBMIT_ATTEMPTS = Math.ceil(EVENT_WAIT_MS / SUBMIT_WAIT_MS);
 
 /**
  * Whether Claude Code's input box (the line just below a horizontal rule)
@@ -146,6 +157,9 @@ export async function startTmux(
   ]);
   // Keep the pane after the program exits, so its last screen stays readable.
   await tmux(socket, env, ["set-option", "-t", "main", "remain-on-exit", "on"]);
+  const screens = new Set<string>();
+  let recording = true;
+  let recorder: Promise<void> = Promise.resolve();
   const pane: TmuxPane = {
     type: async (text) =>
       void await tmux(socket, env, ["send-keys", "-t", "main", "-l", text]),
@@ -187,7 +201,12 @@ export async function startTmux(
       }
     },
     screen: () => tmux(socket, env, ["capture-pane", "-p", "-t", "main"]),
-    waitFor: async (pattern, timeoutMs = 20_000) => {
+    everShown: async (text) => {
+      if (recording) screens.add(await pane.screen());
+      for (const screen of screens) if (screen.includes(text)) return true;
+      return false;
+    },
+    waitFor: async (pattern, timeoutMs = EVENT_WAIT_MS) => {
       const deadline = Date.now() + timeoutMs;
       let screen = "";
       while (Date.now() < deadline) {
@@ -197,7 +216,7 @@ export async function startTmux(
       }
       throw new Error(`screen never matched ${pattern}:\n${screen}`);
     },
-    settled: async (timeoutMs = 20_000) => {
+    settled: async (timeoutMs = EVENT_WAIT_MS) => {
       const deadline = Date.now() + timeoutMs;
       let last = await pane.screen();
       let same = 0;
@@ -219,6 +238,8 @@ export async function startTmux(
         "#{pane_dead}",
       ])).trim() === "0",
     close: async () => {
+      recording = false;
+      await recorder;
       // The program gets SIGHUP; wait for it to be gone, so nothing still
       // writes into the scenario's folder when it is removed.
       let pid = 0;
@@ -241,5 +262,13 @@ export async function startTmux(
       if (pid > 0 && processAlive(pid)) Deno.kill(pid, "SIGKILL");
     },
   };
+  recorder = (async () => {
+    while (recording) {
+      try {
+        screens.add(await pane.screen());
+      } catch { /* the server is gone */ }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
   return pane;
 }

@@ -1,0 +1,121 @@
+/**
+ * `stall-watch statusline`: a Claude Code status line that names a call
+ * hung in flight. A call that never returns fires no hook (no result, no
+ * PostToolUse, no Stop), and a hook's output does not reach the screen or
+ * the model while a call runs (measured: see docs/watchdog.md); Claude Code
+ * does re-run a status line with `refreshInterval` every few seconds, also
+ * while a call runs (2.1.97+). So the user sees, within minutes, which call
+ * has been running how long with no result.
+ *
+ * @module
+ */
+
+import type { CliIO } from "../shared/cli_io.ts";
+import { stdinPayload } from "../shared/command_options.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
+import { loadSettings } from "../settings/load_settings.ts";
+import { scanCurrentTurn } from "../transcript/tail_scan.ts";
+import {
+  type CallInFlight,
+  callsInFlight,
+} from "../detection/calls_in_flight.ts";
+import {
+  parsePayloadObject,
+  requiredPath,
+  stringField,
+} from "../decision/payload.ts";
+
+/** Largest status line payload read (Claude Code's is a few KiB). */
+export const MAX_STATUS_PAYLOAD_BYTES = 1024 * 1024;
+
+/** The `help statusline` text. */
+export const help =
+  `stall-watch statusline: name a tool call that has run for minutes with no
+result (a Claude Code status line)
+
+Usage:
+  stall-watch statusline < status_line_payload.json
+
+Reads the status line payload Claude Code writes to stdin (transcript_path,
+prompt_id, ...), finds the calls of the model's last message in the current
+turn that have no result yet, and prints one line when the oldest has run
+for STALL_WATCH_STATUSLINE_AFTER_SECONDS (statusline.after_seconds, default
+300) or longer:
+
+  stall-watch: Bash (command=npm test) has had no result for 12 min
+
+and nothing otherwise. A call hung in flight fires no hook at all, so this
+is how you learn of one while it runs. Register it with a refresh interval,
+so Claude Code runs it while a call runs (Claude Code 2.1.97 or later):
+
+  stall-watch install --statusline
+
+or by hand in a settings file (install writes the same):
+  "statusLine": {"type": "command", "command": "/abs/path/stall-watch statusline", "refreshInterval": 30}
+
+It reads the transcript only and writes nothing.
+
+Exit codes: 0 done (a line or nothing printed), 1 bad payload or transcript,
+64 usage error.
+`;
+
+/** Runs `statusline` on the payload from stdin. Requires `--allow-read`, `--allow-env`. */
+export async function run(
+  args: readonly string[],
+  io: CliIO,
+): Promise<number> {
+  const payload = parsePayloadObject(
+    await stdinPayload(
+      "statusline",
+      args,
+      io,
+      MAX_STATUS_PAYLOAD_BYTES,
+      'Cannot show a status line: "statusline" reads Claude Code\'s status line payload on stdin (see "stall-watch help statusline")',
+    ),
+  );
+  const transcript = requiredPath(payload, "transcript_path");
+  const { settings } = await loadSettings(io.env, io.cwd);
+  const scan = await scanCurrentTurn(transcript, {
+    promptId: stringField(payload, "prompt_id"),
+    includeSidechains: false,
+  });
+  const line = scan === null ? null : statusLineText(
+    callsInFlight(scan.entries),
+    io.now(),
+    settings.statusLineAfterSeconds,
+  );
+  if (line !== null) io.writeStdout(`${line}\n`);
+  return 0;
+}
+
+/**
+ * The status line for the calls in flight at `now`: the oldest that has
+ * run `afterSeconds` or longer, named with its input and how long, and
+ * how many more there are; `null` when none has.
+ */
+export function statusLineText(
+  calls: readonly CallInFlight[],
+  now: number,
+  afterSeconds: number,
+): string | null {
+  const late = calls.filter((c) => now - c.startedAt >= afterSeconds * 1000);
+  const [oldest] = late;
+  if (oldest === undefined) return null;
+  const input = oldest.toolInput && oldest.toolInput.field !== ""
+    ? ` (${oldest.toolInput.field}=${oldest.toolInput.value})`
+    : "";
+  const more = late.length > 1 ? ` (and ${late.length - 1} more)` : "";
+  return escapeTerminal(
+    `stall-watch: ${oldest.toolName || "a tool"}${input} has had no result ` +
+      `for ${duration(now - oldest.startedAt)}${more}`,
+  );
+}
+
+/** `45 s`, `12 min`, `2 h 5 min`. */
+function duration(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}

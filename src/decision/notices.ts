@@ -1,0 +1,135 @@
+/**
+ * What stall-watch tells the user (not the model) once per session: config
+ * problems, remembered by a fingerprint in the session's state so an
+ * unchanged problem is shown once, and a handler run under an event it is
+ * not for (`outcome.ts` writes the `systemMessage` line that carries
+ * them); and the session state store both claim their notices in.
+ *
+ * Kept off the decision path: a healthy stop with a broken config hashes
+ * its problems here without loading the guardrails or the recovery texts.
+ *
+ * @module
+ */
+
+import type { CliIO } from "../shared/cli_io.ts";
+import { formatProblems } from "../settings/load_settings.ts";
+import type { SettingProblem, Settings } from "../settings/settings.ts";
+import type { QuarantinedEntry, StateStore } from "../guardrails/state.ts";
+import { type Handler, HANDLER_EVENTS } from "./handlers.ts";
+
+/** Opens the session state store when first asked, once per run. */
+export type StoreOpener = () => Promise<StateStore>;
+
+/**
+ * A {@link StoreOpener} for the effective settings: the state module loads
+ * only when a notice or a decision needs state.
+ *
+ * @param onQuarantine Told of each state or lock file moved aside.
+ */
+export function stateStoreOpener(
+  io: Pick<CliIO, "cwd" | "sleep">,
+  settings: Pick<Settings, "stateDir">,
+  onQuarantine?: (entry: QuarantinedEntry) => void,
+): StoreOpener {
+  let store: Promise<StateStore> | null = null;
+  return () =>
+    // Loaded lazily: only when a notice or a decision needs state.
+    store ??= import("../guardrails/state.ts").then(({ StateStore }) =>
+      new StateStore({
+        cwd: io.cwd,
+        stateDir: settings.stateDir,
+        sleep: io.sleep,
+        ...(onQuarantine ? { onQuarantine } : {}),
+      })
+    );
+}
+
+/** A stable fingerprint of a problem list, to tell the user about it once. */
+export function problemsFingerprint(
+  problems: readonly SettingProblem[],
+): string {
+  let hash = 0x811c9dc5; // FNV-1a, 32 bit: enough to notice a change
+  for (
+    const char of problems.map((p) => `${p.source}|${p.message}`).join("\n")
+  ) {
+    hash = Math.imul(hash ^ (char.codePointAt(0) ?? 0), 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}
+
+/**
+ * The config-problem notice to show now, or `null` when there are no
+ * problems or this session was already told about the same ones. When state
+ * cannot be used, the notice is shown: better twice than never.
+ */
+export async function claimConfigNotice(
+  openStore: StoreOpener,
+  sessionId: string,
+  problems: readonly SettingProblem[],
+): Promise<string | null> {
+  if (problems.length === 0) return null;
+  const fingerprint = problemsFingerprint(problems);
+  const text = "stall-watch config problem (defaults used instead): " +
+    formatProblems(problems).join("; ");
+  try {
+    const fresh = await (await openStore()).update(
+      sessionId,
+      ({ state }) =>
+        state.configNotice === fingerprint
+          ? { state: null, result: false }
+          : { state: { ...state, configNotice: fingerprint }, result: true },
+    );
+    return fresh ? text : null;
+  } catch {
+    return text;
+  }
+}
+
+/** Event names are identifiers; anything else is shown as a placeholder. */
+const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * The notice for a handler run under the wrong event: what happened, and
+ * how to fix it.
+ *
+ * @param handler Which handler ran.
+ * @param event The payload's `hook_event_name`.
+ */
+export function misregistrationNotice(handler: Handler, event: string): string {
+  const name = EVENT_NAME.test(event) ? event : "an unknown event";
+  const what = handler === "hook"
+    ? "The stall-watch hook"
+    : "stall-watch watch";
+  const install = handler === "hook"
+    ? "stall-watch install"
+    : "stall-watch install --watch";
+  return `stall-watch: ${what} ran for ${name}, but it is for ${
+    HANDLER_EVENTS[handler].join(" and ")
+  } only, so it did nothing. Remove it from "hooks.${name}" in your Claude ` +
+    `Code settings ("stall-watch doctor" names the file) and run ` +
+    `"${install}" to register it where it belongs.`;
+}
+
+/**
+ * Claims the misregistration notice for this session: true the first time
+ * (the caller shows it), false once it was shown. When state cannot be
+ * used, true: better shown twice than never.
+ */
+export async function claimMisregistrationNotice(
+  store: StoreOpener,
+  sessionId: string,
+  handler: Handler,
+  event: string,
+): Promise<boolean> {
+  const key = `${handler}:${EVENT_NAME.test(event) ? event : "?"}`;
+  try {
+    return await (await store()).update(sessionId, ({ state }) => {
+      const shown = state.eventNotices ?? [];
+      return shown.includes(key)
+        ? { state: null, result: false }
+        : { state: { ...state, eventNotices: [...shown, key] }, result: true };
+    });
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * What a run hands back to its process: an exit code and output, and how
+ * an allow is written. Both doors end in one, the Stop hook's and the
+ * watchdog's, so the `systemMessage` line is built in one place.
+ *
+ * @module
+ */
+
+import { ExitCode } from "../shared/errors.ts";
+import type { EventRecord } from "../events/event_log.ts";
+
+/** What the process should do: its exit code and output. */
+export interface Outcome {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * An outcome and the events that explain it, not logged yet: the door logs
+ * them (`log_events.ts`) and adds a line to `stderr` when it cannot.
+ */
+export interface Verdict {
+  outcome: Outcome;
+  events: readonly EventRecord[];
+}
+
+/**
+ * The stdout line that shows `notices` to the user (not the model): one
+ * `systemMessage` JSON object, or `""` when there is nothing to say.
+ */
+export function systemMessageLine(notices: readonly string[]): string {
+  return notices.length === 0
+    ? ""
+    : JSON.stringify({ systemMessage: notices.join("\n") }) + "\n";
+}
+
+/**
+ * An allow: exit 0, `notice` (if any) for the user on stdout, and the
+ * non-empty `lines` on stderr, one per line.
+ */
+export function allowOutcome(
+  notice: string | null,
+  lines: readonly string[] = [],
+): Outcome {
+  return {
+    exitCode: ExitCode.ok,
+    stdout: systemMessageLine(notice === null ? [] : [notice]),
+    stderr: lines.filter((l) => l !== "").map((l) =>
+      l.endsWith("\n") ? l : l + "\n"
+    ).join(""),
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Reading any hook payload Claude Code writes to stdin: its top-level
+ * object and its fields, read by name (unknown fields are ignored). Shared
+ * by the Stop hook and the watchdog, so both reject bad input with the same
+ * words.
+ *
+ * @module
+ */
+
+import { InputError } from "../shared/errors.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
+
+const MAX_ECHO_CHARS = 80;
+
+/**
+ * Parses a payload's text into its top-level object.
+ *
+ * @throws {InputError} On empty input, invalid JSON or a non-object.
+ */
+export function parsePayloadObject(text: string): Record<string, unknown> {
+  if (text.trim() === "") {
+    throw new InputError("Cannot parse hook input: stdin is empty");
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch (error) {
+    const detail = (error instanceof Error ? error.message : String(error))
+      .replace(/\s+/g, " ");
+    throw new InputError(
+      `Cannot parse hook input: not valid JSON (${clip(detail)})`,
+    );
+  }
+  if (!isPlainObject(payload)) {
+    throw new InputError(
+      `Cannot parse hook input: expected a JSON object, got ${kindOf(payload)}`,
+    );
+  }
+  return payload;
+}
+
+/**
+ * A required non-empty string field (a path or an id) of a payload object.
+ *
+ * @throws {InputError} When the field is missing, not a string, blank or
+ * holds a NUL byte.
+ */
+export function requiredPath(
+  payload: Record<string, unknown>,
+  name: string,
+): string {
+  const value = payload[name];
+  if (value === undefined || value === null) {
+    throw new InputError(`Cannot parse hook input: "${name}" is missing`);
+  }
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new InputError(
+      `Cannot parse hook input: "${name}" must be a non-empty string, got ${
+        kindOf(value)
+      }`,
+    );
+  }
+  if (value.includes("\0")) {
+    throw new InputError(
+      `Cannot parse hook input: "${name}" contains a NUL byte`,
+    );
+  }
+  return value;
+}
+
+/** An optional string field of a payload object; `null` when absent or empty. */
+export function stringField(
+  payload: Record<string, unknown>,
+  name: string,
+): string | null {
+  const value = payload[name];
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") {
+    return value === "" ? "an empty string" : "a string";
+  }
+  return `a ${typeof value}`;
+}
+
+function clip(text: string): string {
+  const line = text.split("\n")[0] ?? "";
+  return line.length > MAX_ECHO_CHARS
+    ? `${line.slice(0, MAX_ECHO_CHARS)}…`
+    : line;
+}

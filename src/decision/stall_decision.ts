@@ -1,0 +1,206 @@
+/**
+ * From detected stalls to a decision: run the guardrails against the
+ * session's state and say whether to nudge, with the texts and the events
+ * that explain it. Shared by the Stop hook and the PostToolUse watchdog, so
+ * both draw on one retry budget per tool_use_id.
+ *
+ * @module
+ */
+
+import { signatureData, type StallSignature } from "../detection/classify.ts";
+import { describe } from "../shared/errors.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
+import { quoteForPrompt } from "../recovery/prompt_text.ts";
+import type { EventName, EventRecord } from "../events/event_log.ts";
+import { eventRecord, type EventSubject } from "./event_record.ts";
+import {
+  evaluateGates,
+  type GateDecision,
+  type KillSwitchStatus,
+  recordRecovery,
+} from "../guardrails/guardrails.ts";
+import {
+  buildBlockMessage,
+  buildFittedPrompt,
+  buildReportLines,
+  type PromptWording,
+} from "../recovery/recovery.ts";
+import type { Settings } from "../settings/settings.ts";
+import type { StateStore } from "../guardrails/state.ts";
+import { reportLine } from "../recovery/report_line.ts";
+
+/**
+ * A stall the caller detected and wants to act on, in the session and under
+ * the hook event (`Stop`, `SubagentStop`, `PostToolUse`, ...) of the run.
+ */
+export interface StallRequest extends EventSubject {
+  transcriptPath: string;
+  /** Non-empty, sorted by line. */
+  signatures: readonly StallSignature[];
+  /** Which rule fired. */
+  reason: string;
+  /** Extra facts for the `stall_detected` event. */
+  details?: Readonly<Record<string, unknown>>;
+  /**
+   * `"idle"` when the nudge wakes a session that already went idle (the
+   * watchdog), so the prompt does not speak of a stop; default `"stop"`.
+   */
+  wording?: PromptWording;
+}
+
+/** What deciding needs besides the request. */
+export interface DecisionContext {
+  settings: Settings;
+  killSwitch: KillSwitchStatus;
+  store: StateStore;
+  /** Seconds since the epoch. */
+  nowSeconds: number;
+}
+
+/** The decision: nudge now, or hold back with one line saying which brake fired. */
+export type StallDecision =
+  | {
+    action: "recover";
+    signatures: StallSignature[];
+    /** Report and recovery prompt: the stderr of an exit-2 block. */
+    message: string;
+    /** The recovery prompt alone, for output modes that report separately. */
+    prompt: string;
+    /** The report lines alone (for the user), newline-joined. */
+    report: string;
+    events: EventRecord[];
+  }
+  | {
+    action: "suppress";
+    /** One stderr line naming the brake. */
+    line: string;
+    events: EventRecord[];
+  };
+
+/**
+ * Runs kill switch -> cooldown -> retry cap for a detected stall, updating
+ * the session's state when a recovery is dispatched. When state cannot be
+ * used, the stall is not nudged: a nudge without a budget could loop.
+ */
+export async function decideOnStall(
+  request: StallRequest,
+  context: DecisionContext,
+): Promise<StallDecision> {
+  const event = (name: EventName, data: Record<string, unknown>) =>
+    eventRecord(name, request, context.nowSeconds, data);
+  const events = [event("stall_detected", {
+    transcript: request.transcriptPath,
+    reason: request.reason,
+    signatures: request.signatures.map(signatureData),
+    ...request.details,
+  })];
+  if (context.killSwitch.active) {
+    events.push(
+      event("kill_switch_active", { source: context.killSwitch.source }),
+    );
+    return {
+      action: "suppress",
+      line: reportLine(
+        `kill switch active (${
+          escapeTerminal(context.killSwitch.source)
+        }); recovery skipped`,
+      ),
+      events,
+    };
+  }
+
+  let decision: GateDecision;
+  try {
+    decision = await context.store.update(request.sessionId, ({ state }) => {
+      const gates = evaluateGates(
+        request.signatures,
+        state,
+        context.settings,
+        context.nowSeconds,
+      );
+      const next = gates.gate === "recover"
+        ? recordRecovery(state, gates.retries, context.nowSeconds)
+        : null;
+      return { state: next, result: gates };
+    });
+  } catch (error) {
+    return {
+      action: "suppress",
+      line: reportLine(
+        `cannot use session state (${describe(error)}); ` +
+          "allowing the stop rather than nudging without a retry budget",
+      ),
+      events,
+    };
+  }
+
+  if (decision.gate === "cooldown") {
+    events.push(event("cooldown_skipped", {
+      cooldown_seconds: decision.cooldownSeconds,
+      remaining_seconds: decision.remainingSeconds,
+      last_recovery_at: decision.lastRecoveryAt,
+    }));
+    return {
+      action: "suppress",
+      line: reportLine(
+        `cooldown active (${decision.remainingSeconds}s of ` +
+          `${decision.cooldownSeconds}s left); recovery skipped`,
+      ),
+      events,
+    };
+  }
+  if (decision.gate === "retry_cap") {
+    events.push(event("retry_cap_hit", cappedData(decision)));
+    return {
+      action: "suppress",
+      line: reportLine(
+        `retry cap reached (${decision.maxRetries}/${decision.maxRetries}) ` +
+          `for ${
+            decision.capped.map((c) =>
+              c.signature.toolUseId
+                ? quoteForPrompt(c.signature.toolUseId)
+                : "<unknown>"
+            ).join(", ")
+          }; recovery skipped`,
+      ),
+      events,
+    };
+  }
+  context.store.pruneDaily(context.nowSeconds * 1000);
+  events.push(event("recovery_dispatched", {
+    max_retries: decision.maxRetries,
+    retries: decision.retries,
+    signatures: decision.allowed.map(signatureData),
+    capped: decision.capped.map((c) => ({
+      ...signatureData(c.signature),
+      retries: c.retries,
+    })),
+  }));
+  const wording = { wording: request.wording ?? "stop" } as const;
+  const text = context.settings.recovery;
+  return {
+    action: "recover",
+    signatures: decision.allowed,
+    message: buildBlockMessage(
+      decision.allowed,
+      request.transcriptPath,
+      text,
+      wording,
+    ),
+    prompt: buildFittedPrompt(decision.allowed, text, wording),
+    report: buildReportLines(decision.allowed, request.transcriptPath).join(
+      "\n",
+    ),
+    events,
+  };
+}
+
+function cappedData(decision: Extract<GateDecision, { gate: "retry_cap" }>) {
+  return {
+    max_retries: decision.maxRetries,
+    capped: decision.capped.map((c) => ({
+      ...signatureData(c.signature),
+      retries: c.retries,
+    })),
+  };
+}

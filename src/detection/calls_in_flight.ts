@@ -1,0 +1,68 @@
+/**
+ * Calls still waiting for their result: the calls of the model's last
+ * message in the current turn that have none yet, while nothing ended the
+ * turn after them (the user's interrupt, another hook's stop). A call hung
+ * in flight fires no hook at all (no result, no PostToolUse, no Stop), so
+ * this is what the status line reads to say how long one has been running.
+ * Pure: the turn's entries in, the calls out.
+ *
+ * @module
+ */
+
+import { type Entry, isModelActivity } from "../transcript/entry.ts";
+import type { ToolInputSummary } from "../transcript/tool_input.ts";
+
+/** One call of the turn without a result yet. */
+export interface CallInFlight {
+  toolName: string;
+  toolUseId: string;
+  /** What the call was about, when its input could be read. */
+  toolInput?: ToolInputSummary;
+  /** When Claude Code wrote the call (its line's `timestamp`, ms). */
+  startedAt: number;
+}
+
+/**
+ * The calls of the turn's last model message that have no result, oldest
+ * first; none when the user interrupted or another hook ended the turn
+ * after that message. Calls whose line has no `timestamp` are left out:
+ * how long they have run cannot be told.
+ *
+ * @param turn The current turn's entries in file order.
+ */
+export function callsInFlight(turn: readonly Entry[]): CallInFlight[] {
+  let last = -1;
+  for (let i = turn.length - 1; i >= 0 && last < 0; i--) {
+    if (isModelActivity(turn[i] as Entry)) last = i;
+  }
+  if (last < 0) return [];
+  const answered = new Set<string>();
+  for (const [index, entry] of turn.entries()) {
+    if (entry.kind === "results") {
+      for (const result of entry.results) answered.add(result.toolUseId);
+    } else if (
+      index > last && (entry.kind === "interrupt" || entry.kind === "hook_stop")
+    ) {
+      return [];
+    }
+  }
+  const message = (turn[last] as Entry & { kind: "assistant" }).messageId;
+  const calls: CallInFlight[] = [];
+  for (let i = last; i >= 0; i--) {
+    const entry = turn[i] as Entry;
+    if (entry.kind !== "assistant" || !isModelActivity(entry)) continue;
+    // The lines of one API message share its id; without one, a line is one.
+    if (i !== last && (message === null || entry.messageId !== message)) break;
+    if (entry.time === undefined) continue;
+    for (const use of entry.toolUses) {
+      if (answered.has(use.id)) continue;
+      calls.push({
+        toolName: use.name,
+        toolUseId: use.id,
+        ...(use.input ? { toolInput: use.input } : {}),
+        startedAt: entry.time,
+      });
+    }
+  }
+  return calls.sort((a, b) => a.startedAt - b.startedAt);
+}

@@ -1,0 +1,143 @@
+/**
+ * Parses the Stop / SubagentStop payload Claude Code writes to stdin (with
+ * the payload reading both doors share, `decision/payload.ts`).
+ *
+ * Fields are read by name and unknown fields are ignored. Only a usable
+ * `transcript_path` is required; everything else has a safe default.
+ *
+ * @module
+ */
+
+import {
+  type BackgroundTask,
+  backgroundTasksOverBudget,
+  MAX_BACKGROUND_TASKS,
+  runningBackgroundTasks,
+} from "../detection/background_tasks.ts";
+import { eventOf } from "../decision/handlers.ts";
+import {
+  parsePayloadObject,
+  requiredPath,
+  stringField,
+} from "../decision/payload.ts";
+import { cutOversizedArrays } from "./_oversized_array.ts";
+
+/** The hook payload, reduced to what stall-watch uses. */
+export interface HookInput {
+  sessionId: string;
+  hookEventName: string;
+  /** The parent transcript (`transcript_path`). */
+  transcriptPath: string;
+  /**
+   * The file whose current turn is judged: `transcript_path` for Stop, the
+   * subagent's own `agent_transcript_path` for SubagentStop (`null` when the
+   * payload has none: no evidence).
+   */
+  scanPath: string | null;
+  /** True for SubagentStop: the scanned file is a sidechain transcript. */
+  isSubagent: boolean;
+  /**
+   * A SubagentStop of Claude Code's own fork, not of a subagent the session
+   * started: `agent_type` is the empty string. Seen from the fork that
+   * writes a running subagent's progress summary ("Describe your most
+   * recent action in 3-5 words"), at about +30 s of a subagent's call: with
+   * its own `agent_id` and an `agent_transcript_path` that is never
+   * written (2.1.145-2.1.220 in `-p` with `CLAUDE_CODE_FORK_SUBAGENT=1`;
+   * interactive up to 2.1.310).
+   */
+  claudeFork: boolean;
+  /**
+   * A SubagentStop whose subagent `background_tasks` lists as still
+   * running: a call of it without a result is still running, not stalled.
+   */
+  subagentRunning: boolean;
+  stopHookActive: boolean;
+  promptId: string | null;
+  /** `null` when the payload has no such field (older Claude Code). */
+  lastAssistantMessage: string | null;
+  /**
+   * The payload has a field only Claude Code 2.1.145+ sends (`prompt_id`,
+   * `background_tasks`), so a missing `last_assistant_message` means a
+   * reply without text, not an older version.
+   */
+  payloadSendsLastMessage: boolean;
+  backgroundTasks: BackgroundTask[];
+  /** More `background_tasks` than the budget: then `backgroundTasks` is empty. */
+  backgroundTasksOverBudget: boolean;
+  cwd: string;
+}
+
+/**
+ * Parses the payload text.
+ *
+ * @throws {InputError} On empty input, invalid JSON, a non-object, or a
+ * missing or non-string `transcript_path`.
+ */
+export function parseHookInput(text: string): HookInput {
+  const { payload, tasksCut } = parseHookPayload(text);
+  return hookInputFrom(payload, tasksCut);
+}
+
+/** A payload object, and whether an oversized task list was cut from it. */
+export interface HookPayload {
+  payload: Record<string, unknown>;
+  /** `background_tasks` was over the budget and cut before parsing. */
+  tasksCut: boolean;
+}
+
+/**
+ * Parses the payload text into its object.
+ *
+ * @throws {InputError} On empty input, invalid JSON or a non-object.
+ */
+export function parseHookPayload(text: string): HookPayload {
+  // A list of tasks over the budget is never parsed into objects.
+  const tasks = cutOversizedArrays(
+    text,
+    "background_tasks",
+    MAX_BACKGROUND_TASKS,
+  );
+  return { payload: parsePayloadObject(tasks.text), tasksCut: tasks.cut };
+}
+
+/**
+ * Reads a parsed payload object.
+ *
+ * @param tasksCut See {@link HookPayload.tasksCut}.
+ * @throws {InputError} On a missing or non-string `transcript_path`.
+ */
+export function hookInputFrom(
+  payload: Record<string, unknown>,
+  tasksCut = false,
+): HookInput {
+  const transcriptPath = requiredPath(payload, "transcript_path");
+  const hookEventName = eventOf(payload, "hook");
+  const isSubagent = hookEventName === "SubagentStop";
+  const backgroundTasks = runningBackgroundTasks(payload.background_tasks);
+  const agentId = stringField(payload, "agent_id");
+  return {
+    sessionId: stringField(payload, "session_id") ?? "",
+    hookEventName,
+    transcriptPath,
+    scanPath: isSubagent
+      ? stringField(payload, "agent_transcript_path")
+      : transcriptPath,
+    isSubagent,
+    claudeFork: isSubagent && payload.agent_type === "",
+    subagentRunning: isSubagent && agentId !== null &&
+      backgroundTasks.some((task) =>
+        task.id === agentId && task.type === "subagent"
+      ),
+    stopHookActive: payload.stop_hook_active === true,
+    promptId: stringField(payload, "prompt_id"),
+    lastAssistantMessage: typeof payload.last_assistant_message === "string"
+      ? payload.last_assistant_message
+      : null,
+    payloadSendsLastMessage: "prompt_id" in payload ||
+      "background_tasks" in payload,
+    backgroundTasks,
+    backgroundTasksOverBudget: tasksCut ||
+      backgroundTasksOverBudget(payload.background_tasks),
+    cwd: stringField(payload, "cwd") ?? "",
+  };
+}

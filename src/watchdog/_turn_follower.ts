@@ -1,0 +1,414 @@
+/**
+ * Follows one turn of a growing transcript: the current turn is read once,
+ * from the end, and after that only the bytes appended since the last look.
+ * A watcher on a turn of many megabytes thus pays for each new line once,
+ * not for the whole turn on every growth.
+ *
+ * Besides the turn's entries it keeps the offsets of the metadata lines the
+ * watchdog reasons with: Claude Code's `api-request` line (a model request
+ * has started), its `turn_duration` line (the turn is over) and its
+ * `stop_hook_summary` line (Stop hooks ran).
+ *
+ * @module
+ */
+
+import type { Entry } from "../transcript/entry.ts";
+import { decodeUtf8, parseJsonObjects } from "../transcript/json_line.ts";
+import { lineEntries } from "../transcript/line_entries.ts";
+import { isSkippableLine, topLevelType } from "../transcript/line_prefilter.ts";
+import {
+  type RawLine,
+  type ReadableAt,
+  readLinesForward,
+  syncReader,
+} from "../transcript/line_reader.ts";
+import {
+  DEFAULT_SCAN_BUDGETS,
+  openTranscript,
+  SCAN_LINE_OPTIONS,
+  scanCurrentTurn,
+} from "../transcript/tail_scan.ts";
+import { ForwardTurnSplitter } from "../transcript/turn.ts";
+import { isCommand, isTurnEndMarker } from "../transcript/turn_rule.ts";
+import { callState } from "./_watch_state.ts";
+
+/** Which turn to follow. */
+export interface FollowOptions {
+  /** The payload's `prompt_id` (the turn rule needs none; see `TurnOptions`). */
+  promptId: string | null;
+  /** The watched call: lines from its result on are re-read with metadata. */
+  toolUseId: string;
+  /** Most bytes one look reads ({@link LOOK_BUDGET_BYTES} by default). */
+  lookBudgetBytes?: number;
+  /** Most entries kept ({@link MAX_TURN_ENTRIES} by default). */
+  maxEntries?: number;
+}
+
+/** What the appended lines said, beyond the turn's entries. */
+export interface FollowedMarks {
+  /** Offset of the newest `api-request` line, or -1. */
+  request: number;
+  /**
+   * When that request was sent (its `timestamp`, ms since the epoch), or
+   * null when unknown.
+   */
+  requestTime: number | null;
+  /** Offset of the newest main-transcript `turn_duration` line, or -1. */
+  turnEnd: number;
+  /** Offset of the newest `stop_hook_summary` line, or -1. */
+  stopSummary: number;
+}
+
+/**
+ * Most bytes one look reads: a look that would read more (a burst of
+ * appends, or a line without end) continues at the next look, so each look
+ * stays short and a deadline is kept.
+ */
+export const LOOK_BUDGET_BYTES = DEFAULT_SCAN_BUDGETS.bytes;
+
+/**
+ * Entries kept for one turn. Beyond it the watcher gives up (fail open: a
+ * turn of this many entries is not judged on part of them) and memory stays
+ * bounded.
+ */
+export const MAX_TURN_ENTRIES = 200_000;
+
+/** One watched turn, read incrementally. */
+export class TurnFollower {
+  #path: string;
+  #options: FollowOptions;
+  /** The followed turn so far, split by the one turn rule. */
+  #turn = new ForwardTurnSplitter({ includeSidechains: false });
+  /** Entries taken into the followed turn (bounded by `maxEntries`). */
+  #taken = 0;
+  #marks: FollowedMarks = NO_MARKS;
+  /** Where the next look reads from (a line start); -1 before the first. */
+  #offset = -1;
+  /** Lines before this offset were taken already: only their marks count. */
+  #entriesFrom = 0;
+  /** The size seen by the last look; -1: none yet, null: no file. */
+  #size: number | null = -1;
+  #newTurn = false;
+  /**
+   * The watched call (its tool_use or its result) is among the entries.
+   * Until it is, a prompt that arrives starts the followed turn rather than
+   * a new one: Claude Code can start the PostToolUse hook before the turn's
+   * lines reach the file (2.1.145 did, about 65 ms early).
+   */
+  #callSeen = false;
+  /**
+   * The prompt or command line that opened the followed turn, when it came
+   * after the turn's first lines (a late prompt line): lines re-read from
+   * the result on must not open the turn a second time.
+   */
+  #openerOffset = -1;
+  #overflow = false;
+  /** The last look ended inside a line: its rest is no line of its own. */
+  #midLine = false;
+  /** The last look was cut short: the next one continues even without growth. */
+  #pending = false;
+
+  /**
+   * @param path The transcript.
+   * @param options The turn and call to follow.
+   */
+  constructor(path: string, options: FollowOptions) {
+    this.#path = path;
+    this.#options = options;
+  }
+
+  /** The followed turn's entries in file order (empty once a new turn began). */
+  get entries(): readonly Entry[] {
+    return this.#newTurn ? [] : this.#turn.current;
+  }
+
+  /** A new prompt, compaction or other turn began after the followed one. */
+  get newTurn(): boolean {
+    return this.#newTurn;
+  }
+
+  /** Whether the transcript existed at the last look. */
+  get exists(): boolean {
+    return this.#size !== null && this.#size >= 0;
+  }
+
+  /** The turn grew past {@link MAX_TURN_ENTRIES}: it is no longer followed. */
+  get overflow(): boolean {
+    return this.#overflow;
+  }
+
+  /** Offsets of the metadata lines seen so far. */
+  get marks(): Readonly<FollowedMarks> {
+    return this.#marks;
+  }
+
+  /**
+   * Looks at the file once: the first look reads the current turn from the
+   * end; later looks read only what was appended, and nothing at all when
+   * the size is unchanged. A file that shrank (rewritten) is read afresh.
+   * Requires `--allow-read`.
+   *
+   * @param stopWhen Asked while reading: true ends the look early (the rest
+   * is read by the next one).
+   * @returns Whether the file's size changed since the last look.
+   * @throws {TranscriptError} When the path is not a readable file.
+   */
+  async look(stopWhen: () => boolean): Promise<boolean> {
+    const size = sizeOf(this.#path);
+    const changed = size !== this.#size;
+    if (!changed && !this.#pending) return false;
+    this.#size = size;
+    this.#pending = false;
+    if (size === null) return changed;
+    if (this.#offset < 0 || size < this.#offset) {
+      await this.#start(stopWhen);
+    }
+    if (size > this.#offset) await this.#readAppended(stopWhen);
+    return changed;
+  }
+
+  /** The first look: the current turn from the end, then its watched result on. */
+  async #start(stopWhen: () => boolean): Promise<void> {
+    this.#turn = new ForwardTurnSplitter({ includeSidechains: false });
+    this.#taken = 0;
+    this.#marks = { ...NO_MARKS };
+    this.#newTurn = false;
+    this.#overflow = false;
+    this.#midLine = false;
+    this.#callSeen = false;
+    this.#openerOffset = -1;
+    this.#entriesFrom = 0;
+    const scan = await scanCurrentTurn(this.#path, {
+      promptId: this.#options.promptId,
+      includeSidechains: false,
+      stopWhen,
+    });
+    if (!scan) {
+      this.#offset = 0; // read from the file's start: so the splitter is
+      return;
+    }
+    // The turn continues from its scan: from the file's start only when
+    // the scan read back to it without finding a turn start (a late prompt
+    // line's run may then reach back to it).
+    this.#turn = new ForwardTurnSplitter({
+      includeSidechains: false,
+      fromFileStart: !scan.reachedStart && scan.budget === null &&
+        !scan.stopped,
+    });
+    this.#openerOffset = scan.startOffset ?? -1;
+    const max = this.#options.maxEntries ?? MAX_TURN_ENTRIES;
+    if (scan.entries.length > max) this.#overflow = true;
+    const entries = scan.entries.slice(-max);
+    const state = callState(entries, this.#options.toolUseId);
+    this.#callSeen = state.kind !== "absent";
+    // Entries are taken again from the result on (none before it count),
+    // and metadata from just before the model's newest reply: Claude Code
+    // can write the next request's api-request line ahead of its queued
+    // entries (2.1.332: ahead of the reply and the result).
+    const resultAt = state.kind === "answered"
+      ? entries.findIndex((e) => e.offset === state.resultOffset)
+      : entries.length;
+    for (const entry of entries.slice(0, resultAt)) this.#turn.push(entry);
+    this.#taken = resultAt;
+    this.#entriesFrom = state.kind === "answered"
+      ? state.resultOffset
+      : scan.endOffset;
+    this.#offset = Math.min(
+      this.#entriesFrom,
+      replyStart(entries, resultAt, scan.startOffset) ?? this.#entriesFrom,
+    );
+  }
+
+  /** Reads the complete lines appended since the last look. */
+  async #readAppended(stopWhen: () => boolean): Promise<void> {
+    const file = openTranscript(this.#path);
+    if (!file) return;
+    try {
+      file.seekSync(this.#offset, Deno.SeekMode.Start);
+      const start = this.#offset;
+      const reader = boundedReader(
+        file,
+        this.#options.lookBudgetBytes ?? LOOK_BUDGET_BYTES,
+        stopWhen,
+      );
+      let lines = 0;
+      for await (const raw of readLinesForward(reader, SCAN_LINE_OPTIONS)) {
+        const offset = start + raw.offset;
+        this.#offset = offset + raw.length + 1;
+        if (this.#midLine) {
+          this.#midLine = false; // the rest of a line a look gave up on
+        } else if (offset < this.#entriesFrom) {
+          this.#takeMarks({ ...raw, offset });
+        } else {
+          this.#take({ ...raw, offset });
+        }
+        if (++lines % STOP_CHECK_LINES === 0 && stopWhen()) {
+          this.#pending = true;
+          return;
+        }
+      }
+      this.#pending = reader.exhausted || reader.stopped;
+      if (reader.exhausted && this.#offset === start) {
+        // A whole budget without one complete line: skip past it.
+        this.#offset = start + reader.bytesRead;
+        this.#midLine = true;
+      }
+    } finally {
+      file.close();
+    }
+  }
+
+  /** Files one complete line. */
+  #take(raw: RawLine): void {
+    this.#takeMarks(raw);
+    if (this.#newTurn || isSkippableLine(raw.head, raw.tail)) return;
+    for (const entry of lineEntries(raw)) this.#add(entry);
+  }
+
+  /** Notes a metadata line the watchdog reasons with. */
+  #takeMarks(raw: RawLine): void {
+    const type = topLevelType(raw.head);
+    if (type === "api-request") {
+      this.#marks.request = raw.offset;
+      this.#marks.requestTime = timestampOf(raw.head);
+    } else if (type === "system" && !raw.clipped) this.#system(raw);
+  }
+
+  /** Notes a turn-end or Stop-hook summary line. */
+  #system(raw: RawLine): void {
+    const text = decodeUtf8(raw.head);
+    const turnEnd = text.includes("turn_duration");
+    if (!turnEnd && !text.includes("stop_hook_summary")) return;
+    for (const object of parseJsonObjects(text)) {
+      if (isTurnEndMarker(object)) this.#marks.turnEnd = raw.offset;
+      else if (
+        object.subtype === "stop_hook_summary" && object.isSidechain !== true
+      ) {
+        this.#marks.stopSummary = raw.offset;
+      }
+    }
+  }
+
+  /**
+   * Adds one entry by the turn rule, or notes that a new turn began: one
+   * after the watched call's. Until the call is on file, a turn that
+   * begins is the followed one (see `#callSeen`); a late prompt line's
+   * turn takes the entries written ahead of it, the call included.
+   */
+  #add(entry: Entry): void {
+    if (entry.sidechain) return;
+    if (
+      entry.offset === this.#openerOffset &&
+      (entry.kind === "prompt" || isCommand(entry))
+    ) return;
+    if (this.#taken >= (this.#options.maxEntries ?? MAX_TURN_ENTRIES)) {
+      this.#overflow = true;
+      return;
+    }
+    this.#taken++;
+    const closedTurns = this.#turn.push(entry);
+    for (const closed of closedTurns) {
+      if (closed.entries.some((e) => this.#isWatchedCall(e))) {
+        this.#newTurn = true;
+        return;
+      }
+    }
+    // Only the part surely in the followed turn counts (not what follows
+    // an entry of another promptId waiting to open one).
+    this.#callSeen = closedTurns.length > 0 || this.#turn.opening
+      ? this.#turn.current.some((e) => this.#isWatchedCall(e))
+      : this.#callSeen || this.#isWatchedCall(entry);
+    // An entry of another promptId waits to open a turn: the followed
+    // turn is over once it holds the call.
+    if (this.#callSeen && this.#turn.opening) this.#newTurn = true;
+  }
+
+  /** Whether `entry` holds the watched call or its result. */
+  #isWatchedCall(entry: Entry): boolean {
+    const id = this.#options.toolUseId;
+    if (entry.kind === "assistant") {
+      return entry.toolUses.some((use) => use.id === id);
+    }
+    return entry.kind === "results" &&
+      entry.results.some((result) => result.toolUseId === id);
+  }
+}
+
+/** The marks before any metadata line was seen. */
+const NO_MARKS: Readonly<FollowedMarks> = Object.freeze({
+  request: -1,
+  requestTime: null,
+  turnEnd: -1,
+  stopSummary: -1,
+});
+
+/**
+ * Where to re-read a turn's metadata from: the entry just before the model
+ * reply that ends `entries[0, before)` (the result that reply answered), or
+ * the line where the turn starts; null when neither is known.
+ */
+function replyStart(
+  entries: readonly Entry[],
+  before: number,
+  turnStart: number | null,
+): number | null {
+  let index = before - 1;
+  while (index >= 0 && entries[index]?.kind === "assistant") index--;
+  if (index >= 0) return (entries[index] as Entry).offset;
+  return turnStart ?? entries[0]?.offset ?? null;
+}
+
+/** How far into an `api-request` line its `timestamp` is looked for. */
+const TIMESTAMP_WITHIN = 512;
+
+/** An `api-request` line's `timestamp` (it sits near the start), or null. */
+function timestampOf(head: Uint8Array): number | null {
+  const start = decodeUtf8(head.subarray(0, TIMESTAMP_WITHIN));
+  const match = /"timestamp":"([^"]{1,40})"/.exec(start);
+  const time = match ? Date.parse(match[1] as string) : NaN;
+  return Number.isFinite(time) ? time : null;
+}
+
+/** Lines read between two calls of the stop predicate. */
+const STOP_CHECK_LINES = 256;
+
+/** A reader that ends (as at end of file) after `budget` bytes, or when told. */
+interface BoundedReader extends ReadableAt {
+  /** The budget ran out. */
+  exhausted: boolean;
+  /** The predicate said stop. */
+  stopped: boolean;
+  bytesRead: number;
+}
+
+function boundedReader(
+  file: Deno.FsFile,
+  budget: number,
+  stopWhen: () => boolean,
+): BoundedReader {
+  const inner = syncReader(file);
+  const reader: BoundedReader = {
+    exhausted: false,
+    stopped: false,
+    bytesRead: 0,
+    read(buffer) {
+      reader.exhausted = reader.bytesRead >= budget;
+      reader.stopped = !reader.exhausted && stopWhen();
+      if (reader.exhausted || reader.stopped) return Promise.resolve(null);
+      const room = Math.min(buffer.length, budget - reader.bytesRead);
+      const read = file.readSync(buffer.subarray(0, room));
+      if (read !== null) reader.bytesRead += read;
+      return Promise.resolve(read);
+    },
+    seek: inner.seek,
+  };
+  return reader;
+}
+
+function sizeOf(path: string): number | null {
+  try {
+    return Deno.statSync(path).size;
+  } catch {
+    return null;
+  }
+}

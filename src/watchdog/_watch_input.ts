@@ -1,0 +1,91 @@
+/**
+ * Parses the PostToolUse or PostToolUseFailure payload the watchdog
+ * (`stall-watch watch`) reads on stdin, and tells from the environment
+ * whether a wake-up can reach the session at all. Fields are read by name;
+ * unknown fields (and the possibly large `tool_input` / `tool_response`)
+ * are ignored.
+ *
+ * @module
+ */
+
+import { eventOf } from "../decision/handlers.ts";
+import {
+  parsePayloadObject,
+  requiredPath,
+  stringField,
+} from "../decision/payload.ts";
+
+/** The PostToolUse(Failure) payload, reduced to what the watchdog uses. */
+export interface WatchInput {
+  sessionId: string;
+  /** `PostToolUse` unless the payload says otherwise. */
+  hookEventName: string;
+  /** The session's main transcript. */
+  transcriptPath: string;
+  /** The call whose result the watchdog waits to see answered. */
+  toolUseId: string;
+  toolName: string;
+  /** The turn's id (2.1.196+), when the payload has one. */
+  promptId: string | null;
+  /** Set when the call ran inside a subagent (`agent_id`). */
+  agentId: string | null;
+  /** PostToolUseFailure's `is_interrupt`: the user stopped the call. */
+  interrupted: boolean;
+}
+
+/**
+ * Parses the payload text.
+ *
+ * @throws {InputError} On empty input, invalid JSON, a non-object, or a
+ * missing or unusable `transcript_path` or `tool_use_id`.
+ */
+export function parseWatchInput(text: string): WatchInput {
+  return watchInputFrom(parsePayloadObject(text));
+}
+
+/**
+ * Reads a parsed payload object.
+ *
+ * @throws {InputError} On a missing or unusable `transcript_path` or
+ * `tool_use_id`.
+ */
+export function watchInputFrom(payload: Record<string, unknown>): WatchInput {
+  return {
+    sessionId: stringField(payload, "session_id") ?? "",
+    hookEventName: eventOf(payload, "watch"),
+    transcriptPath: requiredPath(payload, "transcript_path"),
+    toolUseId: requiredPath(payload, "tool_use_id"),
+    toolName: stringField(payload, "tool_name") ?? "",
+    promptId: stringField(payload, "prompt_id"),
+    agentId: stringField(payload, "agent_id"),
+    interrupted: payload.is_interrupt === true,
+  };
+}
+
+/** Entry points of runs driven by a program (`-p`, the Agent SDKs). */
+const SDK_ENTRYPOINTS: ReadonlySet<string> = new Set([
+  "sdk-cli",
+  "sdk-ts",
+  "sdk-py",
+]);
+
+/**
+ * Why a wake-up could never reach this session, or `null` when it can.
+ * Claude Code tells its hooks through the environment: `-p` and SDK runs
+ * have `CLAUDE_CODE_SESSION_ATTENDED=0` and an `sdk-*`
+ * `CLAUDE_CODE_ENTRYPOINT` (interactive: `1` and `cli`). Such a run exits
+ * after its last turn, or waits for the watcher at exit and kills it, so
+ * watching would only delay the exit or nudge a turn nobody takes.
+ */
+export function unattendedRun(
+  env: Readonly<Record<string, string>>,
+): string | null {
+  if (env.CLAUDE_CODE_SESSION_ATTENDED === "0") {
+    return "CLAUDE_CODE_SESSION_ATTENDED=0";
+  }
+  const entrypoint = env.CLAUDE_CODE_ENTRYPOINT;
+  if (entrypoint !== undefined && SDK_ENTRYPOINTS.has(entrypoint)) {
+    return `CLAUDE_CODE_ENTRYPOINT=${entrypoint}`;
+  }
+  return null;
+}

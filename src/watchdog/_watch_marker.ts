@@ -1,0 +1,140 @@
+/**
+ * The per-session marker that names the newest watcher, so that at most one
+ * watcher per session does real work: each new watcher claims it, and older
+ * ones see the claim on their next tick and exit.
+ *
+ * One small JSON file per session in `<state folder>/watch/`, replaced
+ * atomically, so a reader sees the old claim or the new one, never a mix.
+ *
+ * @module
+ */
+
+import { join } from "../shared/paths.ts";
+import { ensureConfinedDir } from "../confined/confine.ts";
+import {
+  confinedFile,
+  lstatOrNull,
+  readConfinedText,
+  replaceConfinedFile,
+} from "../confined/confined_file.ts";
+import { isPlainObject } from "../shared/plain_object.ts";
+import { isReplaceableState } from "../guardrails/state.ts";
+import { pruneStaleState } from "../guardrails/state_sweeper.ts";
+import { safeSessionId } from "../guardrails/session_id.ts";
+
+/** The marker folder inside the state folder. */
+export const WATCH_DIR = "watch";
+
+/** Top-level keys of a watcher's marker. */
+const MARKER_KEYS = ["tool_use_id", "token", "started_at"];
+
+/**
+ * Whether a file's text is a watcher's marker: what proves a marker file is
+ * stall-watch's before it is replaced or swept.
+ */
+export function isMarkerText(text: string): boolean {
+  try {
+    const data = JSON.parse(text);
+    if (!isPlainObject(data)) return false;
+    const keys = Object.keys(data);
+    return keys.length > 0 && keys.every((key) => MARKER_KEYS.includes(key));
+  } catch {
+    return false;
+  }
+}
+
+/** One watcher's claim. */
+export interface WatchClaim {
+  /** The marker file. */
+  path: string;
+  /** Unique per watcher, so duplicate registrations of one call also yield. */
+  token: string;
+  /**
+   * The marker file as this claim left it (inode and modification time):
+   * while the file is still that one, no newer claim replaced it, and the
+   * frequent check is one `lstat` instead of a read.
+   */
+  written: { ino: number | null; mtime: number | null } | null;
+}
+
+/**
+ * Claims the session's marker for a new watcher. Removes markers of
+ * sessions idle for 30 days when the session's first watcher starts.
+ * Requires write access to the state folder.
+ *
+ * @param cwd The start directory (`.claude` is resolved against it).
+ * @param stateDir The state folder, relative to `cwd`.
+ * @throws {ConfinementError} When the folder escapes `.claude`.
+ */
+export function claimWatch(
+  cwd: string,
+  stateDir: string,
+  sessionId: string,
+  toolUseId: string,
+  nowMs: number,
+): WatchClaim {
+  const dir = ensureConfinedDir(
+    cwd,
+    join(stateDir, WATCH_DIR),
+    "watch folder",
+  );
+  const name = `${safeSessionId(sessionId)}.json`;
+  const path = confinedFile(dir, name);
+  const fresh = lstatOrNull(path) === null;
+  const token = `${Deno.pid}-${
+    crypto.getRandomValues(new Uint32Array(2)).join("")
+  }`;
+  replaceConfinedFile(
+    dir,
+    name,
+    JSON.stringify({
+      tool_use_id: toolUseId,
+      token,
+      started_at: nowMs / 1000,
+    }) +
+      "\n",
+    "watch marker",
+    // A marker, or no JSON at all (a file a power cut corrupted).
+    { isOwn: (text) => isMarkerText(text) || isReplaceableState(text) },
+  );
+  if (fresh) pruneStaleState(dir, nowMs, isMarkerText);
+  return { path, token, written: fileIdentity(path) };
+}
+
+/**
+ * Whether another watcher has claimed the marker since `claim`. A missing or
+ * unreadable marker proves nothing, so it does not supersede.
+ */
+export function isSuperseded(claim: WatchClaim): boolean {
+  // Claims replace the file (a rename): the same inode is the same claim.
+  const now = fileIdentity(claim.path);
+  if (
+    claim.written !== null && now !== null && now.ino !== null &&
+    now.ino === claim.written.ino && now.mtime === claim.written.mtime
+  ) {
+    return false;
+  }
+  let data: unknown;
+  try {
+    // Never opens a FIFO or follows a link planted in the marker's place.
+    data = JSON.parse(readConfinedText(claim.path, "watch marker") ?? "");
+  } catch {
+    return false;
+  }
+  return isPlainObject(data) && typeof data.token === "string" &&
+    data.token !== claim.token;
+}
+
+/** Inode and modification time of `path`, or `null` when it is gone. */
+function fileIdentity(
+  path: string,
+): { ino: number | null; mtime: number | null } | null {
+  try {
+    const info = lstatOrNull(path);
+    return info === null
+      ? null
+      : { ino: info.ino, mtime: info.mtime?.getTime() ?? null };
+  } catch {
+    return null; // unreadable: the full check decides
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Where one tool call stands in the current turn, as the watchdog sees it.
+ * Pure: the turn's entries in, one state out.
+ *
+ * @module
+ */
+
+import { type Entry, isModelActivity } from "../transcript/entry.ts";
+
+/** The watched call's state in the current turn. */
+export type CallState =
+  /** Neither the call nor its result is in the current turn. */
+  | { kind: "absent" }
+  /** The call is there, its result not yet (it may lag behind PostToolUse). */
+  | { kind: "awaiting_result" }
+  /** The user interrupted the turn after the call: not a stall. */
+  | { kind: "interrupted" }
+  /**
+   * Another hook ended the turn on purpose after the call (`continue:
+   * false`; Claude Code's `hook_stopped_continuation` record): not a stall.
+   */
+  | { kind: "hook_stopped"; hookName: string }
+  /** The model wrote text or a new call after the result. */
+  | { kind: "followed_up" }
+  /** The result is in and nothing has answered it yet. */
+  | {
+    kind: "answered";
+    /** Byte offset of the line holding the result. */
+    resultOffset: number;
+    /** Some call of the turn has no result yet (a parallel call still running). */
+    callsPending: boolean;
+    /**
+     * Claude Code's synthetic `API Error` entry follows the result: the
+     * request for the model's answer failed for good and the session is idle.
+     */
+    apiError: boolean;
+  };
+
+/**
+ * Locates `toolUseId` in the turn and says what happened after it.
+ *
+ * @param turn The current turn's entries in file order.
+ * @param toolUseId The watched call.
+ */
+export function callState(
+  turn: readonly Entry[],
+  toolUseId: string,
+): CallState {
+  let callAt = -1;
+  let resultAt = -1;
+  const calls = new Set<string>();
+  const answered = new Set<string>();
+  turn.forEach((entry, index) => {
+    if (isModelActivity(entry)) {
+      for (const use of entry.toolUses) {
+        calls.add(use.id);
+        if (use.id === toolUseId && callAt < 0) callAt = index;
+      }
+    } else if (entry.kind === "results") {
+      for (const result of entry.results) {
+        answered.add(result.toolUseId);
+        if (result.toolUseId === toolUseId && resultAt < 0) resultAt = index;
+      }
+    }
+  });
+  if (callAt < 0 && resultAt < 0) return { kind: "absent" };
+  // What came after both the call and its result: only that answers the
+  // result (a write queue can put a result's line before its call's).
+  const after = turn.slice(Math.max(callAt, resultAt) + 1);
+  if (after.some((e) => e.kind === "interrupt")) return { kind: "interrupted" };
+  const stop = after.find((e) => e.kind === "hook_stop");
+  if (stop) return { kind: "hook_stopped", hookName: stop.hookName };
+  if (resultAt < 0) return { kind: "awaiting_result" };
+  // Claude Code's own entries (its API-error entry, `No response
+  // requested.`) have text, but the model wrote none of it.
+  const followedUp = after.some(isModelActivity);
+  if (followedUp) return { kind: "followed_up" };
+  return {
+    kind: "answered",
+    resultOffset: (turn[resultAt] as Entry).offset,
+    callsPending: [...calls].some((id) => !answered.has(id)),
+    apiError: after.some((e) => e.kind === "assistant" && e.apiError === true),
+  };
+}

@@ -1,0 +1,303 @@
+/**
+ * Hostile clones, links: symlinks, hard links, FIFOs and a folder swapped
+ * for a link, planted where stall-watch writes (its marker, log and state)
+ * or reads (Claude Code's settings, `.gitignore`, `.claude` itself). Each is
+ * refused, never written or read through, with one line; the rest of the
+ * run goes on. The promises every hostile test checks are in
+ * `hostile_clone_e2e_test.ts`; the in-process tests of every confined write
+ * are in `tests/confined/`.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { attack, attackTest } from "../support/hostile_attack.ts";
+import {
+  AUTHORIZED_KEYS,
+  LOCAL_SETTINGS,
+  mkfifo,
+} from "../support/hostile_clone.ts";
+import { PLANTINGS } from "../support/hostile_plantings.ts";
+import { spawnStallWatch } from "../support/hook_process.ts";
+import { linesOf, tempSandbox } from "../support/sandbox.ts";
+import { pendingTranscript, stopPayload } from "../support/transcripts.ts";
+
+const POSIX = Deno.build.os !== "windows";
+/** `/proc/<pid>/fd` shows which files a process has open. */
+const LINUX = Deno.build.os === "linux";
+
+attackTest(
+  "links",
+  "a prune marker symlinked to ~/.ssh/authorized_keys is not written through when the hook nudges",
+  [PLANTINGS.pruneMarkerToSsh!],
+  ["hook", "watch"],
+  (c, results) => {
+    assert.equal(results.get("hook")?.[0]?.code, 2, "the hook still nudges");
+    assert.equal(
+      Deno.readTextFileSync(join(c.home, ".ssh/authorized_keys")),
+      AUTHORIZED_KEYS,
+    );
+    assert.ok(
+      Deno.lstatSync(join(c.project, ".claude/stall_watch/.last-prune"))
+        .isSymlink,
+    );
+  },
+);
+
+attackTest(
+  "links",
+  "an event log symlinked to settings.local.json is refused, the stop still judged",
+  [PLANTINGS.logToSettings!],
+  ["hook", "hook"],
+  (c, results) => {
+    assert.equal(results.get("hook")?.[0]?.code, 2);
+    assert.match(results.get("hook")![0]!.stderr, /event log/);
+    assert.equal(
+      Deno.readTextFileSync(join(c.project, ".claude/settings.local.json")),
+      LOCAL_SETTINGS,
+    );
+  },
+);
+
+attackTest(
+  "links",
+  "an event log hard-linked to a file outside is never written",
+  [PLANTINGS.logHardLink!],
+  ["hook", "watch"],
+  (c) => {
+    assert.equal(
+      Deno.readTextFileSync(join(c.home, ".ssh/authorized_keys")),
+      AUTHORIZED_KEYS,
+    );
+  },
+);
+
+/**
+ * Says "ready", reads a process id from stdin, then polls `/proc/<pid>/fd`
+ * until that process has the file `path` open and exits 0 (1 when the
+ * process ended first). Run by `deno eval`, which may read `/proc` (the
+ * test's own permissions may not); started before the hook, so its own
+ * start-up eats none of the hook's wait.
+ */
+const UNTIL_OPEN = `
+const [path] = Deno.args;
+console.log("ready");
+const buf = new Uint8Array(64);
+const n = await Deno.stdin.read(buf);
+const pid = new TextDecoder().decode(buf.subarray(0, n ?? 0)).trim();
+for (;;) {
+  let entries;
+  try {
+    entries = [...Deno.readDirSync(\`/proc/\${pid}/fd\`)];
+  } catch {
+    Deno.exit(1);
+  }
+  for (const entry of entries) {
+    try {
+      if (Deno.readLinkSync(\`/proc/\${pid}/fd/\${entry.name}\`) === path) Deno.exit(0);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1));
+}
+`;
+
+/** A watcher of one file, started and ready before the process it watches. */
+async function fileOpenWatcher(path: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", UNTIL_OPEN, path],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  const first = await reader.read();
+  assert.match(new TextDecoder().decode(first.value), /^ready/);
+  reader.releaseLock();
+  return {
+    /** Resolves once process `pid` has the file open. */
+    async until(pid: number): Promise<void> {
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(`${pid}\n`));
+      await writer.close();
+      const status = await child.status;
+      await child.stdout.cancel();
+      assert.ok(
+        status.success,
+        `process ${pid} ended before it opened ${path}`,
+      );
+    },
+  };
+}
+
+/** What one try of the swap during the lock wait saw. */
+interface SwapTry {
+  outsideChanged: boolean;
+  code: number;
+  stderr: string;
+}
+
+/**
+ * Holds the session lock as a stuck hook would, starts the hook, and once
+ * the hook has the lock file open (it checked the folder and now waits up to
+ * 3 s) swaps the state folder for a symlink outside, then lets the lock go.
+ */
+async function swapDuringLockWait(): Promise<SwapTry> {
+  await using s = await tempSandbox();
+  await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_swap"));
+  const folder = join(s.project, ".claude/stall_watch");
+  await Deno.mkdir(folder, { recursive: true });
+  const lockPath = join(folder, "swap.lock");
+  const holder = await Deno.open(lockPath, { create: true, write: true });
+  await holder.lock(true);
+  const before = await s.snapshotOutsideClaude();
+  const watcher = await fileOpenWatcher(lockPath);
+  const hook = await spawnStallWatch({
+    cwd: s.project,
+    stdin: stopPayload("swap", s.transcript, s.project),
+  });
+  try {
+    await watcher.until(hook.pid);
+    await Deno.rename(folder, `${folder}.checked`);
+    await Deno.symlink(s.outside, folder);
+  } finally {
+    await holder.unlock();
+    holder.close();
+  }
+  const result = await hook.finished;
+  const after = await s.snapshotOutsideClaude();
+  return {
+    outsideChanged: JSON.stringify([...after]) !== JSON.stringify([...before]),
+    code: result.code,
+    stderr: result.stderr,
+  };
+}
+
+Deno.test({
+  name:
+    "hostile clone, links: a state folder swapped for a symlink while the hook waits for the session lock is refused after the wait",
+  ignore: !LINUX,
+  fn: async () => {
+    // The swap must land inside the hook's 3 s wait; on a machine so busy
+    // that it did not (the hook gave up waiting first), try again.
+    let tried: SwapTry | null = null;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      tried = await swapDuringLockWait();
+      if (tried.outsideChanged || !tried.stderr.includes("Timed out")) break;
+    }
+    assert.ok(tried !== null);
+    assert.equal(
+      tried.outsideChanged,
+      false,
+      `the hook wrote through the swapped folder: ${tried.stderr}`,
+    );
+    assert.equal(tried.code, 0, tried.stderr);
+    assert.match(
+      tried.stderr,
+      /^stall_watch: cannot use session state \(Refusing lock file in ".*stall_watch": .*stall_watch was replaced after stall-watch checked it\); allowing the stop/,
+    );
+    assert.equal(linesOf(tried.stderr).length, 1, tried.stderr);
+  },
+});
+
+/** Where each of install, uninstall and doctor must say the settings file is unusable. */
+function assertSettingsRefused(
+  results: Map<string, { code: number; stdout: string; stderr: string }[]>,
+): void {
+  for (const name of ["install", "uninstall"]) {
+    const r = results.get(name)![0]!;
+    assert.equal(r.code, 1, `${name}: ${r.stderr}`);
+    assert.match(
+      r.stderr,
+      /^stall-watch: Cannot read settings file ".*settings\.local\.json": it is not a regular file\n$/,
+      name,
+    );
+  }
+  const doctor = results.get("doctor")![0]!;
+  assert.match(
+    doctor.stdout,
+    /settings\.local\.json.*it is not a regular file/,
+    doctor.stdout,
+  );
+}
+
+Deno.test({
+  name:
+    "hostile clone, links: a settings file committed as a symlink to /dev/zero is refused with one line, never read without end",
+  ignore: !POSIX,
+  fn: () =>
+    attack(
+      [{
+        name: "settings.local.json -> /dev/zero",
+        files: { ".claude/settings.local.json": { link: "/dev/zero" } },
+      }],
+      ["install", "uninstall", "doctor"],
+      (_c, results) => assertSettingsRefused(results),
+      "Read",
+    ),
+});
+
+Deno.test({
+  name:
+    "hostile clone, links: a settings file that is a FIFO is refused with one line, never opened",
+  ignore: !POSIX,
+  fn: () =>
+    attack(
+      [{
+        name: "settings.local.json is a FIFO",
+        after: (project) =>
+          mkfifo(join(project, ".claude/settings.local.json")),
+      }],
+      ["install", "uninstall", "doctor"],
+      (_c, results) => assertSettingsRefused(results),
+      "Read",
+    ),
+});
+
+Deno.test({
+  name:
+    "hostile clone, links: a .gitignore that is a symlink to /dev/zero or a FIFO is passed over; install still installs",
+  ignore: !POSIX,
+  fn: () =>
+    attack(
+      [{
+        name: ".gitignore -> /dev/zero, .claude/.gitignore a FIFO",
+        files: { ".gitignore": { link: "/dev/zero" } },
+        after: (project) => mkfifo(join(project, ".claude/.gitignore")),
+      }],
+      ["install"],
+      (c, results) => {
+        const install = results.get("install")![0]!;
+        assert.equal(install.code, 0, install.stderr);
+        assert.match(
+          Deno.readTextFileSync(join(c.project, ".claude/settings.local.json")),
+          /"Stop"/,
+        );
+      },
+      "Read",
+    ),
+});
+
+Deno.test({
+  name:
+    "hostile clone, links: a committed .claude -> missing symlink makes install exit 1 with one clear line, never exit 3",
+  ignore: !POSIX,
+  // attack() fails any command that exits 3.
+  fn: () =>
+    attack(
+      [{
+        name: ".claude -> missing",
+        files: { ".claude": { link: "missing" } },
+      }],
+      ["install", "uninstall", "doctor", "hook", "watch", "reset"],
+      (_c, results) => {
+        const install = results.get("install")![0]!;
+        assert.equal(install.code, 1, install.stderr);
+        assert.match(
+          install.stderr,
+          /^stall-watch: Cannot use settings folder "\.claude": .*\.claude is a symlink to "missing", which does not exist\n$/,
+        );
+      },
+      "Read",
+    ),
+});
