@@ -8,6 +8,7 @@ import {
   StateStore,
 } from "../../src/guardrails/state.ts";
 import { tempProject } from "../support/temp_project.ts";
+import { failingUnlock } from "../support/failing_unlock.ts";
 
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -109,4 +110,49 @@ Deno.test("StateStore.update() serialises concurrent updates in one process", as
       }))),
   );
   assert.equal((store.read("s1")).state.retries.n, 20);
+});
+
+Deno.test("StateStore.update() keeps a finished update when the lock will not unlock, and closing the file frees the lock", async () => {
+  await using project = await tempProject();
+  using unlock = failingUnlock();
+  const store = new StateStore({
+    cwd: project.dir,
+    stateDir: ".claude/stall_watch",
+    sleep,
+    lockTimeoutMs: 0,
+  });
+  const bump = () =>
+    store.update("s1", ({ state }) => ({
+      state: { ...state, retries: { n: (state.retries.n ?? 0) + 1 } },
+      result: "saved",
+    }));
+  assert.equal(await bump(), "saved");
+  assert.equal(unlock.calls, 1);
+  assert.deepEqual(store.takeUnlockErrors(), ["Lock violation."]);
+  assert.deepEqual(store.takeUnlockErrors(), [], "taken once");
+  // No wait allowed: the lock must already be free, released by the close.
+  assert.equal(await bump(), "saved");
+  assert.equal(store.read("s1").state.retries.n, 2);
+  // The action's own failure still wins over the unlock's.
+  await assert.rejects(
+    store.update("s1", () => {
+      throw new Error("change failed");
+    }),
+    /change failed/,
+  );
+  // Concurrent updates still serialise: each close lets the next one in.
+  const waiting = new StateStore({
+    cwd: project.dir,
+    stateDir: ".claude/stall_watch",
+    sleep,
+  });
+  await Promise.all(
+    Array.from({ length: 10 }, () =>
+      waiting.update("s1", ({ state }) => ({
+        state: { ...state, retries: { n: (state.retries.n ?? 0) + 1 } },
+        result: null,
+      }))),
+  );
+  assert.equal(store.read("s1").state.retries.n, 12);
+  assert.equal(waiting.takeUnlockErrors().length, 10);
 });
