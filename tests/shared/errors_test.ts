@@ -40,5 +40,12 @@ Deno.test("describe() puts file-system errors in words, without the os error num
     "No space left on device (os error 28): write '/x'",
   );
   assert.equal(describe(other), "No space left on device");
+  // A folder read on Windows: os error 1, which Deno throws as a plain
+  // Error with code EISDIR (seen from Windows Deno under Wine).
+  const folderRead = Object.assign(
+    new Error("Invalid function. (os error 1): readfile 'C:\\proj\\d'"),
+    { code: "EISDIR" },
+  );
+  assert.equal(describe(folderRead), "it is a directory");
   assert.equal(describe(new Error("plain\nsecond")), "plain");
 });
