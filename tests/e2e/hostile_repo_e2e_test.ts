@@ -25,14 +25,14 @@ import {
 } from "../support/hostile_clone.ts";
 import { PLANTINGS } from "../support/hostile_plantings.ts";
 import { SessionTranscript } from "../support/watch_session.ts";
-
-const POSIX = Deno.build.os !== "windows";
+import { HOSTILE_CLONES, skipWhere } from "../support/platform.ts";
 
 for (const [key, planting] of Object.entries(PLANTINGS)) {
   Deno.test({
-    name:
+    ...skipWhere(
       `hostile clone: ${planting.name}: every command leaves everything but its own files alone`,
-    ignore: !POSIX,
+      HOSTILE_CLONES,
+    ),
     fn: () =>
       attack(
         [planting],
@@ -71,8 +71,10 @@ function itemTest(
   check: Parameters<typeof attack>[2] = () => {},
 ): void {
   Deno.test({
-    name: `hostile clone, ${name}`,
-    ignore: !POSIX,
+    ...skipWhere(
+      `hostile clone, ${name}`,
+      HOSTILE_CLONES,
+    ),
     fn: () => attack(plantings, commands, check, "Read"),
   });
 }
@@ -161,9 +163,10 @@ itemTest(
 );
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, item 7: a tool name with a newline, OSC, CR and a bidi override reaches the model quoted and the terminal escaped",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [],
@@ -208,11 +211,12 @@ itemTest(
 
 for (const older of [false, true]) {
   Deno.test({
-    name:
+    ...skipWhere(
       `hostile clone: settings backups keep a 0600 source's mode and sit under stall-watch's own .gitignore${
         older ? ", also in a stall_watch folder an older version made" : ""
       } (item 5)`,
-    ignore: !POSIX,
+      HOSTILE_CLONES,
+    ),
     fn: () =>
       attack(
         [{
@@ -260,9 +264,10 @@ for (const older of [false, true]) {
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone: install and uninstall leave a look-alike handler and a duplicate hooks key alone (item 9)",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: async () => {
     const lookalike = {
       hooks: {
@@ -340,9 +345,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone: a settings file nested 100,000 deep, 130,000 logged sessions and 150,000 turns give a result or one line, never exit 3 (item 10)",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [{
@@ -399,9 +405,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone: any mix of plantings and any command sequence keeps every promise (property)",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: async () => {
     const keys = Object.keys(PLANTINGS).filter((k) => k !== "claudeToHome");
     await fc.assert(

@@ -22,8 +22,8 @@ import {
   SESSION,
 } from "../support/hostile_clone.ts";
 import { linesOf } from "../support/sandbox.ts";
+import { HOSTILE_CLONES, skipWhere } from "../support/platform.ts";
 
-const POSIX = Deno.build.os !== "windows";
 const STATE_DIR = ".claude/stall_watch";
 
 type Which = "state" | "lock";
@@ -111,9 +111,10 @@ for (const which of ["state", "lock"] as const) {
     // A lock file's content is never read: a corrupt one is a fine lock.
     if (which === "lock" && shape === "corrupt") continue;
     Deno.test({
-      name:
+      ...skipWhere(
         `hostile clone: a ${which} file that is ${label} is moved aside, the stalled turn is nudged once, a state_quarantined event logged`,
-      ignore: !POSIX,
+        HOSTILE_CLONES,
+      ),
       fn: () =>
         attack([plant(which)], ["hook"], (c, results) => {
           const hook = results.get("hook")![0]!;
@@ -159,9 +160,10 @@ for (const which of ["state", "lock"] as const) {
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone: a session keeps at most 3 moved-aside state files; past that the file is refused and the stop allowed, as before",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [{
@@ -194,9 +196,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone: someone else's JSON under the session's state name is refused, never moved aside",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [{
