@@ -107,10 +107,8 @@ function nestedTasksPayload(transcript: string, cwd: string, depth: number) {
 }
 
 Deno.test({
-  ...skipWhere(
+  name:
     "hostile payload, item 12: 2.4 MB of background_tasks nested in background_tasks costs the hook one pass",
-    HOSTILE_CLONES,
-  ),
   fn: async () => {
     await using s = await tempSandbox();
     await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_nest"));
@@ -401,10 +399,8 @@ Deno.test({
 });
 
 Deno.test({
-  ...skipWhere(
+  name:
     "hostile install, item 17: CLAUDE_PROJECT_DIR with a newline is printed escaped, forging no line",
-    HOSTILE_CLONES,
-  ),
   fn: async () => {
     await using s = await tempSandbox();
     const result = await runBounded({

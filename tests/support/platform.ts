@@ -38,6 +38,11 @@ export function onWindows(why: string): Skip {
   return { applies: ON_WINDOWS, where: "on Windows", why };
 }
 
+/** A test of something only Windows has (junctions, say). */
+export function offWindows(why: string): Skip {
+  return { applies: !ON_WINDOWS, where: "off Windows", why };
+}
+
 /** A test that needs Linux itself (its `/proc`, say). */
 export function offLinux(why: string): Skip {
   return { applies: Deno.build.os !== "linux", where: "off Linux", why };
