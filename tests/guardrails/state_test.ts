@@ -95,6 +95,17 @@ Deno.test("StateStore.update() moves a corrupt file aside and starts from an emp
   );
 });
 
+/** Adds one to session s1's counter `n`, `times` times at once. */
+function incrementAtOnce(store: StateStore, times: number): Promise<string[]> {
+  return Promise.all(
+    Array.from({ length: times }, () =>
+      store.update("s1", ({ state }) => ({
+        state: { ...state, retries: { n: (state.retries.n ?? 0) + 1 } },
+        result: "saved",
+      }))),
+  );
+}
+
 Deno.test("StateStore.update() serialises concurrent updates in one process", async () => {
   await using project = await tempProject();
   const store = new StateStore({
@@ -102,13 +113,7 @@ Deno.test("StateStore.update() serialises concurrent updates in one process", as
     stateDir: ".claude/stall_watch",
     sleep,
   });
-  await Promise.all(
-    Array.from({ length: 20 }, () =>
-      store.update("s1", ({ state }) => ({
-        state: { ...state, retries: { n: (state.retries.n ?? 0) + 1 } },
-        result: null,
-      }))),
-  );
+  await incrementAtOnce(store, 20);
   assert.equal((store.read("s1")).state.retries.n, 20);
 });
 
@@ -121,17 +126,12 @@ Deno.test("StateStore.update() keeps a finished update when the lock will not un
     sleep,
     lockTimeoutMs: 0,
   });
-  const bump = () =>
-    store.update("s1", ({ state }) => ({
-      state: { ...state, retries: { n: (state.retries.n ?? 0) + 1 } },
-      result: "saved",
-    }));
-  assert.equal(await bump(), "saved");
+  assert.deepEqual(await incrementAtOnce(store, 1), ["saved"]);
   assert.equal(unlock.calls, 1);
   assert.deepEqual(store.takeUnlockErrors(), ["Lock violation."]);
   assert.deepEqual(store.takeUnlockErrors(), [], "taken once");
   // No wait allowed: the lock must already be free, released by the close.
-  assert.equal(await bump(), "saved");
+  assert.deepEqual(await incrementAtOnce(store, 1), ["saved"]);
   assert.equal(store.read("s1").state.retries.n, 2);
   // The action's own failure still wins over the unlock's.
   await assert.rejects(
@@ -146,13 +146,7 @@ Deno.test("StateStore.update() keeps a finished update when the lock will not un
     stateDir: ".claude/stall_watch",
     sleep,
   });
-  await Promise.all(
-    Array.from({ length: 10 }, () =>
-      waiting.update("s1", ({ state }) => ({
-        state: { ...state, retries: { n: (state.retries.n ?? 0) + 1 } },
-        result: null,
-      }))),
-  );
+  await incrementAtOnce(waiting, 10);
   assert.equal(store.read("s1").state.retries.n, 12);
   assert.equal(waiting.takeUnlockErrors().length, 10);
 });
