@@ -11,8 +11,8 @@
 # smoke  the hook with the release permission flags on Windows paths: a
 #        stalled turn is blocked, a healthy one allowed, state only in .claude.
 # suite  the unit suite (tests/, without tests/claude_code/) under Windows
-#        Deno; tests Wine cannot support are ignored by name, with the reason
-#        (tests/support/wine.ts).
+#        Deno; a test that cannot run there is ignored with where and why in
+#        its name (tests/support/platform.ts), and a skip without fails.
 #
 # Exit 0 when the lane passed, 1 when it failed, 3 when it could not be set
 # up (the reason in one line on stderr).
