@@ -116,11 +116,19 @@ setup() {
     write_wrapper
     echo "$want" >"$stamp"
   fi
-  [ -x "$DENO_EXE" ] || setup_deno
-  # The first start creates the Wine prefix (a few seconds).
-  local version
-  version=$("$WINE" "$DENO_EXE" --version 2>"$W/first-start.log" | head -n 1) ||
-    cannot "Windows Deno does not start under Wine (see $W/first-start.log)"
+  [ -f "$DENO_EXE" ] || setup_deno
+  # The first start creates or updates the Wine prefix (a few seconds); once
+  # in a CI run it died in glibc ("free(): invalid pointer") and the next
+  # start worked, so a failed first start is tried once more.
+  local version="" try
+  for try in 1 2; do
+    version=$("$WINE" "$DENO_EXE" --version 2>"$W/first-start-$try.log" | head -n 1) &&
+      [ -n "$version" ] && break
+    say "Windows Deno did not start (try $try; see $W/first-start-$try.log)"
+    version=""
+  done
+  [ -n "$version" ] ||
+    cannot "Windows Deno does not start under Wine (see $W/first-start-2.log)"
   case "$version" in
     "deno $DENO_VERSION "*) ;;
     *) cannot "Windows Deno printed '$version', expected deno $DENO_VERSION" ;;
