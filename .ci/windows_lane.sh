@@ -98,6 +98,9 @@ write_wrapper() {
   cat >"$WINE" <<EOF
 #!/bin/sh
 # Wine 10 from Debian 13, unpacked in $R (.ci/windows_lane.sh).
+# With TMPDIR set, any Windows program dies at start in glibc ("free():
+# invalid pointer"); Windows programs use the prefix's TEMP anyway.
+unset TMPDIR
 export WINESERVER=$R/usr/lib/wine/wineserver64 WINELOADER=$R/usr/lib/wine/wine64
 export WINEPREFIX=\${WINEPREFIX:-$W/prefix} WINEDEBUG=\${WINEDEBUG:--all}
 export WINEDLLOVERRIDES=\${WINEDLLOVERRIDES:-mscoree,mshtml=}
@@ -113,22 +116,14 @@ setup() {
     say "setting up Wine 10 in $W (about 1 GB, once)"
     rm -f "$stamp"
     setup_wine
-    write_wrapper
     echo "$want" >"$stamp"
   fi
+  write_wrapper
   [ -f "$DENO_EXE" ] || setup_deno
-  # The first start creates or updates the Wine prefix (a few seconds); once
-  # in a CI run it died in glibc ("free(): invalid pointer") and the next
-  # start worked, so a failed first start is tried once more.
-  local version="" try
-  for try in 1 2; do
-    version=$("$WINE" "$DENO_EXE" --version 2>"$W/first-start-$try.log" | head -n 1) &&
-      [ -n "$version" ] && break
-    say "Windows Deno did not start (try $try; see $W/first-start-$try.log)"
-    version=""
-  done
-  [ -n "$version" ] ||
-    cannot "Windows Deno does not start under Wine (see $W/first-start-2.log)"
+  # The first start creates the Wine prefix (a few seconds).
+  local version
+  version=$("$WINE" "$DENO_EXE" --version 2>"$W/first-start.log" | head -n 1) ||
+    cannot "Windows Deno does not start under Wine (see $W/first-start.log)"
   case "$version" in
     "deno $DENO_VERSION "*) ;;
     *) cannot "Windows Deno printed '$version', expected deno $DENO_VERSION" ;;
