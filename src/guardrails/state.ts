@@ -202,6 +202,8 @@ const DEFAULT_LOCK_TIMEOUT_MS = 3000;
 /** Reads and changes session state files. */
 export class StateStore {
   #options: StateStoreOptions;
+  /** Session locks whose unlock failed, in words, until taken. */
+  #unlockErrors: string[] = [];
 
   /** @param options The state folder and clock. */
   constructor(options: StateStoreOptions) {
@@ -224,7 +226,16 @@ export class StateStore {
     return {
       timeoutMs: this.#options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
       sleep: this.#options.sleep,
+      onUnlockError: (error) => this.#unlockErrors.push(describe(error)),
     };
+  }
+
+  /**
+   * Why releasing a session lock failed since the last call (its file was
+   * closed, which released it; the update stood), for the decision log.
+   */
+  takeUnlockErrors(): string[] {
+    return this.#unlockErrors.splice(0);
   }
 
   /**

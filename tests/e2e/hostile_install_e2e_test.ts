@@ -15,16 +15,19 @@ import { join } from "node:path";
 import { attack, attackTest } from "../support/hostile_attack.ts";
 import { FORGED } from "../support/hostile_clone.ts";
 import { linesOf, runBounded, tempSandbox } from "../support/sandbox.ts";
+import { HOSTILE_CLONES, onWindows, skipWhere } from "../support/platform.ts";
 
-const POSIX = Deno.build.os !== "windows";
+/** The hint pasted into `sh`. */
+const PASTES_INTO_SH = onWindows("pastes the hint into sh, a POSIX shell");
 
 for (const older of [false, true]) {
   Deno.test({
-    name:
+    ...skipWhere(
       `hostile clone, install: settings backups keep a 0600 source's mode and sit under stall-watch's own .gitignore${
         older ? ", also in a stall_watch folder an older version made" : ""
       }`,
-    ignore: !POSIX,
+      HOSTILE_CLONES,
+    ),
     fn: () =>
       attack(
         [{
@@ -72,9 +75,10 @@ for (const older of [false, true]) {
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, install: install and uninstall leave a look-alike handler and a duplicate hooks key alone",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: async () => {
     const lookalike = {
       hooks: {
@@ -176,7 +180,6 @@ attackTest(
 Deno.test({
   name:
     "hostile clone, install: CLAUDE_PROJECT_DIR with a newline is printed escaped, forging no line",
-  ignore: !POSIX,
   fn: async () => {
     await using s = await tempSandbox();
     const result = await runBounded({
@@ -197,9 +200,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, install: the hint to run install in a folder named proj-$(cmd) runs nothing when pasted",
-  ignore: !POSIX,
+    PASTES_INTO_SH,
+  ),
   fn: async () => {
     await using s = await tempSandbox();
     const root = join(s.root, "proj-$(touch pwned)");
@@ -234,9 +238,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, install: doctor does not vouch for a repository's own tools/stall-watch registered for Stop",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [{

@@ -30,8 +30,7 @@ import {
 } from "../support/hostile_clone.ts";
 import { PLANTINGS } from "../support/hostile_plantings.ts";
 import { linesOf } from "../support/sandbox.ts";
-
-const POSIX = Deno.build.os !== "windows";
+import { HOSTILE_CLONES, skipWhere } from "../support/platform.ts";
 
 attackTest(
   "state",
@@ -199,9 +198,10 @@ for (const which of ["state", "lock"] as const) {
     // A lock file's content is never read: a corrupt one is a fine lock.
     if (which === "lock" && shape === "corrupt") continue;
     Deno.test({
-      name:
+      ...skipWhere(
         `hostile clone, state: a ${which} file that is ${label} is moved aside, the stalled turn is nudged once, a state_quarantined event logged`,
-      ignore: !POSIX,
+        HOSTILE_CLONES,
+      ),
       fn: () =>
         attack([plant(which)], ["hook"], (c, results) => {
           const hook = results.get("hook")![0]!;
@@ -247,9 +247,10 @@ for (const which of ["state", "lock"] as const) {
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, state: a session keeps at most 3 moved-aside state files; past that the file is refused and the stop allowed, as before",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [{
@@ -282,9 +283,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, state: someone else's JSON under the session's state name is refused, never moved aside",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [{

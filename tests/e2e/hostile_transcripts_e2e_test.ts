@@ -16,13 +16,13 @@ import { SESSION } from "../support/hostile_clone.ts";
 import { runBounded, tempSandbox } from "../support/sandbox.ts";
 import { pendingTranscript, stopPayload } from "../support/transcripts.ts";
 import { SessionTranscript } from "../support/watch_session.ts";
-
-const POSIX = Deno.build.os !== "windows";
+import { HOSTILE_CLONES, skipWhere } from "../support/platform.ts";
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, transcripts: a tool name with a newline, OSC, CR and a bidi override reaches the model quoted and the terminal escaped",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [],
@@ -80,7 +80,6 @@ function nestedTasksPayload(transcript: string, cwd: string, depth: number) {
 Deno.test({
   name:
     "hostile clone, transcripts: a Stop payload of 2.4 MB of background_tasks nested in background_tasks costs the hook one pass",
-  ignore: !POSIX,
   fn: async () => {
     await using s = await tempSandbox();
     await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_nest"));

@@ -393,7 +393,15 @@ export async function withClaudeSession(
           options.claude,
           ...commonArgs(session, true, interactive.allowedTools),
           ...(interactive.args ?? []),
-        ], { dir: root, cwd: project, env });
+        ], {
+          dir: root,
+          cwd: project,
+          env,
+          received: (text) =>
+            api.mainRequests().some((request) =>
+              JSON.stringify(request.body?.messages ?? []).includes(text)
+            ),
+        });
         // Interactive sessions connect MCP servers in the background: a
         // prompt typed before the stub listed its tools finds none.
         await waitForFile(mcpReady, pane);
