@@ -11,7 +11,8 @@ import { STALL_KINDS } from "../detection/classify.ts";
 import type { AuditSummary } from "./audit_summary.ts";
 import { formatBytes, formatCount } from "../shared/number_format.ts";
 import type { Style } from "../shared/term_style.ts";
-import { renderTable } from "../shared/text_table.ts";
+import { MAX_CELL_CHARS, renderTable } from "../shared/text_table.ts";
+import { clipMiddle } from "../shared/errors.ts";
 import { pluginOf } from "../transcript/tool_name.ts";
 
 /** Rows shown per ranking before "... and N more". */
@@ -113,13 +114,18 @@ export function renderAuditReport(
   section(
     `Unreadable (${formatCount(summary.unreadable.length)})`,
     summary.unreadable.slice(0, TOP_ROWS).map((u) =>
-      `  ${u.path}: ${u.error}\n`
+      `  ${field(u.path)}: ${field(u.error)}\n`
     ).join("") + more(summary.unreadable.length - TOP_ROWS),
   );
   if (summary.stalledTurns === 0 && summary.files > 0) {
     out.push(`\n${style.green("No stalled turns.")}\n`);
   }
   return out.join("");
+}
+
+/** A name, path or reason from the audited folder, escaped and capped like a cell. */
+function field(text: string): string {
+  return clipMiddle(escapeTerminal(text), MAX_CELL_CHARS);
 }
 
 function ranking(
