@@ -15,7 +15,11 @@ import { attack, attackTest } from "../support/hostile_attack.ts";
 import { type Planting, SESSION } from "../support/hostile_clone.ts";
 import { DEFAULT_TEXT } from "../../src/recovery/nudge_texts.ts";
 import { runBounded, tempSandbox } from "../support/sandbox.ts";
-import { pendingTranscript, stopPayload } from "../support/transcripts.ts";
+import {
+  pendingTranscript,
+  resultLine,
+  stopPayload,
+} from "../support/transcripts.ts";
 import { SessionTranscript } from "../support/watch_session.ts";
 
 const POSIX = Deno.build.os !== "windows";
@@ -223,3 +227,67 @@ attackTest(
     assert.ok(longest <= 400, `a line of ${longest} characters`);
   },
 );
+
+/** V8's heap capped well below the 160 MiB a decision may take in all. */
+const SMALL_HEAP = { DENO_V8_FLAGS: "--max-old-space-size=64" };
+
+Deno.test({
+  name:
+    "hostile clone, transcripts: a line of 500,000 result ids counts against the entries budget as it streams: the hook and the watcher stay within a 64 MB heap",
+  ignore: !POSIX,
+  fn: async () => {
+    await using s = await tempSandbox();
+    // A real result line whose content is half a million result blocks.
+    const one = resultLine("toolu_0000000", "");
+    const block = (i: number) =>
+      `{"tool_use_id":"toolu_${
+        String(i).padStart(7, "0")
+      }","type":"tool_result","content":""}`;
+    const blocks = Array.from({ length: 500_000 }, (_, i) => block(i));
+    const line = one.replace(
+      `[${block(0)}]`,
+      () => `[${blocks.join(",")}]`,
+    );
+    assert.ok(line.length > 30_000_000, `${line.length} characters`);
+    await Deno.writeTextFile(
+      s.transcript,
+      pendingTranscript("toolu_stuck") + line,
+    );
+    const hook = await runBounded({
+      cwd: s.project,
+      stdin: stopPayload("ids", s.transcript, s.project),
+      env: SMALL_HEAP,
+    });
+    assert.ok(
+      hook.code === 0 || hook.code === 2,
+      `the hook ran out of memory (exit ${hook.code}): ${
+        hook.stderr.slice(-300)
+      }`,
+    );
+    const watch = await runBounded({
+      cwd: s.project,
+      args: ["watch"],
+      stdin: {
+        session_id: "ids",
+        transcript_path: s.transcript,
+        cwd: s.project,
+        hook_event_name: "PostToolUse",
+        tool_name: "Read",
+        tool_input: {},
+        tool_response: {},
+        tool_use_id: "toolu_0000000",
+      },
+      env: {
+        ...SMALL_HEAP,
+        STALL_WATCH_IDLE_SECONDS: "0.05",
+        STALL_WATCH_WATCH_MAX_SECONDS: "1",
+      },
+    });
+    assert.ok(
+      watch.code === 0 || watch.code === 2,
+      `the watcher ran out of memory (exit ${watch.code}): ${
+        watch.stderr.slice(-300)
+      }`,
+    );
+  },
+});
