@@ -14,6 +14,7 @@ import type { Style } from "../shared/term_style.ts";
 import { MAX_CELL_CHARS, renderTable } from "../shared/text_table.ts";
 import { clipMiddle } from "../shared/errors.ts";
 import { pluginOf } from "../transcript/tool_name.ts";
+import { MAX_HISTORY_TURN_ENTRIES } from "../detection/history_turns.ts";
 
 /** Rows shown per ranking before "... and N more". */
 export const TOP_ROWS = 10;
@@ -60,6 +61,15 @@ export function renderAuditReport(
       `  stalled turns that ended on an API error: ${
         formatCount(summary.apiErrorTurns)
       } (Claude Code wrote "API Error: ..."; the model never answered)\n`,
+    );
+  }
+  if (summary.unjudgedTurns > 0) {
+    out.push(
+      `  turns not judged: ${
+        formatCount(summary.unjudgedTurns)
+      } (each holds more than ${
+        formatCount(MAX_HISTORY_TURN_ENTRIES)
+      } entries, the hook's budget)\n`,
     );
   }
   if (summary.skippedOlder > 0) {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Entry } from "./entry.ts";
+import { type Entry, entryWeight } from "./entry.ts";
 import { clipMiddle, describe, TranscriptError } from "../shared/errors.ts";
 import {
   openRegularFile,
@@ -152,7 +152,7 @@ export async function scanCurrentTurn(
       for (let i = entries.length - 1; i >= 0 && !done; i--) {
         const entry = entries[i] as Entry;
         done = collector.offer(entry);
-        entryCount += weight(entry);
+        entryCount += entryWeight(entry);
       }
       if (done) break;
       if (++lines >= budgets.lines) budget = "lines";
@@ -201,13 +201,6 @@ export async function scanCurrentTurn(
 function isTurnEndLine(raw: RawLine): boolean {
   if (raw.clipped || topLevelType(raw.head) !== "system") return false;
   return parseJsonObjects(decodeUtf8(raw.head)).some(isTurnEndMarker);
-}
-
-/** An entry's share of the entries budget: itself and its tool blocks. */
-function weight(entry: Entry): number {
-  if (entry.kind === "assistant") return 1 + entry.toolUses.length;
-  if (entry.kind === "results") return 1 + entry.results.length;
-  return 1;
 }
 
 /**

@@ -291,3 +291,44 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name:
+    "hostile clone, transcripts: scan --all-turns and audit read a turn of 320,000 lines of one lost-call message within a 64 MB heap: past the hook's entries budget it is let go, and said not judged",
+  ignore: !POSIX,
+  fn: async () => {
+    await using s = await tempSandbox();
+    // One turn: a prompt, then one model message that stopped for a tool
+    // call none of its 320,000 lines holds (the lost-call check's input).
+    const t = new SessionTranscript(join(s.project, "transcripts"), "one-turn");
+    await Deno.mkdir(join(s.project, "transcripts"));
+    const lines = [t.prompt("Fix it")];
+    const text = t.text("w", "msg_one");
+    for (let i = 0; i < 320_000; i++) lines.push(text);
+    lines.push(text.replace('"stop_reason":null', '"stop_reason":"tool_use"'));
+    await Deno.writeTextFile(t.path, lines.join(""));
+    for (
+      const args of [
+        ["scan", "--all-turns", t.path],
+        ["audit", join(s.project, "transcripts")],
+      ]
+    ) {
+      const run = await runBounded({
+        cwd: s.project,
+        args,
+        env: SMALL_HEAP,
+      });
+      assert.equal(
+        run.code,
+        0,
+        `${args[0]} ran out of memory (exit ${run.code}): ${
+          run.stderr.slice(-300)
+        }`,
+      );
+      assert.match(
+        run.stdout,
+        /not judged: the turn holds more than 50,000 entries|turns not judged: 1 \(each holds more than 50,000 entries/,
+      );
+    }
+  },
+});
