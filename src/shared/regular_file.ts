@@ -16,6 +16,8 @@
  */
 
 import { clipMiddle, describe, InputError } from "./errors.ts";
+import { NATIVE, stepsBelow } from "./paths.ts";
+import { pathWithin } from "./_path_within.ts";
 
 /** Longest path shown in a message. */
 const MAX_PATH_CHARS = 200;
@@ -43,6 +45,14 @@ export class UnreadableFileError extends InputError {
 export interface RegularFileOptions {
   /** Refuse a file larger than this many bytes. */
   maxBytes?: number;
+  /**
+   * A folder (absolute) the file must really lie in when its path lies in
+   * it: the path is walked one step at a time, and a symlink on the way
+   * that leads out is refused without its target being touched (a cloned
+   * repository may commit its config as a link to `~/.aws/config`, whose
+   * keys the problem list would echo).
+   */
+  inside?: string;
 }
 
 /** Missing: no file, or a file where a folder on the path should be. */
@@ -60,10 +70,13 @@ function isMissing(error: unknown): boolean {
  * cap, a file swapped while being opened, and read errors.
  */
 export function openRegularFile(
-  path: string,
+  given: string,
   what: string,
   options: RegularFileOptions = {},
 ): Deno.FsFile | null {
+  const path = options.inside === undefined
+    ? given
+    : insidePath(options.inside, given, what);
   let seen: Deno.FileInfo;
   try {
     seen = Deno.statSync(path);
@@ -107,8 +120,9 @@ export function readRegularText(
   path: string,
   what: string,
   maxBytes: number,
+  options: Pick<RegularFileOptions, "inside"> = {},
 ): string | null {
-  const bytes = readRegularBytes(path, what, maxBytes);
+  const bytes = readRegularBytes(path, what, maxBytes, options);
   return bytes === null ? null : new TextDecoder().decode(bytes);
 }
 
@@ -123,8 +137,9 @@ export function readRegularBytes(
   path: string,
   what: string,
   maxBytes: number,
+  options: Pick<RegularFileOptions, "inside"> = {},
 ): Uint8Array | null {
-  const file = openRegularFile(path, what, { maxBytes });
+  const file = openRegularFile(path, what, { ...options, maxBytes });
   if (file === null) return null;
   let bytes: Uint8Array | null;
   try {
@@ -151,6 +166,33 @@ function readCapped(file: Deno.FsFile, maxBytes: number): Uint8Array | null {
     total += read;
     if (total > maxBytes) return null;
   }
+}
+
+/**
+ * `path` with the symlinks below `root` resolved, when it lies in `root`
+ * (see {@link RegularFileOptions.inside}); a path elsewhere, named so on
+ * purpose, as it is.
+ *
+ * @throws {UnreadableFileError} When a link on the way leads out of `root`.
+ */
+function insidePath(root: string, path: string, what: string): string {
+  const steps = stepsBelow(root, path);
+  if (steps === null) return path;
+  let realRoot = root;
+  try {
+    realRoot = Deno.realPathSync(root);
+  } catch {
+    // The start directory is gone: the walk finds nothing either.
+  }
+  const walked = pathWithin(root, realRoot, steps.join(NATIVE.sep));
+  if (walked.inside) return walked.path;
+  throw new UnreadableFileError(
+    what,
+    path,
+    `it leads out of ${clipMiddle(root, MAX_PATH_CHARS)} (${
+      clipMiddle(walked.link, MAX_PATH_CHARS)
+    } is a symlink to ${clipMiddle(walked.target, MAX_PATH_CHARS)})`,
+  );
 }
 
 /** Why `info` is not readable under `options`, or `null`. */
