@@ -6,10 +6,12 @@
  *
  *   deno run --allow-read --allow-write --allow-run --allow-env \
  *     .github/scripts/smoke_test.ts [--expect-version X.Y.Z] \
- *     (--target <triple>|host | <program> [args...])
+ *     (--target <triple>|host | --source | <program> [args...])
  *
  * `--target` tests `dist/<triple>/stall-watch[.exe]` from the compile
- * script; `<program> [args...]` starts any stall-watch (e.g.
+ * script; `--source` this checkout's `main.ts`, run by the Deno running the
+ * script with the release permission flags (the Windows lane runs it so);
+ * `<program> [args...]` starts any stall-watch (e.g.
  * `deno run <flags> main.ts`). The version defaults to `deno.json`'s.
  * Exit 0 when every check passes, 1 otherwise (each failure on stderr).
  *
@@ -17,6 +19,8 @@
  */
 
 import { join } from "node:path";
+import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
+import { SOURCE_RUN_FLAGS } from "../../src/install/hook_command.ts";
 import { binaryPath, REPO_ROOT, resolveTargets } from "./compile.ts";
 
 /** What a run printed and returned. */
@@ -180,15 +184,17 @@ export interface SmokeArgs {
 }
 
 /**
- * Reads `[--expect-version X] (--target <triple>|host | <program> [args...])`.
- * `--target` names a compiled binary under `dist/`, so no path has to pass
- * through a shell (Windows paths would).
+ * Reads `[--expect-version X] (--target <triple>|host | --source |
+ * <program> [args...])`. `--target` names a compiled binary under `dist/`
+ * and `--source` this checkout's `main.ts` run by `denoPath`, so no path has
+ * to pass through a shell (Windows paths would).
  *
  * @throws {RangeError} For a missing program or option value.
  */
 export function parseSmokeArgs(
   args: readonly string[],
   hostTriple: string,
+  denoPath: string,
 ): SmokeArgs {
   const rest = [...args];
   let expectVersion: string | null = null;
@@ -207,6 +213,19 @@ export function parseSmokeArgs(
       argv: [binaryPath(join(REPO_ROOT, "dist"), target)],
     };
   }
+  if (rest[0] === "--source") {
+    if (rest.length !== 1) throw new RangeError("--source takes no program");
+    return {
+      expectVersion,
+      argv: [
+        denoPath,
+        "run",
+        ...SOURCE_RUN_FLAGS,
+        ...HOOK_PERMISSION_FLAGS,
+        join(REPO_ROOT, "main.ts"),
+      ],
+    };
+  }
   if (rest.length === 0) throw new RangeError("no program to test");
   return { expectVersion, argv: rest };
 }
@@ -214,11 +233,11 @@ export function parseSmokeArgs(
 if (import.meta.main) {
   let parsed: SmokeArgs;
   try {
-    parsed = parseSmokeArgs(Deno.args, Deno.build.target);
+    parsed = parseSmokeArgs(Deno.args, Deno.build.target, Deno.execPath());
   } catch (error) {
     console.error(`smoke: ${(error as Error).message}`);
     console.error(
-      "usage: smoke_test.ts [--expect-version X.Y.Z] (--target <triple>|host | <program> [args...])",
+      "usage: smoke_test.ts [--expect-version X.Y.Z] (--target <triple>|host | --source | <program> [args...])",
     );
     Deno.exit(64);
   }

@@ -37,12 +37,22 @@ export interface LockOptions {
   /** Give up after this long. */
   timeoutMs: number;
   sleep: (ms: number) => Promise<void>;
+  /**
+   * Told when releasing the lock failed after the action finished (the
+   * close that follows releases it); without it the failure is ignored.
+   */
+  onUnlockError?: (error: unknown) => void;
 }
 
 /**
  * Runs `action` while holding an exclusive lock on `<dir>/<name>` (created
  * exclusively if missing; its content is never used). Requires write access
  * to `dir`.
+ *
+ * A failed unlock never changes the action's outcome: the file is closed
+ * right after, and closing it releases the lock, so a finished state update
+ * stands (under Wine, Windows Deno's unlock fails every time: its second
+ * `UnlockFile` call gets a lock violation). `options.onUnlockError` is told.
  *
  * @throws {LockTimeoutError} When another process holds the lock too long.
  * @throws {ConfinementError} When the lock file is not a plain file.
@@ -76,7 +86,11 @@ export async function withFileLock<T>(
       recheckConfinedDir(dir, "lock file");
       return await action();
     } finally {
-      file.unlockSync();
+      try {
+        file.unlockSync();
+      } catch (error) {
+        options.onUnlockError?.(error);
+      }
     }
   } finally {
     file.close();

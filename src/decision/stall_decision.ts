@@ -133,9 +133,17 @@ export async function decideOnStall(
       events,
     };
   }
+  // A lock that would not unlock was released by closing its file: the
+  // decision stands, and its event says so.
+  const [unlockError] = context.store.takeUnlockErrors();
+  const gateEvent = (name: EventName, data: Record<string, unknown>) =>
+    event(
+      name,
+      unlockError ? { ...data, lock_release_error: unlockError } : data,
+    );
 
   if (decision.gate === "cooldown") {
-    events.push(event("cooldown_skipped", {
+    events.push(gateEvent("cooldown_skipped", {
       cooldown_seconds: decision.cooldownSeconds,
       remaining_seconds: decision.remainingSeconds,
       last_recovery_at: decision.lastRecoveryAt,
@@ -150,7 +158,7 @@ export async function decideOnStall(
     };
   }
   if (decision.gate === "retry_cap") {
-    events.push(event("retry_cap_hit", cappedData(decision)));
+    events.push(gateEvent("retry_cap_hit", cappedData(decision)));
     return {
       action: "suppress",
       line: reportLine(
@@ -167,7 +175,7 @@ export async function decideOnStall(
     };
   }
   context.store.pruneDaily(context.nowSeconds * 1000);
-  events.push(event("recovery_dispatched", {
+  events.push(gateEvent("recovery_dispatched", {
     max_retries: decision.maxRetries,
     retries: decision.retries,
     signatures: decision.allowed.map(signatureData),

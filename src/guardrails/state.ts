@@ -243,6 +243,8 @@ export class StateStore {
   #options: StateStoreOptions;
   /** Sessions whose relocation was told already. */
   #relocatedTold = new Set<string>();
+  /** Session locks whose unlock failed, in words, until taken. */
+  #unlockErrors: string[] = [];
 
   /** @param options The state folder and clock. */
   constructor(options: StateStoreOptions) {
@@ -270,7 +272,16 @@ export class StateStore {
     return {
       timeoutMs: this.#options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
       sleep: this.#options.sleep,
+      onUnlockError: (error) => this.#unlockErrors.push(describe(error)),
     };
+  }
+
+  /**
+   * Why releasing a session lock failed since the last call (its file was
+   * closed, which released it; the update stood), for the decision log.
+   */
+  takeUnlockErrors(): string[] {
+    return this.#unlockErrors.splice(0);
   }
 
   /**

@@ -97,14 +97,19 @@ export function clipMiddle(text: string, max: number): string {
   return `${text.slice(0, keep)}…${text.slice(text.length - keep)}`;
 }
 
-/** Deno's file-system error classes, in words (the caller names the path). */
-const OS_ERROR_WORDS: ReadonlyArray<[string, string]> = [
-  ["NotFound", "it does not exist"],
-  ["PermissionDenied", "permission denied"],
-  ["IsADirectory", "it is a directory"],
-  ["NotADirectory", "it (or a folder on its path) is not a folder"],
-  ["AlreadyExists", "it already exists"],
-  ["FilesystemLoop", "too many levels of symbolic links"],
+/**
+ * Deno's file-system error classes, and the error codes Deno gives when it
+ * has no class for the OS's error, in words (the caller names the path).
+ */
+const OS_ERROR_WORDS: ReadonlyArray<[string, string, string]> = [
+  ["NotFound", "ENOENT", "it does not exist"],
+  ["PermissionDenied", "EACCES", "permission denied"],
+  // Windows answers a read of a folder with os error 1 ("Invalid
+  // function."), which Deno throws as a plain Error with code EISDIR.
+  ["IsADirectory", "EISDIR", "it is a directory"],
+  ["NotADirectory", "ENOTDIR", "it (or a folder on its path) is not a folder"],
+  ["AlreadyExists", "EEXIST", "it already exists"],
+  ["FilesystemLoop", "ELOOP", "too many levels of symbolic links"],
 ];
 
 /**
@@ -115,9 +120,11 @@ const OS_ERROR_WORDS: ReadonlyArray<[string, string]> = [
  */
 function osErrorWords(error: unknown): string | null {
   if (!(error instanceof Error)) return null;
-  for (const [name, words] of OS_ERROR_WORDS) {
+  const code = (error as { code?: unknown }).code;
+  for (const [name, errorCode, words] of OS_ERROR_WORDS) {
     const type = (Deno.errors as Record<string, unknown>)[name];
     if (typeof type === "function" && error instanceof type) return words;
+    if (code === errorCode) return words;
   }
   const raw = /^(.*?) \(os error \d+\)(?:: [a-z_]+ '.*')?$/s.exec(
     error.message,

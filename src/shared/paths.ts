@@ -72,22 +72,49 @@ export function joinPath(style: PathStyle, ...segments: string[]): string {
 }
 
 /**
- * `path` made absolute against `base` (which must be absolute), normalised.
- * On Windows, a root-relative `\x` takes the drive of `base`.
+ * `path` made absolute against `base` (which must be absolute), normalised,
+ * as `node:path`'s `resolve(base, path)` does. On Windows, a root-relative
+ * `\x` takes the device of `base`: its drive (`C:\x`), its UNC share
+ * (`\\server\share\x`), or none when `base` has none (`\x`). A
+ * drive-relative `D:x` joins `base` when `base` is on that drive or on none,
+ * and starts at the drive's root otherwise (Windows would use that drive's
+ * current folder, which a process cannot know). Drive letters come out
+ * upper-case.
  */
 export function resolvePath(
   base: string,
   path: string,
   style: PathStyle = NATIVE,
 ): string {
-  if (isAbsolute(path, style)) {
-    const [root] = splitRoot(path, style);
-    if (style.windows && root === "\\") {
-      return normalize(splitRoot(base, style)[0].slice(0, 2) + path, style);
-    }
+  const [root, rest] = splitRoot(path, style);
+  if (root === "") return below(base, path, style);
+  if (!style.windows || isAbsolute(path, style) && root !== "\\") {
     return normalize(path, style);
   }
-  return joinPath(style, base, path);
+  const device = deviceOf(base);
+  if (root === "\\") return below(`${device}\\`, rest, style);
+  // Drive-relative: `root` is a drive letter and a colon.
+  if (device === "") return below(root + base, rest, style);
+  return below(device === root ? base : `${root}\\`, rest, style);
+}
+
+/**
+ * `tail` below the absolute `base`, normalised. Joined after the root, so
+ * the separators of the join can never turn `\` and `x` into a UNC path.
+ */
+function below(base: string, tail: string, style: PathStyle): string {
+  const [root, rest] = splitRoot(base, style);
+  const joined = `${rest}${style.sep}${tail}`;
+  return normalize(
+    root + joined.replace(style.windows ? /^[\\/]+/ : /^\/+/, ""),
+    style,
+  );
+}
+
+/** The drive (`C:`) or UNC share (`\\server\share`) of a Windows path, or "". */
+function deviceOf(path: string): string {
+  const [root] = splitRoot(path, WINDOWS);
+  return root === "\\" ? "" : root.replace(/\\$/, "");
 }
 
 /** The folder part of a path. */

@@ -20,6 +20,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ChunkWriter } from "./chunk_writer.ts";
 import { EntryWriter } from "./entries.ts";
@@ -152,12 +153,12 @@ export function writeCorpusSync(
   const files: TranscriptSummary[] = [];
   for (let i = 0; i < options.sessions; i++) {
     const cwd = PROJECTS[i % PROJECTS.length] ?? DEFAULT_CWD;
-    const slugDir = `${dir}/${slugOf(cwd)}`;
+    const slugDir = join(dir, slugOf(cwd));
     Deno.mkdirSync(slugDir, { recursive: true });
     const sessionId = rng.uuid();
     const size = Math.round(options.sizePerSession * (0.5 + rng.float()));
     const tail: Tail = rng.chance(0.2) ? "stalled" : "healthy";
-    const main = writeTranscriptSync(`${slugDir}/${sessionId}.jsonl`, {
+    const main = writeTranscriptSync(join(slugDir, `${sessionId}.jsonl`), {
       size,
       seed: rng.u32(),
       tail,
@@ -167,12 +168,14 @@ export function writeCorpusSync(
     files.push(main);
     const agents = main.agentIds.slice(0, MAX_SUBAGENTS_PER_SESSION);
     if (agents.length > 0) {
-      Deno.mkdirSync(`${slugDir}/${sessionId}/subagents`, { recursive: true });
+      Deno.mkdirSync(join(slugDir, sessionId, "subagents"), {
+        recursive: true,
+      });
     }
     for (const agentId of agents) {
       files.push(
         writeTranscriptSync(
-          `${slugDir}/${sessionId}/subagents/agent-${agentId}.jsonl`,
+          join(slugDir, sessionId, "subagents", `agent-${agentId}.jsonl`),
           {
             size: Math.max(20 << 10, Math.round(size / 10)),
             seed: rng.u32(),

@@ -12,6 +12,7 @@ import { StateStore } from "../../src/guardrails/state.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import { runStallWatch } from "../support/hook_process.ts";
 import { tempProject } from "../support/temp_project.ts";
+import { PLANTS_POSIX_LINKS, skipWhere } from "../support/platform.ts";
 
 const STATE = ".claude/stall_watch";
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -155,27 +156,32 @@ Deno.test("reset waits for the session lock a hook holds", async () => {
   assert.match(result.stdout, /^removed s1: 2 retries/);
 });
 
-Deno.test("reset refuses a state folder that leads outside .claude", async () => {
-  if (Deno.build.os === "windows") return; // symlinks need privileges there
-  await using project = await tempProject();
-  await using elsewhere = await tempProject();
-  const dir = project.dir;
-  const outside = elsewhere.dir;
-  await Deno.writeTextFile(
-    join(outside, "s1.json"),
-    '{"retries":{"toolu_a":1}}',
-  );
-  await Deno.mkdir(join(dir, ".claude"));
-  await Deno.symlink(outside, join(dir, STATE));
-  const { code, stdout, stderr } = await cli(["reset", "s1"], dir);
-  assert.equal(code, 1);
-  assert.equal(stdout, "");
-  assert.match(
-    stderr,
-    /^stall-watch: Refusing state folder .+ symlink .+outside/,
-  );
-  assert.deepEqual(names(outside), ["s1.json"]);
-});
+Deno.test(
+  skipWhere(
+    "reset refuses a state folder that leads outside .claude",
+    PLANTS_POSIX_LINKS,
+  ),
+  async () => {
+    await using project = await tempProject();
+    await using elsewhere = await tempProject();
+    const dir = project.dir;
+    const outside = elsewhere.dir;
+    await Deno.writeTextFile(
+      join(outside, "s1.json"),
+      '{"retries":{"toolu_a":1}}',
+    );
+    await Deno.mkdir(join(dir, ".claude"));
+    await Deno.symlink(outside, join(dir, STATE));
+    const { code, stdout, stderr } = await cli(["reset", "s1"], dir);
+    assert.equal(code, 1);
+    assert.equal(stdout, "");
+    assert.match(
+      stderr,
+      /^stall-watch: Refusing state folder .+ symlink .+outside/,
+    );
+    assert.deepEqual(names(outside), ["s1.json"]);
+  },
+);
 
 Deno.test("reset usage errors exit 64 with one line", async () => {
   await using project = await tempProject();

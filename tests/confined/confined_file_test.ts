@@ -27,8 +27,12 @@ import {
   type TempProject,
   tempProject,
 } from "../support/temp_project.ts";
+import {
+  PLANTS_POSIX_LINKS,
+  skipWhere,
+  USES_FILE_MODES,
+} from "../support/platform.ts";
 
-const POSIX = Deno.build.os !== "windows";
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
 
 /** A project with `.claude/sw` and a file outside it to protect; disposal removes both. */
@@ -56,9 +60,10 @@ const own = () => true;
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 Deno.test({
-  name:
+  ...skipWhere(
     "no confined write follows a symlink, opens a FIFO or writes a hard-linked file",
-  ignore: !POSIX,
+    PLANTS_POSIX_LINKS,
+  ),
   fn: async () => {
     await using fixture = await confinedProject();
     const { sw: dir, outside } = fixture;
@@ -145,9 +150,10 @@ Deno.test("confined writes touch an existing file only when it proves to be stal
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "createConfinedFile() is exclusive and creates the file with the given mode",
-  ignore: !POSIX,
+    USES_FILE_MODES,
+  ),
   fn: async () => {
     await using fixture = await confinedProject();
     const { sw: dir, outside } = fixture;
@@ -188,9 +194,10 @@ Deno.test("ensureConfinedDir() gives the top-most folder it creates a .gitignore
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "ensureConfinedDir() refuses a .claude that is a symlink out of the project, and symlinks below it",
-  ignore: !POSIX,
+    PLANTS_POSIX_LINKS,
+  ),
   fn: async () => {
     await using temp = await tempProject();
     const root = temp.dir;
@@ -239,7 +246,7 @@ Deno.test("every write in src/ goes through src/confined/ (a new Deno write call
       }
       if (!entry.name.endsWith(".ts")) continue;
       const text = Deno.readTextFileSync(path);
-      const where = path.slice(SRC.length);
+      const where = path.slice(SRC.length).replaceAll("\\", "/");
       if (WRITE_API.test(text)) {
         offenders.push(`${where}: ${WRITE_API.exec(text)?.[0]}`);
       }

@@ -30,8 +30,8 @@ import { serializeState, StateStore } from "../../src/guardrails/state.ts";
 import { appendEvents, formatEvent } from "../../src/events/event_log.ts";
 import { tempFixture, type TempProject } from "../support/temp_project.ts";
 import { writeSettingsFile } from "../../src/claude_settings/settings_file.ts";
+import { PLANTS_POSIX_LINKS, skipWhere } from "../support/platform.ts";
 
-const POSIX = Deno.build.os !== "windows";
 const KEYS = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB victim@laptop\n";
 const STATE = serializeState({
   retries: { toolu_a: 1 },
@@ -144,9 +144,10 @@ const WRITES: Record<string, (dir: Dir) => unknown> = {
 
 for (const [name, write] of Object.entries(WRITES)) {
   Deno.test({
-    name:
+    ...skipWhere(
       `${name} refuses a folder swapped for a symlink after the check, and writes nothing through it`,
-    ignore: !POSIX,
+      PLANTS_POSIX_LINKS,
+    ),
     fn: async () => {
       await using scene = await tempScene();
       const dir = ensureConfinedDir(scene.project, ".claude/sw", "test");
@@ -157,9 +158,10 @@ for (const [name, write] of Object.entries(WRITES)) {
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "a .claude swapped for a symlink out of the project after the check is refused too",
-  ignore: !POSIX,
+    PLANTS_POSIX_LINKS,
+  ),
   fn: async () => {
     await using scene = await tempScene();
     const dir = ensureConfinedDir(scene.project, ".claude", "test");
@@ -203,9 +205,10 @@ function lockSwappedDuringWait(
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "a state folder swapped for a symlink while the hook waits for the session lock is refused after the wait",
-  ignore: !POSIX,
+    PLANTS_POSIX_LINKS,
+  ),
   fn: async () => {
     await using scene = await tempScene();
     const folder = join(scene.project, ".claude/stall_watch");
@@ -229,9 +232,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "an event-log folder swapped for a symlink while a hook waits to rotate the log is refused after the wait",
-  ignore: !POSIX,
+    PLANTS_POSIX_LINKS,
+  ),
   fn: async () => {
     await using scene = await tempScene();
     const folder = join(scene.project, ".claude/logs");
@@ -303,9 +307,10 @@ function linkOver(path: string, to: string): void {
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "a symlink renamed over a fresh temp file never takes the new file's mode to the file it leads to",
-  ignore: !POSIX,
+    PLANTS_POSIX_LINKS,
+  ),
   fn: async () => {
     await using scene = await tempScene();
     const dir = ensureConfinedDir(scene.project, ".claude/sw", "test");
@@ -323,9 +328,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "install: a symlink to ~/.ssh/id_ed25519 renamed over a fresh settings backup leaves the key's mode alone",
-  ignore: !POSIX,
+    PLANTS_POSIX_LINKS,
+  ),
   fn: async () => {
     await using scene = await tempScene();
     const key = join(scene.outside, "id_ed25519");

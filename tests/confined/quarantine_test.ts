@@ -17,13 +17,13 @@ import {
   ensureConfinedDir,
 } from "../../src/confined/confine.ts";
 import { tempProject } from "../support/temp_project.ts";
-
-const POSIX = Deno.build.os !== "windows";
+import { PLANTS_POSIX_LINKS, skipWhere } from "../support/platform.ts";
 
 Deno.test({
-  name:
+  ...skipWhere(
     "quarantineConfined() moves a symlink, FIFO, folder or hard link aside as it is, and never touches what it leads to",
-  ignore: !POSIX,
+    PLANTS_POSIX_LINKS,
+  ),
   fn: async () => {
     await using project = await tempProject();
     const outside = join(project.dir, "authorized_keys");
@@ -68,9 +68,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "quarantineConfined() keeps at most maxKept entries, and moves nothing that changed since it was looked at",
-  ignore: !POSIX,
+    PLANTS_POSIX_LINKS,
+  ),
   fn: async () => {
     await using project = await tempProject();
     const dir = ensureConfinedDir(project.dir, ".claude/sw", "test");

@@ -859,7 +859,7 @@ Deno.test("install --statusline registers the status line, doctor finds it, unin
   const checked = await s.doctor();
   assert.match(
     checked.out,
-    /ok {4}the status line in \.claude\/settings\.local\.json names a tool call that has had no result for 300 s \(looked at every 30 s\)/,
+    /ok {4}the status line in \.claude[\\/]settings\.local\.json names a tool call that has had no result for 300 s \(looked at every 30 s\)/,
   );
   assert.equal(await main(["uninstall"], s.io()), 0);
   const after = JSON.parse(await Deno.readTextFile(join(s.project, LOCAL)));

@@ -20,6 +20,7 @@ import {
   resultLine,
   stopPayload,
 } from "../support/transcripts.ts";
+import { PLANTS_POSIX_LINKS, skipWhere } from "../support/platform.ts";
 
 /** A project whose transcript ends on a Read call never answered. */
 interface Project extends TempProject {
@@ -292,10 +293,10 @@ Deno.test("a state folder or log path outside .claude from env is refused and th
 });
 
 Deno.test(
-  "a symlink inside .claude that leads outside is refused and the stop allowed",
-  {
-    ignore: Deno.build.os === "windows",
-  },
+  skipWhere(
+    "a symlink inside .claude that leads outside is refused and the stop allowed",
+    PLANTS_POSIX_LINKS,
+  ),
   async () => {
     await using p = await stalledProject();
     await using elsewhere = await tempProject();

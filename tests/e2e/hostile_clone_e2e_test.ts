@@ -22,14 +22,14 @@ import fc from "fast-check";
 import { fuzzParameters } from "../support/fuzz.ts";
 import { attack, EVERY_COMMAND } from "../support/hostile_attack.ts";
 import { PLANTINGS } from "../support/hostile_plantings.ts";
-
-const POSIX = Deno.build.os !== "windows";
+import { HOSTILE_CLONES, skipWhere } from "../support/platform.ts";
 
 for (const [key, planting] of Object.entries(PLANTINGS)) {
   Deno.test({
-    name:
+    ...skipWhere(
       `hostile clone: ${planting.name}: every command leaves everything but its own files alone`,
-    ignore: !POSIX,
+      HOSTILE_CLONES,
+    ),
     fn: () =>
       attack(
         [planting],
@@ -57,9 +57,10 @@ for (const [key, planting] of Object.entries(PLANTINGS)) {
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone: any mix of plantings and any command sequence keeps every promise (property)",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: async () => {
     const keys = Object.keys(PLANTINGS).filter((k) => k !== "claudeToHome");
     await fc.assert(

@@ -13,8 +13,12 @@ import { FORGED } from "../support/hostile_clone.ts";
 import { PLANTINGS } from "../support/hostile_plantings.ts";
 import { linesOf } from "../support/sandbox.ts";
 import { join } from "node:path";
+import { HOSTILE_CLONES, onWindows, skipWhere } from "../support/platform.ts";
 
-const POSIX = Deno.build.os !== "windows";
+/** File names with a newline. */
+const NEWLINE_IN_NAME = onWindows(
+  "names a file with a newline, which Windows forbids",
+);
 
 attackTest(
   "config",
@@ -45,9 +49,10 @@ function unknownKeysConfig(bytes: number): { text: string; keys: number } {
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, config: a committed 1 MB config of 97,000 unknown keys on one line costs one pass, and its problems are capped with a count of the rest",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: async () => {
     const { text, keys } = unknownKeysConfig(1024 * 1024 - 64);
     assert.ok(keys > 95_000, `${keys} keys`);
@@ -75,9 +80,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, config: a config key with a newline reaches log, reset, doctor and the hook escaped, forging no line",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   // attack() fails on any output line that starts with the forged bullet.
   fn: () =>
     attack(
@@ -105,9 +111,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, config: a kill-switch file named with a newline reaches watch's and the hook's line escaped, forging no line",
-  ignore: !POSIX,
+    NEWLINE_IN_NAME,
+  ),
   fn: () => {
     const marker = `.claude/off\n${FORGED}`;
     return attack(

@@ -23,7 +23,6 @@ import { FORGED } from "../support/hostile_clone.ts";
 import { linesOf, runBounded, tempSandbox } from "../support/sandbox.ts";
 import { checksumsText } from "../../.github/scripts/package.ts";
 import {
-  CAN_RUN_SCRIPTS,
   hostTarget,
   listNames,
   packStandIn,
@@ -32,16 +31,25 @@ import {
   scriptWorld,
   waitForFile,
 } from "../support/plugin_scripts.ts";
+import {
+  HOSTILE_CLONES,
+  onWindows,
+  RUNS_SH_SCRIPTS,
+  SENDS_SIGKILL,
+  skipWhere,
+} from "../support/platform.ts";
 
-const POSIX = Deno.build.os !== "windows";
+/** The hint pasted into `sh`. */
+const PASTES_INTO_SH = onWindows("pastes the hint into sh, a POSIX shell");
 
 for (const older of [false, true]) {
   Deno.test({
-    name:
+    ...skipWhere(
       `hostile clone, install: settings backups keep a 0600 source's mode and sit under stall-watch's own .gitignore${
         older ? ", also in a stall_watch folder an older version made" : ""
       }`,
-    ignore: !POSIX,
+      HOSTILE_CLONES,
+    ),
     fn: () =>
       attack(
         [{
@@ -89,9 +97,10 @@ for (const older of [false, true]) {
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, install: install and uninstall leave a look-alike handler and a duplicate hooks key alone",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: async () => {
     const lookalike = {
       hooks: {
@@ -193,7 +202,6 @@ attackTest(
 Deno.test({
   name:
     "hostile clone, install: CLAUDE_PROJECT_DIR with a newline is printed escaped, forging no line",
-  ignore: !POSIX,
   fn: async () => {
     await using s = await tempSandbox();
     const result = await runBounded({
@@ -214,9 +222,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, install: the hint to run install in a folder named proj-$(cmd) runs nothing when pasted",
-  ignore: !POSIX,
+    PASTES_INTO_SH,
+  ),
   fn: async () => {
     await using s = await tempSandbox();
     const root = join(s.root, "proj-$(touch pwned)");
@@ -251,9 +260,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, install: doctor does not vouch for a repository's own tools/stall-watch registered for Stop",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [{
@@ -389,9 +399,10 @@ async function plantedTools(
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, install: a repository's PATH chooses neither the plugin's shell nor the fetch's tools: its sh and curl never run, and the binary installed is the pinned release's",
-  ignore: !CAN_RUN_SCRIPTS,
+    RUNS_SH_SCRIPTS,
+  ),
   fn: async () => {
     await using world = await scriptWorld({ systemPath: true });
     const genuine = await packStandIn(world.root);
@@ -435,9 +446,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, install: a release archive that is not the one pinned in the plugin is never installed, whatever the release's SHA256SUMS says",
-  ignore: !CAN_RUN_SCRIPTS,
+    RUNS_SH_SCRIPTS,
+  ),
   fn: async () => {
     await using world = await scriptWorld({ systemPath: true });
     const genuine = await packStandIn(world.root);
@@ -469,9 +481,11 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, install: a background fetch killed mid-download leaves no temporary folder behind once the next fetch runs",
-  ignore: !CAN_RUN_SCRIPTS,
+    RUNS_SH_SCRIPTS,
+    SENDS_SIGKILL,
+  ),
   fn: async () => {
     await using world = await scriptWorld({ systemPath: true });
     const genuine = await packStandIn(world.root);

@@ -20,10 +20,10 @@ import { PLANTINGS } from "../support/hostile_plantings.ts";
 import { spawnStallWatch } from "../support/hook_process.ts";
 import { linesOf, tempSandbox } from "../support/sandbox.ts";
 import { pendingTranscript, stopPayload } from "../support/transcripts.ts";
+import { HOSTILE_CLONES, offLinux, skipWhere } from "../support/platform.ts";
 
-const POSIX = Deno.build.os !== "windows";
-/** `/proc/<pid>/fd` shows which files a process has open. */
-const LINUX = Deno.build.os === "linux";
+/** Watches `/proc/<pid>/fd` to see which files the hook has open. */
+const READS_PROC = offLinux("watches /proc/<pid>/fd, which only Linux has");
 
 attackTest(
   "links",
@@ -174,9 +174,10 @@ async function swapDuringLockWait(): Promise<SwapTry> {
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, links: a state folder swapped for a symlink while the hook waits for the session lock is refused after the wait",
-  ignore: !LINUX,
+    READS_PROC,
+  ),
   fn: async () => {
     // The swap must land inside the hook's 3 s wait; on a machine so busy
     // that it did not (the hook gave up waiting first), try again.
@@ -222,9 +223,10 @@ function assertSettingsRefused(
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, links: a settings file committed as a symlink to /dev/zero is refused with one line, never read without end",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [{
@@ -238,9 +240,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, links: a settings file that is a FIFO is refused with one line, never opened",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [{
@@ -255,9 +258,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, links: a .gitignore that is a symlink to /dev/zero or a FIFO is passed over; install still installs",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [{
@@ -279,9 +283,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, links: a committed .claude -> missing symlink makes install exit 1 with one clear line, never exit 3",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   // attack() fails any command that exits 3.
   fn: () =>
     attack(

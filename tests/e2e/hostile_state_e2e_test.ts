@@ -30,8 +30,7 @@ import {
 } from "../support/hostile_clone.ts";
 import { PLANTINGS } from "../support/hostile_plantings.ts";
 import { linesOf } from "../support/sandbox.ts";
-
-const POSIX = Deno.build.os !== "windows";
+import { HOSTILE_CLONES, skipWhere } from "../support/platform.ts";
 
 attackTest(
   "state",
@@ -208,9 +207,10 @@ for (const which of ["state", "lock"] as const) {
     // A lock file's content is never read: a corrupt one is a fine lock.
     if (which === "lock" && shape === "corrupt") continue;
     Deno.test({
-      name:
+      ...skipWhere(
         `hostile clone, state: a ${which} file that is ${label} is moved aside, the stalled turn is nudged once, a state_quarantined event logged`,
-      ignore: !POSIX,
+        HOSTILE_CLONES,
+      ),
       fn: () =>
         attack([plant(which)], ["hook"], (c, results) => {
           const hook = results.get("hook")![0]!;
@@ -256,9 +256,10 @@ for (const which of ["state", "lock"] as const) {
 }
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, state: a session keeps at most 3 moved-aside state files; past that the file is refused and the stop allowed, as before",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [{
@@ -301,9 +302,10 @@ for (
   ]
 ) {
   Deno.test({
-    name:
+    ...skipWhere(
       `hostile clone, state: a stalled turn in a session whose state file holds ${label} is still nudged exactly once, the file untouched, its budget kept in stall-watch's own folder`,
-    ignore: !POSIX,
+      HOSTILE_CLONES,
+    ),
     fn: () =>
       attack(
         [{

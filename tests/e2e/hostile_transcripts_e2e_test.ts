@@ -21,13 +21,13 @@ import {
   stopPayload,
 } from "../support/transcripts.ts";
 import { SessionTranscript } from "../support/watch_session.ts";
-
-const POSIX = Deno.build.os !== "windows";
+import { HOSTILE_CLONES, onWindows, skipWhere } from "../support/platform.ts";
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, transcripts: a tool name with a newline, OSC, CR and a bidi override reaches the model quoted and the terminal escaped",
-  ignore: !POSIX,
+    HOSTILE_CLONES,
+  ),
   fn: () =>
     attack(
       [],
@@ -85,7 +85,6 @@ function nestedTasksPayload(transcript: string, cwd: string, depth: number) {
 Deno.test({
   name:
     "hostile clone, transcripts: a Stop payload of 2.4 MB of background_tasks nested in background_tasks costs the hook one pass",
-  ignore: !POSIX,
   fn: async () => {
     await using s = await tempSandbox();
     await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_nest"));
@@ -164,9 +163,10 @@ attackTest(
 );
 
 Deno.test({
-  name:
+  ...skipWhere(
     "hostile clone, transcripts: a 30,000-character tool name and id and a 3,000-character transcript path are capped, and the instructions to retry once, then stop, survive",
-  ignore: !POSIX,
+    onWindows("builds a 3,000-character path, past Windows' MAX_PATH"),
+  ),
   fn: async () => {
     await using s = await tempSandbox();
     // As deep as a path may go: twelve folders of 250 characters.
@@ -234,7 +234,6 @@ const SMALL_HEAP = { DENO_V8_FLAGS: "--max-old-space-size=64" };
 Deno.test({
   name:
     "hostile clone, transcripts: a line of 500,000 result ids counts against the entries budget as it streams: the hook and the watcher stay within a 64 MB heap",
-  ignore: !POSIX,
   fn: async () => {
     await using s = await tempSandbox();
     // A real result line whose content is half a million result blocks.
@@ -295,7 +294,6 @@ Deno.test({
 Deno.test({
   name:
     "hostile clone, transcripts: scan --all-turns and audit read a turn of 320,000 lines of one lost-call message within a 64 MB heap: past the hook's entries budget it is let go, and said not judged",
-  ignore: !POSIX,
   fn: async () => {
     await using s = await tempSandbox();
     // One turn: a prompt, then one model message that stopped for a tool

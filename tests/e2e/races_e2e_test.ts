@@ -19,9 +19,11 @@ import {
   tempSandbox,
 } from "../support/sandbox.ts";
 import { pendingTranscript, stopPayload } from "../support/transcripts.ts";
-
-/** SIGKILL is POSIX: skipped on Windows. */
-const POSIX_ONLY = { ignore: Deno.build.os === "windows" };
+import {
+  APPENDS_FROM_PROCESSES,
+  SENDS_SIGKILL,
+  skipWhere,
+} from "../support/platform.ts";
 
 function rounds(fallback: number): number {
   const n = Number(Deno.env.get("STALL_WATCH_RACE_ROUNDS") ?? "");
@@ -129,8 +131,10 @@ async function runKillExperiment(): Promise<KillExperiment> {
 }
 
 Deno.test(
-  "the SIGKILL rounds kill some hooks before they finish and some between temp file and rename",
-  POSIX_ONLY,
+  skipWhere(
+    "the SIGKILL rounds kill some hooks before they finish and some between temp file and rename",
+    SENDS_SIGKILL,
+  ),
   async () => {
     const { killed, midWrite } = await killExperiment();
     assert.ok(killed > 0, "some runs were killed before they finished");
@@ -139,8 +143,10 @@ Deno.test(
 );
 
 Deno.test(
-  "a hook SIGKILLed at a random moment or mid-write leaves a state file that parses",
-  POSIX_ONLY,
+  skipWhere(
+    "a hook SIGKILLed at a random moment or mid-write leaves a state file that parses",
+    SENDS_SIGKILL,
+  ),
   async () => {
     const { states } = await killExperiment();
     for (let i = 1; i < states.length; i++) {
@@ -151,8 +157,10 @@ Deno.test(
 );
 
 Deno.test(
-  "a hook SIGKILLed at a random moment or mid-write never takes a retry count back",
-  POSIX_ONLY,
+  skipWhere(
+    "a hook SIGKILLed at a random moment or mid-write never takes a retry count back",
+    SENDS_SIGKILL,
+  ),
   async () => {
     const { states, final } = await killExperiment();
     let previous = states[0]!.state.retries;
@@ -170,8 +178,10 @@ Deno.test(
 );
 
 Deno.test(
-  "after SIGKILLed hooks the lock never wedges: the next hook gets it and counts its call, the 20,000 seeded counts intact",
-  POSIX_ONLY,
+  skipWhere(
+    "after SIGKILLed hooks the lock never wedges: the next hook gets it and counts its call, the 20,000 seeded counts intact",
+    SENDS_SIGKILL,
+  ),
   async () => {
     // The kernel released every dead hook's lock: the next one gets it.
     const { last, lastCall, final: saved } = await killExperiment();
@@ -293,48 +303,60 @@ function assertWriterOrder(events: LoggedEvent[], file: string): void {
   }
 }
 
-Deno.test("8 processes appending 150 events each to one log: every line whole, none lost", async () => {
-  await using s = await tempSandbox();
-  await appendConcurrently(s.project, 8, 150, 100 << 20);
-  const events = await readLog(
-    join(s.project, ".claude/stall_watch/events.jsonl"),
-  );
-  assert.equal(events.length, 8 * 150);
-  assertWriterOrder(events, "events.jsonl");
-  for (let w = 0; w < 8; w++) {
-    assert.deepEqual(
-      events.filter((e) => e.writer === `w${w}`).map((e) => e.seq),
-      Array.from({ length: 150 }, (_, i) => i),
+Deno.test(
+  skipWhere(
+    "8 processes appending 150 events each to one log: every line whole, none lost",
+    APPENDS_FROM_PROCESSES,
+  ),
+  async () => {
+    await using s = await tempSandbox();
+    await appendConcurrently(s.project, 8, 150, 100 << 20);
+    const events = await readLog(
+      join(s.project, ".claude/stall_watch/events.jsonl"),
     );
-  }
-});
+    assert.equal(events.length, 8 * 150);
+    assertWriterOrder(events, "events.jsonl");
+    for (let w = 0; w < 8; w++) {
+      assert.deepEqual(
+        events.filter((e) => e.writer === `w${w}`).map((e) => e.seq),
+        Array.from({ length: 150 }, (_, i) => i),
+      );
+    }
+  },
+);
 
-Deno.test("8 processes appending across many rotations: every line whole, no duplicates, files stay bounded", async () => {
-  await using s = await tempSandbox();
-  const maxBytes = 16 * 1024;
-  await appendConcurrently(s.project, 8, 150, maxBytes);
-  const dir = join(s.project, ".claude/stall_watch");
-  const current = await readLog(join(dir, "events.jsonl"));
-  const previous = await readLog(join(dir, "events.jsonl.1"));
-  assert.ok(previous.length > 0, "the log rotated");
-  assertWriterOrder(current, "events.jsonl");
-  assertWriterOrder(previous, "events.jsonl.1");
-  const seen = new Set<string>();
-  for (const e of [...previous, ...current]) {
-    const key = `${e.writer}/${e.seq}`;
-    assert.ok(!seen.has(key), `${key} logged twice`);
-    seen.add(key);
-  }
-  // Each writer checks the size before its append, so 8 writers can each
-  // overshoot by at most one line.
-  const longest = Math.max(
-    ...[...current, ...previous].map((e) => e.line.length + 1),
-  );
-  for (const name of ["events.jsonl", "events.jsonl.1"]) {
-    const { size } = await Deno.stat(join(dir, name));
-    assert.ok(size <= maxBytes + 8 * longest, `${name} is ${size} bytes`);
-  }
-});
+Deno.test(
+  skipWhere(
+    "8 processes appending across many rotations: every line whole, no duplicates, files stay bounded",
+    APPENDS_FROM_PROCESSES,
+  ),
+  async () => {
+    await using s = await tempSandbox();
+    const maxBytes = 16 * 1024;
+    await appendConcurrently(s.project, 8, 150, maxBytes);
+    const dir = join(s.project, ".claude/stall_watch");
+    const current = await readLog(join(dir, "events.jsonl"));
+    const previous = await readLog(join(dir, "events.jsonl.1"));
+    assert.ok(previous.length > 0, "the log rotated");
+    assertWriterOrder(current, "events.jsonl");
+    assertWriterOrder(previous, "events.jsonl.1");
+    const seen = new Set<string>();
+    for (const e of [...previous, ...current]) {
+      const key = `${e.writer}/${e.seq}`;
+      assert.ok(!seen.has(key), `${key} logged twice`);
+      seen.add(key);
+    }
+    // Each writer checks the size before its append, so 8 writers can each
+    // overshoot by at most one line.
+    const longest = Math.max(
+      ...[...current, ...previous].map((e) => e.line.length + 1),
+    );
+    for (const name of ["events.jsonl", "events.jsonl.1"]) {
+      const { size } = await Deno.stat(join(dir, name));
+      assert.ok(size <= maxBytes + 8 * longest, `${name} is ${size} bytes`);
+    }
+  },
+);
 
 Deno.test("a session lock held by a stuck hook makes the next one allow the stop after its 3 s wait, with one line", async () => {
   await using s = await tempSandbox();
@@ -362,7 +384,7 @@ Deno.test("a session lock held by a stuck hook makes the next one allow the stop
       "nothing was counted",
     );
   } finally {
-    await lock.unlock();
+    // Closing releases the lock (unlocking by hand fails under Wine).
     lock.close();
   }
   const freed = await runBounded({ cwd: s.project, stdin });

@@ -8,6 +8,7 @@ import {
   StateStore,
 } from "../../src/guardrails/state.ts";
 import { tempProject } from "../support/temp_project.ts";
+import { failingUnlock } from "../support/failing_unlock.ts";
 
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -94,6 +95,17 @@ Deno.test("StateStore.update() moves a corrupt file aside and starts from an emp
   );
 });
 
+/** Adds one to session s1's counter `n`, `times` times at once. */
+function incrementAtOnce(store: StateStore, times: number): Promise<string[]> {
+  return Promise.all(
+    Array.from({ length: times }, () =>
+      store.update("s1", ({ state }) => ({
+        state: { ...state, retries: { n: (state.retries.n ?? 0) + 1 } },
+        result: "saved",
+      }))),
+  );
+}
+
 Deno.test("StateStore.update() serialises concurrent updates in one process", async () => {
   await using project = await tempProject();
   const store = new StateStore({
@@ -101,13 +113,7 @@ Deno.test("StateStore.update() serialises concurrent updates in one process", as
     stateDir: ".claude/stall_watch",
     sleep,
   });
-  await Promise.all(
-    Array.from({ length: 20 }, () =>
-      store.update("s1", ({ state }) => ({
-        state: { ...state, retries: { n: (state.retries.n ?? 0) + 1 } },
-        result: null,
-      }))),
-  );
+  await incrementAtOnce(store, 20);
   assert.equal((store.read("s1")).state.retries.n, 20);
 });
 
@@ -151,4 +157,38 @@ Deno.test("StateStore keeps a session whose state file is someone else's in its 
     assert.equal(await Deno.readTextFile(join(dir, "s1.json")), foreign);
     assert.equal(await Deno.stat(kept).catch(() => null), null);
   }
+});
+
+Deno.test("StateStore.update() keeps a finished update when the lock will not unlock, and closing the file frees the lock", async () => {
+  await using project = await tempProject();
+  using unlock = failingUnlock();
+  const store = new StateStore({
+    cwd: project.dir,
+    stateDir: ".claude/stall_watch",
+    sleep,
+    lockTimeoutMs: 0,
+  });
+  assert.deepEqual(await incrementAtOnce(store, 1), ["saved"]);
+  assert.equal(unlock.calls, 1);
+  assert.deepEqual(store.takeUnlockErrors(), ["Lock violation."]);
+  assert.deepEqual(store.takeUnlockErrors(), [], "taken once");
+  // No wait allowed: the lock must already be free, released by the close.
+  assert.deepEqual(await incrementAtOnce(store, 1), ["saved"]);
+  assert.equal(store.read("s1").state.retries.n, 2);
+  // The action's own failure still wins over the unlock's.
+  await assert.rejects(
+    store.update("s1", () => {
+      throw new Error("change failed");
+    }),
+    /change failed/,
+  );
+  // Concurrent updates still serialise: each close lets the next one in.
+  const waiting = new StateStore({
+    cwd: project.dir,
+    stateDir: ".claude/stall_watch",
+    sleep,
+  });
+  await incrementAtOnce(waiting, 10);
+  assert.equal(store.read("s1").state.retries.n, 12);
+  assert.equal(waiting.takeUnlockErrors().length, 10);
 });

@@ -13,6 +13,7 @@ import {
   tempTranscript,
 } from "../support/temp_project.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
+import { failingUnlock } from "../support/failing_unlock.ts";
 import {
   asPreLastMessageClient,
   assistantTextLine,
@@ -309,4 +310,44 @@ Deno.test("hook allows the SubagentStop of Claude Code's own fork at once and si
   assert.equal(await main([], io), 0);
   assert.deepEqual([io.stdout.join(""), io.stderr.join("")], ["", ""]);
   assert.equal(io.now(), started, "no wait for a file that is never written");
+});
+
+Deno.test("hook blocks when the session lock will not unlock (Windows Deno under Wine), logs it, and the cap still holds", async () => {
+  await using project = await tempTranscript(pendingTranscript("toolu_w"));
+  const { dir, path: transcript } = project;
+  using _ = failingUnlock();
+  const run = async () => {
+    const io = fakeIO({
+      cwd: dir,
+      env: { STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl" },
+      stdin: JSON.stringify(stopPayload("wine", transcript, dir)),
+      // The real clock: the daily sweep must not take this state for stale.
+      nowMs: Date.now(),
+    });
+    return [await main([], io), io.stderr.join("")] as const;
+  };
+  for (let nudge = 1; nudge <= 3; nudge++) {
+    const [code, stderr] = await run();
+    assert.equal(code, 2, `nudge ${nudge} blocks`);
+    assert.match(stderr, /^stall_watch: 1 pending tool_use in /);
+  }
+  const [code, stderr] = await run();
+  assert.deepEqual([code, stderr], [
+    0,
+    "stall_watch: retry cap reached (3/3) for toolu_w; recovery skipped\n",
+  ]);
+  const events = (await Deno.readTextFile(
+    join(dir, ".claude/stall_watch/events.jsonl"),
+  )).trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(
+    events.filter((e) => e.event !== "stall_detected").map((
+      e,
+    ) => [e.event, e.lock_release_error]),
+    [
+      ["recovery_dispatched", "Lock violation."],
+      ["recovery_dispatched", "Lock violation."],
+      ["recovery_dispatched", "Lock violation."],
+      ["retry_cap_hit", "Lock violation."],
+    ],
+  );
 });

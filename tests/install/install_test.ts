@@ -15,6 +15,16 @@ import { FIXTURES_DIR } from "../support/cases.ts";
 import { type FakeIO, fakeIO } from "../support/fake_io.ts";
 import { hookCommand, runStallWatch } from "../support/hook_process.ts";
 import { tempProject } from "../support/temp_project.ts";
+import {
+  onWindows,
+  PLANTS_POSIX_LINKS,
+  skipWhere,
+} from "../support/platform.ts";
+
+/** The handler's POSIX shell form (`cd ... || exit 1; ...`). */
+const SHELL_FORM = onWindows(
+  "runs the handler's POSIX shell form; Windows registers exec form",
+);
 
 const BIN = "/usr/local/bin/stall-watch";
 const windows = Deno.build.os === "windows";
@@ -307,10 +317,10 @@ Deno.test("install --scope user follows CLAUDE_CONFIG_DIR", async () => {
 });
 
 Deno.test(
-  "install refuses a settings file that is a symlink to outside .claude",
-  {
-    ignore: windows,
-  },
+  skipWhere(
+    "install refuses a settings file that is a symlink to outside .claude",
+    PLANTS_POSIX_LINKS,
+  ),
   async () => {
     await using project = await tempProject();
     const dir = project.dir;
@@ -531,9 +541,10 @@ Deno.test("install and uninstall as processes keep every write inside .claude", 
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "the registered command ends with exit 1, never the block's 2, when the project folder is gone (dash and bash)",
-  ignore: Deno.build.os === "windows",
+    SHELL_FORM,
+  ),
   fn: async () => {
     await using project = await tempProject();
     const installed = await runStallWatch({

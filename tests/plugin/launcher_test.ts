@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import { TARGETS } from "../../.github/scripts/compile.ts";
 import {
-  CAN_RUN_SCRIPTS,
   hostTarget,
   listNames,
   PLUGIN_VERSION,
@@ -19,6 +18,7 @@ import {
   type ScriptWorld,
   SHELLS,
 } from "../support/plugin_scripts.ts";
+import { RUNS_SH_SCRIPTS, skipWhere } from "../support/platform.ts";
 
 const STALLED = join(REPO, "fixtures", "pending_tool_use_split_lines.jsonl");
 const HEALTHY = join(REPO, "fixtures", "healthy_no_tools.jsonl");
@@ -509,8 +509,10 @@ launcherTest(
 );
 
 Deno.test({
-  name: "the plugin's scripts parse in every shell installed here",
-  ignore: !CAN_RUN_SCRIPTS,
+  ...skipWhere(
+    "the plugin's scripts parse in every shell installed here",
+    RUNS_SH_SCRIPTS,
+  ),
   fn: async () => {
     for (const shell of SHELLS) {
       for (const script of ["launch.sh", "fetch.sh", "lib.sh"]) {

@@ -37,6 +37,7 @@ import { hookCommand } from "../support/hook_process.ts";
 import { tempProject } from "../support/temp_project.ts";
 import { moduleGraph, relativeTo } from "../support/module_graph.ts";
 import { BUNDLE_PATH } from "../../.github/scripts/bundle.ts";
+import { missing, onWindows, skipWhere } from "../support/platform.ts";
 
 const TRIPLES = [
   "x86_64-unknown-linux-gnu",
@@ -216,9 +217,11 @@ Deno.test("packageRelease() refuses to run before the binaries exist", async () 
 const tools = await Promise.all(["tar", "zip", "unzip", "sha256sum"].map(has));
 
 Deno.test({
-  name:
+  ...skipWhere(
     "packageRelease() archives stand-in binaries; sha256sum -c, tar and unzip agree",
-  ignore: Deno.build.os === "windows" || tools.includes(false),
+    onWindows("checks the archives with POSIX tar, zip, unzip and sha256sum"),
+    missing(tools.includes(false), "tar, zip, unzip or sha256sum is missing"),
+  ),
   fn: async () => {
     await using project = await tempProject();
     const dist = join(project.dir, "dist");
@@ -286,11 +289,12 @@ Deno.test("smokeTest() passes the build under test and catches a wrong version",
   );
 });
 
-Deno.test("parseSmokeArgs() finds a compiled target under dist/ or takes any argv", () => {
+Deno.test("parseSmokeArgs() finds a compiled target under dist/, the source, or takes any argv", () => {
   assert.deepEqual(
     parseSmokeArgs(
       ["--expect-version", "1.2.3", "--target", "host"],
       "x86_64-pc-windows-msvc",
+      "deno",
     ),
     {
       expectVersion: "1.2.3",
@@ -299,17 +303,26 @@ Deno.test("parseSmokeArgs() finds a compiled target under dist/ or takes any arg
       ],
     },
   );
-  assert.deepEqual(parseSmokeArgs(["deno", "run", "main.ts"], "x"), {
+  assert.deepEqual(parseSmokeArgs(["deno", "run", "main.ts"], "x", "deno"), {
     expectVersion: null,
     argv: ["deno", "run", "main.ts"],
   });
-  assert.throws(() => parseSmokeArgs([], "x"), /no program to test/);
+  // The source as the hook's tests run it, by the Deno given.
+  assert.deepEqual(parseSmokeArgs(["--source"], "x", "/opt/deno"), {
+    expectVersion: null,
+    argv: ["/opt/deno", ...hookCommand().slice(1)],
+  });
   assert.throws(
-    () => parseSmokeArgs(["--expect-version"], "x"),
+    () => parseSmokeArgs(["--source", "x"], "x", "deno"),
+    /--source takes no program/,
+  );
+  assert.throws(() => parseSmokeArgs([], "x", "deno"), /no program to test/);
+  assert.throws(
+    () => parseSmokeArgs(["--expect-version"], "x", "deno"),
     /needs a value/,
   );
   assert.throws(
-    () => parseSmokeArgs(["--target", "mips"], "x"),
+    () => parseSmokeArgs(["--target", "mips"], "x", "deno"),
     /Unknown target "mips"/,
   );
 });

@@ -210,13 +210,18 @@ Deno.test("the JSON Schema lists exactly the keys the config reader accepts", as
   assert.deepEqual(schemaKeys(schema).sort(), keys(CONFIG_KEYS).sort());
 });
 
+/** An absolute project folder on this platform (a drive on Windows). */
+const PROJECT = Deno.build.os === "windows"
+  ? "C:\\work\\project"
+  : "/work/project";
+
 Deno.test("loadSettings() refuses a state folder or log outside .claude and uses the default", async () => {
   const { settings, problems } = await loadSettings({
     STALL_WATCH_STATE_DIR: "/tmp/elsewhere",
     STALL_WATCH_LOG_FILE: ".claude/../events.jsonl",
     STALL_WATCH_CONFIG: "/nonexistent/stall-watch.jsonc",
-  }, "/work/project");
-  const root = resolve("/work/project", ".claude");
+  }, PROJECT);
+  const root = resolve(PROJECT, ".claude");
   assert.equal(settings.stateDir, ".claude/stall_watch");
   assert.equal(settings.eventLogPath, ".claude/stall_watch/events.jsonl");
   assert.equal(settings.eventLogEnabled, true);

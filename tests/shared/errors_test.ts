@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe } from "../../src/shared/errors.ts";
 import { tempProject } from "../support/temp_project.ts";
+import { skipWhere, underWine } from "../support/platform.ts";
 
 function thrown(fn: () => unknown): unknown {
   try {
@@ -25,10 +26,6 @@ Deno.test("describe() puts file-system errors in words, without the os error num
   const cases: [() => unknown, string][] = [
     [() => Deno.statSync(join(dir, "missing")), "it does not exist"],
     [() => Deno.readTextFileSync(dir), "it is a directory"],
-    [
-      () => Deno.readDirSync(file),
-      "it (or a folder on its path) is not a folder",
-    ],
     [() => Deno.mkdirSync(dir), "it already exists"],
   ];
   for (const [fn, words] of cases) {
@@ -40,5 +37,31 @@ Deno.test("describe() puts file-system errors in words, without the os error num
     "No space left on device (os error 28): write '/x'",
   );
   assert.equal(describe(other), "No space left on device");
+  // A folder read on Windows: os error 1, which Deno throws as a plain
+  // Error with code EISDIR (seen from Windows Deno under Wine).
+  const folderRead = Object.assign(
+    new Error("Invalid function. (os error 1): readfile 'C:\\proj\\d'"),
+    { code: "EISDIR" },
+  );
+  assert.equal(describe(folderRead), "it is a directory");
   assert.equal(describe(new Error("plain\nsecond")), "plain");
+});
+
+Deno.test({
+  ...skipWhere(
+    "describe() says a file listed as a folder is not a folder",
+    underWine(
+      "Wine answers with 'path not found' (os error 3) where Windows " +
+        "answers ERROR_DIRECTORY (267), Deno's NotADirectory",
+    ),
+  ),
+  async fn() {
+    await using temp = await tempProject();
+    const file = join(temp.dir, "f");
+    await Deno.writeTextFile(file, "");
+    assert.equal(
+      describe(thrown(() => Deno.readDirSync(file))),
+      "it (or a folder on its path) is not a folder",
+    );
+  },
 });

@@ -7,11 +7,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathWithin } from "../../src/shared/_path_within.ts";
 import { tempProject } from "../support/temp_project.ts";
+import { PLANTS_POSIX_LINKS, skipWhere } from "../support/platform.ts";
 
 Deno.test({
-  name:
+  ...skipWhere(
     "pathWithin() follows links that stay inside the root and stops at the first that leads out",
-  ignore: Deno.build.os === "windows",
+    PLANTS_POSIX_LINKS,
+  ),
   fn: async () => {
     await using temp = await tempProject();
     const root = join(temp.dir, "project");

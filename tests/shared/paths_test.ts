@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import * as node from "node:path";
+import fc from "fast-check";
 import {
   basename,
   dirname,
@@ -165,4 +166,100 @@ Deno.test("join() and basename() with a suffix agree with node:path", () => {
     basename("C:\\p\\agent-1.jsonl", ".jsonl", WINDOWS),
     node.win32.basename("C:\\p\\agent-1.jsonl", ".jsonl"),
   );
+});
+
+/** Path segments, `.` and `..` among them, joined by either separator, doubled or not. */
+const relativeTail = fc.array(
+  fc.tuple(
+    fc.constantFrom("a", "B", "c d", ".claude", ".", "..", "x.jsonc"),
+    fc.constantFrom("\\", "/", "\\\\", "//"),
+  ),
+  { maxLength: 5 },
+).map((parts) => parts.map(([segment, sep]) => segment + sep).join(""));
+
+const drive = fc.constantFrom("C:", "c:", "D:", "z:");
+// Not `\\?\C:`: Node makes `\\?\` alone the device of such a path (and
+// `\x` against it `\\?\x`), which is not what Windows does; resolvePath
+// keeps `\\?\C:\` as the root, like a share, and confinement refuses it.
+const share = fc.constantFrom(
+  "\\\\server\\share",
+  "//host/proj$",
+  "\\\\srv\\C$",
+);
+
+/** Windows bases of the three kinds: drive, UNC share, and driveless (`\proj`). */
+const windowsBase = fc.oneof(
+  fc.tuple(drive, relativeTail).map(([d, tail]) => `${d}\\${tail}`),
+  fc.tuple(share, relativeTail).map(([s, tail]) => `${s}\\${tail}`),
+  relativeTail.map((tail) => `\\${tail}`),
+);
+
+/** Every kind of Windows path a config or a link may hold. */
+const windowsPath = fc.oneof(
+  relativeTail,
+  relativeTail.map((tail) => `\\${tail}`), // root-relative
+  relativeTail.map((tail) => `/${tail}`),
+  fc.tuple(drive, relativeTail).map(([d, tail]) => `${d}\\${tail}`),
+  fc.tuple(drive, relativeTail).map(([d, tail]) => d + tail), // drive-relative
+  fc.tuple(share, relativeTail).map(([s, tail]) => `${s}/${tail}`),
+  fc.constantFrom("\\\\server", "\\\\\\a\\b", "/nonexistent/x.jsonc"),
+);
+
+const UNC = /^[\\/]{2}[^\\/]+[\\/]+[^\\/]/;
+const driveOf = (p: string) => /^[A-Za-z]:/.exec(p)?.[0].toUpperCase() ?? null;
+
+/**
+ * `node:path`'s `win32.resolve(base, path)` with the drive letter
+ * upper-cased. A base without a device is resolved as if on `C:` and the
+ * `C:` taken off again when the result stayed there: Node would fill in the
+ * device of the current folder, which differs between hosts.
+ */
+function nodeResolve(base: string, path: string): string {
+  const upper = (p: string) => p.replace(/^[a-z]:/, (d) => d.toUpperCase());
+  if (UNC.test(base) || driveOf(base) || driveOf(path)) {
+    return upper(node.win32.resolve(base, path));
+  }
+  const onC = node.win32.resolve(`C:${base}`, path);
+  return onC.startsWith("C:") ? onC.slice(2) : onC;
+}
+
+Deno.test("resolvePath() agrees with node:path's win32.resolve on drive, UNC and driveless bases", () => {
+  fc.assert(
+    fc.property(windowsBase, windowsPath, (base, path) => {
+      // A drive-relative path on another drive than the base's: Node asks
+      // the environment for that drive's current folder (examples below).
+      const driveRelative = /^[A-Za-z]:(?![\\/])/.test(path);
+      const baseDevice = driveOf(base) ?? (UNC.test(base) ? "unc" : null);
+      fc.pre(
+        !driveRelative || baseDevice === null || baseDevice === driveOf(path),
+      );
+      assert.equal(resolvePath(base, path, WINDOWS), nodeResolve(base, path));
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+Deno.test("resolvePath() keeps a Windows path on its base's device", () => {
+  const cases: [string, string, string][] = [
+    // A config path from the environment against a driveless base: a
+    // rooted file on the same (unknown) drive, never a UNC share.
+    ["\\proj", "/nonexistent/x.jsonc", "\\nonexistent\\x.jsonc"],
+    // A project on a network share keeps its share.
+    ["\\\\server\\share\\proj", "\\x", "\\\\server\\share\\x"],
+    ["\\\\server\\share\\proj", ".claude", "\\\\server\\share\\proj\\.claude"],
+    ["\\\\server\\share\\proj", "..\\..\\..", "\\\\server\\share\\"],
+    ["C:\\proj", "\\x", "C:\\x"],
+    ["c:\\proj", "C:.claude", "C:\\proj\\.claude"],
+    // Another drive's current folder is unknown: its root.
+    ["C:\\proj", "D:.claude", "D:\\.claude"],
+    // A verbatim path's root stays whole (Node would keep `\\?\` only).
+    ["\\\\?\\C:\\proj", "\\x", "\\\\?\\C:\\x"],
+  ];
+  for (const [base, path, expected] of cases) {
+    assert.equal(
+      resolvePath(base, path, WINDOWS),
+      expected,
+      `${base} + ${path}`,
+    );
+  }
 });

@@ -12,6 +12,7 @@ import {
   UnreadableFileError,
 } from "../../src/shared/regular_file.ts";
 import { tempProject } from "../support/temp_project.ts";
+import { PLANTS_POSIX_LINKS, skipWhere } from "../support/platform.ts";
 
 const posix = Deno.build.os !== "windows";
 
@@ -50,9 +51,10 @@ Deno.test("readRegularText() refuses a folder and a file over the cap, naming th
 });
 
 Deno.test({
-  name:
+  ...skipWhere(
     "openRegularFile() refuses a FIFO and a symlink to /dev/zero without opening or reading them",
-  ignore: !posix,
+    PLANTS_POSIX_LINKS,
+  ),
   fn: async () => {
     await using project = await tempProject();
     const fifo = join(project.dir, "events.jsonl");

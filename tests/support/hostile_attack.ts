@@ -23,6 +23,7 @@ import {
 import { runBounded } from "./sandbox.ts";
 import { tempProject } from "./temp_project.ts";
 import { snapshotTree, type TreeSnapshot } from "./tree_snapshot.ts";
+import { HOSTILE_CLONES, skipWhere } from "./platform.ts";
 
 /** The hook and every command, as Claude Code or a user would run them in the clone. */
 export const COMMANDS: Record<string, (c: Clone) => RunOptions> = {
@@ -259,8 +260,7 @@ export function attackTest(
   check: Parameters<typeof attack>[2] = () => {},
 ): void {
   Deno.test({
-    name: `hostile clone, ${surface}: ${name}`,
-    ignore: Deno.build.os === "windows",
+    ...skipWhere(`hostile clone, ${surface}: ${name}`, HOSTILE_CLONES),
     fn: () => attack(plantings, commands, check, "Read"),
   });
 }

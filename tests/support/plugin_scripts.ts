@@ -18,6 +18,7 @@ import {
   sha256File,
 } from "../../.github/scripts/package.ts";
 import { tempFixture } from "./temp_project.ts";
+import { RUNS_SH_SCRIPTS, skipWhere } from "./platform.ts";
 
 /** The repository root (the plugin's root when installed). */
 export const REPO: string = fileURLToPath(new URL("../..", import.meta.url))
@@ -68,9 +69,6 @@ export const SHELLS: string[] = await (async () => {
   if (found.length === 0) found.push("sh");
   return found;
 })();
-
-/** Whether the scripts can be run here (POSIX shells; not on Windows). */
-export const CAN_RUN_SCRIPTS: boolean = Deno.build.os !== "windows";
 
 async function which(tool: string): Promise<string | null> {
   try {
@@ -203,8 +201,10 @@ export function scriptTest(
 ): void {
   for (const shell of SHELLS) {
     Deno.test({
-      name: `${script} (${shell}): ${name}`,
-      ignore: !CAN_RUN_SCRIPTS,
+      ...skipWhere(
+        `${script} (${shell}): ${name}`,
+        RUNS_SH_SCRIPTS,
+      ),
       fn: async () => {
         await using world = await scriptWorld();
         await fn(world, shell);

@@ -267,19 +267,19 @@ Deno.test("writeCorpusSync() lays files out like ~/.claude/projects", async () =
     sizePerSession: 1 << 20,
     seed: 1,
   });
-  const main = corpus.files.filter((f) => !f.path.includes("/subagents/"));
-  const subs = corpus.files.filter((f) => f.path.includes("/subagents/"));
+  // Below the root, with / on every platform.
+  const rel = (f: { path: string }) =>
+    f.path.slice(dir.length).replaceAll("\\", "/");
+  const main = corpus.files.filter((f) => !rel(f).includes("/subagents/"));
+  const subs = corpus.files.filter((f) => rel(f).includes("/subagents/"));
   assert.equal(main.length, 8);
   assert.ok(subs.length > 0, "some subagent transcripts");
   for (const f of main) {
-    assert.match(
-      f.path.slice(dir.length),
-      /^\/-[^/]+\/[0-9a-f-]{36}\.jsonl$/,
-    );
+    assert.match(rel(f), /^\/-[^/]+\/[0-9a-f-]{36}\.jsonl$/);
   }
   for (const f of subs) {
     assert.match(
-      f.path.slice(dir.length),
+      rel(f),
       /^\/-[^/]+\/[0-9a-f-]{36}\/subagents\/agent-a[0-9a-f]+\.jsonl$/,
     );
     const conv = parseLines(await Deno.readFile(f.path)).filter(
