@@ -1,11 +1,11 @@
 /**
  * The walk that resolves a path below a root without ever stepping out of
- * it (`src/shared/_path_within.ts`), which the config file is read by.
+ * it (`src/shared/regular_file.ts`), which the config file is read by.
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { pathWithin } from "../../src/shared/_path_within.ts";
+import { pathWithin } from "../../src/shared/regular_file.ts";
 import { tempProject } from "../support/temp_project.ts";
 import { PLANTS_POSIX_LINKS, skipWhere } from "../support/platform.ts";
 
