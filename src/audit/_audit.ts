@@ -35,6 +35,8 @@ export interface FileAudit {
   subagent: boolean;
   /** Turns scanned. */
   turns: number;
+  /** Turns too long to judge (over the hook's entries budget). */
+  unjudgedTurns: number;
   stalledTurns: StalledTurn[];
   /** Why the file could not be read; its counts are then zero. */
   error: string | null;
@@ -92,6 +94,7 @@ export async function auditFile(
     size: file.size,
     subagent: file.subagent,
     turns: 0,
+    unjudgedTurns: 0,
     stalledTurns: [],
     error: null,
   };
@@ -110,9 +113,13 @@ export async function auditFile(
     }
     const history = { ...options, subagent: file.subagent };
     for await (
-      const { startLine, verdict } of readHistoryVerdicts(handle, history)
+      const { startLine, verdict, overBudget } of readHistoryVerdicts(
+        handle,
+        history,
+      )
     ) {
       audit.turns++;
+      if (overBudget) audit.unjudgedTurns++;
       if (verdict.signatures.length > 0) {
         audit.stalledTurns.push({
           startLine,
@@ -123,7 +130,13 @@ export async function auditFile(
     }
     return audit;
   } catch (error) {
-    return { ...audit, turns: 0, stalledTurns: [], error: describe(error) };
+    return {
+      ...audit,
+      turns: 0,
+      unjudgedTurns: 0,
+      stalledTurns: [],
+      error: describe(error),
+    };
   } finally {
     handle.close();
   }

@@ -11,8 +11,10 @@ import { STALL_KINDS } from "../detection/classify.ts";
 import type { AuditSummary } from "./audit_summary.ts";
 import { formatBytes, formatCount } from "../shared/number_format.ts";
 import type { Style } from "../shared/term_style.ts";
-import { renderTable } from "../shared/text_table.ts";
+import { MAX_CELL_CHARS, renderTable } from "../shared/text_table.ts";
+import { clipMiddle } from "../shared/errors.ts";
 import { pluginOf } from "../transcript/tool_name.ts";
+import { MAX_HISTORY_TURN_ENTRIES } from "../detection/history_turns.ts";
 
 /** Rows shown per ranking before "... and N more". */
 export const TOP_ROWS = 10;
@@ -59,6 +61,15 @@ export function renderAuditReport(
       `  stalled turns that ended on an API error: ${
         formatCount(summary.apiErrorTurns)
       } (Claude Code wrote "API Error: ..."; the model never answered)\n`,
+    );
+  }
+  if (summary.unjudgedTurns > 0) {
+    out.push(
+      `  turns not judged: ${
+        formatCount(summary.unjudgedTurns)
+      } (each holds more than ${
+        formatCount(MAX_HISTORY_TURN_ENTRIES)
+      } entries, the hook's budget)\n`,
     );
   }
   if (summary.skippedOlder > 0) {
@@ -113,13 +124,18 @@ export function renderAuditReport(
   section(
     `Unreadable (${formatCount(summary.unreadable.length)})`,
     summary.unreadable.slice(0, TOP_ROWS).map((u) =>
-      `  ${u.path}: ${u.error}\n`
+      `  ${field(u.path)}: ${field(u.error)}\n`
     ).join("") + more(summary.unreadable.length - TOP_ROWS),
   );
   if (summary.stalledTurns === 0 && summary.files > 0) {
     out.push(`\n${style.green("No stalled turns.")}\n`);
   }
   return out.join("");
+}
+
+/** A name, path or reason from the audited folder, escaped and capped like a cell. */
+function field(text: string): string {
+  return clipMiddle(escapeTerminal(text), MAX_CELL_CHARS);
 }
 
 function ranking(

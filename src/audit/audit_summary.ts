@@ -34,6 +34,8 @@ export interface AuditSummary {
   files: number;
   bytes: number;
   turns: number;
+  /** Turns too long to judge (over the hook's entries budget). */
+  unjudgedTurns: number;
   stalledTurns: number;
   /**
    * Stalled turns that ended on Claude Code's synthetic API-error entry:
@@ -70,6 +72,7 @@ export function summarizeAudit(
     files: 0,
     bytes: 0,
     turns: 0,
+    unjudgedTurns: 0,
     stalledTurns: 0,
     apiErrorTurns: 0,
     stalledCalls: 0,
@@ -90,6 +93,7 @@ export function summarizeAudit(
     summary.files++;
     summary.bytes += audit.size;
     summary.turns += audit.turns;
+    summary.unjudgedTurns += audit.unjudgedTurns;
     if (audit.stalledTurns.length === 0) continue;
     const session: SessionStalls = {
       path: audit.path,
@@ -146,6 +150,7 @@ export function auditJson(
     files: summary.files,
     bytes: summary.bytes,
     turns: summary.turns,
+    unjudged_turns: summary.unjudgedTurns,
     stalled_turns: summary.stalledTurns,
     api_error_turns: summary.apiErrorTurns,
     stalled_calls: summary.stalledCalls,

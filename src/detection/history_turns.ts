@@ -30,12 +30,24 @@ import {
   readLinesForward,
 } from "../transcript/line_reader.ts";
 import { ForwardTurnSplitter } from "../transcript/turn.ts";
+import { DEFAULT_SCAN_BUDGETS } from "../transcript/tail_scan.ts";
+
+/**
+ * The most entries one history turn may hold, weighted as the hook weighs
+ * them (each tool call and result counts): the hook's own entries budget.
+ * A longer turn is not judged (the hook would not judge it either), and
+ * its entries are let go as they come, so a crafted turn of millions of
+ * lines costs no more memory than this many.
+ */
+export const MAX_HISTORY_TURN_ENTRIES = DEFAULT_SCAN_BUDGETS.entries;
 
 /** Reader tuning for history scans: big reads, small lines parsed whole. */
 export const HISTORY_READER_OPTIONS = Object.freeze({
   chunkBytes: 1024 * 1024,
   maxLineBytes: 4 * 1024,
   keepBytes: 2 * 1024,
+  // One line of more results than a turn may hold is over it on its own.
+  maxLineIds: MAX_HISTORY_TURN_ENTRIES,
 });
 
 /** Clipped non-user lines up to this size are read again and parsed. */
@@ -47,6 +59,11 @@ export interface HistoryTurn {
   startLine: number;
   /** Its entries in file order, with 1-based line numbers. */
   entries: Entry[];
+  /**
+   * It held more than {@link MAX_HISTORY_TURN_ENTRIES}: its entries were
+   * let go (`entries` is empty) and it is not judged.
+   */
+  overBudget?: true;
 }
 
 /** Options for {@link readHistoryTurns}. */
@@ -83,6 +100,12 @@ export async function* readHistoryTurns(
   const source = new SyncSource(file, options.onRead);
   const splitter = new ForwardTurnSplitter({
     includeSidechains: options.subagent,
+    maxTurnEntries: MAX_HISTORY_TURN_ENTRIES,
+  });
+  const closedTurn = (entries: Entry[]): HistoryTurn => ({
+    startLine: splitter.closedTurnStartLine,
+    entries,
+    ...(splitter.closedTurnOverBudget ? { overBudget: true as const } : {}),
   });
   const reader = readLinesForward(source, {
     ...HISTORY_READER_OPTIONS,
@@ -91,13 +114,11 @@ export async function* readHistoryTurns(
   for await (const raw of reader) {
     for (const entry of historyLineEntries(raw, source)) {
       const closed = splitter.push(entry);
-      if (closed) {
-        yield { startLine: splitter.closedTurnStartLine, entries: closed };
-      }
+      if (closed) yield closedTurn(closed);
     }
   }
   const last = splitter.finish();
-  if (last) yield { startLine: splitter.closedTurnStartLine, entries: last };
+  if (last) yield closedTurn(last);
 }
 
 /**
@@ -115,6 +136,8 @@ export interface HistoryVerdict {
   startLine: number;
   /** The classifier's verdict; signature lines are 1-based. */
   verdict: TurnVerdict;
+  /** See {@link HistoryTurn.overBudget}: the verdict says it was not judged. */
+  overBudget?: true;
 }
 
 /**
@@ -129,10 +152,22 @@ export async function* readHistoryVerdicts(
   for await (const turn of readHistoryTurns(file, options)) {
     yield {
       startLine: turn.startLine,
-      verdict: classifyTurn(turn.entries, HISTORY_CONTEXT),
+      verdict: turn.overBudget ? OVER_BUDGET : classifyTurn(
+        turn.entries,
+        HISTORY_CONTEXT,
+      ),
+      ...(turn.overBudget ? { overBudget: true as const } : {}),
     };
   }
 }
+
+/** The verdict of a turn past {@link MAX_HISTORY_TURN_ENTRIES}. */
+const OVER_BUDGET: TurnVerdict = Object.freeze({
+  signatures: [],
+  reason: `not judged: the turn holds more than ${
+    MAX_HISTORY_TURN_ENTRIES.toLocaleString("en-US")
+  } entries (the hook's entries budget)`,
+});
 
 /** Reads a byte range of a file again (for clipped lines worth parsing). */
 export interface LineRereader {
@@ -150,9 +185,9 @@ export function historyLineEntries(
   file: LineRereader,
 ): Entry[] {
   if (isSkippableLine(raw.head, raw.clipped ? raw.tail : raw.head)) return [];
-  if (!raw.clipped) return lineEntries(raw, raw.line);
+  if (!raw.clipped) return withoutTexts(lineEntries(raw, raw.line));
   if (topLevelType(raw.head) === "user" || raw.length > REREAD_MAX_BYTES) {
-    return lineEntries(raw, raw.line);
+    return withoutTexts(lineEntries(raw, raw.line));
   }
   const whole: RawLine = {
     offset: raw.offset,
@@ -161,8 +196,28 @@ export function historyLineEntries(
     tail: new Uint8Array(0),
     clipped: false,
   };
-  return lineEntries(whole, raw.line);
+  return withoutTexts(lineEntries(whole, raw.line));
 }
+
+/**
+ * `entries` without the words they carry: the history's classifier asks
+ * only whether a message had text, and links no result to background work
+ * (see {@link HISTORY_CONTEXT}), so a turn of long texts holds none of them
+ * while it is read.
+ */
+function withoutTexts(entries: Entry[]): Entry[] {
+  for (const entry of entries) {
+    if (entry.kind === "assistant") {
+      entry.texts = entry.texts.map(() => TEXT_NOT_KEPT);
+    } else if (entry.kind === "results") {
+      for (const result of entry.results) result.snippet = "";
+    }
+  }
+  return entries;
+}
+
+/** What stands for a text a history entry had. */
+const TEXT_NOT_KEPT = "(text)";
 
 /**
  * A {@link ReadableAt} over synchronous reads that can also re-read a range;

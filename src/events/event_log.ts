@@ -21,7 +21,7 @@ import { withFileLock } from "../confined/file_lock.ts";
 
 /**
  * The seed's six decision events, plus `budget_exhausted`,
- * `state_quarantined` and the watchdog's own.
+ * `state_quarantined`, `state_relocated` and the watchdog's own.
  */
 export type EventName =
   | "stall_detected"
@@ -32,6 +32,7 @@ export type EventName =
   | "healthy_stop"
   | "budget_exhausted"
   | "state_quarantined"
+  | "state_relocated"
   | "watch_started"
   | "watch_finished";
 

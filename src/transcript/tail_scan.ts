@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Entry } from "./entry.ts";
+import { type Entry, entryWeight } from "./entry.ts";
 import { clipMiddle, describe, TranscriptError } from "../shared/errors.ts";
 import {
   openRegularFile,
@@ -94,11 +94,14 @@ const MAX_PATH_CHARS = 200;
  * How the hook reads lines: lines over 64 KiB (file reads, images, big
  * tool inputs) are judged from their first and last 16 KiB by the sniffer.
  * Decoding and parsing them whole is the largest cost of a decision, and
- * stall detection needs only their envelope.
+ * stall detection needs only their envelope. The ids of such a line count
+ * against the entries budget while it streams past: a line holding more
+ * results than the whole budget stops being searched there.
  */
 export const SCAN_LINE_OPTIONS: Readonly<LineReaderOptions> = Object.freeze({
   maxLineBytes: 64 * 1024,
   keepBytes: 16 * 1024,
+  maxLineIds: DEFAULT_SCAN_BUDGETS.entries,
 });
 
 /**
@@ -133,6 +136,8 @@ export async function scanCurrentTurn(
         ...SCAN_LINE_OPTIONS,
         ...options,
         budgetBytes: budgets.bytes,
+        // One line of more results than the budget is over it on its own.
+        maxLineIds: options.maxLineIds ?? budgets.entries,
       })
     ) {
       bytesScanned = fileSize - raw.offset;
@@ -147,7 +152,7 @@ export async function scanCurrentTurn(
       for (let i = entries.length - 1; i >= 0 && !done; i--) {
         const entry = entries[i] as Entry;
         done = collector.offer(entry);
-        entryCount += weight(entry);
+        entryCount += entryWeight(entry);
       }
       if (done) break;
       if (++lines >= budgets.lines) budget = "lines";
@@ -196,13 +201,6 @@ export async function scanCurrentTurn(
 function isTurnEndLine(raw: RawLine): boolean {
   if (raw.clipped || topLevelType(raw.head) !== "system") return false;
   return parseJsonObjects(decodeUtf8(raw.head)).some(isTurnEndMarker);
-}
-
-/** An entry's share of the entries budget: itself and its tool blocks. */
-function weight(entry: Entry): number {
-  if (entry.kind === "assistant") return 1 + entry.toolUses.length;
-  if (entry.kind === "results") return 1 + entry.results.length;
-  return 1;
 }
 
 /**

@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { Entry } from "./entry.ts";
+import { type Entry, entryWeight } from "./entry.ts";
 
 /** How to delimit turns. */
 export interface TurnOptions {
@@ -233,16 +233,31 @@ export const LOOK_BEHIND_ENTRIES = 8;
  */
 export class ForwardTurnSplitter {
   #includeSidechains: boolean;
+  #maxTurnEntries: number;
   #current: Entry[] = [];
   #currentPromptId: string | null = null;
   #openedAtLine = 0; // the prompt or boundary that opened #current, 0 = none
+  #firstLine = -1; // the line of #current's first entry, -1 = none yet
+  /** The current turn's {@link entryWeight}s, summed. */
+  #weight = 0;
   #closedStartLine = 0;
+  #closedOverBudget = false;
   /** The last {@link LOOK_BEHIND_ENTRIES} entries pushed, sidechains too. */
   #recent: Entry[] = [];
 
-  /** @param options Whether sidechain entries belong to the turns. */
-  constructor(options: Pick<TurnOptions, "includeSidechains">) {
+  /**
+   * @param options Whether sidechain entries belong to the turns, and the
+   * most entries a turn may hold (`maxTurnEntries`, weighted as
+   * {@link entryWeight}; default no limit): past it the turn's entries
+   * are let go and it closes empty, marked {@link closedTurnOverBudget}.
+   */
+  constructor(
+    options: Pick<TurnOptions, "includeSidechains"> & {
+      maxTurnEntries?: number;
+    },
+  ) {
     this.#includeSidechains = options.includeSidechains;
+    this.#maxTurnEntries = options.maxTurnEntries ?? Infinity;
   }
 
   /**
@@ -271,13 +286,28 @@ export class ForwardTurnSplitter {
       const closed = this.#take();
       this.#currentPromptId = entry.promptId;
       this.#openedAtLine = opens ? entry.line : 0;
-      this.#current.push(...early);
-      if (!opens) this.#current.push(entry);
+      for (const made of early) this.#add(made);
+      if (!opens) this.#add(entry);
       return closed;
     }
     this.#currentPromptId ??= entry.promptId;
-    this.#current.push(entry);
+    this.#add(entry);
     return null;
+  }
+
+  /**
+   * Files `entry` in the current turn, within its budget: a turn that
+   * outgrows it keeps none of its entries (a crafted turn of millions of
+   * lines would otherwise hold them all in memory until it closes).
+   */
+  #add(entry: Entry): void {
+    if (this.#firstLine < 0) this.#firstLine = entry.line;
+    this.#weight += entryWeight(entry);
+    if (this.#weight > this.#maxTurnEntries) {
+      this.#current = [];
+      return;
+    }
+    this.#current.push(entry);
   }
   /** Closes the last turn; returns its entries or `null` when empty. */
   finish(): Entry[] | null {
@@ -291,6 +321,14 @@ export class ForwardTurnSplitter {
    */
   get closedTurnStartLine(): number {
     return this.#closedStartLine;
+  }
+
+  /**
+   * The turn last returned by {@link push} or {@link finish} held more
+   * than `maxTurnEntries`: it came back without its entries, unjudged.
+   */
+  get closedTurnOverBudget(): boolean {
+    return this.#closedOverBudget;
   }
 
   /**
@@ -309,13 +347,19 @@ export class ForwardTurnSplitter {
       if (!madeAfter(entry, prompt) || this.#current[last] !== entry) break;
       taken++;
     }
-    return this.#current.splice(this.#current.length - taken, taken);
+    const early = this.#current.splice(this.#current.length - taken, taken);
+    for (const entry of early) this.#weight -= entryWeight(entry);
+    return early;
   }
 
   #take(): Entry[] | null {
     const turn = this.#current;
+    const overBudget = this.#weight > this.#maxTurnEntries;
     this.#current = [];
-    this.#closedStartLine = this.#openedAtLine || (turn[0]?.line ?? 0);
-    return turn.length > 0 ? turn : null;
+    this.#closedStartLine = this.#openedAtLine || Math.max(0, this.#firstLine);
+    this.#closedOverBudget = overBudget;
+    this.#firstLine = -1;
+    this.#weight = 0;
+    return turn.length > 0 || overBudget ? turn : null;
   }
 }
