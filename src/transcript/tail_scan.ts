@@ -20,6 +20,7 @@ import {
   type LineReaderOptions,
   type RawLine,
   readLinesBackward,
+  readLinesForward,
   syncReader,
 } from "./line_reader.ts";
 import { BackwardTurnCollector, type TurnOptions } from "./turn.ts";
@@ -192,6 +193,48 @@ export async function scanCurrentTurn(
         describe(error)
       }`,
     );
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * Whether the lines appended to `path` from `from` on hold anything that can
+ * change a scan of its current turn: a conversation entry, or an
+ * end-of-turn line. Metadata alone (progress, snapshots, queue operations)
+ * does not, so a lag wait need not read the whole turn again for it. A line
+ * still being written is not looked at: the next look sees it whole.
+ *
+ * Requires `--allow-read`.
+ *
+ * @param from Where the last scan's newest complete line ended
+ * (`TurnScan.endOffset`).
+ * @returns `null` when the file is gone or cannot be read.
+ */
+export async function appendedTurnLines(
+  path: string,
+  from: number,
+  options: Pick<TurnOptions, "includeSidechains">,
+): Promise<boolean | null> {
+  let file: Deno.FsFile | null;
+  try {
+    file = openTranscript(path);
+  } catch {
+    return null;
+  }
+  if (!file) return null;
+  try {
+    const reader = syncReader(file);
+    await reader.seek(from, Deno.SeekMode.Start);
+    for await (const raw of readLinesForward(reader, SCAN_LINE_OPTIONS)) {
+      if (isTurnEndLine(raw)) return true;
+      if (
+        lineEntries(raw).some((e) => !e.sidechain || options.includeSidechains)
+      ) return true;
+    }
+    return false;
+  } catch {
+    return null;
   } finally {
     file.close();
   }
