@@ -9,24 +9,33 @@
 # From the GitHub release v<version> of the repository the plugin's
 # marketplace was added from (Claude Code's known_marketplaces.json; any
 # other source has no releases to fetch, and the launcher uses Deno), it
-# downloads the platform's archive and SHA256SUMS, checks the archive
-# against its line there, unpacks the one executable, checks that it runs
-# and reports this version, and only then renames it into
-# $CLAUDE_PLUGIN_DATA/bin/<version>/<target>/. Anything else (no network, a
-# missing release, a checksum mismatch, a cut download) leaves no file
-# there: the work happens in a temporary folder inside the data folder,
-# removed at the end. Each outcome is one line in
+# downloads the platform's archive, checks it against the SHA-256 pinned
+# for it in the plugin itself (release.sha256, written when the release
+# was made; nothing from the download is trusted), unpacks the one
+# executable, checks that it runs and reports this version, and only then
+# renames it into $CLAUDE_PLUGIN_DATA/bin/<version>/<target>/. Anything
+# else (no pin, no network, a missing release, a checksum mismatch, a cut
+# download) leaves no file there: the work happens in a temporary folder
+# inside the data folder, removed at the end, and a folder a killed fetch
+# left behind is swept by the next one. Each outcome is one line in
 # $CLAUDE_PLUGIN_DATA/fetch-status; after a failure the next try waits an
 # hour (delete fetch-failed to try at once).
 #
-# STALL_WATCH_PLUGIN_RELEASES replaces the release URL for tests, and only
-# with an http://127.0.0.1:<port>/... address: an environment variable a
-# repository's settings can set must not make the plugin fetch (and then
-# run in every project) a binary from anywhere else.
+# The binary it installs runs in every project, so nothing a repository can
+# set chooses it: the tools run from a fixed PATH (a repository's settings
+# can set PATH for the plugin's hooks, and a committed `curl` would
+# otherwise be the download), and STALL_WATCH_PLUGIN_RELEASES, which
+# replaces the release URL for tests, is taken only as an
+# http://127.0.0.1:<port>/... address (and even then only a pinned archive
+# is installed).
 #
 # Bounded: curl's connect and total timeouts, size limits, and a lock
 # folder so that parallel sessions fetch once. Silent on stdout and stderr
 # (SessionStart's stdout would reach the model) and always exit 0.
+
+# The system's tools only (Git Bash has them in /usr/bin too).
+PATH=/usr/bin:/bin:/usr/sbin:/sbin
+export PATH
 
 # The release URL base, the archive name and the marketplace lookup.
 release_base() {
@@ -100,7 +109,9 @@ unpack() {
       if command -v unzip >/dev/null 2>&1; then
         unzip -q -o "$1" "$2" -d "$3"
       else
-        "${SYSTEMROOT:-C:/Windows}/System32/tar.exe" -xf "$1" -C "$3" "$2"
+        # Windows' own tar, at its fixed place (not SYSTEMROOT, which a
+        # repository's settings could set).
+        /c/Windows/System32/tar.exe -xf "$1" -C "$3" "$2"
       fi
       ;;
     *) tar -xzf "$1" -C "$3" "$2" ;;
@@ -127,6 +138,11 @@ fetch_now() {
     rm -rf "$lock"
     mkdir "$lock" 2>/dev/null || return 0
   fi
+  # With the lock held no other fetch runs: a temporary folder left here is
+  # a killed fetch's (SIGKILL cannot be trapped), up to an archive's size.
+  for old in "$data"/fetch.??????; do
+    if [ -d "$old" ] && [ ! -h "$old" ]; then rm -rf "$old"; fi
+  done
   tmp=$(mktemp -d "$data/fetch.XXXXXX") || {
     rmdir "$lock"
     return 0
@@ -150,23 +166,20 @@ fetch_into() {
     echo "no release source (marketplace not from GitHub, or STALL_WATCH_PLUGIN_RELEASES refused)"
     return
   fi
-  command -v curl >/dev/null 2>&1 || {
-    echo "curl not found"
-    return
-  }
-  download "$base/SHA256SUMS" "$1/SHA256SUMS" 65536 || {
-    echo "cannot download SHA256SUMS"
-    return
-  }
-  want=$(awk -v name="$archive" \
-    '$2 == name || $2 == "*" name { print tolower($1); exit }' \
-    "$1/SHA256SUMS")
+  # The archive's hash as pinned in the plugin when the release was made.
+  want=$(awk -v name="v$version/$archive" \
+    '$2 == name { print tolower($1); exit }' \
+    "$hooks_dir/release.sha256" 2>/dev/null)
   case $want in
     *[!0-9a-f]* | '') want= ;;
     *) [ ${#want} -eq 64 ] || want= ;;
   esac
   [ -n "$want" ] || {
-    echo "no checksum for $archive in SHA256SUMS"
+    echo "no checksum pinned for v$version/$archive in the plugin"
+    return
+  }
+  command -v curl >/dev/null 2>&1 || {
+    echo "curl not found"
     return
   }
   download "$base/$archive" "$1/$archive" 268435456 || {
@@ -224,7 +237,7 @@ main() {
     return 0
   fi
   # In the background, detached from the hook's output: the session goes on.
-  nohup sh "$0" --now </dev/null >/dev/null 2>&1 &
+  nohup /bin/sh "$0" --now </dev/null >/dev/null 2>&1 &
   return 0
 }
 

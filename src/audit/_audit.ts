@@ -57,6 +57,8 @@ export interface FileAudit {
   subagent: boolean;
   /** Turns scanned. */
   turns: number;
+  /** Turns too long to judge (over the hook's entries budget). */
+  unjudgedTurns: number;
   stalledTurns: StalledTurn[];
   /** Turns that look stalled but show no sign that they ended. */
   unfinishedTurns: UnfinishedTurn[];
@@ -123,6 +125,7 @@ export async function auditFile(
     size: file.size,
     subagent: file.subagent,
     turns: 0,
+    unjudgedTurns: 0,
     stalledTurns: [],
     unfinishedTurns: [],
     usageLimitTurns: 0,
@@ -146,6 +149,7 @@ export async function auditFile(
     for await (const turn of readHistoryVerdicts(handle, history)) {
       audit.turns++;
       const { verdict } = turn;
+      if (turn.overBudget) audit.unjudgedTurns++;
       if (verdict.endedOnUsageLimit) audit.usageLimitTurns++;
       if (turn.announced && turn.ending === "ended") {
         audit.announcedTurns.push({
@@ -169,6 +173,7 @@ export async function auditFile(
     return {
       ...audit,
       turns: 0,
+      unjudgedTurns: 0,
       stalledTurns: [],
       unfinishedTurns: [],
       usageLimitTurns: 0,

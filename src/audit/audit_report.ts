@@ -13,10 +13,13 @@ import { formatBytes, formatCount } from "../shared/number_format.ts";
 import type { Style } from "../shared/term_style.ts";
 import {
   type Cell,
+  MAX_CELL_CHARS,
   renderTable,
   type TableOptions,
 } from "../shared/text_table.ts";
+import { clipMiddle } from "../shared/errors.ts";
 import { pluginOf } from "../transcript/tool_name.ts";
+import { MAX_HISTORY_TURN_ENTRIES } from "../detection/history_turns.ts";
 
 /** Rows shown per ranking before "... and N more". */
 export const TOP_ROWS = 10;
@@ -84,6 +87,15 @@ export function renderAuditReport(
       `  unfinished turns: ${
         formatCount(summary.unfinishedTurns)
       } (they look stalled, but nothing shows they ended: not stalls; see below)\n`,
+    );
+  }
+  if (summary.unjudgedTurns > 0) {
+    out.push(
+      `  turns not judged: ${
+        formatCount(summary.unjudgedTurns)
+      } (each holds more than ${
+        formatCount(MAX_HISTORY_TURN_ENTRIES)
+      } entries, the hook's budget)\n`,
     );
   }
   if (summary.skippedOlder > 0) {
@@ -161,7 +173,7 @@ export function renderAuditReport(
   section(
     `Unreadable (${formatCount(summary.unreadable.length)})`,
     summary.unreadable.slice(0, TOP_ROWS).map((u) =>
-      `  ${u.path}: ${u.error}\n`
+      `  ${field(u.path)}: ${field(u.error)}\n`
     ).join("") + more(summary.unreadable.length - TOP_ROWS),
   );
   if (summary.stalledTurns === 0 && summary.files > 0) {
@@ -180,6 +192,11 @@ function topRows<T>(
   const shown = items.slice(0, TOP_ROWS);
   return renderTable(header, shown.map(row), options) +
     more(items.length - shown.length);
+}
+
+/** A name, path or reason from the audited folder, escaped and capped like a cell. */
+function field(text: string): string {
+  return clipMiddle(escapeTerminal(text), MAX_CELL_CHARS);
 }
 
 function ranking(

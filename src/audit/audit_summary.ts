@@ -45,6 +45,8 @@ export interface AuditSummary {
   files: number;
   bytes: number;
   turns: number;
+  /** Turns too long to judge (over the hook's entries budget). */
+  unjudgedTurns: number;
   stalledTurns: number;
   /**
    * Stalled turns that ended on Claude Code's synthetic API-error entry:
@@ -102,6 +104,7 @@ export function summarizeAudit(
     files: 0,
     bytes: 0,
     turns: 0,
+    unjudgedTurns: 0,
     stalledTurns: 0,
     apiErrorTurns: 0,
     usageLimitTurns: 0,
@@ -127,6 +130,7 @@ export function summarizeAudit(
     summary.files++;
     summary.bytes += audit.size;
     summary.turns += audit.turns;
+    summary.unjudgedTurns += audit.unjudgedTurns;
     summary.usageLimitTurns += audit.usageLimitTurns;
     for (const turn of audit.announcedTurns) {
       summary.announcedTurns++;
@@ -198,6 +202,7 @@ export function auditJson(
     files: summary.files,
     bytes: summary.bytes,
     turns: summary.turns,
+    unjudged_turns: summary.unjudgedTurns,
     stalled_turns: summary.stalledTurns,
     api_error_turns: summary.apiErrorTurns,
     usage_limit_turns: summary.usageLimitTurns,

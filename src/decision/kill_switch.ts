@@ -6,8 +6,10 @@
  * @module
  */
 
-import { resolvePath } from "../shared/paths.ts";
+import { basename, dirname } from "../shared/paths.ts";
 import type { CliIO } from "../shared/cli_io.ts";
+import { existingConfinedDir } from "../confined/confine.ts";
+import { confinedFile, lstatOrNull } from "../confined/confined_file.ts";
 import {
   type KillSwitchStatus,
   killSwitchStatus,
@@ -24,20 +26,29 @@ export function killSwitchOf(
   io: Pick<CliIO, "env" | "cwd">,
 ): KillSwitchStatus {
   const file = settings.killSwitchFile;
-  let fileExists = false;
-  if (file !== null) {
-    try {
-      Deno.statSync(resolvePath(io.cwd, file));
-      fileExists = true;
-    } catch {
-      fileExists = false;
-    }
-  }
   return killSwitchStatus({
     env: io.env,
     envName: settings.killSwitchEnv,
     file,
-    fileExists,
+    fileExists: file !== null && markerExists(io.cwd, file),
     configured: settings.killSwitch,
   });
+}
+
+/**
+ * Whether the marker is there: `file` (a relative path inside `.claude`,
+ * as the settings let it through) is looked at with `lstat`, so a marker
+ * that is a symlink counts without its target being touched, and only
+ * through folders that are no symlinks below `.claude` (a committed
+ * `.claude/net -> /net/host` must not lead the look elsewhere). A refused
+ * folder counts as no marker.
+ */
+function markerExists(cwd: string, file: string): boolean {
+  try {
+    const dir = existingConfinedDir(cwd, dirname(file), "kill-switch file");
+    return dir !== null &&
+      lstatOrNull(confinedFile(dir, basename(file))) !== null;
+  } catch {
+    return false;
+  }
 }

@@ -8,7 +8,7 @@
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
-import type { QuarantinedEntry } from "../guardrails/state.ts";
+import type { StateRescue } from "../guardrails/state.ts";
 import type { LoadedSettings } from "../settings/load_settings.ts";
 import type { Handler } from "./handlers.ts";
 import {
@@ -35,7 +35,7 @@ export async function misregistered(
   io: Pick<CliIO, "cwd" | "now" | "sleep">,
 ): Promise<Outcome> {
   const sessionId = stringField(payload, "session_id") ?? "";
-  const quarantined: QuarantinedEntry[] = [];
+  const quarantined: StateRescue[] = [];
   const openStore = stateStoreOpener(
     io,
     settings,

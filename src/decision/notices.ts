@@ -14,7 +14,7 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import { formatProblems } from "../settings/load_settings.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
-import type { QuarantinedEntry, StateStore } from "../guardrails/state.ts";
+import type { StateRescue, StateStore } from "../guardrails/state.ts";
 import { type Handler, HANDLER_EVENTS } from "./handlers.ts";
 
 /** Opens the session state store when first asked, once per run. */
@@ -24,12 +24,13 @@ export type StoreOpener = () => Promise<StateStore>;
  * A {@link StoreOpener} for the effective settings: the state module loads
  * only when a notice or a decision needs state.
  *
- * @param onQuarantine Told of each state or lock file moved aside.
+ * @param onRescue Told of each state or lock file moved aside, and of a
+ * session kept elsewhere because its state file is someone else's.
  */
 export function stateStoreOpener(
   io: Pick<CliIO, "cwd" | "sleep">,
   settings: Pick<Settings, "stateDir">,
-  onQuarantine?: (entry: QuarantinedEntry) => void,
+  onRescue?: (entry: StateRescue) => void,
 ): StoreOpener {
   let store: Promise<StateStore> | null = null;
   return () =>
@@ -39,7 +40,7 @@ export function stateStoreOpener(
         cwd: io.cwd,
         stateDir: settings.stateDir,
         sleep: io.sleep,
-        ...(onQuarantine ? { onQuarantine } : {}),
+        ...(onRescue ? { onRescue } : {}),
       })
     );
 }

@@ -1,15 +1,17 @@
 /**
  * What the user and the event log are told when a session's state or lock
- * file could not be used and was moved aside (`guardrails/state.ts`): one
- * report line each, and a `state_quarantined` event each. Shared by the
- * Stop hook and the watchdog.
+ * file could not be used (`guardrails/state.ts`): moved aside, or, when it
+ * holds someone else's content, left untouched with the session kept in
+ * stall-watch's own folder. One report line each, and a
+ * `state_quarantined` or `state_relocated` event each. Shared by the Stop
+ * hook and the watchdog.
  *
  * @module
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
 import type { EventRecord } from "../events/event_log.ts";
-import type { QuarantinedEntry } from "../guardrails/state.ts";
+import { isRelocated, type StateRescue } from "../guardrails/state.ts";
 import type { Settings } from "../settings/settings.ts";
 import { reportLine } from "../recovery/report_line.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
@@ -18,10 +20,17 @@ import { logEvents } from "./log_events.ts";
 import type { Outcome } from "./outcome.ts";
 
 /**
- * The one stderr line for an entry moved aside: which file, why, where it
- * went, and what the session does now.
+ * The one stderr line for an entry moved aside, or a session kept
+ * elsewhere: which file, why, where it went, and what the session does now.
  */
-export function quarantineLine(entry: QuarantinedEntry): string {
+export function quarantineLine(entry: StateRescue): string {
+  if (isRelocated(entry)) {
+    return reportLine(
+      `session state file "${escapeTerminal(entry.path)}" is someone ` +
+        `else's (${entry.reason}); left it untouched and kept this ` +
+        `session's retry budget in "${escapeTerminal(entry.keptIn)}"`,
+    );
+  }
   const fresh = entry.file === "state"
     ? "started a fresh retry budget"
     : "took a fresh lock";
@@ -33,32 +42,40 @@ export function quarantineLine(entry: QuarantinedEntry): string {
 }
 
 /**
- * A `state_quarantined` event for each entry moved aside.
+ * A `state_quarantined` event for each entry moved aside, a
+ * `state_relocated` event for each session kept elsewhere.
  *
  * @param ts Seconds since the epoch.
  */
 export function quarantineEvents(
-  entries: readonly QuarantinedEntry[],
+  entries: readonly StateRescue[],
   subject: EventSubject,
   ts: number,
 ): EventRecord[] {
   return entries.map((entry) =>
-    eventRecord("state_quarantined", subject, ts, {
-      file: entry.file,
-      path: entry.path,
-      moved_to: entry.movedTo,
-      reason: entry.reason,
-    })
+    isRelocated(entry)
+      ? eventRecord("state_relocated", subject, ts, {
+        file: entry.file,
+        path: entry.path,
+        kept_in: entry.keptIn,
+        reason: entry.reason,
+      })
+      : eventRecord("state_quarantined", subject, ts, {
+        file: entry.file,
+        path: entry.path,
+        moved_to: entry.movedTo,
+        reason: entry.reason,
+      })
   );
 }
 
 /**
  * `outcome` with a line on stderr for each state or lock file the run moved
- * aside, and their `state_quarantined` events logged.
+ * aside or left for someone else's, and their events logged.
  */
 export async function withQuarantineReport(
   outcome: Outcome,
-  entries: readonly QuarantinedEntry[],
+  entries: readonly StateRescue[],
   context: {
     io: Pick<CliIO, "cwd" | "now" | "sleep">;
     settings: Settings;

@@ -16,7 +16,7 @@
  */
 
 /** Most characters of a text that are looked at (its end). */
-const MAX_TEXT_CHARS = 16 * 1024;
+export const MAX_TEXT_CHARS = 16 * 1024;
 
 /** Most characters of an announcement quoted back. */
 export const MAX_QUOTE_CHARS = 200;

@@ -14,18 +14,29 @@ import type { BackgroundTask } from "./background_tasks.ts";
 import type { Entry } from "../transcript/entry.ts";
 
 /** Result texts that start background work, with the task id they name. */
-const LAUNCHES: readonly { type: string; pattern: RegExp }[] = [
+const LAUNCHES: readonly {
+  type: string;
+  pattern: RegExp;
+  /** The words that say it, with the task's id: what a history keeps. */
+  say: (id: string) => string;
+}[] = [
   // Bash with run_in_background: "Command running in background with ID: b7e2k9."
   {
     type: "shell",
     pattern: /running in (?:the )?background with ID:\s*([\w-]+)/i,
+    say: (id) => `running in background with ID: ${id}`,
   },
   // MCP calls over 2 minutes (2.1.212+): "... moved to the background as task mcpt_4f9a2c."
-  { type: "mcp task", pattern: /moved to the background as task\s+([\w-]+)/i },
+  {
+    type: "mcp task",
+    pattern: /moved to the background as task\s+([\w-]+)/i,
+    say: (id) => `moved to the background as task ${id}`,
+  },
   // Background subagents (2.1.198+): "Async agent launched successfully.\nagentId: a7f3c21"
   {
     type: "subagent",
     pattern: /Async agent launched[\s\S]*?agentId:\s*([\w-]+)/i,
+    say: (id) => `Async agent launched agentId: ${id}`,
   },
 ];
 
@@ -58,4 +69,21 @@ export function launchedBackgroundTasks(
     }
   }
   return tasks;
+}
+
+/** The longest task id a history keeps (ids seen are a few characters). */
+const MAX_KEPT_ID_CHARS = 64;
+
+/**
+ * What a history needs of a result's snippet: the words of a background
+ * launch with its id (few characters, whatever the snippet held), or
+ * nothing. {@link launchedBackgroundTasks} finds the same launch in them.
+ */
+export function launchWords(snippet: string): string {
+  for (const { pattern, say } of LAUNCHES) {
+    const id = pattern.exec(snippet)?.[1];
+    if (id === undefined) continue;
+    return id.length <= MAX_KEPT_ID_CHARS ? say(id) : "";
+  }
+  return "";
 }

@@ -197,8 +197,11 @@ function lostCallMessage(turn: readonly Entry[]): AssistantEntry[] | null {
     const entry = turn[i] as Entry;
     if (entry.kind !== "assistant" || isOwnEntry(entry)) continue;
     if (messageKey(entry) !== key) break;
-    lines.unshift(entry);
+    // Collected newest first and turned round once: an unshift per line
+    // made a message of N lines cost N² moves.
+    lines.push(entry);
   }
+  lines.reverse();
   const stoppedForCall = lines.some((e) => e.stopReason === "tool_use");
   const calls = lines.some((e) => e.toolUses.length > 0);
   return stoppedForCall && !calls ? lines : null;

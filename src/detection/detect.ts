@@ -18,6 +18,7 @@ import {
 } from "./background_tasks.ts";
 import { syncReader } from "../transcript/line_reader.ts";
 import {
+  appendedTurnLines,
   DEFAULT_SCAN_BUDGETS,
   openTranscript,
   type ScanBudgetName,
@@ -171,14 +172,29 @@ export async function detectStalls(
   // lines differently. Only a file that never appeared is left unjudged.
   const everOnFile = now.scan !== null;
   const waited = behind(now) !== null && clock.now() + now.ms < deadline;
+  let seenSize = now.scan?.fileSize ?? null;
   while (behind(now) !== null && clock.now() + now.ms < deadline) {
     await clock.sleep(Math.min(poll, deadline - clock.now()));
     const size = await sizeOf(path);
+    if (size === seenSize) continue;
     const before = now.scan?.fileSize ?? null;
-    if (size === before) continue;
     // A file that shrinks or vanishes is not catching up: judge what is left.
     const damaged = before !== null && (size === null || size < before);
-    if (damaged || clock.now() + now.ms < deadline) now = await look();
+    seenSize = size;
+    if (!damaged && now.scan !== null) {
+      // Only metadata appended (progress lines, snapshots): nothing to look
+      // again for, and a long turn is not read again for it.
+      const grew = await appendedTurnLines(path, now.scan.endOffset, {
+        includeSidechains: input.isSubagent,
+      });
+      if (grew === false) continue;
+    }
+    if (damaged || clock.now() + now.ms < deadline) {
+      // Let go of the last look's entries first: a long turn read twice
+      // over would hold two copies at the peak.
+      now = { scan: null, verdict: null, proven: false, ms: now.ms };
+      now = await look();
+    }
     if (damaged) break;
   }
   // 0 exactly when no wait was due (the event log tells the two apart).

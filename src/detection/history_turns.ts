@@ -20,7 +20,7 @@ import {
   classifyTurn,
   type TurnVerdict,
 } from "./classify.ts";
-import type { Entry } from "../transcript/entry.ts";
+import type { AssistantEntry, Entry } from "../transcript/entry.ts";
 import { lineEntries } from "../transcript/line_entries.ts";
 import { isSkippableLine, topLevelType } from "../transcript/line_prefilter.ts";
 import {
@@ -30,14 +30,28 @@ import {
   readLinesForward,
 } from "../transcript/line_reader.ts";
 import { type AnnouncedStop, announcedStop } from "./announcement.ts";
+import { launchWords } from "./background_launch.ts";
+import { MAX_TEXT_CHARS as MAX_JUDGED_TEXT_CHARS } from "./_model_text.ts";
 import { ForwardTurnSplitter, type SplitTurn } from "../transcript/turn.ts";
 import { modelActs } from "../transcript/turn_rule.ts";
+import { DEFAULT_SCAN_BUDGETS } from "../transcript/tail_scan.ts";
+
+/**
+ * The most entries one history turn may hold, weighted as the hook weighs
+ * them (each tool call and result counts): the hook's own entries budget.
+ * A longer turn is not judged (the hook would not judge it either), and
+ * its entries are let go as they come, so a crafted turn of millions of
+ * lines costs no more memory than this many.
+ */
+export const MAX_HISTORY_TURN_ENTRIES = DEFAULT_SCAN_BUDGETS.entries;
 
 /** Reader tuning for history scans: big reads, small lines parsed whole. */
 export const HISTORY_READER_OPTIONS = Object.freeze({
   chunkBytes: 1024 * 1024,
   maxLineBytes: 4 * 1024,
   keepBytes: 2 * 1024,
+  // One line of more results than a turn may hold is over it on its own.
+  maxLineIds: MAX_HISTORY_TURN_ENTRIES,
 });
 
 /** Clipped non-user lines up to this size are read again and parsed. */
@@ -56,6 +70,11 @@ export interface HistoryTurn {
    * {@link opensWithResume}): the process died during this one.
    */
   resumedAfter?: true;
+  /**
+   * It held more than {@link MAX_HISTORY_TURN_ENTRIES}: its entries were
+   * let go (`entries` is empty) and it is not judged.
+   */
+  overBudget?: true;
 }
 
 /** Options for {@link readHistoryTurns}. */
@@ -92,6 +111,7 @@ export async function* readHistoryTurns(
   const source = new SyncSource(file, options.onRead);
   const splitter = new ForwardTurnSplitter({
     includeSidechains: options.subagent,
+    maxTurnEntries: MAX_HISTORY_TURN_ENTRIES,
   });
   const reader = readLinesForward(source, {
     ...HISTORY_READER_OPTIONS,
@@ -100,10 +120,13 @@ export async function* readHistoryTurns(
   // A turn is yielded once the next one is known: how that one opens may
   // say how this one ended.
   let held: SplitTurn | null = null;
+  const words = new RecentWords();
   for await (const raw of reader) {
     for (const entry of historyLineEntries(raw, source)) {
+      words.keep(entry);
       const closed = splitter.push(entry);
       if (closed.length === 0) continue;
+      words.forget();
       for (const turn of closed) {
         if (held !== null) yield historyTurn(held, turn);
         held = turn;
@@ -122,6 +145,7 @@ function historyTurn(turn: SplitTurn, next: SplitTurn | null): HistoryTurn {
     startLine: turn.startLine,
     entries: turn.entries,
     followed: next !== null,
+    ...(turn.overBudget ? { overBudget: true as const } : {}),
     ...(next !== null && opensWithResume(next)
       ? { resumedAfter: true as const }
       : {}),
@@ -219,6 +243,8 @@ export interface HistoryVerdict {
    * (`announced_no_call`, see `announcement.ts`), when it did.
    */
   announced?: AnnouncedStop;
+  /** See {@link HistoryTurn.overBudget}: the verdict says it was not judged. */
+  overBudget?: true;
 }
 
 /**
@@ -244,6 +270,15 @@ export function historyVerdict(
   turn: HistoryTurn,
   subagent: boolean,
 ): HistoryVerdict {
+  if (turn.overBudget) {
+    return {
+      startLine: turn.startLine,
+      endLine: turn.startLine,
+      verdict: OVER_BUDGET,
+      ending: turn.followed ? "ended" : "no_end",
+      overBudget: true,
+    };
+  }
   const verdict = classifyTurn(turn.entries, HISTORY_CONTEXT);
   const announced = subagent ? null : announcedStop(
     turn.entries,
@@ -258,6 +293,14 @@ export function historyVerdict(
     ...(announced ? { announced } : {}),
   };
 }
+
+/** The verdict of a turn past {@link MAX_HISTORY_TURN_ENTRIES}. */
+const OVER_BUDGET: TurnVerdict = Object.freeze({
+  signatures: [],
+  reason: `not judged: the turn holds more than ${
+    MAX_HISTORY_TURN_ENTRIES.toLocaleString("en-US")
+  } entries (the hook's entries budget)`,
+});
 
 /** Reads a byte range of a file again (for clipped lines worth parsing). */
 export interface LineRereader {
@@ -275,9 +318,9 @@ export function historyLineEntries(
   file: LineRereader,
 ): Entry[] {
   if (isSkippableLine(raw.head, raw.clipped ? raw.tail : raw.head)) return [];
-  if (!raw.clipped) return lineEntries(raw, raw.line);
+  if (!raw.clipped) return withoutTexts(lineEntries(raw, raw.line));
   if (topLevelType(raw.head) === "user" || raw.length > REREAD_MAX_BYTES) {
-    return lineEntries(raw, raw.line);
+    return withoutTexts(lineEntries(raw, raw.line));
   }
   const whole: RawLine = {
     offset: raw.offset,
@@ -286,7 +329,72 @@ export function historyLineEntries(
     tail: new Uint8Array(0),
     clipped: false,
   };
-  return lineEntries(whole, raw.line);
+  return withoutTexts(lineEntries(whole, raw.line));
+}
+
+/**
+ * `entries` with only the words a history judges: of each text its end
+ * (the closing words are what `_model_text.ts` reads), of each result's
+ * snippet only a background launch with its id (see `launchWords`).
+ */
+function withoutTexts(entries: Entry[]): Entry[] {
+  for (const entry of entries) {
+    if (entry.kind === "assistant") {
+      entry.texts = entry.texts.map(textEnd);
+    } else if (entry.kind === "results") {
+      for (const result of entry.results) {
+        result.snippet = launchWords(result.snippet);
+      }
+    }
+  }
+  return entries;
+}
+
+/** The end of a text that a history keeps, at most {@link MAX_KEPT_TEXT_CHARS}. */
+function textEnd(text: string): string {
+  return text.length > MAX_KEPT_TEXT_CHARS
+    ? text.slice(text.length - MAX_KEPT_TEXT_CHARS)
+    : text;
+}
+
+/**
+ * The most characters of one text a history keeps: all that is judged of
+ * a closing text.
+ */
+const MAX_KEPT_TEXT_CHARS = MAX_JUDGED_TEXT_CHARS;
+
+/** What stands for a text a history entry had and no longer keeps. */
+const TEXT_NOT_KEPT = "(text)";
+
+/**
+ * How many of the newest model messages with words keep them: the
+ * history judges the words of a turn's final message and of the message
+ * of its last call, never older ones.
+ */
+const MESSAGES_WITH_WORDS = 16;
+
+/**
+ * Keeps the words of only the newest {@link MESSAGES_WITH_WORDS} entries
+ * with text of the turn being read: older ones keep a stand-in for each
+ * text (that they had one is all that is asked of them), so a turn of long
+ * texts holds few. A turn that closed is never touched again: what is
+ * tracked is forgotten at each close (the few entries read since, which a
+ * turn may have closed a few entries late, keep their words).
+ */
+class RecentWords {
+  #kept: AssistantEntry[] = [];
+
+  forget(): void {
+    this.#kept = [];
+  }
+
+  keep(entry: Entry): void {
+    if (entry.kind !== "assistant" || entry.texts.length === 0) return;
+    this.#kept.push(entry);
+    if (this.#kept.length <= 2 * MESSAGES_WITH_WORDS) return;
+    const old = this.#kept.splice(0, this.#kept.length - MESSAGES_WITH_WORDS);
+    for (const e of old) e.texts = e.texts.map(() => TEXT_NOT_KEPT);
+  }
 }
 
 /**

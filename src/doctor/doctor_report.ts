@@ -6,7 +6,11 @@
  * @module
  */
 
-import { escapeTerminal } from "../shared/terminal_text.ts";
+import {
+  escapeTerminal,
+  type OwnSequence,
+  ownSequence,
+} from "../shared/terminal_text.ts";
 
 /** How a check came out. `fail` makes the set-up unhealthy; `warn` does not. */
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -19,7 +23,7 @@ export interface CheckResult {
   fix?: string;
 }
 
-const COLORS: Readonly<Record<CheckStatus, string>> = {
+const COLORS: Readonly<Record<CheckStatus, OwnSequence>> = {
   ok: "\x1b[32m",
   warn: "\x1b[33m",
   fail: "\x1b[31m",
@@ -39,7 +43,11 @@ export function renderDoctorReport(
   for (const result of results) {
     const word = result.status === "fail" ? "FAIL" : result.status;
     const padded = word.padEnd(4);
-    const status = color ? `${COLORS[result.status]}${padded}\x1b[0m` : padded;
+    const status = color
+      ? `${ownSequence(COLORS[result.status])}${padded}${
+        ownSequence("\x1b[0m")
+      }`
+      : padded;
     // Texts quote commands and paths from settings files: one line each.
     lines.push(`  ${status}  ${escapeTerminal(result.text)}`);
     if (result.fix) lines.push(`        fix: ${escapeTerminal(result.fix)}`);

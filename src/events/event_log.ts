@@ -23,7 +23,7 @@ import { withFileLock } from "../confined/file_lock.ts";
  * The seed's six decision events, plus `budget_exhausted`,
  * `announced_stop` (a turn that announced an action and stopped, allowed
  * and logged: `announced_no_call` in its default mode),
- * `state_quarantined` and the watchdog's own.
+ * `state_quarantined`, `state_relocated` and the watchdog's own.
  */
 export type EventName =
   | "stall_detected"
@@ -35,6 +35,7 @@ export type EventName =
   | "announced_stop"
   | "budget_exhausted"
   | "state_quarantined"
+  | "state_relocated"
   | "watch_started"
   | "watch_finished";
 

@@ -10,7 +10,9 @@
  * A state or lock file stall-watch cannot use (corrupt, a symlink, a hard
  * link, a FIFO, a folder) is moved aside inside the checked folder and the
  * session starts afresh, instead of giving up on recovery for the rest of
- * the session; see {@link StateStore.update}.
+ * the session; a file that holds someone else's content is never touched,
+ * and the session is kept in stall-watch's own folder instead
+ * ({@link RELOCATED_DIR}); see {@link StateStore.update}.
  *
  * @module
  */
@@ -33,6 +35,7 @@ import {
 import { type LockOptions, withFileLock } from "../confined/file_lock.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 import { describe } from "../shared/errors.ts";
+import { joinPath, NATIVE } from "../shared/paths.ts";
 import { pruneStaleStateDaily } from "./state_sweeper.ts";
 import { safeSessionId } from "./session_id.ts";
 
@@ -160,8 +163,12 @@ export interface StateStoreOptions {
   sleep: (ms: number) => Promise<void>;
   /** How long to wait for another hook of the session. */
   lockTimeoutMs?: number;
-  /** Told of every file moved aside, for the event log and the user. */
-  onQuarantine?: (entry: QuarantinedEntry) => void;
+  /**
+   * Told of every file moved aside, and of a session kept in
+   * {@link RELOCATED_DIR} because its state file is someone else's (once
+   * per session and store), for the event log and the user.
+   */
+  onRescue?: (entry: StateRescue) => void;
 }
 
 /** A session's state or lock file that could not be used and was moved aside. */
@@ -175,6 +182,38 @@ export interface QuarantinedEntry {
   /** Why it could not be used: "it is a symlink", "it is not valid JSON". */
   reason: string;
 }
+
+/**
+ * A session whose state file holds someone else's content: that file is
+ * left as it is, and the session's retry budget kept in
+ * {@link RELOCATED_DIR} instead.
+ */
+export interface RelocatedState {
+  file: "state";
+  /** The file left untouched. */
+  path: string;
+  /** The state file the session is kept in now. */
+  keptIn: string;
+  /** Why the file is not stall-watch's: "it is not a file stall-watch wrote". */
+  reason: string;
+}
+
+/** What the store did to keep a session protected when a file of it could not be used. */
+export type StateRescue = QuarantinedEntry | RelocatedState;
+
+/** Whether `rescue` kept the session elsewhere (else it moved a file aside). */
+export function isRelocated(rescue: StateRescue): rescue is RelocatedState {
+  return "keptIn" in rescue;
+}
+
+/**
+ * The folder inside the state folder, stall-watch's own (it creates it,
+ * with its `.gitignore`), where a session is kept whose state file under
+ * the usual name holds someone else's content: a state folder shared with
+ * other files (`.claude` itself) can hold one under any name, and a
+ * session must not go unprotected for the rest of its life because of it.
+ */
+export const RELOCATED_DIR = "relocated";
 
 /**
  * At most this many of one session's state files, and as many lock files,
@@ -202,6 +241,8 @@ const DEFAULT_LOCK_TIMEOUT_MS = 3000;
 /** Reads and changes session state files. */
 export class StateStore {
   #options: StateStoreOptions;
+  /** Sessions whose relocation was told already. */
+  #relocatedTold = new Set<string>();
   /** Session locks whose unlock failed, in words, until taken. */
   #unlockErrors: string[] = [];
 
@@ -210,14 +251,19 @@ export class StateStore {
     this.#options = options;
   }
 
+  /** The state folder's {@link RELOCATED_DIR}, relative to the start directory. */
+  get #relocatedDir(): string {
+    return joinPath(NATIVE, this.#options.stateDir, RELOCATED_DIR);
+  }
+
   /**
-   * The session's state and lock files, with the state folder created and
-   * every path checked to stay inside `.claude`.
+   * The session's state and lock files in `stateDir` (the state folder or
+   * its {@link RELOCATED_DIR}), with the folder created and every path
+   * checked to stay inside `.claude`.
    */
-  #sessionFiles(sessionId: string): SessionFiles {
-    const { cwd, stateDir } = this.#options;
+  #sessionFiles(sessionId: string, stateDir: string): SessionFiles {
     return sessionFilesIn(
-      ensureConfinedDir(cwd, stateDir, "state folder"),
+      ensureConfinedDir(this.#options.cwd, stateDir, "state folder"),
       sessionId,
     );
   }
@@ -239,14 +285,24 @@ export class StateStore {
   }
 
   /**
-   * Reads a session's state without locking (for display). Requires
+   * Reads a session's state without locking (for display): from
+   * {@link RELOCATED_DIR} when the usual file is someone else's. Requires
    * `--allow-read`.
    */
   read(sessionId: string): LoadedState {
-    const { cwd, stateDir } = this.#options;
+    const here = this.#readIn(this.#options.stateDir, sessionId);
+    if (here !== FOREIGN) return here;
+    const relocated = this.#readIn(this.#relocatedDir, sessionId);
+    return relocated !== FOREIGN ? relocated : {
+      state: emptyState(),
+      note: noteOf(new Error("it is not a file stall-watch wrote")),
+    };
+  }
+
+  #readIn(stateDir: string, sessionId: string): LoadedState | typeof FOREIGN {
     let dir: ConfinedDir | null;
     try {
-      dir = existingConfinedDir(cwd, stateDir, "state folder");
+      dir = existingConfinedDir(this.#options.cwd, stateDir, "state folder");
     } catch (error) {
       return { state: emptyState(), note: noteOf(error) };
     }
@@ -255,6 +311,7 @@ export class StateStore {
     try {
       return readState(statePath);
     } catch (error) {
+      if (error instanceof ForeignStateError) return FOREIGN;
       return { state: emptyState(), note: noteOf(error) };
     }
   }
@@ -268,18 +325,44 @@ export class StateStore {
    * hard link; a state file that holds no JSON object) is moved aside by a
    * rename inside the checked state folder, which moves the entry, never
    * what a link leads to, and the session starts with a fresh lock or a
-   * fresh state (see {@link MAX_QUARANTINED}); `onQuarantine` is told. A
-   * file that holds someone else's JSON is refused, never moved.
+   * fresh state (see {@link MAX_QUARANTINED}); `onRescue` is told. A
+   * state file that holds someone else's content is never moved or
+   * written: the session is kept in {@link RELOCATED_DIR} instead, with
+   * its own lock, and `onRescue` told once.
    *
    * @throws {ConfinementError} When the state folder escapes `.claude`, or
-   * the state file is someone else's.
+   * a file cannot be used and not moved aside.
    * @throws {LockTimeoutError} When another hook holds the lock too long.
    */
   async update<T>(
     sessionId: string,
     change: (loaded: LoadedState) => StateChange<T>,
   ): Promise<T> {
-    const files = this.#sessionFiles(sessionId);
+    try {
+      return await this.#updateIn(this.#options.stateDir, sessionId, change);
+    } catch (error) {
+      if (!(error instanceof ForeignStateError)) throw error;
+      const relocated = this.#sessionFiles(sessionId, this.#relocatedDir);
+      if (!this.#relocatedTold.has(sessionId)) {
+        this.#relocatedTold.add(sessionId);
+        this.#options.onRescue?.({
+          file: "state",
+          path: error.path,
+          keptIn: relocated.statePath,
+          reason: error.reason,
+        });
+      }
+      return await this.#updateIn(this.#relocatedDir, sessionId, change);
+    }
+  }
+
+  /** {@link update} in one folder: the state folder or its relocated one. */
+  async #updateIn<T>(
+    stateDir: string,
+    sessionId: string,
+    change: (loaded: LoadedState) => StateChange<T>,
+  ): Promise<T> {
+    const files = this.#sessionFiles(sessionId, stateDir);
     // There is no lock to hold while moving a lock file aside: a hook that
     // finds it unusable at the same moment moves nothing that changed since
     // it looked (quarantineConfined checks the inode).
@@ -352,7 +435,7 @@ export class StateStore {
       MAX_QUARANTINED,
     );
     if (movedTo === null) return false;
-    this.#options.onQuarantine?.({
+    this.#options.onRescue?.({
       file,
       path: confinedFile(files.dir, name),
       movedTo,
@@ -372,8 +455,21 @@ export class StateStore {
    * @throws {LockTimeoutError} When another hook holds the lock too long.
    */
   async remove(sessionId: string): Promise<RemovedState> {
-    const { cwd, stateDir } = this.#options;
-    const existing = existingConfinedDir(cwd, stateDir, "state folder");
+    const here = await this.#removeIn(this.#options.stateDir, sessionId);
+    // A session kept in the relocated folder goes too.
+    const relocated = await this.#removeIn(this.#relocatedDir, sessionId);
+    return relocated.status === "removed" || here.status === "absent"
+      ? relocated
+      : here;
+  }
+
+  /** {@link remove} in one folder. */
+  async #removeIn(stateDir: string, sessionId: string): Promise<RemovedState> {
+    const existing = existingConfinedDir(
+      this.#options.cwd,
+      stateDir,
+      "state folder",
+    );
     if (existing === null) return { status: "absent" };
     const files = sessionFilesIn(existing, sessionId);
     // Look before locking, so no lock file appears beside a foreign file.
@@ -408,8 +504,18 @@ export class StateStore {
    * @throws {ConfinementError} When the state folder escapes `.claude`.
    */
   sessionIds(): string[] {
-    const { cwd, stateDir } = this.#options;
-    const dir = existingConfinedDir(cwd, stateDir, "state folder");
+    const ids = new Set(this.#idsIn(this.#options.stateDir));
+    for (const id of this.#idsIn(this.#relocatedDir)) ids.add(id);
+    return [...ids].sort();
+  }
+
+  /** The session ids with a state file in one folder. */
+  #idsIn(stateDir: string): string[] {
+    const dir = existingConfinedDir(
+      this.#options.cwd,
+      stateDir,
+      "state folder",
+    );
     const ids: string[] = [];
     if (dir === null) return ids;
     try {
@@ -425,7 +531,7 @@ export class StateStore {
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
-    return ids.sort();
+    return ids;
   }
 
   /**
@@ -435,14 +541,15 @@ export class StateStore {
    * @returns The names removed.
    */
   pruneDaily(nowMs: number): string[] {
-    const { cwd, stateDir } = this.#options;
-    let dir: ConfinedDir | null;
-    try {
-      dir = existingConfinedDir(cwd, stateDir, "state folder");
-    } catch {
-      return [];
-    }
-    return dir === null ? [] : pruneStaleStateDaily(dir, nowMs, isStateText);
+    return [this.#options.stateDir, this.#relocatedDir].flatMap((stateDir) => {
+      let dir: ConfinedDir | null;
+      try {
+        dir = existingConfinedDir(this.#options.cwd, stateDir, "state folder");
+      } catch {
+        return [];
+      }
+      return dir === null ? [] : pruneStaleStateDaily(dir, nowMs, isStateText);
+    });
   }
 }
 
@@ -531,11 +638,30 @@ export function isReplaceableState(text: string): boolean {
   }
 }
 
+/** A state file that holds someone else's content: never read as state, never written. */
+export class ForeignStateError extends ConfinementError {
+  /** The file. */
+  readonly path: string;
+  /** Why, in words for a message. */
+  readonly reason = "it is not a file stall-watch wrote";
+
+  /** @param path The state file. */
+  constructor(path: string) {
+    super(`Refusing state file "${path}": it is not a file stall-watch wrote`);
+    this.name = "ForeignStateError";
+    this.path = path;
+  }
+}
+
+/** {@link StateStore.read}'s word for a foreign file: read the relocated one. */
+const FOREIGN = Symbol("foreign state file");
+
 /**
  * Reads a state file. A symlink, FIFO, hard link or file that is not
  * stall-watch's is refused (never opened, never read as state).
  *
- * @throws {ConfinementError} For such a file.
+ * @throws {ConfinementError} For such a file ({@link ForeignStateError}
+ * for someone else's).
  */
 function readState(path: string): LoadedState {
   let text: string | null;
@@ -546,10 +672,6 @@ function readState(path: string): LoadedState {
     return { state: emptyState(), note: noteOf(error) };
   }
   if (text === null) return { state: emptyState(), note: null };
-  if (!isReplaceableState(text)) {
-    throw new ConfinementError(
-      `Refusing state file "${path}": it is not a file stall-watch wrote`,
-    );
-  }
+  if (!isReplaceableState(text)) throw new ForeignStateError(path);
   return parseState(text);
 }

@@ -33,7 +33,7 @@ import { releaseOf } from "../claude_client/release.ts";
 import { reportLine } from "../recovery/report_line.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
-import type { QuarantinedEntry } from "../guardrails/state.ts";
+import type { StateRescue } from "../guardrails/state.ts";
 import type { EventName } from "../events/event_log.ts";
 import { eventRecord } from "../decision/event_record.ts";
 import { eventOf, handles } from "../decision/handlers.ts";
@@ -82,7 +82,7 @@ export async function runHook(
   if (input.stopHookActive && settings.stopHookActive === "allow") {
     return allowOutcome(null);
   }
-  const quarantined: QuarantinedEntry[] = [];
+  const quarantined: StateRescue[] = [];
   const openStore = stateStoreOpener(
     io,
     settings,

@@ -159,7 +159,10 @@ export function buildReportLines(
 
 /**
  * The whole block message for stderr: report lines and recovery prompt,
- * kept under Claude Code's size limit by summarising bullets that do not fit.
+ * kept under Claude Code's size limit by summarising bullets that do not
+ * fit. Every name, id and path in it is capped
+ * (`prompt_text.ts`), and a cut never takes the footer: the instructions
+ * to retry at most once, then stop, always reach the model.
  */
 export function buildBlockMessage(
   signatures: readonly StallSignature[],
@@ -201,7 +204,13 @@ function fitPrompt(
     );
     message = before + prompt;
   }
-  return message.length > MAX_REASON_CHARS
-    ? message.slice(0, MAX_REASON_CHARS - 1) + "…"
-    : message;
+  if (message.length <= MAX_REASON_CHARS) return message;
+  // Still too long with one bullet (long templates from the config): cut
+  // before the footer, never the footer itself, which tells the model when
+  // to stop retrying.
+  const footer = `\n${text.footer}\n`;
+  const room = MAX_REASON_CHARS - footer.length - 1;
+  return message.endsWith(footer) && room > 0
+    ? message.slice(0, room) + "…" + footer
+    : message.slice(0, MAX_REASON_CHARS - 1) + "…";
 }

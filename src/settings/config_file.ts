@@ -71,7 +71,11 @@ export async function loadConfigFile(
   try {
     // A FIFO would block the hook forever, and a device such as /dev/zero
     // (a symlink in a cloned repo will do) never ends.
-    text = readRegularText(file, "config file", MAX_CONFIG_BYTES);
+    // And a link leading out of the start directory is refused, its target
+    // untouched: the problems would echo the keys of the file it names.
+    text = readRegularText(file, "config file", MAX_CONFIG_BYTES, {
+      inside: cwd ?? Deno.cwd(),
+    });
   } catch (error) {
     const reason = error instanceof UnreadableFileError
       ? error.reason

@@ -11,6 +11,13 @@
 import type { StallKind } from "../detection/classify.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 import {
+  isAbsolute,
+  NATIVE,
+  normalize,
+  POSIX,
+  WINDOWS,
+} from "../shared/paths.ts";
+import {
   NUDGE_PRESETS,
   type NudgePreset,
   presetText,
@@ -224,7 +231,7 @@ export function resolveSettings(
       "STALL_WATCH_KILL_SWITCH_FILE",
       "kill_switch_file",
       d.killSwitchFile,
-      path as Converter<string | null>,
+      markerFile as Converter<string | null>,
     ),
     output: pick(
       "STALL_WATCH_OUTPUT",
@@ -410,6 +417,37 @@ const path: Converter<string> = (raw) =>
   typeof raw === "string" && raw.trim() !== "" && !raw.includes("\0")
     ? ok(raw)
     : fail(`must be a non-empty path, got ${show(raw)}`);
+
+/**
+ * The kill-switch marker: a relative path to a file inside `.claude`,
+ * checked on the text alone, before anything touches the disk. The marker
+ * is looked at at every stalled stop and by every watcher, so a committed
+ * config must not point it anywhere else: on Windows a UNC path
+ * (`\\host\share\x`) opens an SMB session that sends the user's NTLM
+ * hash, on macOS `/net/host/x` mounts the host, and a hung network mount
+ * blocks the hook. Absolute, drive-letter and UNC values are refused in
+ * either platform's spelling (one config file serves every platform).
+ */
+const markerFile: Converter<string> = (raw) => {
+  const given = path(raw);
+  if (!given.ok) return given;
+  const text = given.value;
+  if (
+    isAbsolute(text, POSIX) || isAbsolute(text, WINDOWS) ||
+    /^[A-Za-z]:/.test(text)
+  ) {
+    return fail(
+      `must be a relative path inside .claude (an absolute, drive or network path is never looked at), got ${
+        show(text)
+      }`,
+    );
+  }
+  const [top, ...below] = normalize(text, NATIVE).split(NATIVE.sep);
+  const claude = NATIVE.windows ? top?.toLowerCase() : top;
+  return claude === ".claude" && below.length > 0
+    ? ok(text)
+    : fail(`must name a file inside .claude, got ${show(text)}`);
+};
 
 function show(raw: unknown): string {
   if (isPlainObject(raw)) return "an object";

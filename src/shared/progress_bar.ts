@@ -8,6 +8,10 @@
  */
 
 import type { CliIO } from "./cli_io.ts";
+import { escapeTerminal, ownSequence } from "./terminal_text.ts";
+
+/** Back to the line's start and erase it: stall-watch's own sequence. */
+const ERASE_LINE = ownSequence("\r\x1b[2K");
 
 /** Silent for this long; most runs finish before anyone would look. */
 const SHOW_AFTER_MS = 500;
@@ -48,12 +52,14 @@ export class ProgressBar {
     if (now - this.#drawnAt < REDRAW_MS) return;
     this.#drawnAt = now;
     this.#visible = true;
-    this.#io.writeStderr(`\r\x1b[2K${progressLine(done, this.#total, label)}`);
+    this.#io.writeStderr(
+      `${ERASE_LINE}${progressLine(done, this.#total, label)}`,
+    );
   }
 
   /** Erases the bar if it was drawn. */
   clear(): void {
-    if (this.#visible) this.#io.writeStderr("\r\x1b[2K");
+    if (this.#visible) this.#io.writeStderr(ERASE_LINE);
     this.#visible = false;
   }
 }
@@ -74,6 +80,8 @@ export function progressLine(
   const bar = "#".repeat(filled) + "-".repeat(BAR_CELLS - filled);
   const percent = `${Math.floor(ratio * 100)}%`.padStart(4);
   const room = 40;
-  const shown = label.length > room ? `…${label.slice(-(room - 1))}` : label;
+  // The label is a file name from the folder being read: escaped, then cut.
+  const safe = escapeTerminal(label);
+  const shown = safe.length > room ? `…${safe.slice(-(room - 1))}` : safe;
   return `[${bar}] ${percent}  ${shown}`;
 }

@@ -8,7 +8,12 @@
  *   harmless) and refused unless it is a regular file;
  * - checked again once open: the handle must be that same regular file
  *   (device and inode), so a swap in between is refused, not read;
- * - read only up to a size cap, which is checked on the open handle.
+ * - read only up to a size cap, which is checked on the open handle;
+ * - and, where the caller names the folder it must lie in, reached only
+ *   through links that stay inside it: the path is walked one step at a
+ *   time with `lstat` and `readlink` ({@link pathWithin}), so a committed
+ *   link to `~/.aws/config`, `/dev/zero` or `\\host\share\x` is refused
+ *   before anything there is touched.
  *
  * Requires `--allow-read`.
  *
@@ -16,6 +21,15 @@
  */
 
 import { clipMiddle, describe, InputError } from "./errors.ts";
+import {
+  dirname,
+  isAbsolute,
+  joinPath,
+  NATIVE,
+  normalize,
+  type PathStyle,
+  stepsBelow,
+} from "./paths.ts";
 
 /** Longest path shown in a message. */
 const MAX_PATH_CHARS = 200;
@@ -43,6 +57,14 @@ export class UnreadableFileError extends InputError {
 export interface RegularFileOptions {
   /** Refuse a file larger than this many bytes. */
   maxBytes?: number;
+  /**
+   * A folder (absolute) the file must really lie in when its path lies in
+   * it: the path is walked one step at a time, and a symlink on the way
+   * that leads out is refused without its target being touched (a cloned
+   * repository may commit its config as a link to `~/.aws/config`, whose
+   * keys the problem list would echo).
+   */
+  inside?: string;
 }
 
 /** Missing: no file, or a file where a folder on the path should be. */
@@ -60,10 +82,13 @@ function isMissing(error: unknown): boolean {
  * cap, a file swapped while being opened, and read errors.
  */
 export function openRegularFile(
-  path: string,
+  given: string,
   what: string,
   options: RegularFileOptions = {},
 ): Deno.FsFile | null {
+  const path = options.inside === undefined
+    ? given
+    : insidePath(options.inside, given, what);
   let seen: Deno.FileInfo;
   try {
     seen = Deno.statSync(path);
@@ -107,8 +132,9 @@ export function readRegularText(
   path: string,
   what: string,
   maxBytes: number,
+  options: Pick<RegularFileOptions, "inside"> = {},
 ): string | null {
-  const bytes = readRegularBytes(path, what, maxBytes);
+  const bytes = readRegularBytes(path, what, maxBytes, options);
   return bytes === null ? null : new TextDecoder().decode(bytes);
 }
 
@@ -123,8 +149,9 @@ export function readRegularBytes(
   path: string,
   what: string,
   maxBytes: number,
+  options: Pick<RegularFileOptions, "inside"> = {},
 ): Uint8Array | null {
-  const file = openRegularFile(path, what, { maxBytes });
+  const file = openRegularFile(path, what, { ...options, maxBytes });
   if (file === null) return null;
   let bytes: Uint8Array | null;
   try {
@@ -153,6 +180,33 @@ function readCapped(file: Deno.FsFile, maxBytes: number): Uint8Array | null {
   }
 }
 
+/**
+ * `path` with the symlinks below `root` resolved, when it lies in `root`
+ * (see {@link RegularFileOptions.inside}); a path elsewhere, named so on
+ * purpose, as it is.
+ *
+ * @throws {UnreadableFileError} When a link on the way leads out of `root`.
+ */
+function insidePath(root: string, path: string, what: string): string {
+  const steps = stepsBelow(root, path);
+  if (steps === null) return path;
+  let realRoot = root;
+  try {
+    realRoot = Deno.realPathSync(root);
+  } catch {
+    // The start directory is gone: the walk finds nothing either.
+  }
+  const walked = pathWithin(root, realRoot, steps.join(NATIVE.sep));
+  if (walked.inside) return walked.path;
+  throw new UnreadableFileError(
+    what,
+    path,
+    `it leads out of ${clipMiddle(root, MAX_PATH_CHARS)} (${
+      clipMiddle(walked.link, MAX_PATH_CHARS)
+    } is a symlink to ${clipMiddle(walked.target, MAX_PATH_CHARS)})`,
+  );
+}
+
 /** Why `info` is not readable under `options`, or `null`. */
 function refusalOf(
   info: Deno.FileInfo,
@@ -174,4 +228,81 @@ function tooLarge(maxBytes: number): string {
 function isSameFile(seen: Deno.FileInfo, opened: Deno.FileInfo): boolean {
   return seen.ino === null || opened.ino === null ||
     (seen.ino === opened.ino && seen.dev === opened.dev);
+}
+
+/** Symlinks followed before a path counts as a loop. */
+const MAX_HOPS = 40;
+
+/** Where a path leads: a real path inside the root, or out of it. */
+export type Within =
+  | { inside: true; path: string }
+  | { inside: false; link: string; target: string };
+
+/**
+ * Where a relative path really leads, found one step at a time from a root
+ * folder, never stepping out of it: a symlink whose target lies outside is
+ * neither followed nor looked at.
+ *
+ * Resolves `relative` below `root` (an absolute folder, taken as it is),
+ * following the symlinks on the way for as long as they lead inside
+ * `root` (spelled as given, or as its real path `realRoot`). A missing
+ * step ends the walk: the rest is spelled out as given. Requires
+ * `--allow-read`.
+ *
+ * @returns The real path inside `root`, or the first link that leads out
+ * and its target.
+ */
+export function pathWithin(
+  root: string,
+  realRoot: string,
+  relative: string,
+  style: PathStyle = NATIVE,
+): Within {
+  const split = (text: string) =>
+    text.split(style.windows ? /[\\/]+/ : /\/+/).filter((s) => s !== "");
+  const queue = split(relative);
+  let current = root;
+  let hops = 0;
+  // The last link followed, for the message when a `..` then climbs out.
+  let followed = { link: relative, target: relative };
+  while (queue.length > 0) {
+    const step = queue.shift() as string;
+    if (step === ".") continue;
+    if (step === "..") {
+      // `current` holds no link: its parent is the kernel's `..`.
+      current = dirname(current, style);
+      if (stepsBelow(root, current, style) === null) {
+        return { inside: false, ...followed };
+      }
+      continue;
+    }
+    const next = joinPath(style, current, step);
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(next);
+    } catch {
+      return { inside: true, path: joinPath(style, next, ...queue) };
+    }
+    if (!info.isSymlink) {
+      current = next;
+      continue;
+    }
+    const target = Deno.readLinkSync(next);
+    followed = { link: next, target };
+    if (++hops > MAX_HOPS) return { inside: false, link: next, target };
+    if (!isAbsolute(target, style) && !/^[A-Za-z]:/.test(target)) {
+      queue.unshift(...split(target));
+      continue;
+    }
+    // An absolute target, judged on its text; one that climbs with `..`
+    // cannot be judged so, and counts as leading out.
+    const below = split(target).includes("..")
+      ? null
+      : stepsBelow(root, normalize(target, style), style) ??
+        stepsBelow(realRoot, normalize(target, style), style);
+    if (below === null) return { inside: false, link: next, target };
+    current = root;
+    queue.unshift(...below);
+  }
+  return { inside: true, path: current };
 }

@@ -9,6 +9,7 @@
  */
 
 import type { CliIO } from "./cli_io.ts";
+import { type OwnSequence, ownSequence } from "./terminal_text.ts";
 
 /** The parts of the process boundary the colour decision reads. */
 export type ColorIO = Pick<
@@ -50,14 +51,18 @@ export interface Style {
  */
 export function styleFor(io: ColorIO, stream: "stdout" | "stderr"): Style {
   const enabled = colorEnabled(io, stream);
-  const paint = (open: number, close: number) => (text: string) =>
-    enabled && text !== "" ? `\x1b[${open}m${text}\x1b[${close}m` : text;
+  // Written as stall-watch's own tokens: only the guarded writer turns
+  // them into the sequences (`terminal_text.ts`).
+  const paint = (open: OwnSequence, close: OwnSequence) => (text: string) =>
+    enabled && text !== ""
+      ? ownSequence(open) + text + ownSequence(close)
+      : text;
   return {
     enabled,
-    bold: paint(1, 22),
-    dim: paint(2, 22),
-    red: paint(31, 39),
-    green: paint(32, 39),
-    yellow: paint(33, 39),
+    bold: paint("\x1b[1m", "\x1b[22m"),
+    dim: paint("\x1b[2m", "\x1b[22m"),
+    red: paint("\x1b[31m", "\x1b[39m"),
+    green: paint("\x1b[32m", "\x1b[39m"),
+    yellow: paint("\x1b[33m", "\x1b[39m"),
   };
 }

@@ -1,12 +1,18 @@
 /**
  * Aligned plain-text tables for command output. Widths come from the
  * visible text and padding stays outside the paint, so colour never breaks
- * alignment.
+ * alignment. Every cell is escaped and capped: cells hold names and paths
+ * from transcripts, and one tool name of a megabyte must not make every
+ * line of its table a megabyte wide.
  *
  * @module
  */
 
+import { clipMiddle } from "./errors.ts";
 import { escapeTerminal } from "./terminal_text.ts";
+
+/** Longest cell shown, in characters; a longer one keeps its ends around `…`. */
+export const MAX_CELL_CHARS = 160;
 
 /** A cell: its text, and optionally how to paint it once padded. */
 export type Cell = string | { text: string; paint: (text: string) => string };
@@ -60,9 +66,12 @@ export function renderTable(
   }).join("");
 }
 
-/** A cell's text, escaped: cells hold names and paths from transcripts. */
+/** A cell's text, escaped and capped: cells hold names and paths from transcripts. */
 function textOf(cell: Cell): string {
-  return escapeTerminal(typeof cell === "string" ? cell : cell.text);
+  return clipMiddle(
+    escapeTerminal(typeof cell === "string" ? cell : cell.text),
+    MAX_CELL_CHARS,
+  );
 }
 
 /** Display width, counting code points (wide characters count one). */

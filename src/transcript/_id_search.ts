@@ -73,6 +73,7 @@ export class ToolUseIdSearch {
   /** Each id with the offset of its first sighting. */
   #ids = new Map<string, number>();
   #forEachKey: typeof forEachKeyByAnchor;
+  #maxIds: number;
   #text = false;
   #left: Edge | null = null;
   #right: Edge | null = null;
@@ -80,11 +81,21 @@ export class ToolUseIdSearch {
   /**
    * @param options.skipping Scan with the Horspool loop: for a process that
    * searches megabytes, where V8 optimises it (see the module doc).
+   * @param options.maxIds Stop once the line holds more distinct ids than
+   * this: the caller's budget of entries, which such a line alone exceeds,
+   * so the rest of it need not be searched (a crafted line of millions of
+   * ids would otherwise hold them all in memory).
    */
-  constructor(options: { skipping?: boolean } = {}) {
+  constructor(options: { skipping?: boolean; maxIds?: number } = {}) {
     this.#forEachKey = options.skipping
       ? forEachKeyBySkipping
       : forEachKeyByAnchor;
+    this.#maxIds = options.maxIds ?? Infinity;
+  }
+
+  /** The line holds more ids than `maxIds`: the search stopped there. */
+  get full(): boolean {
+    return this.#ids.size > this.#maxIds;
   }
 
   /**
@@ -94,7 +105,7 @@ export class ToolUseIdSearch {
    * @param offset Its position (in the file, or any consistent origin).
    */
   feed(bytes: Uint8Array, offset: number): void {
-    if (bytes.length === 0) return;
+    if (bytes.length === 0 || this.full) return;
     this.#search(bytes, offset);
     const end = offset + bytes.length;
     const right = this.#right;
@@ -138,23 +149,26 @@ export class ToolUseIdSearch {
       if (id !== null && at < (this.#ids.get(id) ?? Infinity)) {
         this.#ids.set(id, at);
       }
+      return this.full;
     });
-    if (this.#text) return;
+    if (this.#text || this.full) return;
     this.#forEachKey(bytes, TEXT_KEY, (end) => {
       // An empty text is `""`; a value cut off here is seen at the junction.
       if (end < bytes.length && bytes[end] !== QUOTE) this.#text = true;
+      return this.#text;
     });
   }
 }
 
 /**
  * Calls `found` with the index just past each occurrence of `key` in
- * `bytes` that opens an object key, found by its anchor byte.
+ * `bytes` that opens an object key, found by its anchor byte, until it
+ * returns true.
  */
 function forEachKeyByAnchor(
   bytes: Uint8Array,
   key: Key,
-  found: (end: number) => void,
+  found: (end: number) => boolean,
 ): void {
   const { anchor, anchorAt } = key;
   // The byte after the anchor is compared here: the comma of the text key
@@ -167,7 +181,9 @@ function forEachKeyByAnchor(
   ) {
     if (bytes[at + 1] !== next) continue;
     const start = at - anchorAt;
-    if (matchesAt(bytes, start, key.bytes)) found(start + key.bytes.length);
+    if (
+      matchesAt(bytes, start, key.bytes) && found(start + key.bytes.length)
+    ) return;
   }
 }
 
@@ -175,14 +191,16 @@ function forEachKeyByAnchor(
 function forEachKeyBySkipping(
   bytes: Uint8Array,
   key: Key,
-  found: (end: number) => void,
+  found: (end: number) => boolean,
 ): void {
   const last = key.bytes.length - 1;
   const final = key.bytes[last] as number;
   let i = last;
   while (i < bytes.length) {
     const byte = bytes[i] as number;
-    if (byte === final && matchesAt(bytes, i - last, key.bytes)) found(i + 1);
+    if (
+      byte === final && matchesAt(bytes, i - last, key.bytes) && found(i + 1)
+    ) return;
     i += key.shift[byte] as number;
   }
 }

@@ -175,6 +175,16 @@ export type Entry =
   | NoteEntry
   | TurnEndEntry;
 
+/**
+ * An entry's share of an entries budget (the tail scan's, a history turn's
+ * cap): itself and each of its tool blocks.
+ */
+export function entryWeight(entry: Entry): number {
+  if (entry.kind === "assistant") return 1 + entry.toolUses.length;
+  if (entry.kind === "results") return 1 + entry.results.length;
+  return 1;
+}
+
 /** Where a line sits in its file. */
 export interface LinePosition {
   offset: number;

@@ -42,6 +42,14 @@ export interface LineReaderOptions {
   /** Bytes kept at each end of a clipped line. */
   keepBytes?: number;
   /**
+   * The most distinct `tool_use_id`s kept for one clipped line, counted as
+   * it streams past: a caller's budget of entries. A line holding more is
+   * over that budget on its own (it carries one more id than this, and the
+   * rest of it is not searched), so a crafted line of millions of ids costs
+   * no more memory than the budget.
+   */
+  maxLineIds?: number;
+  /**
    * Asked before each chunk is read: true ends the reading there, as the
    * end of the file would. Lets a caller with a deadline keep it even on a
    * file of gigabytes without a newline.
@@ -58,13 +66,17 @@ export interface ForwardReaderOptions extends LineReaderOptions {
   buffer?: Uint8Array;
 }
 
-/** The reader defaults: 64 KiB reads, lines over 1 MiB clipped to 64 KiB ends. */
+/**
+ * The reader defaults: 64 KiB reads, lines over 1 MiB clipped to 64 KiB
+ * ends, every id of a clipped line kept.
+ */
 export const DEFAULT_LINE_READER_OPTIONS: Readonly<
   Required<Omit<LineReaderOptions, "stopWhen">>
 > = Object.freeze({
   chunkBytes: 64 * 1024,
   maxLineBytes: 1024 * 1024,
   keepBytes: 64 * 1024,
+  maxLineIds: Infinity,
 });
 
 /** The part of `Deno.FsFile` the readers need; lets tests inject faults. */
@@ -118,7 +130,7 @@ export async function* readLinesBackward(
   size: number,
   options: BackwardReaderOptions = {},
 ): AsyncGenerator<RawLine> {
-  const { chunkBytes, maxLineBytes, keepBytes } = {
+  const { chunkBytes, maxLineBytes, keepBytes, maxLineIds } = {
     ...DEFAULT_LINE_READER_OPTIONS,
     ...options,
   };
@@ -133,6 +145,8 @@ export async function* readLinesBackward(
   let ids: ToolUseIdSearch | null = null; // set once the line is overlong
   let position = size;
   const buffer = new Uint8Array(chunkBytes);
+  // The head of a line whose middle is dropped, alternating between two.
+  const heads = [new Uint8Array(keepBytes), new Uint8Array(keepBytes)];
 
   const finishLine = (start: number): RawLine => {
     const bytes = concatReversed(pieces, pieceBytes);
@@ -160,7 +174,7 @@ export async function* readLinesBackward(
       };
     }
     const line = clippedLine(start, bytes.length, bytes, bytes, keepBytes);
-    addFound(line, searchAll([bytes], start));
+    addFound(line, searchAll([bytes], start, { maxIds: maxLineIds }));
     return line;
   };
 
@@ -185,13 +199,26 @@ export async function* readLinesBackward(
       lineEnd = absolute;
       end = newline;
     }
-    if (lineEnd >= 0 && end > 0) collect(chunk.slice(0, end), position);
+    // A view: collect() copies what it keeps.
+    if (lineEnd >= 0 && end > 0) collect(chunk.subarray(0, end), position);
   }
   if (lineEnd >= 0 && floor === 0) yield finishLine(0);
 
   /** Adds the bytes at file offset `at`, just left of those collected. */
   function collect(bytes: Uint8Array, at: number): void {
     if (bytes.length === 0) return;
+    if (dropped) {
+      // Past the middle of an overlong line only its leftmost bytes stay
+      // (the head), moved between two buffers of a head's size: a line of
+      // many megabytes allocates nothing per read (garbage buffers grew
+      // the hook's memory by a read's worth each).
+      ids?.feed(bytes, at);
+      heads.reverse();
+      const head = leftmostInto(heads[0]!, bytes, pieces[0] ?? EMPTY);
+      pieces = [head];
+      pieceBytes = head.length;
+      return;
+    }
     // `subarray` views the shared buffer, which the next read overwrites.
     pieces.push(bytes.buffer === buffer.buffer ? bytes.slice() : bytes);
     pieceBytes += bytes.length;
@@ -200,7 +227,7 @@ export async function* readLinesBackward(
     } else if (pieceBytes > maxLineBytes) {
       // Overlong from here on: search what was collected (no byte has been
       // dropped yet), then every piece as it comes.
-      ids = new ToolUseIdSearch();
+      ids = new ToolUseIdSearch({ maxIds: maxLineIds });
       let from = at;
       for (let i = pieces.length - 1; i >= 0; i--) {
         const piece = pieces[i] as Uint8Array;
@@ -233,10 +260,12 @@ export async function* readLinesForward(
   file: ReadableAt,
   options: ForwardReaderOptions = {},
 ): AsyncGenerator<RawLine & { line: number }> {
-  const { chunkBytes, maxLineBytes, keepBytes } = {
+  const { chunkBytes, maxLineBytes, keepBytes, maxLineIds } = {
     ...DEFAULT_LINE_READER_OPTIONS,
     ...options,
   };
+  // The forward reader streams whole histories: the Horspool search.
+  const searchOptions = { skipping: true, maxIds: maxLineIds };
   const buffer = options.buffer ?? new Uint8Array(chunkBytes);
   let carry: Uint8Array[] = []; // pieces of a line that spans chunks
   let carryBytes = 0;
@@ -275,7 +304,7 @@ export async function* readLinesForward(
         };
       } else if (length > maxLineBytes) {
         const pieces = [...carry, piece];
-        ids = searchAll(pieces, lineStart, true);
+        ids = searchAll(pieces, lineStart, searchOptions);
         line = {
           line: lineNumber,
           offset: lineStart,
@@ -323,7 +352,7 @@ export async function* readLinesForward(
       // Overlong: copy only its head and its most recent bytes, never the
       // middle, so a multi-megabyte line costs no more than a scan for `\n`.
       const pieces = [...carry, bytes];
-      ids = searchAll(pieces, lineStart, true);
+      ids = searchAll(pieces, lineStart, searchOptions);
       recent = lastOf(pieces, keepBytes).slice();
       carry = [firstOf(pieces, keepBytes).slice()];
       overflowed = true;
@@ -340,15 +369,15 @@ function addFound(line: RawLine, search: ToolUseIdSearch): void {
 }
 
 /**
- * A search fed with consecutive pieces that start at `offset`; `skipping`
- * for the forward reader, which streams whole histories (see `_id_search.ts`).
+ * A search fed with consecutive pieces that start at `offset` (see
+ * `_id_search.ts` for its options).
  */
 function searchAll(
   pieces: Uint8Array[],
   offset: number,
-  skipping = false,
+  options: ConstructorParameters<typeof ToolUseIdSearch>[0],
 ): ToolUseIdSearch {
-  const search = new ToolUseIdSearch({ skipping });
+  const search = new ToolUseIdSearch(options);
   let at = offset;
   for (const piece of pieces) {
     search.feed(piece, at);
@@ -434,6 +463,22 @@ function concat(pieces: Uint8Array[]): Uint8Array {
     at += piece.length;
   }
   return out;
+}
+
+/**
+ * The first bytes of `left` then `right` copied into `out`, as many as it
+ * holds; `right` must not share `out`'s memory.
+ */
+function leftmostInto(
+  out: Uint8Array,
+  left: Uint8Array,
+  right: Uint8Array,
+): Uint8Array {
+  const size = Math.min(out.length, left.length + right.length);
+  const fromLeft = Math.min(size, left.length);
+  out.set(left.subarray(0, fromLeft), 0);
+  out.set(right.subarray(0, size - fromLeft), fromLeft);
+  return out.subarray(0, size);
 }
 
 /** The last `count` bytes of a line collected newest-first. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Entry } from "./entry.ts";
+import { type Entry, entryWeight } from "./entry.ts";
 import { clipMiddle, describe, TranscriptError } from "../shared/errors.ts";
 import {
   openRegularFile,
@@ -19,6 +19,7 @@ import {
   type LineReaderOptions,
   type RawLine,
   readLinesBackward,
+  readLinesForward,
   syncReader,
 } from "./line_reader.ts";
 import { BackwardTurnCollector, type TurnOptions } from "./turn.ts";
@@ -94,11 +95,14 @@ const MAX_PATH_CHARS = 200;
  * How the hook reads lines: lines over 64 KiB (file reads, images, big
  * tool inputs) are judged from their first and last 16 KiB by the sniffer.
  * Decoding and parsing them whole is the largest cost of a decision, and
- * stall detection needs only their envelope.
+ * stall detection needs only their envelope. The ids of such a line count
+ * against the entries budget while it streams past: a line holding more
+ * results than the whole budget stops being searched there.
  */
 export const SCAN_LINE_OPTIONS: Readonly<LineReaderOptions> = Object.freeze({
   maxLineBytes: 64 * 1024,
   keepBytes: 16 * 1024,
+  maxLineIds: DEFAULT_SCAN_BUDGETS.entries,
 });
 
 /**
@@ -134,6 +138,8 @@ export async function scanCurrentTurn(
         ...SCAN_LINE_OPTIONS,
         ...options,
         budgetBytes: budgets.bytes,
+        // One line of more results than the budget is over it on its own.
+        maxLineIds: options.maxLineIds ?? budgets.entries,
       })
     ) {
       bytesScanned = fileSize - raw.offset;
@@ -151,7 +157,7 @@ export async function scanCurrentTurn(
       for (let i = entries.length - 1; i >= 0 && !done; i--) {
         const entry = entries[i] as Entry;
         done = collector.offer(entry);
-        entryCount += weight(entry);
+        entryCount += entryWeight(entry);
       }
       if (done) break;
       if (++lines >= budgets.lines) budget = "lines";
@@ -198,17 +204,52 @@ export async function scanCurrentTurn(
   }
 }
 
+/**
+ * Whether the lines appended to `path` from `from` on hold anything that can
+ * change a scan of its current turn: a conversation entry, or an
+ * end-of-turn line. Metadata alone (progress, snapshots, queue operations)
+ * does not, so a lag wait need not read the whole turn again for it. A line
+ * still being written is not looked at: the next look sees it whole.
+ *
+ * Requires `--allow-read`.
+ *
+ * @param from Where the last scan's newest complete line ended
+ * (`TurnScan.endOffset`).
+ * @returns `null` when the file is gone or cannot be read.
+ */
+export async function appendedTurnLines(
+  path: string,
+  from: number,
+  options: Pick<TurnOptions, "includeSidechains">,
+): Promise<boolean | null> {
+  let file: Deno.FsFile | null;
+  try {
+    file = openTranscript(path);
+  } catch {
+    return null;
+  }
+  if (!file) return null;
+  try {
+    const reader = syncReader(file);
+    await reader.seek(from, Deno.SeekMode.Start);
+    for await (const raw of readLinesForward(reader, SCAN_LINE_OPTIONS)) {
+      if (isTurnEndLine(raw)) return true;
+      if (
+        lineEntries(raw).some((e) => !e.sidechain || options.includeSidechains)
+      ) return true;
+    }
+    return false;
+  } catch {
+    return null;
+  } finally {
+    file.close();
+  }
+}
+
 /** Whether a raw line is Claude Code's end-of-turn line. */
 function isTurnEndLine(raw: RawLine): boolean {
   if (raw.clipped || topLevelType(raw.head) !== "system") return false;
   return parseJsonObjects(decodeUtf8(raw.head)).some(isTurnEndMarker);
-}
-
-/** An entry's share of the entries budget: itself and its tool blocks. */
-function weight(entry: Entry): number {
-  if (entry.kind === "assistant") return 1 + entry.toolUses.length;
-  if (entry.kind === "results") return 1 + entry.results.length;
-  return 1;
 }
 
 /**

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Entry } from "./entry.ts";
+import { type Entry, entryWeight } from "./entry.ts";
 import {
   carriesOtherPromptId,
   commandOpensTurn,
@@ -59,6 +59,11 @@ export interface SplitTurn {
    * entries carry no line numbers).
    */
   startLine: number;
+  /**
+   * It held more than the splitter's `maxTurnEntries`: its entries were let
+   * go as it grew (`entries` is empty), and it is not to be judged.
+   */
+  overBudget?: true;
 }
 
 /** Options of a {@link ForwardTurnSplitter}. */
@@ -76,7 +81,20 @@ export interface SplitterOptions {
    * the first one pushed named (see `carriesOtherPromptId`).
    */
   promptId?: string | null;
+  /**
+   * The most entries a turn may hold, weighted as {@link entryWeight}
+   * (default no limit): past it the turn's entries are let go as they come
+   * (a crafted turn of millions of lines would otherwise hold them all in
+   * memory until it closes), and it closes empty, marked `overBudget`.
+   */
+  maxTurnEntries?: number;
 }
+
+/**
+ * How many of its newest entries a turn past its budget still keeps: what
+ * an opener waiting to be decided, or a late prompt line, may take.
+ */
+const KEPT_PAST_BUDGET = LOOK_BEHIND_ENTRIES + 2;
 
 /** An opener not decided yet: a command, or an entry of another promptId. */
 interface PendingOpener {
@@ -115,12 +133,20 @@ export class ForwardTurnSplitter {
   #atFileStart: boolean;
   #pending: PendingOpener | null = null;
   #closed: SplitTurn[] = [];
+  readonly #maxTurnEntries: number;
+  /** The turn in progress's {@link entryWeight}s, summed (also those let go). */
+  #weight = 0;
+  /** The turn in progress outgrew its budget: its older entries were let go. */
+  #overBudget = false;
+  /** 1-based line of the turn in progress's first entry, -1 before one. */
+  #firstLine = -1;
 
   /** @param options Which entries count, and where pushing starts. */
   constructor(options: SplitterOptions) {
     this.#includeSidechains = options.includeSidechains;
     this.#atFileStart = options.fromFileStart ?? true;
     this.#lastPromptId = options.promptId ?? null;
+    this.#maxTurnEntries = options.maxTurnEntries ?? Infinity;
   }
 
   /**
@@ -132,7 +158,7 @@ export class ForwardTurnSplitter {
     if (!isEligible(entry, this.#includeSidechains)) return NONE;
     if (this.#continues(entry)) {
       // Most entries: nothing waits, and this one opens nothing.
-      this.#current.push(entry);
+      this.#append(entry);
       this.#notePromptId(entry);
       return NONE;
     }
@@ -193,7 +219,24 @@ export class ForwardTurnSplitter {
   }
 
   #add(entry: Entry): void {
+    this.#append(entry);
+  }
+
+  /**
+   * Files `entry` in the turn in progress, within its budget: past it only
+   * the newest {@link KEPT_PAST_BUDGET} entries are kept.
+   */
+  #append(entry: Entry): void {
+    if (this.#firstLine < 0) this.#firstLine = entry.line;
     this.#current.push(entry);
+    this.#weight += entryWeight(entry);
+    if (this.#weight <= this.#maxTurnEntries) return;
+    this.#overBudget = true;
+    if (this.#current.length < 2 * KEPT_PAST_BUDGET) return;
+    const drop = this.#current.length - KEPT_PAST_BUDGET;
+    this.#current = this.#current.slice(drop);
+    if (this.#pending !== null) this.#pending.at -= drop;
+    this.#lateCount = Math.max(0, this.#lateCount - drop);
   }
 
   /**
@@ -218,7 +261,7 @@ export class ForwardTurnSplitter {
       after: 0,
       otherPromptId,
     };
-    this.#current.push(entry);
+    this.#append(entry);
   }
 
   /** Decides a waiting opener, now that `next` follows it. */
@@ -285,9 +328,14 @@ export class ForwardTurnSplitter {
   /** Closes the turn in progress before index `at`; `opener` opens the next. */
   #openAt(at: number, opener: Entry): void {
     const rest = this.#current.slice(at);
+    const restWeight = rest.reduce((sum, e) => sum + entryWeight(e), 0);
     this.#current = this.#current.slice(0, at);
+    this.#weight -= restWeight;
     this.#close();
     this.#current = rest;
+    this.#weight = restWeight;
+    this.#overBudget = restWeight > this.#maxTurnEntries;
+    this.#firstLine = rest[0]?.line ?? -1;
     this.#opener = opener;
     this.#atFileStart = false;
     this.#lateCount = 0;
@@ -297,7 +345,21 @@ export class ForwardTurnSplitter {
   #close(): void {
     const entries = this.#current;
     const opener = this.#opener;
+    const overBudget = this.#overBudget || this.#weight > this.#maxTurnEntries;
+    const firstLine = this.#firstLine;
     this.#current = [];
+    this.#weight = 0;
+    this.#overBudget = false;
+    this.#firstLine = -1;
+    if (overBudget) {
+      this.#closed.push({
+        entries: [],
+        opener,
+        startLine: opener?.line || Math.max(0, firstLine),
+        overBudget: true,
+      });
+      return;
+    }
     // What a file holds before its first opener is a turn only if the
     // model worked there (the rest of a turn begun in another file), not a
     // session's preamble of caveats and local commands.

@@ -24,7 +24,7 @@ import type { EventName, EventRecord } from "../events/event_log.ts";
 import { launchedBackgroundTasks } from "../detection/background_launch.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import type { Settings } from "../settings/settings.ts";
-import type { QuarantinedEntry } from "../guardrails/state.ts";
+import type { StateRescue } from "../guardrails/state.ts";
 import { apiTimeoutMs } from "../claude_client/timers.ts";
 import { reportLine } from "../recovery/report_line.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
@@ -230,7 +230,7 @@ class WatchLog {
    * Logs a state or lock file the watch moved aside, and says so on stderr
    * with the final result.
    */
-  quarantined(entry: QuarantinedEntry): void {
+  quarantined(entry: StateRescue): void {
     this.#events.push(
       ...quarantineEvents([entry], this.#input, this.#io.now() / 1000),
     );

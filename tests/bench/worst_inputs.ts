@@ -333,6 +333,34 @@ export function writeWorstInputs(
     },
   });
 
+  // 8b. One overlong line of 2.4M result ids (issue 32): the ids count
+  // against the entries budget while the line streams past.
+  const ids = path("result-ids-2400k");
+  write(ids, (out) => {
+    out.text(stalledOpening());
+    out.text(
+      '{"parentUuid":"uuid-2","isSidechain":false,"type":"user",' +
+        '"promptId":"prompt-1","message":{"role":"user","content":[',
+    );
+    for (let i = 0; i < 2_400_000; i += 10_000) {
+      let block = "";
+      for (let j = i; j < i + 10_000; j++) {
+        block += `${j === 0 ? "" : ","}{"tool_use_id":"t${
+          String(j).padStart(7, "0")
+        }"}`;
+      }
+      out.text(block);
+    }
+    out.text("]}}\n");
+  });
+  inputs.push({
+    name: "2.4M result ids",
+    what: "a pending call, then one line of 2.4M tool_result ids (64.8 MB)",
+    transcript: ids,
+    payload: stop(),
+    env: NO_LAG,
+  });
+
   // 9. A FIFO planted where the state folder's prune marker goes.
   inputs.push({
     name: "FIFO prune marker",

@@ -16,7 +16,6 @@ import { TARGETS } from "../../.github/scripts/compile.ts";
 import {
   archiveCommand,
   archiveName,
-  checksumsText,
   sha256File,
 } from "../../.github/scripts/package.ts";
 import {
@@ -372,6 +371,28 @@ claudeTest(
     const answer = "Recovered, on the release binary.";
     const target = TARGETS.find((t) => t.triple === Deno.build.target);
     assert.ok(target, `no release target for ${Deno.build.target}`);
+    // The release, packed as `deno task package` packs it, and its
+    // checksum pinned in the plugin as the release pins it.
+    let marker = "";
+    let bytes = new Uint8Array(0);
+    const pinRelease = async (checkout: string) => {
+      const build = join(checkout, "..", "release");
+      await Deno.mkdir(build);
+      marker = join(checkout, "..", "binary-runs");
+      const binary = join(build, target.binary);
+      await Deno.writeTextFile(binary, standInBinary(marker), {
+        mode: 0o755,
+      });
+      const archive = join(build, archiveName(target));
+      const [program, ...args] = archiveCommand(target, binary, archive);
+      assert.ok((await new Deno.Command(program!, { args }).output()).success);
+      bytes = await Deno.readFile(archive);
+      await Deno.writeTextFile(
+        join(checkout, "hooks", "release.sha256"),
+        `${await sha256File(archive)}  v${VERSION}/${archiveName(target)}\n`,
+        { append: true },
+      );
+    };
     await withPlugin(
       claude,
       queue([
@@ -382,30 +403,12 @@ claudeTest(
         text(answer),
       ]),
       async (session, plugin) => {
-        // The release, packed as `deno task package` packs it.
-        const build = join(session.root, "release");
-        await Deno.mkdir(build);
-        const marker = join(session.root, "binary-runs");
-        const binary = join(build, target.binary);
-        await Deno.writeTextFile(binary, standInBinary(marker), {
-          mode: 0o755,
-        });
-        const archive = join(build, archiveName(target));
-        const [program, ...args] = archiveCommand(target, binary, archive);
-        assert.ok(
-          (await new Deno.Command(program!, { args }).output()).success,
-        );
-        const sums = checksumsText([
-          { name: archiveName(target), sha256: await sha256File(archive) },
-        ]);
-        const bytes = await Deno.readFile(archive);
         const asked: string[] = [];
         const server = Deno.serve(
           { hostname: "127.0.0.1", port: 0, onListen: () => {} },
           (request) => {
             const path = new URL(request.url).pathname;
             asked.push(path);
-            if (path === `/v${VERSION}/SHA256SUMS`) return new Response(sums);
             if (path === `/v${VERSION}/${archiveName(target)}`) {
               return new Response(bytes);
             }
@@ -428,10 +431,7 @@ claudeTest(
             120_000,
           );
           assert.equal(status.trim(), `${VERSION} ${target.triple} ok`);
-          assert.deepEqual(asked, [
-            `/v${VERSION}/SHA256SUMS`,
-            `/v${VERSION}/${archiveName(target)}`,
-          ]);
+          assert.deepEqual(asked, [`/v${VERSION}/${archiveName(target)}`]);
           // The warm-up's own Stop ran on Deno or, when the fetch was done
           // by then, on the binary: count from here.
           const binaryRuns = async () =>
@@ -459,11 +459,13 @@ claudeTest(
             session.project,
             session.project,
           ]);
-          assert.equal(asked.length, 2, "fetched again");
+          assert.equal(asked.length, 1, "fetched again");
         } finally {
           await server.shutdown();
         }
       },
+      [],
+      pinRelease,
     );
   },
   { applies: PLUGIN },

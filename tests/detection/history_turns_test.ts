@@ -350,3 +350,33 @@ Deno.test("topLevelType() reads only the top-level type key", () => {
     false,
   );
 });
+
+Deno.test("a history keeps the words it judges, a turn's last messages' and a background launch's, however many messages came before", async () => {
+  const t = new TranscriptBuilder();
+  // A long turn of chatter and calls, then an announcement and the stop.
+  t.prompt("Tidy the repository");
+  for (let i = 0; i < 60; i++) {
+    t.text(`msg_${i}`, `Step ${i} done. ${"x".repeat(2_000)}`);
+    t.call(`msg_${i}`, `toolu_${i}`, "Bash", { command: "true" });
+    t.result(`toolu_${i}`, "ok");
+  }
+  t.text("msg_last", "Now let me run the tests:");
+  t.stopSummary();
+  // The same, after a call that started a shell in the background.
+  t.prompt("Start the server");
+  t.call("msg_bg", "toolu_bg", "Bash", { command: "serve" });
+  t.result(
+    "toolu_bg",
+    `Command running in background with ID: b7e2k9.${" ".repeat(500)}`,
+  );
+  t.text("msg_bg2", "Let me check the logs:");
+  t.stopSummary();
+  const verdicts = await verdictsOf(t.toString());
+  assert.equal(verdicts.length, 2);
+  assert.equal(
+    verdicts[0]?.announced?.announcement,
+    "Now let me run the tests:",
+  );
+  // Waiting for its background shell: no announced stop.
+  assert.equal(verdicts[1]?.announced, undefined);
+});

@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { clientChecks } from "../../src/doctor/_doctor_client.ts";
+import { sanitizeTerminalStream } from "../../src/shared/terminal_text.ts";
 import type { CheckResult } from "../../src/doctor/doctor_report.ts";
 import { projectSlug } from "../../src/transcript/transcript_files.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
@@ -617,7 +618,12 @@ Deno.test("doctorChecks() reports an unwritable .claude with a fix", () => {
 
 Deno.test("renderDoctorReport() colours status words only when asked", () => {
   const results = doctorChecks(facts());
-  assert.ok(renderDoctorReport(results, true).includes("\x1b[31mFAIL\x1b[0m"));
+  // Written as stall-watch's own tokens, the sequences once on the stream.
+  assert.ok(
+    sanitizeTerminalStream(renderDoctorReport(results, true)).includes(
+      "\x1b[31mFAIL\x1b[0m",
+    ),
+  );
   assert.ok(!renderDoctorReport(results, false).includes("\x1b"));
 });
 

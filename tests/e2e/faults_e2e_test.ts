@@ -385,8 +385,9 @@ Deno.test(
       ],
       [
         "device",
+        // A link out of the project: refused before /dev/zero is opened.
         () => Deno.symlink("/dev/zero", config),
-        /cannot read the config file: it is not a regular file/,
+        /cannot read the config file: it leads out of .*is a symlink to \/dev\/zero\)/,
       ],
       [
         "nested",

@@ -154,16 +154,16 @@ Deno.test("the kill switch wins over cooldown and cap, from env or marker file",
     byEnv.stderr,
     "stall_watch: kill switch active (env STALL_WATCH_DISABLED=1); recovery skipped\n",
   );
-  await Deno.writeTextFile(join(p.dir, "stall-watch.off"), "");
+  await Deno.writeTextFile(join(p.dir, ".claude/stall-watch.off"), "");
   const byFile = await hook(p, {
-    STALL_WATCH_KILL_SWITCH_FILE: "stall-watch.off",
+    STALL_WATCH_KILL_SWITCH_FILE: ".claude/stall-watch.off",
   });
   assert.equal(
     byFile.stderr,
-    "stall_watch: kill switch active (file stall-watch.off); recovery skipped\n",
+    "stall_watch: kill switch active (file .claude/stall-watch.off); recovery skipped\n",
   );
   const overridden = await hook(p, {
-    STALL_WATCH_KILL_SWITCH_FILE: "stall-watch.off",
+    STALL_WATCH_KILL_SWITCH_FILE: ".claude/stall-watch.off",
     STALL_WATCH_DISABLED: "off",
   });
   assert.equal(overridden.code, 2, "a set variable wins over the file");

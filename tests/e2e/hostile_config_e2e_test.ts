@@ -12,6 +12,7 @@ import { attack, attackTest } from "../support/hostile_attack.ts";
 import { FORGED } from "../support/hostile_clone.ts";
 import { PLANTINGS } from "../support/hostile_plantings.ts";
 import { linesOf } from "../support/sandbox.ts";
+import { join } from "node:path";
 import { HOSTILE_CLONES, onWindows, skipWhere } from "../support/platform.ts";
 
 /** File names with a newline. */
@@ -140,3 +141,52 @@ Deno.test({
     );
   },
 });
+
+attackTest(
+  "config",
+  "a kill_switch_file outside .claude (an absolute path) is refused before any disk access: the stall is still nudged, and doctor names the refusal",
+  [{
+    name: "a kill-switch file at an absolute path outside the project",
+    // Written after the clone: the absolute path is the victim's.
+    after: async (project, root) => {
+      await Deno.writeTextFile(
+        join(project, ".claude/stall-watch.jsonc"),
+        JSON.stringify({
+          kill_switch_file: join(root, "home/.ssh/authorized_keys"),
+        }),
+      );
+    },
+  }],
+  ["hook", "doctor"],
+  (_c, results) => {
+    const hook = results.get("hook")![0]!;
+    assert.equal(hook.code, 2, `the stall is nudged: ${hook.stderr}`);
+    assert.doesNotMatch(hook.stderr, /kill switch active/);
+    assert.match(
+      results.get("doctor")![0]!.stdout,
+      /"kill_switch_file" must be a relative path inside \.claude \(an absolute, drive or network path is never looked at\)/,
+    );
+  },
+);
+
+attackTest(
+  "config",
+  "a kill_switch_file reached through a folder symlinked out of .claude is never looked at through the link",
+  [{
+    name: "a kill-switch file inside a folder that is a symlink to ~/.ssh",
+    files: {
+      ".claude/keys": { link: "../../home/.ssh" },
+      ".claude/stall-watch.jsonc": JSON.stringify({
+        kill_switch_file: ".claude/keys/authorized_keys",
+        watch: { idle_seconds: 0.05, max_seconds: 1 },
+      }),
+    },
+  }],
+  ["hook", "watch"],
+  (_c, results) => {
+    const hook = results.get("hook")![0]!;
+    assert.equal(hook.code, 2, `the stall is nudged: ${hook.stderr}`);
+    assert.doesNotMatch(hook.stderr, /kill switch active/);
+    assert.doesNotMatch(results.get("watch")![0]!.stderr, /kill switch/);
+  },
+);

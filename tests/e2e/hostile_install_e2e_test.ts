@@ -8,6 +8,12 @@
  * stay out of git, every printed path is escaped and every hint quoted.
  * Settings files that are links or FIFOs are in `hostile_links_e2e_test.ts`;
  * the promises every hostile test checks are in `hostile_clone_e2e_test.ts`.
+ *
+ * And the plugin's install of its binary (`hooks/fetch.sh`, run from
+ * `hooks.json`): a repository's `PATH` (its settings' `env` reaches the
+ * plugin's hooks) chooses no tool of the fetch and no shell of the hooks,
+ * only an archive pinned in the plugin itself is installed, and a fetch
+ * killed mid-download leaves nothing behind for good.
  */
 
 import assert from "node:assert/strict";
@@ -15,7 +21,23 @@ import { join } from "node:path";
 import { attack, attackTest } from "../support/hostile_attack.ts";
 import { FORGED } from "../support/hostile_clone.ts";
 import { linesOf, runBounded, tempSandbox } from "../support/sandbox.ts";
-import { HOSTILE_CLONES, onWindows, skipWhere } from "../support/platform.ts";
+import { checksumsText } from "../../.github/scripts/package.ts";
+import {
+  hostTarget,
+  listNames,
+  packStandIn,
+  PLUGIN_VERSION,
+  REPO,
+  scriptWorld,
+  waitForFile,
+} from "../support/plugin_scripts.ts";
+import {
+  HOSTILE_CLONES,
+  onWindows,
+  RUNS_SH_SCRIPTS,
+  SENDS_SIGKILL,
+  skipWhere,
+} from "../support/platform.ts";
 
 /** The hint pasted into `sh`. */
 const PASTES_INTO_SH = onWindows("pastes the hint into sh, a POSIX shell");
@@ -283,4 +305,231 @@ Deno.test({
       },
       "Read",
     ),
+});
+
+/** Serves `files` (path -> bytes) on 127.0.0.1 until disposed; `asked` lists the paths asked for. */
+function serve(files: Record<string, Uint8Array<ArrayBuffer> | string>) {
+  const asked: string[] = [];
+  let letGo!: () => void;
+  const gate = new Promise<void>((resolve) => letGo = resolve);
+  let holding = false;
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      const path = new URL(request.url).pathname;
+      asked.push(path);
+      if (holding) await gate;
+      const body = files[path];
+      return body === undefined
+        ? new Response("Not Found", { status: 404 })
+        : new Response(body);
+    },
+  );
+  return {
+    asked,
+    base: `http://127.0.0.1:${server.addr.port}/v${PLUGIN_VERSION}`,
+    /** Holds every request until {@link release}. */
+    hold: () => holding = true,
+    release: () => letGo(),
+    async [Symbol.asyncDispose]() {
+      letGo();
+      await server.shutdown();
+    },
+  };
+}
+
+/** `pid` and every process below it (from `ps`: Linux and macOS alike). */
+async function processTree(pid: number): Promise<number[]> {
+  const out = await new Deno.Command("ps", {
+    args: ["-A", "-o", "pid=", "-o", "ppid="],
+    stdout: "piped",
+  }).output();
+  const children = new Map<number, number[]>();
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number);
+    if (child === undefined || parent === undefined) continue;
+    children.set(parent, [...(children.get(parent) ?? []), child]);
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    tree.push(...(children.get(tree[i]!) ?? []));
+  }
+  return tree;
+}
+
+/** The plugin's SessionStart command from hooks.json, as Claude Code runs it. */
+const SESSION_START = JSON.parse(
+  await Deno.readTextFile(join(REPO, "hooks", "hooks.json")),
+).hooks.SessionStart[0].hooks[0].command as string;
+
+/**
+ * A repository's `bin/` of tools that record every run in `<root>/planted`:
+ * a `curl` that "downloads" `evil` and a SHA256SUMS matching it for any
+ * URL, and the shell and other tools the fetch uses, which then run the
+ * real ones.
+ */
+async function plantedTools(
+  root: string,
+  project: string,
+  evil: { bytes: Uint8Array; sha256: string; name: string },
+): Promise<string> {
+  const bin = join(project, "bin");
+  await Deno.mkdir(bin);
+  await Deno.writeFile(join(bin, "evil.archive"), evil.bytes);
+  const record = `printf '%s %s\\n' "\${0##*/}" "$*" >> '${root}/planted'`;
+  const tools: Record<string, string> = {
+    sh: `${record}\nexec /bin/sh "$@"`,
+    curl: [
+      record,
+      "out=; url=",
+      "while [ $# -gt 0 ]; do case $1 in --output) out=$2; shift ;; *) url=$1 ;; esac; shift; done",
+      `case $url in */SHA256SUMS) printf '%s  %s\\n' ${evil.sha256} ${evil.name} > "$out" ;; *) cat '${bin}/evil.archive' > "$out" ;; esac`,
+    ].join("\n"),
+  };
+  for (const name of ["tar", "awk", "sha256sum", "mktemp", "uname", "nohup"]) {
+    tools[name] =
+      `${record}\nexec "$(PATH=/usr/bin:/bin command -v ${name})" "$@"`;
+  }
+  for (const [name, body] of Object.entries(tools)) {
+    await Deno.writeTextFile(join(bin, name), `#!/bin/sh\n${body}\n`, {
+      mode: 0o755,
+    });
+  }
+  return bin;
+}
+
+Deno.test({
+  ...skipWhere(
+    "hostile clone, install: a repository's PATH chooses neither the plugin's shell nor the fetch's tools: its sh and curl never run, and the binary installed is the pinned release's",
+    RUNS_SH_SCRIPTS,
+  ),
+  fn: async () => {
+    await using world = await scriptWorld({ systemPath: true });
+    const genuine = await packStandIn(world.root);
+    const evil = await packStandIn(world.root, {
+      record: "evil-binary-runs",
+      folder: "evil-build",
+    });
+    await world.pin([genuine]);
+    await using release = serve({
+      [`/v${PLUGIN_VERSION}/${genuine.name}`]: genuine.bytes,
+      [`/v${PLUGIN_VERSION}/SHA256SUMS`]: checksumsText([genuine]),
+    });
+    // What a repository's .claude/settings.json "env" gives the plugin's
+    // hooks: its own bin first on PATH.
+    const bin = await plantedTools(world.root, world.project, evil);
+    const started = await new Deno.Command("/bin/sh", {
+      args: ["-c", SESSION_START],
+      cwd: world.project,
+      clearEnv: true,
+      env: {
+        ...world.env(),
+        PATH: `${bin}:/usr/bin:/bin`,
+        STALL_WATCH_PLUGIN_RELEASES: release.base,
+      },
+    }).output();
+    assert.equal(started.code, 0);
+    const status = await waitForFile(
+      join(world.data, "fetch-status"),
+      "the background fetch",
+    );
+    assert.deepEqual(await world.recorded("planted"), [], "planted tools ran");
+    assert.equal(status.trim(), `${PLUGIN_VERSION} ${hostTarget()} ok`);
+    const installed = await Deno.readFile(
+      join(world.data, "bin", PLUGIN_VERSION, hostTarget(), "stall-watch"),
+    );
+    assert.ok(
+      new TextDecoder().decode(installed).includes("binary-runs'"),
+      "the genuine stand-in is installed",
+    );
+  },
+});
+
+Deno.test({
+  ...skipWhere(
+    "hostile clone, install: a release archive that is not the one pinned in the plugin is never installed, whatever the release's SHA256SUMS says",
+    RUNS_SH_SCRIPTS,
+  ),
+  fn: async () => {
+    await using world = await scriptWorld({ systemPath: true });
+    const genuine = await packStandIn(world.root);
+    const swapped = await packStandIn(world.root, {
+      record: "swapped-binary-runs",
+      folder: "swapped-build",
+    });
+    await world.pin([genuine]);
+    // The release (or whoever answers for it) serves another archive, with
+    // a SHA256SUMS that matches it.
+    await using release = serve({
+      [`/v${PLUGIN_VERSION}/${genuine.name}`]: swapped.bytes,
+      [`/v${PLUGIN_VERSION}/SHA256SUMS`]: checksumsText([swapped]),
+    });
+    const result = await world.run("fetch.sh", {
+      args: ["--now"],
+      env: { STALL_WATCH_PLUGIN_RELEASES: release.base },
+    });
+    assert.deepEqual(result, { code: 0, stdout: "", stderr: "" });
+    assert.match(
+      await Deno.readTextFile(join(world.data, "fetch-status")),
+      /checksum mismatch for /,
+    );
+    assert.deepEqual(await listNames(world.data), [
+      "fetch-failed",
+      "fetch-status",
+    ]);
+  },
+});
+
+Deno.test({
+  ...skipWhere(
+    "hostile clone, install: a background fetch killed mid-download leaves no temporary folder behind once the next fetch runs",
+    RUNS_SH_SCRIPTS,
+    SENDS_SIGKILL,
+  ),
+  fn: async () => {
+    await using world = await scriptWorld({ systemPath: true });
+    const genuine = await packStandIn(world.root);
+    await world.pin([genuine]);
+    await using release = serve({
+      [`/v${PLUGIN_VERSION}/${genuine.name}`]: genuine.bytes,
+      [`/v${PLUGIN_VERSION}/SHA256SUMS`]: checksumsText([genuine]),
+    });
+    release.hold();
+    const env = { ...world.env(), STALL_WATCH_PLUGIN_RELEASES: release.base };
+    const fetch = new Deno.Command("/bin/sh", {
+      args: [join(world.plugin, "hooks", "fetch.sh"), "--now"],
+      cwd: world.project,
+      clearEnv: true,
+      env,
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    // Killed with the download under way, the fetch's whole process tree
+    // at once (as at a reboot): no trap runs.
+    while (release.asked.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const pid of await processTree(fetch.pid)) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+    await fetch.status;
+    const left = (await listNames(world.data)).filter((n) =>
+      /^fetch\.[A-Za-z0-9]{6}$/.test(n)
+    );
+    assert.equal(left.length, 1, "the killed fetch left its folder");
+    release.release();
+    // A lock older than any download is taken over by the next fetch.
+    const longAgo = new Date(Date.now() - 31 * 60 * 1000);
+    await Deno.utime(join(world.data, "fetch.lock"), longAgo, longAgo);
+    const next = await world.run("fetch.sh", {
+      args: ["--now"],
+      env: { STALL_WATCH_PLUGIN_RELEASES: release.base },
+    });
+    assert.deepEqual(next, { code: 0, stdout: "", stderr: "" });
+    assert.deepEqual(await listNames(world.data), ["bin", "fetch-status"]);
+  },
 });

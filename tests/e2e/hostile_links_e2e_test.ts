@@ -306,3 +306,38 @@ Deno.test({
       "Read",
     ),
 });
+
+/** A key name in the victim's file the config link leads to. */
+const VICTIM_KEY = "registry.corp.example:AKIAVICTIMKEY";
+
+attackTest(
+  "links",
+  "a config symlinked to a file outside the project is refused, its keys never echoed",
+  [{
+    name: "the config is a symlink to ~/.docker/config.json",
+    files: {
+      ".claude/stall-watch.jsonc": { link: "../../home/.docker/config.json" },
+    },
+    // The victim's file, whose key names are secrets of their own.
+    after: async (_project, root) => {
+      await Deno.mkdir(join(root, "home/.docker"), { recursive: true });
+      await Deno.writeTextFile(
+        join(root, "home/.docker/config.json"),
+        JSON.stringify({ [VICTIM_KEY]: { auth: "c2VjcmV0" } }),
+      );
+    },
+  }],
+  ["hook", "doctor", "log"],
+  (_c, results) => {
+    for (const [name, [r]] of results) {
+      const output = r!.stdout + r!.stderr;
+      assert.ok(!output.includes(VICTIM_KEY), `${name} echoed: ${output}`);
+    }
+    const doctor = results.get("doctor")![0]!.stdout;
+    assert.match(
+      doctor,
+      /cannot read the config file: it leads out of .*\/project \(.*\/project\/\.claude\/stall-watch\.jsonc is a symlink to \.\.\/\.\.\/home\/\.docker\/config\.json\)/,
+    );
+    assert.equal(results.get("hook")![0]!.code, 2, "the stop is still judged");
+  },
+);

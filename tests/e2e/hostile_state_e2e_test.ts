@@ -63,7 +63,7 @@ attackTest(
 
 attackTest(
   "state",
-  "with the state folder at .claude, session id settings.local and pruning leave Claude Code's and foreign files alone",
+  "with the state folder at .claude, session id settings.local and pruning leave Claude Code's and foreign files alone, and that session is still protected",
   [PLANTINGS.stateDirIsClaude!],
   ["hook settings.local", "hook", "hook settings.local"],
   (c, results) => {
@@ -72,10 +72,19 @@ attackTest(
       2,
       "an ordinary session still works",
     );
+    // Claude Code's settings.local.json is never touched (attack() checks
+    // it); the session is still nudged, kept in stall-watch's own folder.
     for (const r of results.get("hook settings.local")!) {
-      assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stderr, /not a file stall-watch wrote/);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(
+        r.stderr,
+        /not a file stall-watch wrote\); left it untouched/,
+      );
     }
+    assert.ok(
+      Deno.lstatSync(join(c.project, ".claude/relocated/settings.local.json"))
+        .isFile,
+    );
     for (const name of [".notes.json.123.abc.tmp", "agent.lock", "old.json"]) {
       assert.ok(Deno.lstatSync(join(c.project, ".claude", name)).isFile, name);
     }
@@ -282,24 +291,69 @@ Deno.test({
     ),
 });
 
-Deno.test({
-  ...skipWhere(
-    "hostile clone, state: someone else's JSON under the session's state name is refused, never moved aside",
-    HOSTILE_CLONES,
-  ),
-  fn: () =>
-    attack(
-      [{
-        name: "a foreign JSON file under the state name",
-        files: { [`${STATE_DIR}/${nameOf("state")}`]: '{"theirs": true}\n' },
-      }],
-      ["hook"],
-      (_c, results) => {
-        const hook = results.get("hook")![0]!;
-        assert.equal(hook.code, 0, hook.stderr);
-        assert.match(hook.stderr, /it is not a file stall-watch wrote/);
-        assert.ok(!hook.stderr.includes("moved it aside"), hook.stderr);
-      },
-      "Read",
+/** The line saying a session's state is kept in the relocated folder. */
+const RELOCATED_LINE =
+  /^stall_watch: session state file ".*" is someone else's \(it is not a file stall-watch wrote\); left it untouched and kept this session's retry budget in ".*\/relocated\/[^/"]+\.json"$/;
+
+for (
+  const [label, foreign] of [
+    ["unparseable text that is not stall-watch's ({not json)", "{not json"],
+    ["someone else's JSON", '{"theirs": true}\n'],
+  ]
+) {
+  Deno.test({
+    ...skipWhere(
+      `hostile clone, state: a stalled turn in a session whose state file holds ${label} is still nudged exactly once, the file untouched, its budget kept in stall-watch's own folder`,
+      HOSTILE_CLONES,
     ),
-});
+    fn: () =>
+      attack(
+        [{
+          name: `a state file holding ${label}`,
+          files: {
+            [`${STATE_DIR}/${nameOf("state")}`]: foreign!,
+            // One nudge per call: the second stop shows the budget held.
+            ".claude/stall-watch.jsonc": JSON.stringify({
+              max_retries: 1,
+              event_log: { enabled: true },
+              watch: { idle_seconds: 0.05, max_seconds: 1 },
+            }),
+          },
+        }],
+        ["hook", "hook", "watch"],
+        (c, results) => {
+          const [first, second] = results.get("hook")!;
+          assert.equal(first!.code, 2, `the stall is nudged: ${first!.stderr}`);
+          const notes = linesOf(first!.stderr).filter((l) =>
+            l.includes("someone else's")
+          );
+          assert.equal(notes.length, 1, first!.stderr);
+          assert.match(notes[0]!, RELOCATED_LINE);
+          assert.equal(second!.code, 0, "nudged once: the cap held");
+          assert.match(second!.stderr, /retry cap reached \(1\/1\)/);
+          assert.equal(results.get("watch")![0]!.code, 0, "the watcher too");
+          // The foreign file is as it was (attack() checks every planted
+          // file); the budget is in the relocated folder.
+          const kept = JSON.parse(
+            Deno.readTextFileSync(
+              join(c.project, STATE_DIR, "relocated", nameOf("state")),
+            ),
+          );
+          assert.deepEqual(
+            Object.keys(kept.retries).sort(),
+            [...PROTO_IDS].sort(),
+          );
+          assert.ok(Object.values(kept.retries).every((n) => n === 1));
+          const relocated = loggedEvents(c.project).filter((e) =>
+            e.event === "state_relocated"
+          );
+          assert.ok(relocated.length >= 1, JSON.stringify(relocated));
+          assert.equal(
+            relocated[0]!.reason,
+            "it is not a file stall-watch wrote",
+          );
+        },
+        "Read",
+      ),
+  });
+}

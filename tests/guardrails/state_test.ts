@@ -3,8 +3,8 @@ import { join } from "node:path";
 import {
   emptyState,
   parseState,
-  type QuarantinedEntry,
   serializeState,
+  type StateRescue,
   StateStore,
 } from "../../src/guardrails/state.ts";
 import { tempProject } from "../support/temp_project.ts";
@@ -67,12 +67,12 @@ Deno.test("StateStore.update() moves a corrupt file aside and starts from an emp
   await Deno.mkdir(dir, { recursive: true });
   const torn = '{"retries": {"toolu_a": 2';
   await Deno.writeTextFile(join(dir, "s1.json"), torn);
-  const moved: QuarantinedEntry[] = [];
+  const moved: StateRescue[] = [];
   const store = new StateStore({
     cwd: project.dir,
     stateDir: ".claude/stall_watch",
     sleep,
-    onQuarantine: (entry) => moved.push(entry),
+    onRescue: (entry) => moved.push(entry),
   });
   const loaded = await store.update(
     "s1",
@@ -115,6 +115,48 @@ Deno.test("StateStore.update() serialises concurrent updates in one process", as
   });
   await incrementAtOnce(store, 20);
   assert.equal((store.read("s1")).state.retries.n, 20);
+});
+
+Deno.test("StateStore keeps a session whose state file is someone else's in its relocated folder, the file untouched, and says so once", async () => {
+  await using project = await tempProject();
+  const dir = join(project.dir, ".claude/stall_watch");
+  await Deno.mkdir(dir, { recursive: true });
+  for (const foreign of ["{not json", '{"theirs": true}\n']) {
+    await Deno.writeTextFile(join(dir, "s1.json"), foreign);
+    const told: StateRescue[] = [];
+    const store = new StateStore({
+      cwd: project.dir,
+      stateDir: ".claude/stall_watch",
+      sleep,
+      onRescue: (entry) => told.push(entry),
+    });
+    for (let i = 0; i < 2; i++) {
+      await store.update("s1", ({ state }) => ({
+        state: {
+          ...state,
+          retries: { toolu_a: (state.retries.toolu_a ?? 0) + 1 },
+        },
+        result: null,
+      }));
+    }
+    assert.equal(await Deno.readTextFile(join(dir, "s1.json")), foreign);
+    const kept = join(dir, "relocated/s1.json");
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(kept)).retries, {
+      toolu_a: 2,
+    });
+    assert.deepEqual(told, [{
+      file: "state",
+      path: join(dir, "s1.json"),
+      keptIn: kept,
+      reason: "it is not a file stall-watch wrote",
+    }]);
+    assert.deepEqual(store.read("s1").state.retries, { toolu_a: 2 });
+    assert.deepEqual(store.sessionIds(), ["s1"]);
+    const removed = await store.remove("s1");
+    assert.equal(removed.status, "removed");
+    assert.equal(await Deno.readTextFile(join(dir, "s1.json")), foreign);
+    assert.equal(await Deno.stat(kept).catch(() => null), null);
+  }
 });
 
 Deno.test("StateStore.update() keeps a finished update when the lock will not unlock, and closing the file frees the lock", async () => {

@@ -1,29 +1,25 @@
 /**
  * The plugin's fetcher (`hooks/fetch.sh`) against a fake GitHub release on
- * 127.0.0.1, archived by the release's own packaging code: a good release,
- * a wrong checksum, a truncated archive, a dead server, a binary that is
- * not this version. Only a verified binary ever reaches the data folder,
- * nothing half-written stays, and the launcher then falls back or runs it.
- * Where the real release URL is formed, a stand-in `curl` records it and
- * nothing leaves the machine.
+ * 127.0.0.1, archived by the release's own packaging code and pinned in the
+ * plugin copy's `release.sha256` as a release pins it: a good release, an
+ * archive that is not the pinned one, no pin, a truncated archive, a dead
+ * server, a binary that is not this version. Only a verified binary ever
+ * reaches the data folder, nothing half-written stays, and the launcher
+ * then falls back or runs it. Where the real release URL is formed, a
+ * stand-in `curl` records it and nothing leaves the machine.
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { TARGETS } from "../../.github/scripts/compile.ts";
-import {
-  archiveCommand,
-  archiveName,
-  checksumsText,
-  sha256File,
-} from "../../.github/scripts/package.ts";
+import { archiveName, checksumsText } from "../../.github/scripts/package.ts";
 import {
   hostTarget,
   listNames,
+  packStandIn,
   PLUGIN_VERSION,
   scriptTest,
   type ScriptWorld,
-  standInScript,
   waitForFile,
 } from "../support/plugin_scripts.ts";
 
@@ -50,34 +46,31 @@ interface FakeRelease {
   close(): Promise<void>;
 }
 
-/** Builds the release files as `deno task package` does, with a stand-in binary. */
+/**
+ * Builds the release files as `deno task package` does, with a stand-in
+ * binary, and pins the archive in the world's plugin copy as the release
+ * would (a wrong hash, or another target's only, for those faults).
+ */
 async function buildRelease(
   world: ScriptWorld,
   fault: Fault,
 ): Promise<{ archive: Uint8Array<ArrayBuffer>; sums: string }> {
-  const dir = join(world.root, "release-build");
-  await Deno.mkdir(dir, { recursive: true });
-  const binary = join(dir, TARGET.binary);
-  await Deno.writeTextFile(
-    binary,
-    standInScript(join(world.root, "binary-runs"), {
-      version: fault === "other-version" ? "0.0.1" : PLUGIN_VERSION,
-    }),
-    { mode: 0o755 },
-  );
-  const archivePath = join(dir, ARCHIVE);
-  const [program, ...args] = archiveCommand(TARGET, binary, archivePath);
-  const out = await new Deno.Command(program!, { args }).output();
-  assert.ok(out.success, `${program} failed`);
-  const sha = await sha256File(archivePath);
-  const sums = checksumsText([{
+  const packed = await packStandIn(world.root, {
+    version: fault === "other-version" ? "0.0.1" : PLUGIN_VERSION,
+  });
+  const sha = packed.sha256;
+  const pin = {
     // Another target's line only, or this one's with a wrong hash.
     name: fault === "no-checksum-line"
       ? "stall-watch-riscv64-unknown-linux-gnu.tar.gz"
       : ARCHIVE,
     sha256: fault === "wrong-checksum" ? flipFirstDigit(sha) : sha,
-  }]);
-  return { archive: await Deno.readFile(archivePath), sums };
+  };
+  await world.pin([pin]);
+  // The release's own SHA256SUMS always matches what it serves: it is not
+  // what the fetch checks against.
+  const sums = checksumsText([{ name: ARCHIVE, sha256: sha }]);
+  return { archive: packed.bytes, sums };
 }
 
 function flipFirstDigit(hex: string): string {
@@ -193,10 +186,7 @@ fetchTest(
       assert.deepEqual(await listNames(join(world.data, "bin")), [
         PLUGIN_VERSION,
       ]);
-      assert.deepEqual(server.requests, [
-        `/v${PLUGIN_VERSION}/SHA256SUMS`,
-        `/v${PLUGIN_VERSION}/${ARCHIVE}`,
-      ]);
+      assert.deepEqual(server.requests, [`/v${PLUGIN_VERSION}/${ARCHIVE}`]);
       const launched = await world.run("launch.sh", { shell });
       assert.equal(launched.code, 0, launched.stdout);
       assert.deepEqual((await world.recorded("binary-runs")).slice(0, 1), [
@@ -212,7 +202,7 @@ fetchTest(
         args: ["--now"],
         env: { STALL_WATCH_PLUGIN_RELEASES: server.base },
       });
-      assert.equal(server.requests.length, 2);
+      assert.equal(server.requests.length, 1);
     } finally {
       await server.close();
     }
@@ -225,7 +215,7 @@ for (
     ["short-file", "checksum mismatch for"],
     ["cut-connection", "cannot download"],
     ["other-version", "the binary does not run here or is not version"],
-    ["no-checksum-line", "no checksum for"],
+    ["no-checksum-line", "no checksum pinned for"],
   ] as const
 ) {
   fetchTest(
@@ -261,6 +251,7 @@ fetchTest(
     const port = (listener.addr as Deno.NetAddr).port;
     listener.close();
     const base = `http://127.0.0.1:${port}/v${PLUGIN_VERSION}`;
+    await world.pin([{ name: ARCHIVE, sha256: "ab".repeat(32) }]);
     const result = await world.run("fetch.sh", {
       shell,
       args: ["--now"],
@@ -270,7 +261,7 @@ fetchTest(
     assert.deepEqual(await dataState(world), {
       installed: false,
       names: ["fetch-failed", "fetch-status"],
-      status: `${STATUS} cannot download SHA256SUMS`,
+      status: `${STATUS} cannot download ${ARCHIVE}`,
     });
     // A server up again is not asked within the hour.
     const server = await serveRelease(world, "none");
@@ -335,7 +326,7 @@ fetchTest(
       server.release();
       assert.equal((await first).code, 0);
       assert.equal((await dataState(world)).status, `${STATUS} ok`);
-      assert.equal(server.requests.length, 2);
+      assert.equal(server.requests.length, 1);
     } finally {
       await server.close();
     }
@@ -414,6 +405,7 @@ fetchTest(
       "curl",
       `printf '%s\\n' "$*" >> "${world.root}/curl-calls"; exit 7`,
     );
+    await world.pin([{ name: ARCHIVE, sha256: "ab".repeat(32) }]);
     const path = await asInstalled(world, {
       "other": { source: { source: "github", repo: "evil/stall-watch" } },
       "stall-watch": {
@@ -434,14 +426,14 @@ fetchTest(
     const [call, ...more] = await world.recorded("curl-calls");
     assert.deepEqual(more, []);
     const url =
-      `https://github.com/acme/stall-watch/releases/download/v${PLUGIN_VERSION}/SHA256SUMS`;
+      `https://github.com/acme/stall-watch/releases/download/v${PLUGIN_VERSION}/${ARCHIVE}`;
     assert.ok(call?.startsWith("-q "), call);
     assert.ok(call?.endsWith(` ${url}`), call);
     assert.match(call!, / --proto =https --proto-redir =https/);
     assert.match(call!, / --max-time 300 /);
     assert.equal(
       (await dataState(world)).status,
-      `${STATUS} cannot download SHA256SUMS`,
+      `${STATUS} cannot download ${ARCHIVE}`,
     );
   },
 );
@@ -524,20 +516,15 @@ fetchTest(
 fetchTest(
   "each of the five targets asks for its own release archive, by the name the release packs it under",
   async (world, shell) => {
-    const sums = join(world.root, "sums");
-    await Deno.writeTextFile(
-      sums,
-      checksumsText(
-        TARGETS.map((t) => ({ name: archiveName(t), sha256: "ab".repeat(32) })),
-      ),
+    await world.pin(
+      TARGETS.map((t) => ({ name: archiveName(t), sha256: "ab".repeat(32) })),
     );
     await world.fake(
       "curl",
       [
-        "out=; url=",
-        "while [ $# -gt 0 ]; do case $1 in --output) out=$2; shift ;; *) url=$1 ;; esac; shift; done",
+        "url=",
+        "while [ $# -gt 0 ]; do case $1 in --output) shift ;; *) url=$1 ;; esac; shift; done",
         `printf '%s\\n' "\${url##*/}" >> "${world.root}/curl-calls"`,
-        `case $url in */SHA256SUMS) cat "${sums}" > "$out"; exit 0 ;; esac`,
         "exit 22",
       ].join("\n"),
     );
@@ -564,7 +551,7 @@ fetchTest(
     }
     assert.deepEqual(
       await world.recorded("curl-calls"),
-      TARGETS.flatMap((t) => ["SHA256SUMS", archiveName(t)]),
+      TARGETS.map((t) => archiveName(t)),
     );
   },
 );

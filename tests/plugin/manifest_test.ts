@@ -74,7 +74,7 @@ Deno.test("hooks.json: the hook on Stop and SubagentStop, the watchdog on its ev
     const [handler] = handlersOf(event);
     assert.match(
       String(handler!.command),
-      /hooks\/launch\.sh"; if .* sh "\$f"; else /,
+      /hooks\/launch\.sh"; if .* \/bin\/sh "\$f"; else /,
     );
     assert.equal(handler!.timeout, 30);
     assert.equal(handler!.async, undefined);
@@ -84,7 +84,7 @@ Deno.test("hooks.json: the hook on Stop and SubagentStop, the watchdog on its ev
     const [handler] = handlersOf(event);
     assert.match(
       String(handler!.command),
-      /hooks\/launch\.sh"; .* sh "\$f" watch; fi$/,
+      /hooks\/launch\.sh"; .* \/bin\/sh "\$f" watch; fi$/,
     );
     assert.equal(handler!.async, true);
     assert.equal(handler!.asyncRewake, true);
@@ -97,9 +97,16 @@ Deno.test("hooks.json: the hook on Stop and SubagentStop, the watchdog on its ev
   const [fetch] = handlersOf("SessionStart");
   assert.match(
     String(fetch!.command),
-    /hooks\/fetch\.sh"; if .* sh "\$f"; fi$/,
+    /hooks\/fetch\.sh"; if .* \/bin\/sh "\$f"; fi$/,
   );
   assert.equal(hooks.SessionStart[0].matcher, undefined);
+  // The shell is named by its path: PATH, which a repository's settings can
+  // set for the plugin's hooks, never chooses it.
+  for (const event of Object.keys(hooks)) {
+    for (const handler of handlersOf(event)) {
+      assert.doesNotMatch(String(handler.command), /(?<!\/bin\/)\bsh "/);
+    }
+  }
 });
 
 Deno.test("every script hooks.json names exists, and the watchdog option is the one the launcher reads", async () => {

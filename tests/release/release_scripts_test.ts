@@ -26,6 +26,11 @@ import {
   sha256File,
 } from "../../.github/scripts/package.ts";
 import { parseSmokeArgs, smokeTest } from "../../.github/scripts/smoke_test.ts";
+import {
+  PINS_HEADER,
+  PINS_PATH,
+  pinsText,
+} from "../../.github/scripts/pin_checksums.ts";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import { VERSION } from "../../src/shared/version.ts";
 import { hookCommand } from "../support/hook_process.ts";
@@ -320,4 +325,43 @@ Deno.test("parseSmokeArgs() finds a compiled target under dist/, the source, or 
     () => parseSmokeArgs(["--target", "mips"], "x", "deno"),
     /Unknown target "mips"/,
   );
+});
+
+Deno.test("pinsText() pins every archive of a release under its version, and refuses anything else", () => {
+  const sums = checksumsText(
+    TARGETS.map((t, i) => ({
+      name: archiveName(t),
+      sha256: String(i).repeat(64),
+    })),
+  );
+  const text = pinsText("0.2.0", sums);
+  assert.ok(text.startsWith(PINS_HEADER));
+  const pins = text.slice(PINS_HEADER.length).split("\n").filter(Boolean);
+  assert.deepEqual(
+    pins,
+    TARGETS.map((t, i) => `${String(i).repeat(64)}  v0.2.0/${archiveName(t)}`)
+      .sort((a, b) => a.slice(66) < b.slice(66) ? -1 : 1),
+  );
+  // What fetch.sh reads: the hash of its own version's archive.
+  for (
+    const bad of [
+      sums.split("\n").slice(1).join("\n"), // one archive missing
+      sums + `${"a".repeat(64)}  evil.tar.gz\n`,
+      sums.replace(/^[0-9a-f]{64}/, "xyz"),
+    ]
+  ) {
+    assert.throws(() => pinsText("0.2.0", bad), /Cannot pin|Cannot read/);
+  }
+  assert.throws(() => pinsText("0.2.0; rm -rf /", sums), /not a version/);
+});
+
+Deno.test("the plugin's committed pins file opens with the header and pins only release archives", async () => {
+  const text = await Deno.readTextFile(join(REPO_ROOT, PINS_PATH));
+  assert.ok(text.startsWith(PINS_HEADER));
+  const archives = TARGETS.map(archiveName);
+  for (const line of text.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const match = /^[0-9a-f]{64} {2}v[0-9A-Za-z.+-]+\/(\S+)$/.exec(line);
+    assert.ok(match && archives.includes(match[1]!), line);
+  }
 });

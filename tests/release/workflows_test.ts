@@ -117,9 +117,12 @@ Deno.test("ci runs the checks on Linux, macOS and Windows, then the suites again
   assert.deepEqual(order, [...order].sort((a, b) => a - b));
 });
 
-Deno.test("release runs on v* tags, builds all targets, smoke-tests Linux, checksums and uploads", () => {
+Deno.test("release runs on v* tags, builds all targets, smoke-tests Linux, checksums, uploads, and proposes the pinned checksums", () => {
   assert.match(release, /\non:\n {2}push:\n {4}tags: \["v\*"\]\n/);
-  assert.match(release, /permissions:\n {6}contents: write/);
+  assert.match(
+    release,
+    /permissions:\n {6}contents: write\n {6}pull-requests: write/,
+  );
   const order = [
     "deno task ok",
     "deno task compile:all",
@@ -128,6 +131,8 @@ Deno.test("release runs on v* tags, builds all targets, smoke-tests Linux, check
     "deno task package",
     "sha256sum -c SHA256SUMS",
     "gh release create",
+    'deno task pin --sums dist/release/SHA256SUMS --version "${GITHUB_REF_NAME#v}"',
+    "gh pr create",
   ].map((s) => release.indexOf(s));
   assert.ok(order.every((at) => at > 0), JSON.stringify(order));
   assert.deepEqual(order, [...order].sort((a, b) => a - b));

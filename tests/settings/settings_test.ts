@@ -253,3 +253,46 @@ Deno.test("loadSettings() refuses an event log path that could name another file
   }, "/work/project");
   assert.equal(ok.settings.eventLogPath, ".claude/stall_watch.log");
 });
+
+Deno.test("resolveSettings() refuses a kill_switch_file outside .claude on its text alone: absolute, drive-letter and UNC paths in either platform's spelling", () => {
+  for (
+    const value of [
+      "/etc/passwd",
+      "//host/share/x",
+      "\\\\host\\share\\x",
+      "\\\\?\\C:\\x",
+      "\\\\.\\pipe\\x",
+      "C:\\Users\\me\\off",
+      "C:off",
+      "c:/off",
+      "\\off",
+      "stall-watch.off",
+      ".claude",
+      ".claude/../off",
+      ".claude/../../off",
+      "../.claude/off",
+    ]
+  ) {
+    for (
+      const [env, file] of [
+        [{ STALL_WATCH_KILL_SWITCH_FILE: value }, new Map()],
+        [{}, new Map([["kill_switch_file", { value, where: "c.jsonc:1:2" }]])],
+      ] as const
+    ) {
+      const { settings, problems } = resolveSettings(env, file);
+      assert.equal(settings.killSwitchFile, null, value);
+      assert.equal(problems.length, 1, value);
+      assert.match(
+        problems[0]!.message,
+        /must (be a relative path|name a file) inside \.claude/,
+      );
+    }
+  }
+  for (const value of [".claude/stall-watch.off", ".claude/a/../off"]) {
+    const { settings, problems } = resolveSettings(
+      { STALL_WATCH_KILL_SWITCH_FILE: value },
+      new Map(),
+    );
+    assert.deepEqual([settings.killSwitchFile, problems], [value, []]);
+  }
+});

@@ -8,6 +8,7 @@ import { formatBytes, formatCount } from "../../src/shared/number_format.ts";
 import { progressLine } from "../../src/shared/progress_bar.ts";
 import { colorEnabled, styleFor } from "../../src/shared/term_style.ts";
 import { renderTable } from "../../src/shared/text_table.ts";
+import { sanitizeTerminalStream } from "../../src/shared/terminal_text.ts";
 import { parseMcpToolName } from "../../src/transcript/tool_name.ts";
 
 Deno.test("parseMcpToolName() splits on __ only, and names a plugin server's plugin", () => {
@@ -72,7 +73,10 @@ Deno.test("styleFor() colours only a terminal without NO_COLOR or TERM=dumb", ()
     stdoutIsTerminal: tty,
     stderrIsTerminal: false,
   });
-  assert.equal(styleFor(io({}, true), "stdout").red("x"), "\x1b[31mx\x1b[39m");
+  assert.equal(
+    sanitizeTerminalStream(styleFor(io({}, true), "stdout").red("x")),
+    "\x1b[31mx\x1b[39m",
+  );
   assert.equal(styleFor(io({}, true), "stderr").red("x"), "x");
   assert.equal(styleFor(io({}, false), "stdout").red("x"), "x");
   assert.equal(styleFor(io({ NO_COLOR: "1" }, true), "stdout").red("x"), "x");

@@ -6,10 +6,11 @@
 import assert from "node:assert/strict";
 import {
   escapeTerminal,
+  ownSequence,
   sanitizeTerminalStream,
 } from "../../src/shared/terminal_text.ts";
 import { describe } from "../../src/shared/errors.ts";
-import { renderTable } from "../../src/shared/text_table.ts";
+import { MAX_CELL_CHARS, renderTable } from "../../src/shared/text_table.ts";
 import { styleFor } from "../../src/shared/term_style.ts";
 
 /** Every character class the rule must neutralise, one sample each. */
@@ -58,16 +59,64 @@ Deno.test("sanitizeTerminalStream() keeps newlines, tabs and stall-watch's own c
     { env: {}, stdoutIsTerminal: true, stderrIsTerminal: true },
     "stdout",
   );
-  const own = `${style.red("fail")}\t${
-    style.bold("x")
-  }\n\r\x1b[2Kprogress\x1b[0m\n`;
-  assert.equal(sanitizeTerminalStream(own), own);
+  const own = `${style.red("fail")}\t${style.bold("x")}\n${
+    ownSequence("\r\x1b[2K")
+  }progress${ownSequence("\x1b[0m")}\n`;
+  assert.equal(
+    sanitizeTerminalStream(own),
+    "\x1b[31mfail\x1b[39m\t\x1b[1mx\x1b[22m\n\r\x1b[2Kprogress\x1b[0m\n",
+  );
   for (const text of HOSTILE) {
     const out = sanitizeTerminalStream(text);
     assert.ok(!hasControl(out, true), JSON.stringify(out));
   }
   // Attacker colours that are not ours (conceal, blink) do not pass either.
   assert.equal(sanitizeTerminalStream("\x1b[8mhidden"), "\\u001b[8mhidden");
+});
+
+Deno.test("sanitizeTerminalStream() lets no text but stall-watch's own writer emit a sequence, not even the ones it writes itself", () => {
+  // Before, the exact sequences of the colours and the progress line passed
+  // from any text, so a file name could erase the line or paint it.
+  assert.equal(
+    sanitizeTerminalStream("a\r\x1b[2KAll clear\x1b[32mok\x1b[0m"),
+    "a\\r\\u001b[2KAll clear\\u001b[32mok\\u001b[0m",
+  );
+  // A token with the wrong secret is inert text.
+  const forged = ownSequence("\x1b[31m").replace(
+    /[0-9a-f]{16}/,
+    "0".repeat(16),
+  );
+  assert.ok(!hasControl(sanitizeTerminalStream(forged), true));
+  assert.ok(!sanitizeTerminalStream(forged).includes("\x1b"));
+});
+
+Deno.test("escapeTerminal() escapes by Unicode category: format, private use, unassigned, TAGs, variation selectors and every invisible character", () => {
+  const tag = (c: string) => String.fromCodePoint(0xe0000 + c.charCodeAt(0));
+  const hidden = [
+    "\u{e0001}", // LANGUAGE TAG
+    tag("S") + tag("Y") + tag("S"), // TAG letters: read by models, invisible
+    "\u{e007f}", // CANCEL TAG
+    "\u2060", // word joiner
+    "\u2061\u2062\u2063\u2064", // invisible operators
+    "\u180e", // Mongolian vowel separator
+    "\ufff9\ufffa\ufffb", // interlinear annotation
+    "\u00ad", // soft hyphen
+    "\u034f", // combining grapheme joiner
+    "\ufe00\ufe0f", // variation selectors
+    "\u{e0100}\u{e01ef}", // variation selectors supplement
+    "\ue000\u{f0000}", // private use
+    "\u0378\u{e0080}", // unassigned
+    "\ud800", // a lone surrogate
+    "\u3164\uffa0", // Hangul fillers
+  ];
+  for (const text of hidden) {
+    const escaped = escapeTerminal(`a${text}b`);
+    assert.ok(/^a(\\u[0-9a-f]{4})+b$/.test(escaped), JSON.stringify(escaped));
+    // JSON reads the escapes back.
+    assert.equal(JSON.parse(`"${escaped}"`), `a${text}b`);
+    assert.equal(sanitizeTerminalStream(`a${text}b`), escaped);
+  }
+  assert.equal(escapeTerminal(tag("S")), "\\udb40\\udc53");
 });
 
 Deno.test("sanitizeTerminalStream() leaves JSON output the same JSON", () => {
@@ -92,4 +141,12 @@ Deno.test("renderTable() escapes cells and handles 130,000 rows without a stack 
   assert.ok(!hasControl(out, true));
   const rows = Array.from({ length: 130_000 }, (_, i) => [`s${i}`, "1"]);
   assert.equal(renderTable(["session", "n"], rows).split("\n").length, 130_002);
+});
+
+Deno.test("renderTable() caps every cell, so one name of a megabyte leaves its table narrow", () => {
+  const out = renderTable(["tool", "calls"], [["x".repeat(900_000), "1"]]);
+  for (const line of out.split("\n")) {
+    assert.ok(line.length <= MAX_CELL_CHARS + 10, `${line.length}`);
+  }
+  assert.match(out, /x…x/);
 });

@@ -90,10 +90,14 @@ export const COMMANDS: Record<string, (c: Clone) => RunOptions> = {
 /** Commands whose job is to edit this settings file. */
 const EDITS_SETTINGS = new Set(["install", "uninstall"]);
 
-/** Control characters a terminal acts on (newline and tab are plain text). */
+/**
+ * Characters a terminal acts on or a reader cannot see (newline and tab
+ * are plain text): controls, format characters (bidi, zero-width, TAGs),
+ * private use, unassigned, lone surrogates, line and paragraph separators,
+ * default-ignorable code points (variation selectors).
+ */
 const RAW_CONTROL =
-  // deno-lint-ignore no-control-regex
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+  /(?![\n\t])[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 
 /**
  * Deno's own cache folder. Run from source, the runtime caches compiled

@@ -12,6 +12,11 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TARGETS } from "../../.github/scripts/compile.ts";
+import {
+  archiveCommand,
+  archiveName,
+  sha256File,
+} from "../../.github/scripts/package.ts";
 import { tempFixture } from "./temp_project.ts";
 import { RUNS_SH_SCRIPTS, skipWhere } from "./platform.ts";
 
@@ -91,6 +96,9 @@ export function shQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** The fixed PATH line of `hooks/fetch.sh`. */
+export const FETCH_PATH_LINE = "PATH=/usr/bin:/bin:/usr/sbin:/sbin";
+
 /** One temporary world for the scripts. */
 export interface ScriptWorld {
   /** Holds everything below. */
@@ -110,6 +118,11 @@ export interface ScriptWorld {
   linkSource(): Promise<void>;
   /** Writes an executable `sh` script named `name` into `fakes`. */
   fake(name: string, body: string): Promise<string>;
+  /**
+   * Pins archives in the plugin copy's `hooks/release.sha256`, as the
+   * release of this version would (`name` an archive, `sha256` its hash).
+   */
+  pin(archives: readonly { name: string; sha256: string }[]): Promise<void>;
   /**
    * A stand-in release binary at `bin/<version>/<target>/` of the data
    * folder that records its cwd and arguments in `<root>/binary-runs` and
@@ -200,8 +213,20 @@ export function scriptTest(
   }
 }
 
+/** Options of {@link scriptWorld}. */
+export interface WorldOptions {
+  /**
+   * Keep `hooks/fetch.sh`'s own fixed PATH. By default the copy's PATH line
+   * is the world's (fakes, then the tools), so a test chooses the tools the
+   * fetch finds, as the system's folders would.
+   */
+  systemPath?: boolean;
+}
+
 /** A fresh world; disposal removes it. */
-export function scriptWorld(): Promise<ScriptWorld & AsyncDisposable> {
+export function scriptWorld(
+  options: WorldOptions = {},
+): Promise<ScriptWorld & AsyncDisposable> {
   return tempFixture(async (root): Promise<ScriptWorld> => {
     const plugin = join(root, "plugin");
     const data = join(root, "data");
@@ -218,6 +243,17 @@ export function scriptWorld(): Promise<ScriptWorld & AsyncDisposable> {
     for (const tool of TOOLS) {
       const path = await which(tool);
       if (path) await Deno.symlink(path, join(tools, tool));
+    }
+    if (!options.systemPath) {
+      const fetch = join(plugin, "hooks", "fetch.sh");
+      const text = await Deno.readTextFile(fetch);
+      if (!text.includes(`\n${FETCH_PATH_LINE}\n`)) {
+        throw new Error(`fetch.sh has no line ${FETCH_PATH_LINE}`);
+      }
+      await Deno.writeTextFile(
+        fetch,
+        text.replace(FETCH_PATH_LINE, `PATH=${fakes}:${tools}`),
+      );
     }
     const world: ScriptWorld = {
       root,
@@ -238,6 +274,14 @@ export function scriptWorld(): Promise<ScriptWorld & AsyncDisposable> {
           mode: 0o755,
         });
         return path;
+      },
+      pin: async (archives) => {
+        await Deno.writeTextFile(
+          join(plugin, "hooks", "release.sha256"),
+          archives.map((a) => `${a.sha256}  v${PLUGIN_VERSION}/${a.name}\n`)
+            .join(""),
+          { append: true },
+        );
       },
       standInBinary: async (options = {}) => {
         const target = options.target ?? hostTarget();
@@ -323,6 +367,44 @@ async function copyFolder(from: string, to: string): Promise<void> {
       await Deno.copyFile(join(from, entry.name), join(to, entry.name));
     }
   }
+}
+
+/** A release archive for this machine's target, and its SHA-256. */
+export interface PackedRelease {
+  /** Its file name, as the release names it. */
+  name: string;
+  bytes: Uint8Array<ArrayBuffer>;
+  sha256: string;
+}
+
+/**
+ * A stand-in binary ({@link standInScript}, recording its runs in
+ * `<root>/<record>`) archived for this machine's target as
+ * `deno task package` archives it, in `<root>/<folder>`.
+ */
+export async function packStandIn(
+  root: string,
+  options: StandInOptions & { record?: string; folder?: string } = {},
+): Promise<PackedRelease> {
+  const target = TARGETS.find((t) => t.triple === hostTarget())!;
+  const dir = join(root, options.folder ?? "release-build");
+  await Deno.mkdir(dir, { recursive: true });
+  const binary = join(dir, target.binary);
+  await Deno.writeTextFile(
+    binary,
+    standInScript(join(root, options.record ?? "binary-runs"), options),
+    { mode: 0o755 },
+  );
+  const name = archiveName(target);
+  const archive = join(dir, name);
+  const [program, ...args] = archiveCommand(target, binary, archive);
+  const out = await new Deno.Command(program!, { args }).output();
+  if (!out.success) throw new Error(`${program} failed`);
+  return {
+    name,
+    bytes: await Deno.readFile(archive),
+    sha256: await sha256File(archive),
+  };
 }
 
 /** Waits until `path` exists (bounded: a hang fails the test). */

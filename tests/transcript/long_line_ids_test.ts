@@ -327,3 +327,32 @@ Deno.test("both readers report the ids of a clipped line and only of clipped lin
   assert.deepEqual(seen, [undefined, [CALL_ID], undefined]);
   assert.deepEqual(back, [undefined, [CALL_ID], undefined]);
 });
+
+Deno.test("both readers keep at most maxLineIds + 1 ids of one line, the rest of it unsearched, whatever the reads", async () => {
+  const blocks = Array.from(
+    { length: 5_000 },
+    (_, i) => `{"tool_use_id":"toolu_${i}","type":"tool_result","content":""}`,
+  );
+  const line = `{"type":"user","message":{"content":[${blocks.join(",")}]}}\n`;
+  const bytes = utf8(line + line);
+  for (const chunkBytes of [4096, 7919, 65536]) {
+    const options = {
+      chunkBytes,
+      maxLineBytes: 4096,
+      keepBytes: 1024,
+      maxLineIds: 100,
+    };
+    for await (
+      const raw of readLinesBackward(memoryFile(bytes), bytes.length, options)
+    ) {
+      assert.ok(raw.clipped);
+      // One more than the cap (a few more where reads overlap): over it.
+      assert.ok(raw.toolUseIds!.length > 100, `${raw.toolUseIds!.length}`);
+      assert.ok(raw.toolUseIds!.length < 200, `${raw.toolUseIds!.length}`);
+    }
+    for await (const raw of readLinesForward(memoryFile(bytes), options)) {
+      assert.ok(raw.toolUseIds!.length > 100, `${raw.toolUseIds!.length}`);
+      assert.ok(raw.toolUseIds!.length < 200, `${raw.toolUseIds!.length}`);
+    }
+  }
+});

@@ -4,6 +4,7 @@ import {
   BackwardTurnCollector,
   ForwardTurnSplitter,
   LOOK_BEHIND_ENTRIES,
+  type SplitTurn,
 } from "../../src/transcript/turn.ts";
 
 let offset = 0;
@@ -305,4 +306,35 @@ Deno.test("BackwardTurnCollector looks behind the prompt only for unanswered ids
   // Within reach it is found.
   const near = [calls("v"), entry("note"), entry("prompt"), answers("v")];
   assert.deepEqual(behindOf(near), [near[0]!.offset]);
+});
+
+Deno.test("ForwardTurnSplitter lets go of a turn past maxTurnEntries (tool blocks weighed) and marks it, the turns around it whole", () => {
+  const splitter = new ForwardTurnSplitter({
+    includeSidechains: false,
+    maxTurnEntries: 10,
+  });
+  const turns: { entries: number; over: boolean }[] = [];
+  const take = (closed: SplitTurn[]) => {
+    for (const turn of closed) {
+      turns.push({
+        entries: turn.entries.length,
+        over: turn.overBudget === true,
+      });
+    }
+  };
+  take(splitter.push(entry("prompt", "a")));
+  for (let i = 0; i < 9; i++) take(splitter.push(entry("assistant", "a")));
+  take(splitter.push(entry("prompt", "b")));
+  // Four calls and their four results weigh 10 with their entries: one more is over.
+  take(splitter.push(calls("1", "2", "3", "4")));
+  take(splitter.push(answers("1", "2", "3", "4")));
+  for (let i = 0; i < 100_000; i++) take(splitter.push(entry("assistant")));
+  take(splitter.push(entry("prompt", "c")));
+  take(splitter.push(entry("assistant", "c")));
+  take(splitter.finish());
+  assert.deepEqual(turns, [
+    { entries: 9, over: false },
+    { entries: 0, over: true },
+    { entries: 1, over: false },
+  ]);
 });

@@ -124,17 +124,20 @@ export interface Installed {
 
 /**
  * A session with stall-watch added from a checkout copy and installed as
- * a plugin (user scope, `install` options in `installArgs`).
+ * a plugin (user scope, `install` options in `installArgs`); `prepare`
+ * may change the copy first (pin a release's checksums, say).
  */
 export async function withPlugin(
   claude: string,
   script: Script,
   fn: (session: ClaudeSession, plugin: Installed) => Promise<void>,
   installArgs: string[] = [],
+  prepare?: (checkout: string) => Promise<void>,
 ): Promise<void> {
   await withClaudeSession({ claude, script }, async (session) => {
     const checkout = join(session.root, "checkout");
     await copyCheckout(checkout);
+    await prepare?.(checkout);
     const added = await claudeCli(claude, session, [
       "plugin",
       "marketplace",
