@@ -136,10 +136,10 @@ export class ForwardTurnSplitter {
   readonly #maxTurnEntries: number;
   /** The turn in progress's {@link entryWeight}s, summed (also those let go). */
   #weight = 0;
-  /** The turn in progress outgrew its budget: its older entries were let go. */
-  #overBudget = false;
   /** 1-based line of the turn in progress's first entry, -1 before one. */
   #firstLine = -1;
+  /** The model acted in the turn in progress (also in entries let go). */
+  #modelActed = false;
 
   /** @param options Which entries count, and where pushing starts. */
   constructor(options: SplitterOptions) {
@@ -228,12 +228,20 @@ export class ForwardTurnSplitter {
    */
   #append(entry: Entry): void {
     if (this.#firstLine < 0) this.#firstLine = entry.line;
+    this.#modelActed ||= modelActs([entry]);
     this.#current.push(entry);
     this.#weight += entryWeight(entry);
     if (this.#weight <= this.#maxTurnEntries) return;
-    this.#overBudget = true;
     if (this.#current.length < 2 * KEPT_PAST_BUDGET) return;
+    // Let go of what lies behind the newest entries only once that alone
+    // is past the budget: whatever a late opener takes from the newest, the
+    // turn it closes is then past it too, and judged by none.
     const drop = this.#current.length - KEPT_PAST_BUDGET;
+    let newest = 0;
+    for (let i = drop; i < this.#current.length; i++) {
+      newest += entryWeight(this.#current[i] as Entry);
+    }
+    if (this.#weight - newest <= this.#maxTurnEntries) return;
     this.#current = this.#current.slice(drop);
     if (this.#pending !== null) this.#pending.at -= drop;
     this.#lateCount = Math.max(0, this.#lateCount - drop);
@@ -272,7 +280,10 @@ export class ForwardTurnSplitter {
       this.#pending = null;
       if (commandOpensTurn(next)) {
         this.#openAt(pending.at, pending.entry);
-        this.#current.shift(); // the command itself is the opener
+        // The command itself is the opener.
+        const command = this.#current.shift() as Entry;
+        this.#weight -= entryWeight(command);
+        this.#firstLine = this.#current[0]?.line ?? -1;
         return;
       }
       // A local command: it opens a turn only as any entry would, by its
@@ -334,8 +345,8 @@ export class ForwardTurnSplitter {
     this.#close();
     this.#current = rest;
     this.#weight = restWeight;
-    this.#overBudget = restWeight > this.#maxTurnEntries;
     this.#firstLine = rest[0]?.line ?? -1;
+    this.#modelActed = modelActs(rest);
     this.#opener = opener;
     this.#atFileStart = false;
     this.#lateCount = 0;
@@ -345,12 +356,20 @@ export class ForwardTurnSplitter {
   #close(): void {
     const entries = this.#current;
     const opener = this.#opener;
-    const overBudget = this.#overBudget || this.#weight > this.#maxTurnEntries;
+    const overBudget = this.#weight > this.#maxTurnEntries;
     const firstLine = this.#firstLine;
+    const modelActed = this.#modelActed;
     this.#current = [];
     this.#weight = 0;
-    this.#overBudget = false;
     this.#firstLine = -1;
+    this.#modelActed = false;
+    // What a file holds before its first opener is a turn only if the
+    // model worked there (the rest of a turn begun in another file), not a
+    // session's preamble of caveats and local commands.
+    if (
+      opener === null &&
+      (firstLine < 0 || (this.#atFileStart && !modelActed))
+    ) return;
     if (overBudget) {
       this.#closed.push({
         entries: [],
@@ -360,13 +379,6 @@ export class ForwardTurnSplitter {
       });
       return;
     }
-    // What a file holds before its first opener is a turn only if the
-    // model worked there (the rest of a turn begun in another file), not a
-    // session's preamble of caveats and local commands.
-    if (
-      opener === null &&
-      (entries.length === 0 || (this.#atFileStart && !modelActs(entries)))
-    ) return;
     this.#closed.push({
       entries,
       opener,

@@ -14,7 +14,7 @@ import {
   STALL_KINDS,
   type StallSignature,
 } from "../../src/detection/classify.ts";
-import type { Entry } from "../../src/transcript/entry.ts";
+import { type Entry, entryWeight } from "../../src/transcript/entry.ts";
 import { provesFollowUp } from "../../src/detection/_follow_up_proof.ts";
 import {
   BackwardTurnCollector,
@@ -106,8 +106,9 @@ function shape(promptIds: (string | null)[]): fc.Arbitrary<Shape> {
 /** Entries in file order, with increasing offsets and line numbers. */
 function entries(
   promptIds: (string | null)[] = [null],
+  maxLength = 24,
 ): fc.Arbitrary<Entry[]> {
-  return fc.array(shape(promptIds), { maxLength: 24 }).map((shapes) =>
+  return fc.array(shape(promptIds), { maxLength }).map((shapes) =>
     shapes.map((s, i) => ({ ...s, offset: i * 100, line: i + 1 }) as Entry)
   );
 }
@@ -273,6 +274,44 @@ Deno.test("a prompt line takes from behind it entries stamped with its own promp
         }
       }
     }),
+    fuzzParameters(1000),
+  );
+});
+
+Deno.test("ForwardTurnSplitter with maxTurnEntries splits where it splits without, and lets go of exactly the turns past it", () => {
+  fc.assert(
+    fc.property(
+      // Long enough for a turn to let go of entries (past 20 of them).
+      entries([null, "p1", "p2"], 120),
+      fc.integer({ min: 1, max: 40 }),
+      (list, max) => {
+        const split = (options: { maxTurnEntries?: number }) => {
+          const splitter = new ForwardTurnSplitter({
+            includeSidechains: false,
+            ...options,
+          });
+          const turns = list.flatMap((e) => splitter.push(e));
+          return [...turns, ...splitter.finish()];
+        };
+        const whole = split({});
+        const capped = split({ maxTurnEntries: max });
+        assert.deepEqual(
+          capped.map((t) => t.startLine),
+          whole.map((t) => t.startLine),
+        );
+        for (const [i, turn] of capped.entries()) {
+          const full = whole[i]!;
+          const weight = full.entries.reduce((n, e) => n + entryWeight(e), 0);
+          if (weight > max) {
+            assert.equal(turn.overBudget, true);
+            assert.deepEqual(turn.entries, []);
+          } else {
+            assert.equal(turn.overBudget, undefined);
+            assert.deepEqual(turn.entries, full.entries);
+          }
+        }
+      },
+    ),
     fuzzParameters(1000),
   );
 });
