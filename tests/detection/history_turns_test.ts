@@ -14,6 +14,7 @@ import { signatureData } from "../../src/detection/classify.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import {
   type HistoryVerdict,
+  readHistoryTurns,
   readHistoryVerdicts,
 } from "../../src/detection/history_turns.ts";
 import { lineEntries } from "../../src/transcript/line_entries.ts";
@@ -379,4 +380,57 @@ Deno.test("a history keeps the words it judges, a turn's last messages' and a ba
   );
   // Waiting for its background shell: no announced stop.
   assert.equal(verdicts[1]?.announced, undefined);
+});
+
+Deno.test("a history turn of many long messages keeps the words of its newest few, each cut to its end: memory follows the judged words, not the turn", async () => {
+  const t = new TranscriptBuilder();
+  t.prompt("Refactor everything");
+  const messages = 300;
+  for (let i = 0; i < messages; i++) {
+    t.text(`msg_${i}`, `Step ${i}. ${"w".repeat(10_000)}`);
+    t.call(`msg_${i}`, `toolu_${i}`, "Bash", { command: "true" });
+    t.result(`toolu_${i}`, "ok");
+  }
+  // A closing text longer than what is judged: its end is what counts.
+  const closing = `${"z".repeat(40_000)}.\n\nLet me run the tests now:`;
+  t.text("msg_last", closing);
+  t.stopSummary();
+  t.prompt("Thanks");
+  t.text("msg_bye", "You're welcome.");
+  t.stopSummary();
+
+  await using transcript = await tempTranscript(t.toString(), "t.jsonl");
+  const file = await Deno.open(transcript.path);
+  const turns = [];
+  try {
+    for await (const turn of readHistoryTurns(file, { subagent: false })) {
+      turns.push(turn);
+    }
+  } finally {
+    file.close();
+  }
+  assert.equal(turns.length, 2);
+  const texts = turns[0]!.entries.flatMap((e) =>
+    e.kind === "assistant" ? e.texts : []
+  );
+  assert.equal(texts.length, messages + 1, "every message keeps a text");
+  const withWords = texts.filter((text) => text !== "(text)");
+  // The newest messages keep their words, at most twice the kept count.
+  assert.ok(
+    withWords.length >= 16 && withWords.length <= 32,
+    `${withWords.length}`,
+  );
+  const kept = texts.reduce((sum, text) => sum + text.length, 0);
+  assert.ok(kept <= 32 * 16 * 1024 + messages * 10, `${kept} characters kept`);
+  // The turn's final words are whole at their end, cut to what is judged.
+  const last = texts.at(-1)!;
+  assert.ok(last.endsWith(".\n\nLet me run the tests now:"));
+  assert.ok(last.length <= 16 * 1024, `${last.length}`);
+  assert.equal(texts.at(-2), `Step ${messages - 1}. ${"w".repeat(10_000)}`);
+
+  const verdicts = await verdictsOf(t.toString());
+  assert.equal(
+    verdicts[0]?.announced?.announcement,
+    "Let me run the tests now:",
+  );
 });
