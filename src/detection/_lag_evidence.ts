@@ -16,7 +16,10 @@
  * - the newest turn on file already ended (its `turn_duration` line is
  *   written after its Stop hooks ran): the Stop is for a turn not on file;
  * - a call of the turn has no result, or the model's last message stopped
- *   for a call whose line is not there;
+ *   for a call whose line is not there, unless the payload's
+ *   `last_assistant_message` is the text of the newest model message on
+ *   file (that message is the final reply Claude Code stopped on: the file
+ *   is not behind it, and a result behind it would have been written first);
  * - the turn on file ends on model text, yet a payload that would carry the
  *   final reply's text (2.1.47+) has none: that text is not the final reply
  *   (2.1.47 writes `stop_reason: null` on every line, so only this shows a
@@ -30,7 +33,12 @@
  * @module
  */
 
-import type { Entry } from "../transcript/entry.ts";
+import {
+  API_ERROR_PREFIX,
+  type Entry,
+  isPlaceholderText,
+} from "../transcript/entry.ts";
+import { normalisedEquals } from "./_follow_up_proof.ts";
 import { releaseOf, supports } from "../claude_client/release.ts";
 import type { StallKind } from "./classify.ts";
 
@@ -91,7 +99,10 @@ export function behindReason(
   }
   if (turn.endedOnFile) return "turn_ended";
   if (!hasReply(turn.entries)) return "no_reply";
-  if (stallKinds.some((kind) => UNSETTLED_KINDS.has(kind))) {
+  if (
+    stallKinds.some((kind) => UNSETTLED_KINDS.has(kind)) &&
+    !finalReplyOnFile(payload.lastAssistantMessage, turn.entries)
+  ) {
     return "call_unsettled";
   }
   if (
@@ -115,6 +126,41 @@ function isOtherTurn(turn: readonly Entry[], promptId: string): boolean {
     if (entry.promptId !== null) stamped = true;
   }
   return stamped;
+}
+
+/**
+ * Whether `lastAssistantMessage` is the text of the newest model message on
+ * file (its text blocks joined, whitespace runs collapsed). Claude Code
+ * writes a turn's lines in order, so once the final reply is on file every
+ * result before it is too. Claude Code's own texts (placeholders, API
+ * errors) prove nothing.
+ */
+function finalReplyOnFile(
+  lastAssistantMessage: string | null,
+  turn: readonly Entry[],
+): boolean {
+  if (lastAssistantMessage === null) return false;
+  if (
+    isPlaceholderText(lastAssistantMessage) ||
+    lastAssistantMessage.trimStart().startsWith(`${API_ERROR_PREFIX}:`)
+  ) return false;
+  const texts: string[] = [];
+  let messageId: string | null | undefined;
+  for (let i = turn.length - 1; i >= 0; i--) {
+    const entry = turn[i] as Entry;
+    if (entry.kind !== "assistant") {
+      if (messageId === undefined) continue;
+      break;
+    }
+    if (entry.synthetic || entry.apiError) {
+      if (messageId === undefined) continue;
+      break;
+    }
+    if (messageId === undefined) messageId = entry.messageId;
+    else if (messageId === null || entry.messageId !== messageId) break;
+    texts.unshift(...entry.texts);
+  }
+  return texts.length > 0 && normalisedEquals(lastAssistantMessage, texts);
 }
 
 /**

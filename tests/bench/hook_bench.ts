@@ -170,8 +170,15 @@ async function buildSetup(options: Options): Promise<Setup> {
   return { method: await detectMethod(), hook, floor, rounds: options.rounds };
 }
 
-/** A Stop payload shaped like real Claude Code 2.1.332's, without text. */
-function payload(transcriptPath: string, cwd: string): string {
+/**
+ * A Stop payload shaped like real Claude Code 2.1.332's: with
+ * `last_assistant_message` when the final reply has text, absent when not.
+ */
+function payload(
+  transcriptPath: string,
+  cwd: string,
+  finalText: string | null,
+): string {
   return JSON.stringify({
     session_id: "bench",
     transcript_path: transcriptPath,
@@ -180,9 +187,60 @@ function payload(transcriptPath: string, cwd: string): string {
     effort: { level: "medium" },
     hook_event_name: "Stop",
     stop_hook_active: false,
+    ...(finalText === null ? {} : { last_assistant_message: finalText }),
     background_tasks: [],
     session_crons: [],
   });
+}
+
+/**
+ * The text of the transcript's newest model message (its text blocks,
+ * joined), or `null` when it has none: what 2.1.332 sends as
+ * `last_assistant_message`. Reads only the file's last 1 MiB.
+ */
+export function finalReplyText(transcriptPath: string): string | null {
+  const file = Deno.openSync(transcriptPath);
+  try {
+    const size = file.statSync().size;
+    const start = Math.max(0, size - 1024 * 1024);
+    file.seekSync(start, Deno.SeekMode.Start);
+    const bytes = new Uint8Array(size - start);
+    let read = 0;
+    while (read < bytes.length) {
+      const n = file.readSync(bytes.subarray(read));
+      if (n === null) break;
+      read += n;
+    }
+    const lines = new TextDecoder().decode(bytes.subarray(0, read)).split(
+      "\n",
+    );
+    const texts: string[] = [];
+    let messageId: unknown;
+    for (let i = lines.length - 1; i > 0; i--) {
+      let entry;
+      try {
+        entry = JSON.parse(lines[i] as string);
+      } catch {
+        continue;
+      }
+      if (entry?.type !== "assistant") {
+        if (messageId === undefined && entry?.type !== "user") continue;
+        break;
+      }
+      const id = entry.message?.id;
+      if (messageId === undefined) messageId = id;
+      else if (id !== messageId) break;
+      const blocks = Array.isArray(entry.message?.content)
+        ? entry.message.content
+        : [];
+      const own = blocks.filter((b: { type?: string }) => b?.type === "text")
+        .map((b: { text?: string }) => String(b.text ?? ""));
+      texts.unshift(...own);
+    }
+    return texts.length > 0 ? texts.join("\n\n") : null;
+  } finally {
+    file.close();
+  }
 }
 
 /** Runs `argv` once in a fresh temporary directory (fresh `.claude` state). */
@@ -190,10 +248,11 @@ async function runOnce(
   argv: readonly string[],
   transcriptPath: string,
   method: Method,
+  finalText: string | null = null,
 ): Promise<Measurement> {
   const cwd = await Deno.makeTempDir({ prefix: "stall_watch_bench_" });
   try {
-    const stdin = payload(transcriptPath, cwd);
+    const stdin = payload(transcriptPath, cwd, finalText);
     return await measure({ argv, cwd, env: HOOK_ENV, stdin }, method);
   } finally {
     await Deno.remove(cwd, { recursive: true });
@@ -205,14 +264,15 @@ async function benchCase(
   spec: { size: number; tail: Tail; path: string },
 ): Promise<Row> {
   const { method, hook, floor } = setup;
+  const finalText = finalReplyText(spec.path);
   await runOnce(floor, spec.path, method); // warm-up: caches, page cache
-  await runOnce(hook, spec.path, method);
+  await runOnce(hook, spec.path, method, finalText);
   const hooks: Measurement[] = [];
   const floors: Measurement[] = [];
   for (let r = 0; r < setup.rounds; r++) {
     // Alternate which goes first, so drift hits both alike.
     if (r % 2 === 0) floors.push(await runOnce(floor, spec.path, method));
-    hooks.push(await runOnce(hook, spec.path, method));
+    hooks.push(await runOnce(hook, spec.path, method, finalText));
     if (r % 2 === 1) floors.push(await runOnce(floor, spec.path, method));
   }
   return summarize(spec, hooks, floors);

@@ -150,3 +150,44 @@ Deno.test("mayLag() is true for older versions and when nothing shows one", () =
     true,
   );
 });
+
+Deno.test("behindReason() takes a call without its result as settled when the payload's last_assistant_message is the text of the message that made it (the final reply is on file)", () => {
+  const text = (words: string, messageId = "msg_1"): Entry => ({
+    ...base(),
+    kind: "assistant",
+    messageId,
+    texts: [words],
+    toolUses: [],
+  });
+  const withText = (words: string) => ({
+    ...CURRENT,
+    lastAssistantMessage: words,
+  });
+  // 2.1.x writes a message's text and its call as two lines of one message.
+  const turn = [prompt(), text("I'll read the  config\nfirst."), call("t1")];
+  assert.equal(
+    reason(turn, ["pending_tool_use"], withText("I'll read the config first.")),
+    null,
+  );
+  // The final reply named by the payload is not on file yet: wait for it.
+  assert.equal(
+    reason(turn, ["pending_tool_use"], withText("The config is fine.")),
+    "call_unsettled",
+  );
+  // An older message with that text proves nothing about the newest one.
+  const older = [
+    prompt(),
+    text("The config is fine.", "msg_0"),
+    call("t1"),
+  ];
+  assert.equal(
+    reason(older, ["pending_tool_use"], withText("The config is fine.")),
+    "call_unsettled",
+  );
+  // Claude Code's own texts prove nothing.
+  assert.equal(
+    reason(turn, ["pending_tool_use"], withText("(no content)")),
+    "call_unsettled",
+  );
+  assert.equal(reason(turn, ["pending_tool_use"]), "call_unsettled");
+});
