@@ -124,12 +124,7 @@ export async function auditFile(
     path: file.path,
     size: file.size,
     subagent: file.subagent,
-    turns: 0,
-    unjudgedTurns: 0,
-    stalledTurns: [],
-    unfinishedTurns: [],
-    usageLimitTurns: 0,
-    announcedTurns: [],
+    ...noTurns(),
     error: null,
   };
   let handle: Deno.FsFile | null;
@@ -170,17 +165,21 @@ export async function auditFile(
     }
     return audit;
   } catch (error) {
-    return {
-      ...audit,
-      turns: 0,
-      unjudgedTurns: 0,
-      stalledTurns: [],
-      unfinishedTurns: [],
-      usageLimitTurns: 0,
-      announcedTurns: [],
-      error: describe(error),
-    };
+    // A file that fails part way counts nothing of what was read.
+    return { ...audit, ...noTurns(), error: describe(error) };
   } finally {
     handle.close();
   }
+}
+
+/** The counts of a file with no turns read. */
+function noTurns() {
+  return {
+    turns: 0,
+    unjudgedTurns: 0,
+    stalledTurns: [] as StalledTurn[],
+    unfinishedTurns: [] as UnfinishedTurn[],
+    usageLimitTurns: 0,
+    announcedTurns: [] as AnnouncedTurn[],
+  };
 }

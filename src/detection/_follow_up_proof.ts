@@ -33,10 +33,7 @@ export function provesFollowUp(
   turn: readonly Entry[],
 ): boolean {
   if (lastAssistantMessage === null) return false;
-  if (
-    isPlaceholderText(lastAssistantMessage) ||
-    lastAssistantMessage.trimStart().startsWith(`${API_ERROR_PREFIX}:`)
-  ) return false;
+  if (isClaudeCodeText(lastAssistantMessage)) return false;
   // The claim is never normalised into a copy: it may be megabytes long.
   const claimLength = normalisedLength(lastAssistantMessage);
   if (claimLength === 0) return false;
@@ -62,6 +59,15 @@ export function provesFollowUp(
     if (texts.length > 1 && chars >= claimLength && same(texts)) return false;
   }
   return !same(all);
+}
+
+/**
+ * Whether a payload's `last_assistant_message` is Claude Code's own text
+ * (a placeholder or an `API Error: ...`), not the model's words.
+ */
+export function isClaudeCodeText(text: string): boolean {
+  return isPlaceholderText(text) ||
+    text.trimStart().startsWith(`${API_ERROR_PREFIX}:`);
 }
 
 /** Collapses whitespace runs to one space and trims. */

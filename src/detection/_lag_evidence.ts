@@ -33,12 +33,8 @@
  * @module
  */
 
-import {
-  API_ERROR_PREFIX,
-  type Entry,
-  isPlaceholderText,
-} from "../transcript/entry.ts";
-import { normalisedEquals } from "./_follow_up_proof.ts";
+import type { Entry } from "../transcript/entry.ts";
+import { isClaudeCodeText, normalisedEquals } from "./_follow_up_proof.ts";
 import { releaseOf, supports } from "../claude_client/release.ts";
 import type { StallKind } from "./classify.ts";
 
@@ -140,10 +136,7 @@ function finalReplyOnFile(
   turn: readonly Entry[],
 ): boolean {
   if (lastAssistantMessage === null) return false;
-  if (
-    isPlaceholderText(lastAssistantMessage) ||
-    lastAssistantMessage.trimStart().startsWith(`${API_ERROR_PREFIX}:`)
-  ) return false;
+  if (isClaudeCodeText(lastAssistantMessage)) return false;
   const texts: string[] = [];
   let messageId: string | null | undefined;
   for (let i = turn.length - 1; i >= 0; i--) {
