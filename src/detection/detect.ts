@@ -11,7 +11,7 @@ import {
   type TurnVerdict,
 } from "./classify.ts";
 import { provesFollowUp } from "./_follow_up_proof.ts";
-import { behindReason } from "./_lag_evidence.ts";
+import { type BehindReason, behindReason } from "./_lag_evidence.ts";
 import {
   type BackgroundTask,
   MAX_BACKGROUND_TASKS,
@@ -50,6 +50,11 @@ export interface Detection {
    * was due (see `_lag_evidence.ts`).
    */
   waitedMs: number;
+  /**
+   * What showed the file to be behind its Stop when a wait was due (see
+   * `_lag_evidence.ts`); absent when none was.
+   */
+  waitedFor?: BehindReason;
   /** The turn ended on Claude Code's synthetic API-error entry. */
   endedOnApiError: boolean;
   /**
@@ -171,7 +176,8 @@ export async function detectStalls(
   // shape (a call whose result never came), or a release that writes its
   // lines differently. Only a file that never appeared is left unjudged.
   const everOnFile = now.scan !== null;
-  const waited = behind(now) !== null && clock.now() + now.ms < deadline;
+  const firstReason = behind(now);
+  const waited = firstReason !== null && clock.now() + now.ms < deadline;
   let seenSize = now.scan?.fileSize ?? null;
   while (behind(now) !== null && clock.now() + now.ms < deadline) {
     await clock.sleep(Math.min(poll, deadline - clock.now()));
@@ -199,12 +205,16 @@ export async function detectStalls(
   }
   // 0 exactly when no wait was due (the event log tells the two apart).
   const waitedMs = waited ? Math.round(clock.now() - waitStart) : 0;
+  const waitedFor = waited && firstReason !== null
+    ? { waitedFor: firstReason }
+    : {};
   const { scan, verdict, proven } = now;
   if (scan === null || verdict === null) {
     if (everOnFile) return noEvidence(path, "the transcript disappeared");
     return {
       ...noEvidence(path, "the transcript does not exist"),
       waitedMs,
+      ...waitedFor,
       // It never appeared within the wait: say so, as for any budget.
       exhausted: waited ? lagWaitBudget(options) : null,
     };
@@ -217,6 +227,7 @@ export async function detectStalls(
       path,
       scan,
       waitedMs,
+      ...waitedFor,
       endedOnApiError: verdict.endedOnApiError === true,
       exhausted: null,
     };
@@ -231,6 +242,7 @@ export async function detectStalls(
       path,
       scan,
       waitedMs,
+      ...waitedFor,
       endedOnApiError: false,
       exhausted,
     };
@@ -243,6 +255,7 @@ export async function detectStalls(
       path,
       scan,
       waitedMs,
+      ...waitedFor,
       endedOnApiError,
       exhausted: null,
     };
@@ -253,6 +266,7 @@ export async function detectStalls(
     path,
     scan,
     waitedMs,
+    ...waitedFor,
     endedOnApiError,
     exhausted: null,
   };

@@ -206,7 +206,7 @@ async function judgeStop(
         transcriptPath: transcript,
         signatures: [found],
         reason: found.rule,
-        details: { waited_ms: detection.waitedMs },
+        details: waitDetails(detection),
       },
       releaseOf(detection.scan?.entries ?? []),
       {
@@ -230,7 +230,7 @@ async function judgeStop(
       transcriptPath: transcript,
       signatures: detection.signatures,
       reason: detection.reason,
-      details: { waited_ms: detection.waitedMs },
+      details: waitDetails(detection),
     },
     releaseOf(detection.scan?.entries ?? []),
     {
@@ -259,4 +259,14 @@ function announcedStopOf(
     input.lastAssistantMessage,
     scan.fileSize,
   );
+}
+
+/**
+ * The event details of a decision's lag wait: how long, and what showed the
+ * transcript to be behind its Stop when a wait was due.
+ */
+function waitDetails(detection: Detection): Record<string, unknown> {
+  return detection.waitedFor === undefined
+    ? { waited_ms: detection.waitedMs }
+    : { waited_ms: detection.waitedMs, waited_for: detection.waitedFor };
 }

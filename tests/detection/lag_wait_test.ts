@@ -63,6 +63,7 @@ Deno.test("detectStalls() waits for a turn's reply to land, and blocks the silen
     ["missing_followup", 3],
   ]);
   assert.ok(detection.waitedMs > 0, "the wait is logged");
+  assert.equal(detection.waitedFor, "no_reply", "and what it waited for");
 });
 
 Deno.test("detectStalls() allows a reply that lands during the wait", async () => {
@@ -103,6 +104,7 @@ Deno.test("detectStalls() does not wait where the reply is on file", async () =>
   });
   assert.deepEqual(detection.signatures, []);
   assert.equal(detection.waitedMs, 0);
+  assert.equal(detection.waitedFor, undefined);
   assert.equal(clock.calls, 0);
 });
 
@@ -170,7 +172,27 @@ Deno.test("detectStalls() blocks a call whose result never lands, once lag_wait_
     "hung_mcp_call",
   ]);
   assert.equal(detection.waitedMs, 300);
+  assert.equal(detection.waitedFor, "call_unsettled");
   assert.equal(detection.exhausted, null);
+});
+
+Deno.test("detectStalls() blocks a call without its result at once when the payload's last_assistant_message is the text of the message that made it", async () => {
+  const t = new TranscriptBuilder("s");
+  t.prompt("Use the tool.");
+  t.text("msg_1", "Calling the slow tool.");
+  t.call("msg_1", "toolu_1", "mcp__stub__slow");
+  await using transcript = await tempTranscript(t.toString());
+  let sleeps = 0;
+  const detection = await detectStalls(
+    input(transcript.path, "Calling the slow tool."),
+    { lagWaitMs: 300, sleep: () => Promise.resolve(void sleeps++) },
+  );
+  assert.deepEqual(detection.signatures.map((s) => s.kind), [
+    "hung_mcp_call",
+  ]);
+  assert.equal(detection.waitedMs, 0);
+  assert.equal(detection.waitedFor, undefined);
+  assert.equal(sleeps, 0);
 });
 
 Deno.test("detectStalls() waits for the new turn when the newest one on file already ended (its end-of-turn line is there)", async () => {
