@@ -181,7 +181,24 @@ Deno.test("the kill switch wins over cooldown and cap, from env or marker file",
   assert.deepEqual(state.retries, { toolu_01StuckRead: 1 });
 });
 
-Deno.test("16 concurrent hooks of one session on different calls each get exactly one count", async () => {
+/**
+ * The runs of a race that did not get the session's lock within its budget
+ * (3 s): each allowed its stop with the one line that says so, counting
+ * nothing (fail open). On an idle machine there are none; 16 hooks under
+ * Wine on a loaded machine left one (a Windows lane run). At most half may.
+ */
+function lockTimeouts(runs: ProcessResult[]): ProcessResult[] {
+  const timedOut = runs.filter((r) =>
+    r.code === 0 && /cannot use session state \(Timed out after/.test(r.stderr)
+  );
+  assert.ok(timedOut.length <= runs.length / 2, `${timedOut.length} timeouts`);
+  for (const r of timedOut) {
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+  }
+  return timedOut;
+}
+
+Deno.test("16 concurrent hooks of one session on different calls each get exactly one count (a hook that waits out the lock budget allows, counting nothing)", async () => {
   await using p = await stalledProject();
   const runs = await Promise.all(Array.from({ length: 16 }, async (_, i) => {
     const transcript = join(p.dir, `t${i}.jsonl`);
@@ -192,21 +209,26 @@ Deno.test("16 concurrent hooks of one session on different calls each get exactl
       env: LOG,
     });
   }));
-  assert.deepEqual(runs.map((r) => r.code), Array(16).fill(2));
+  const timedOut = lockTimeouts(runs);
+  const blocked = runs.flatMap((r, i) => r.code === 2 ? [i] : []);
+  assert.equal(
+    blocked.length + timedOut.length,
+    16,
+    runs.map((r) => `${r.code}: ${r.stderr.split("\n")[0]}`).join("\n"),
+  );
   const state = await readJson(
     join(p.dir, ".claude/stall_watch/shared.json"),
   );
+  // No update lost, none counted twice.
   assert.deepEqual(
     state.retries,
-    Object.fromEntries(
-      Array.from({ length: 16 }, (_, i) => [`toolu_race${i}`, 1]),
-    ),
+    Object.fromEntries(blocked.map((i) => [`toolu_race${i}`, 1])),
   );
   const log = await events(p); // every line parses: none interleaved
-  assert.equal(log.length, 32);
+  assert.equal(log.length, 16 + blocked.length);
   assert.equal(
     log.filter((e) => e.event === "recovery_dispatched").length,
-    16,
+    blocked.length,
   );
 });
 
@@ -218,9 +240,13 @@ Deno.test("16 concurrent hooks on one call stop at the cap: exactly 7 nudges, 9 
       () => hook(p, { ...LOG, STALL_WATCH_MAX_RETRIES: "7" }),
     ),
   );
+  // Of the hooks that got the lock, the first 7 nudge and the rest hit
+  // the cap (all 16 on an idle machine).
+  const timedOut = lockTimeouts(runs);
+  const locked = 16 - timedOut.length;
   assert.equal(runs.filter((r) => r.code === 2).length, 7);
-  const capped = runs.filter((r) => r.code === 0);
-  assert.equal(capped.length, 9);
+  const capped = runs.filter((r) => r.code === 0 && !timedOut.includes(r));
+  assert.equal(capped.length, locked - 7);
   for (const r of capped) {
     assert.match(r.stderr, /^stall_watch: retry cap reached \(7\/7\)/);
   }
@@ -233,7 +259,7 @@ Deno.test("16 concurrent hooks on one call stop at the cap: exactly 7 nudges, 9 
   assert.deepEqual(counts, {
     stall_detected: 16,
     recovery_dispatched: 7,
-    retry_cap_hit: 9,
+    ...(locked > 7 ? { retry_cap_hit: locked - 7 } : {}),
   });
 });
 
