@@ -124,10 +124,14 @@ export async function decideOnStall(
       return { state: next, result: gates };
     });
   } catch (error) {
+    // Fail open, and say so in the log too: without this event the log
+    // would show a stall and no decision for it.
+    const reason = describe(error);
+    events.push(event("state_unavailable", { reason }));
     return {
       action: "suppress",
       line: reportLine(
-        `cannot use session state (${describe(error)}); ` +
+        `cannot use session state (${reason}); ` +
           "allowing the stop rather than nudging without a retry budget",
       ),
       events,

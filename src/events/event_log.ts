@@ -23,7 +23,8 @@ import { withFileLock } from "../confined/file_lock.ts";
  * The seed's six decision events, plus `budget_exhausted`,
  * `announced_stop` (a turn that announced an action and stopped, allowed
  * and logged: `announced_no_call` in its default mode),
- * `state_quarantined`, `state_relocated` and the watchdog's own.
+ * `state_unavailable` (a stall allowed because session state could not be
+ * used), `state_quarantined`, `state_relocated` and the watchdog's own.
  */
 export type EventName =
   | "stall_detected"
@@ -34,6 +35,7 @@ export type EventName =
   | "healthy_stop"
   | "announced_stop"
   | "budget_exhausted"
+  | "state_unavailable"
   | "state_quarantined"
   | "state_relocated"
   | "watch_started"

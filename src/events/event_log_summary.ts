@@ -46,6 +46,7 @@ export const DECISION_EVENTS: ReadonlySet<string> = new Set([
   "healthy_stop",
   "announced_stop",
   "budget_exhausted",
+  "state_unavailable",
   "recovery_dispatched",
   "retry_cap_hit",
   "cooldown_skipped",
@@ -224,6 +225,10 @@ export function describeDecision(record: Record<string, unknown>): string {
       }: ${text(record.announcement)}`;
     case "budget_exhausted":
       return `allowed unjudged: ${text(record.reason) || "a budget ran out"}`;
+    case "state_unavailable":
+      return `allowed, not nudged: no session state (${
+        text(record.reason) || "unknown reason"
+      })`;
     case "recovery_dispatched": {
       const retries = isPlainObject(record.retries) ? record.retries : {};
       const calls = listOf(record.signatures).map((s) => {

@@ -157,6 +157,42 @@ Deno.test("log prints tables and the last decisions in words; --session filters"
   );
 });
 
+Deno.test("a stall allowed because session state was unusable is a decision in the log: state_unavailable, with its reason", async () => {
+  await using project = await tempProject();
+  const dir = project.dir;
+  await Deno.mkdir(join(dir, ".claude"));
+  // The state folder is a file: the retry budget cannot be kept.
+  await Deno.writeTextFile(join(dir, ".claude/not_a_folder"), "x");
+  const io = fakeIO({
+    cwd: dir,
+    env: {
+      STALL_WATCH_LOG_FILE: LOG,
+      STALL_WATCH_STATE_DIR: ".claude/not_a_folder",
+    },
+    nowMs: 1_790_000_000_000,
+  });
+  const result = await runHook(
+    JSON.stringify({
+      session_id: "s1",
+      transcript_path: join(FIXTURES_DIR, "pending_tool_use_split_lines.jsonl"),
+      hook_event_name: "Stop",
+    }),
+    io,
+  );
+  assert.equal(result.exitCode, 0, "allowed, not nudged without a budget");
+  assert.match(result.stderr, /^stall_watch: cannot use session state \(/);
+  const report = JSON.parse((await cli(["log", "--json"], dir)).stdout);
+  assert.deepEqual(report.by_event, {
+    stall_detected: 1,
+    state_unavailable: 1,
+  });
+  const { stdout } = await cli(["log"], dir);
+  assert.match(
+    stdout,
+    /\n {2}\S+\s+s1\s+state_unavailable\s+allowed, not nudged: no session state \(.*not_a_folder.*\)\n/,
+  );
+});
+
 Deno.test("log --since keeps recent events (relative or a date); an unknown --session is named with the latest ones", async () => {
   await using project = await tempProject();
   const dir = project.dir;

@@ -358,7 +358,7 @@ Deno.test(
   },
 );
 
-Deno.test("a session lock held by a stuck hook makes the next one allow the stop after its 3 s wait, with one line", async () => {
+Deno.test("a session lock held by a stuck hook makes the next one allow the stop after its 3 s wait, with one line and a state_unavailable event", async () => {
   await using s = await tempSandbox();
   await Deno.writeTextFile(s.transcript, pendingTranscript("toolu_stuck"));
   const dir = join(s.project, ".claude/stall_watch");
@@ -370,7 +370,11 @@ Deno.test("a session lock held by a stuck hook makes the next one allow the stop
   });
   try {
     await lock.lock(true);
-    const blocked = await runBounded({ cwd: s.project, stdin });
+    const blocked = await runBounded({
+      cwd: s.project,
+      stdin,
+      env: { STALL_WATCH_LOG_FILE: ".claude/stall_watch/events.jsonl" },
+    });
     assert.equal(blocked.code, 0);
     assert.equal(blocked.stdout, "");
     assert.match(
@@ -378,6 +382,17 @@ Deno.test("a session lock held by a stuck hook makes the next one allow the stop
       /^stall_watch: cannot use session state \(Timed out after \d+ ms waiting for the lock ".*stuck\.lock"\); allowing the stop rather than nudging without a retry budget\n$/,
     );
     assert.ok(blocked.elapsedMs >= 3000, "it waited for the holder");
+    // The log says why this stall went unnudged, not just that it was seen.
+    const logged = (await Deno.readTextFile(join(dir, "events.jsonl")))
+      .trimEnd().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(logged.map((e) => e.event), [
+      "stall_detected",
+      "state_unavailable",
+    ]);
+    assert.match(
+      logged[1].reason,
+      /^Timed out after \d+ ms waiting for the lock/,
+    );
     assert.equal(
       await Deno.lstat(join(dir, "stuck.json")).then(() => true, () => false),
       false,
