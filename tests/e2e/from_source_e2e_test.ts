@@ -28,7 +28,9 @@ const NO_NETWORK = {
 /** What a process needs from ours to start at all (Windows: SYSTEMROOT). */
 function inherited(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of ["PATH", "SYSTEMROOT", "TEMP", "TMP", "TMPDIR"]) {
+  const names = ["PATH", "SYSTEMROOT", "TEMP", "TMP", "TMPDIR"];
+  // The Windows lane's: see tests/support/hook_process.ts.
+  for (const name of [...names, "DENO_DISABLE_NODE_SHIM"]) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }

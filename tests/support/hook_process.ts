@@ -69,6 +69,9 @@ const INHERITED = [
   "SYSTEMROOT",
   "USERPROFILE",
   "LOCALAPPDATA",
+  // Set by the Windows lane: Deno's node.exe shim races under Wine and
+  // leaves a 93 MB copy per lost race (docs/development.md).
+  "DENO_DISABLE_NODE_SHIM",
 ];
 
 /** Runs stall-watch once and collects its output. */
