@@ -33,6 +33,7 @@ import {
   recheckConfinedDir,
   symlinkRefusal,
 } from "./confine.ts";
+import { settledRename } from "./_settled_rename.ts";
 
 /** Proves from a file's text that stall-watch wrote it. */
 export type Ownership = (text: string) => boolean;
@@ -363,7 +364,7 @@ export function replaceConfinedFile(
     // checked, the name still plain.
     const checked = writablePath(dir, name, what);
     assertPlainOrMissing(checked, what);
-    Deno.renameSync(temp, checked);
+    settledRename(temp, checked);
   } catch (error) {
     removeIfSame(dir, tempName, what);
     throw error;
@@ -449,7 +450,7 @@ export function renameConfined(
       );
     }
   }
-  Deno.renameSync(writablePath(dir, from, what), target);
+  settledRename(writablePath(dir, from, what), target);
   return true;
 }
 
@@ -572,7 +573,7 @@ export function quarantineConfined(
         `Refusing ${what} "${path}": it changed while being moved aside`,
       );
     }
-    Deno.renameSync(path, confinedFile(dir, aside));
+    settledRename(path, confinedFile(dir, aside));
     return aside;
   }
   return null;
