@@ -113,6 +113,15 @@ EOF
   chmod +x "$WINE"
 }
 
+# What earlier runs left in a cached prefix: the 93 MB node.exe copies of
+# lanes before DENO_DISABLE_NODE_SHIM, and test folders Wine could not
+# remove. One lane at a time uses a prefix, so none of it is in use.
+sweep_prefix() {
+  local users="${WINEPREFIX:-$W/prefix}/drive_c/users"
+  rm -f "$users"/*/AppData/Local/deno/node_compat_bin/node.exe.tmp-* 2>/dev/null || true
+  rm -rf "$users"/*/AppData/Local/Temp/stall-watch-* 2>/dev/null || true
+}
+
 setup() {
   mkdir -p "$W"
   local stamp="$W/ready" want="recipe=$RECIPE"
@@ -123,6 +132,7 @@ setup() {
     echo "$want" >"$stamp"
   fi
   write_wrapper
+  sweep_prefix
   [ -f "$DENO_EXE" ] || setup_deno
   # The first start creates the Wine prefix (a few seconds).
   local version
