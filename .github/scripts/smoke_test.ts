@@ -49,6 +49,8 @@ async function runIn(
       "SYSTEMROOT",
       "USERPROFILE",
       "LOCALAPPDATA",
+      // The Windows lane's (docs/development.md, "The Windows lane").
+      "DENO_DISABLE_NODE_SHIM",
     ]
   ) {
     const value = Deno.env.get(name);
