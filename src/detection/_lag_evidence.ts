@@ -20,6 +20,9 @@
  *   `last_assistant_message` is the text of the newest model message on
  *   file (that message is the final reply Claude Code stopped on: the file
  *   is not behind it, and a result behind it would have been written first);
+ * - a stall shows, and the turn's stamped entries name a `promptId` whose
+ *   prompt line is not on file yet (2.1.145 under load wrote the call and
+ *   its result seconds before the prompt line and the rest of the turn);
  * - the turn on file ends on model text, yet a payload that would carry the
  *   final reply's text (2.1.47+) has none: that text is not the final reply
  *   (2.1.47 writes `stop_reason: null` on every line, so only this shows a
@@ -37,6 +40,7 @@ import type { Entry } from "../transcript/entry.ts";
 import { isClaudeCodeText, normalisedEquals } from "./_follow_up_proof.ts";
 import { releaseOf, supports } from "../claude_client/release.ts";
 import type { StallKind } from "./classify.ts";
+import { openerPending } from "../transcript/turn_rule.ts";
 
 /** What the payload shows that bears on lag. */
 export interface LagEvidence {
@@ -55,6 +59,8 @@ export interface TurnOnFile {
   entries: readonly Entry[];
   /** An end-of-turn line follows the turn's newest entry. */
   endedOnFile: boolean;
+  /** What opened the turn (a prompt, a command, ...), or null when not read. */
+  opener: Entry | null;
 }
 
 /** Why a file is taken to be behind its Stop; see the module comment. */
@@ -64,6 +70,7 @@ export type BehindReason =
   | "other_prompt"
   | "turn_ended"
   | "call_unsettled"
+  | "opener_unsent"
   | "text_unsent"
   | "reply_unsent";
 
@@ -100,6 +107,9 @@ export function behindReason(
     !finalReplyOnFile(payload.lastAssistantMessage, turn.entries)
   ) {
     return "call_unsettled";
+  }
+  if (stallKinds.length > 0 && openerPending(turn.entries, turn.opener)) {
+    return "opener_unsent";
   }
   if (
     payload.lastAssistantMessage === null && endsOnText(turn.entries) &&

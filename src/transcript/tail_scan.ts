@@ -61,6 +61,8 @@ export interface TurnScan {
    * `BackwardTurnCollector.startOffset`), or null when not reached.
    */
   startOffset: number | null;
+  /** The entry at `startOffset` (a prompt, command, ...), or null. */
+  opener: Entry | null;
   /** The budget that ran out before the turn's start, or `null`. */
   budget: ScanBudgetName | null;
   /** Size of the file when the scan started. */
@@ -186,6 +188,7 @@ export async function scanCurrentTurn(
       entries: collector.entries(),
       reachedStart: collector.complete,
       startOffset: collector.startOffset,
+      opener: collector.opener,
       budget,
       fileSize,
       bytesScanned,

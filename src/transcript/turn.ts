@@ -213,6 +213,14 @@ export class ForwardTurnSplitter {
       : this.#current;
   }
 
+  /**
+   * What opened the turn in progress (see {@link SplitTurn.opener}); null
+   * while none is known.
+   */
+  get opener(): Entry | null {
+    return this.#opener;
+  }
+
   /** An entry of another `promptId` is waiting to open a turn. */
   get opening(): boolean {
     return this.#pending?.kind === "promptId";
@@ -540,12 +548,20 @@ export class BackwardTurnCollector {
    * a late prompt line lie before it.
    */
   get startOffset(): number | null {
+    return this.opener?.offset ?? null;
+  }
+
+  /**
+   * The entry that showed where the turn starts (see {@link startOffset}),
+   * or null before it was reached.
+   */
+  get opener(): Entry | null {
     if (!this.#complete) return null;
     const turn = this.#turn();
     if (this.#atCompaction && turn.opener === null) {
-      return (this.#window.at(-1) as Entry).offset;
+      return this.#window.at(-1) as Entry;
     }
-    return turn.opener?.offset ?? null;
+    return turn.opener;
   }
 
   /**

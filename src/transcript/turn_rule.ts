@@ -211,6 +211,37 @@ export function modelActs(entries: readonly Entry[]): boolean {
 }
 
 /**
+ * Whether the line that opened the turn is not on file yet, though the
+ * turn's newest stamped entry is: that entry names a `promptId`, and
+ * neither the turn's opener nor any entry of it is a prompt, command or
+ * other note of that promptId. The file is then behind the turn, not the
+ * turn over: real 2.1.145 (interactive, under load) wrote the model's call
+ * and its result before the prompt line and the rest of the turn, which
+ * landed seconds later.
+ *
+ * A turn read back to a compaction lacks its prompt by design (a reader
+ * may stop there), and a file without stamps says nothing: both are
+ * `false`. A turn whose start a reader's budget did not reach is `true`:
+ * its callers wait a bounded time for it.
+ *
+ * @param turn The turn's entries in file order.
+ * @param opener What opened it (see `SplitTurn.opener`), or null.
+ */
+export function openerPending(
+  turn: readonly Entry[],
+  opener: Entry | null,
+): boolean {
+  const stamped = turn.findLast(namesTurnPromptId);
+  if (stamped === undefined) return false;
+  const opens = (entry: Entry) =>
+    entry.kind === "boundary" ||
+    (entry.kind === "note" && entry.source === "compaction") ||
+    ((entry.kind === "prompt" || entry.kind === "note") &&
+      entry.promptId === stamped.promptId);
+  return !(opener !== null && opens(opener)) && !turn.some(opens);
+}
+
+/**
  * True for a main-transcript `turn_duration` line (a raw parsed object):
  * Claude Code appends it when a turn is over, including turns that end on
  * a tool result, where no Stop hook fires. The watchdog's follower asks

@@ -102,6 +102,8 @@ export class TurnFollower {
    * the result on must not open the turn a second time.
    */
   #openerOffset = -1;
+  /** The entry at `#openerOffset`, as the first look's scan read it. */
+  #scanOpener: Entry | null = null;
   #overflow = false;
   /** The last look ended inside a line: its rest is no line of its own. */
   #midLine = false;
@@ -135,6 +137,14 @@ export class TurnFollower {
   /** The turn grew past {@link MAX_TURN_ENTRIES}: it is no longer followed. */
   get overflow(): boolean {
     return this.#overflow;
+  }
+
+  /**
+   * What opened the followed turn: its prompt line (also one that landed
+   * late), a command, a wake-up's note; null while none is on file.
+   */
+  get opener(): Entry | null {
+    return this.#turn.opener ?? this.#scanOpener;
   }
 
   /** Offsets of the metadata lines seen so far. */
@@ -177,6 +187,7 @@ export class TurnFollower {
     this.#midLine = false;
     this.#callSeen = false;
     this.#openerOffset = -1;
+    this.#scanOpener = null;
     this.#entriesFrom = 0;
     const scan = await scanCurrentTurn(this.#path, {
       promptId: this.#options.promptId,
@@ -196,6 +207,7 @@ export class TurnFollower {
         !scan.stopped,
     });
     this.#openerOffset = scan.startOffset ?? -1;
+    this.#scanOpener = scan.opener;
     const max = this.#options.maxEntries ?? MAX_TURN_ENTRIES;
     if (scan.entries.length > max) this.#overflow = true;
     const entries = scan.entries.slice(-max);

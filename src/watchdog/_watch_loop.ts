@@ -96,7 +96,7 @@ export async function watchTranscript(
       ? null
       : follower.newTurn
       ? { kind: "absent" }
-      : callState(turn, options.toolUseId);
+      : callState(turn, options.toolUseId, follower.opener);
     if (state !== null && state.kind !== "absent") seen = true;
     if (tick === 0) await options.started?.(state);
     const marks = follower.marks;

@@ -6,6 +6,7 @@
  */
 
 import { type Entry, isModelActivity } from "../transcript/entry.ts";
+import { openerPending } from "../transcript/turn_rule.ts";
 
 /** The watched call's state in the current turn. */
 export type CallState =
@@ -34,6 +35,11 @@ export type CallState =
      * request for the model's answer failed for good and the session is idle.
      */
     apiError: boolean;
+    /**
+     * The turn's prompt line is not on file yet, though the result is:
+     * Claude Code is still writing the turn (see `openerPending`).
+     */
+    openerPending: boolean;
   };
 
 /**
@@ -41,10 +47,13 @@ export type CallState =
  *
  * @param turn The current turn's entries in file order.
  * @param toolUseId The watched call.
+ * @param opener What opened the turn (its prompt line, ...), null when not
+ * on file or not known.
  */
 export function callState(
   turn: readonly Entry[],
   toolUseId: string,
+  opener: Entry | null = null,
 ): CallState {
   let callAt = -1;
   let resultAt = -1;
@@ -80,5 +89,6 @@ export function callState(
     resultOffset: (turn[resultAt] as Entry).offset,
     callsPending: [...calls].some((id) => !answered.has(id)),
     apiError: after.some((e) => e.kind === "assistant" && e.apiError === true),
+    openerPending: openerPending(turn, opener),
   };
 }

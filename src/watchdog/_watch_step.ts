@@ -20,7 +20,11 @@ export interface WatchLimits {
   idleMs: number;
   /** The watcher gives up after this long. */
   maxMs: number;
-  /** Give up this soon when the call never shows up in the transcript. */
+  /**
+   * Give up this soon when the call never shows up in the transcript; and
+   * the most quiet that counts for nothing while the turn's prompt line is
+   * still on its way.
+   */
   graceMs: number;
   /** Time between two looks at the transcript (a `stat`, a marker read). */
   tickMs: number;
@@ -43,7 +47,9 @@ export const MARKER_POLL_MS = 100;
 /**
  * How long a call may take to appear in the transcript. Claude Code writes
  * the `tool_use` line before the tool runs, so only a call made elsewhere
- * (a subagent's file, another transcript) stays missing this long.
+ * (a subagent's file, another transcript) stays missing this long. Quiet
+ * while the turn's prompt line is still on its way counts only beyond it
+ * too: a write queue that fell seconds behind has caught up by then.
  */
 export const CALL_GRACE_MS = 10_000;
 
@@ -147,10 +153,12 @@ export function nextWatchStep(facts: WatchFacts): WatchStep {
   if (state?.kind === "answered") {
     if (facts.turnEnded) return { action: "judge", trigger: "turn_end" };
     // A slow model is not a stall: while its request runs, quiet counts
-    // only beyond Claude Code's own request timeout.
-    const quietLimit = facts.requestOpen
-      ? Math.max(limits.idleMs, limits.requestMs)
-      : limits.idleMs;
+    // only beyond Claude Code's own request timeout. Nor is a turn whose
+    // prompt line has not reached the file: Claude Code is still writing
+    // it (2.1.145 under load wrote the call and result seconds ahead).
+    let quietLimit = limits.idleMs;
+    if (facts.requestOpen) quietLimit = Math.max(quietLimit, limits.requestMs);
+    if (state.openerPending) quietLimit = Math.max(quietLimit, limits.graceMs);
     if (!state.callsPending && facts.quietMs >= quietLimit) {
       return { action: "judge", trigger: "idle" };
     }

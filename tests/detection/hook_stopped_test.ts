@@ -21,11 +21,20 @@ async function verdictOf(name: string) {
   return classifyTurn(scan.entries, { backgroundTasks: [] });
 }
 
-Deno.test("a turn another hook ended is healthy where Claude Code recorded the stop (2.1.332 from PostToolUse, 2.1.145 from PreToolUse)", async () => {
+Deno.test("a turn another hook ended is healthy where Claude Code recorded the stop (2.1.332 and 2.1.145 from PostToolUse, 2.1.145 from PreToolUse)", async () => {
   const post = await verdictOf("real_hook_stopped_post_tool_use.jsonl");
   assert.deepEqual(post.signatures, []);
   assert.equal(
     post.reason,
+    "PostToolUse:mcp__stub__echo ended the turn on purpose (continue: false)",
+  );
+  // 2.1.145 interactive, its prompt line written after the model's call.
+  const late = await verdictOf(
+    "real_hook_stopped_prompt_line_late_2.1.145.jsonl",
+  );
+  assert.deepEqual(late.signatures, []);
+  assert.equal(
+    late.reason,
     "PostToolUse:mcp__stub__echo ended the turn on purpose (continue: false)",
   );
   const pre = await verdictOf("real_hook_stopped_pre_tool_use_2.1.145.jsonl");

@@ -54,7 +54,7 @@ function reason(
   payload = CURRENT,
   endedOnFile = false,
 ) {
-  const turn = entries === null ? null : { entries, endedOnFile };
+  const turn = entries === null ? null : { entries, endedOnFile, opener: null };
   return behindReason(turn, payload, kinds);
 }
 
@@ -79,6 +79,31 @@ Deno.test("behindReason() takes an answered call with no follow-up as settled wh
   assert.equal(reason(turn, ["missing_followup"]), null);
   assert.equal(reason(turn, ["empty_tool_result"]), null);
   assert.equal(reason(turn), null);
+});
+
+Deno.test("behindReason() takes a stamped result whose prompt line is not on file to be behind, when a stall shows", () => {
+  // Real 2.1.145 under load: the call and its result landed seconds before
+  // the prompt line (and the rest of the turn).
+  const stamped = { ...result("toolu_1"), promptId: "p1" } as Entry;
+  const ahead = [call("toolu_1"), stamped];
+  assert.equal(reason(ahead, ["missing_followup"]), "opener_unsent");
+  // Once the prompt is on file (the turn's opener, or a late prompt line
+  // the reader took into the turn) the file is not behind.
+  const opened = { entries: ahead, endedOnFile: false, opener: prompt("p1") };
+  assert.equal(behindReason(opened, CURRENT, ["missing_followup"]), null);
+  assert.equal(reason([...ahead, prompt("p1")], ["missing_followup"]), null);
+  // Another promptId's prompt did not open this turn.
+  const other = { ...opened, opener: prompt("p0") };
+  assert.equal(
+    behindReason(other, CURRENT, ["missing_followup"]),
+    "opener_unsent",
+  );
+  // A healthy verdict cannot change by waiting; unstamped files say nothing.
+  assert.equal(reason(ahead, []), null);
+  assert.equal(
+    reason([call("toolu_1"), result("toolu_1")], ["missing_followup"]),
+    null,
+  );
 });
 
 Deno.test("behindReason() waits for the final reply only where the payload cannot carry it (before 2.1.47)", () => {

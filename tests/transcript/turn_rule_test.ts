@@ -5,6 +5,7 @@
  */
 
 import assert from "node:assert/strict";
+import { resolve } from "node:path";
 import { classifyTurn } from "../../src/detection/classify.ts";
 import { detectStalls } from "../../src/detection/detect.ts";
 import {
@@ -13,6 +14,8 @@ import {
   turnEnding,
 } from "../../src/detection/history_turns.ts";
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
+import { openerPending } from "../../src/transcript/turn_rule.ts";
+import { FIXTURES_DIR } from "../support/cases.ts";
 import {
   compaction,
   isEntry,
@@ -460,4 +463,34 @@ Deno.test("a WebSearch result is named WebSearch with its own id, whatever serve
     turn?.verdict.signatures.map((s) => [s.kind, s.toolName, s.toolUseId]),
     [["missing_followup", "WebSearch", id]],
   );
+});
+
+Deno.test("openerPending(): no real capture's current turn, read whole, waits for its prompt line; real 2.1.145's call and result landed ahead of it do", async () => {
+  for await (const file of Deno.readDir(resolve(FIXTURES_DIR, "real"))) {
+    if (!file.name.endsWith(".jsonl")) continue;
+    const scan = await scanCurrentTurn(
+      resolve(FIXTURES_DIR, "real", file.name),
+      TURN,
+    );
+    assert.ok(scan, file.name);
+    assert.equal(openerPending(scan.entries, scan.opener), false, file.name);
+  }
+  // The order CI saw: the model's text and call and the echo result first,
+  // then the session's metadata, the prompt line and the rest.
+  const lines = realLines("real_hook_stopped_prompt_line_late_2.1.145.jsonl");
+  const early: Line[] = lines.filter((l) =>
+    isEntry(l, "assistant") || isResult(l)
+  );
+  const rest = lines.filter((l) => !early.includes(l));
+  const turnOf = async (text: string) => {
+    await using file = await tempTranscript(text);
+    const scan = await scanCurrentTurn(file.path, TURN);
+    assert.ok(scan);
+    return openerPending(scan.entries, scan.opener);
+  };
+  assert.equal(await turnOf(transcriptText(early)), true);
+  assert.equal(await turnOf(transcriptText([...early, ...rest])), false);
+  // A prompt of an older turn before them does not open this one.
+  const older = realLines("real_hook_stopped_post_tool_use.jsonl");
+  assert.equal(await turnOf(transcriptText([...older, ...early])), true);
 });

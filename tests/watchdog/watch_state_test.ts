@@ -73,6 +73,7 @@ Deno.test("callState() finds the watched call and what followed its result", () 
     resultOffset: answer.offset,
     callsPending: false,
     apiError: false,
+    openerPending: false,
   });
   // Claude Code's synthetic "API Error" entry is no follow-up: the result
   // is still unanswered, and the state says the request failed.
@@ -81,6 +82,7 @@ Deno.test("callState() finds the watched call and what followed its result", () 
     resultOffset: answer.offset,
     callsPending: false,
     apiError: true,
+    openerPending: false,
   });
   // Text, or a new call, after the result is a follow-up.
   assert.deepEqual(callState([call("A"), answer, say("Done.")], "A"), {
@@ -113,6 +115,32 @@ Deno.test("callState() finds the watched call and what followed its result", () 
   });
 });
 
+Deno.test("callState() says when the turn's prompt line is not on file yet, though its stamped result is", () => {
+  const stamp = <E extends Entry>(entry: E, promptId: string): E => ({
+    ...entry,
+    promptId,
+  });
+  const prompt = stamp({ kind: "prompt", ...base() } as Entry, "p1");
+  const answer = stamp(result("A"), "p1");
+  const pendingOf = (turn: Entry[]) =>
+    (callState(turn, "A") as { openerPending?: boolean }).openerPending;
+  // Real 2.1.145 under load: the call and its result ahead of the prompt.
+  assert.equal(pendingOf([call("A"), answer]), true);
+  assert.equal(pendingOf([prompt, call("A"), answer]), false);
+  assert.equal(pendingOf([call("A"), answer, prompt]), false);
+  // The reader's opener (the prompt line it found the turn's start at).
+  const opened = callState([call("A"), answer], "A", prompt);
+  assert.equal((opened as { openerPending: boolean }).openerPending, false);
+  // A wake-up's note opens its turn like a prompt.
+  const wake = stamp(note(), "p2");
+  assert.equal(pendingOf([wake, call("A"), stamp(result("A"), "p2")]), false);
+  // An unstamped file (older releases) and a turn read back to a
+  // compaction say nothing.
+  assert.equal(pendingOf([call("A"), result("A")]), false);
+  const boundary: Entry = { kind: "boundary", ...base() };
+  assert.equal(pendingOf([boundary, call("A"), answer]), false);
+});
+
 Deno.test("callState() reads the turn another hook ended from real transcripts: 2.1.332 and 2.1.145 leave a record, 2.1.90 none", async () => {
   const stateOf = async (name: string) => {
     const turn = await fixtureTurn(`real/${name}`);
@@ -143,6 +171,7 @@ Deno.test("callState() counts only what came after the call too as a follow-up, 
     resultOffset: early.offset,
     callsPending: false,
     apiError: false,
+    openerPending: false,
   });
   assert.equal(
     callState([result("A"), call("A"), say("Done.")], "A").kind,
@@ -157,6 +186,7 @@ Deno.test("callState() reports a parallel call that is still running", () => {
     resultOffset: (turn[1] as Entry).offset,
     callsPending: true,
     apiError: false,
+    openerPending: false,
   });
   const done = [...turn, result("B")];
   assert.equal(
@@ -178,6 +208,7 @@ const answered = {
   resultOffset: 0,
   callsPending: false,
   apiError: false,
+  openerPending: false,
 } as const;
 function facts(over: Partial<WatchFacts>): WatchFacts {
   return {
@@ -259,6 +290,27 @@ Deno.test("nextWatchStep() waits, judges or finishes in the documented order", (
     outcome({ requestOpen: true, turnEnded: true, quietMs: 1 }),
     "judge",
   );
+  // A turn whose prompt line is still on its way: quiet counts only past
+  // the grace (10 s here), or past the idle window when that is longer.
+  const behind = { ...answered, openerPending: true };
+  assert.equal(
+    outcome({
+      state: behind,
+      quietMs: 9_999,
+      limits: { ...limits, idleMs: 2000 },
+    }),
+    "wait",
+  );
+  assert.equal(
+    outcome({
+      state: behind,
+      quietMs: 10_000,
+      limits: { ...limits, idleMs: 2000 },
+    }),
+    "judge",
+  );
+  assert.equal(outcome({ state: behind, quietMs: 89_999 }), "wait");
+  assert.equal(outcome({ state: behind, quietMs: 90_000 }), "judge");
   // Waiting for the call's own result never turns into a stall.
   assert.equal(
     outcome({ state: { kind: "awaiting_result" }, quietMs: 500_000 }),

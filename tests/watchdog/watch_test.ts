@@ -395,6 +395,99 @@ Deno.test("runWatch() follows a call whose lines land after the watcher started 
   assert.ok(result.stderr.endsWith(API_ERROR_NOTE), result.stderr);
 });
 
+/**
+ * Real 2.1.145 (interactive, a PostToolUse hook returning `continue:
+ * false`), in the order CI once saw it land: the model's text and call and
+ * the echo result first (the result on line 3), then, seconds later, the
+ * session's metadata, the prompt line, the hook's stop record and the end
+ * of the turn. Split into what was on file at first and the rest.
+ */
+function promptLateTranscript(): { first: string; rest: string; id: string } {
+  const text = Deno.readTextFileSync(
+    join(
+      FIXTURES_DIR,
+      "real",
+      "real_hook_stopped_prompt_line_late_2.1.145.jsonl",
+    ),
+  );
+  const lines = text.split("\n").filter((l) => l !== "");
+  const early = lines.filter((l) =>
+    l.startsWith('{"parentUuid"') &&
+    (l.includes('"type":"assistant"') || l.includes('"tool_result"'))
+  );
+  const id = /"tool_use_id":"(toolu_[^"]+)"/.exec(text)?.[1] as string;
+  return {
+    first: early.join("\n") + "\n",
+    rest: lines.filter((l) => !early.includes(l)).join("\n") + "\n",
+    id,
+  };
+}
+
+/** Where these watches log their events, relative to the project. */
+const LOG = ".claude/stall_watch/events.jsonl";
+
+/** The PostToolUse payload of the echo call in `promptLateTranscript()`. */
+function echoPayload(path: string, cwd: string, id: string): string {
+  return JSON.stringify({
+    session_id: "0c0a8b7e-2f55-4f0e-9a35-6f0b7f0f6d61",
+    transcript_path: path,
+    cwd,
+    permission_mode: "default",
+    hook_event_name: "PostToolUse",
+    tool_name: "mcp__stub__echo",
+    tool_input: { text: "forty-two" },
+    tool_response: [{ type: "text", text: "forty-two" }],
+    tool_use_id: id,
+  });
+}
+
+Deno.test("runWatch() waits for a turn whose prompt line lands seconds after its result (2.1.145 under load), and leaves the turn another hook ended alone", async () => {
+  await using project = await tempProject();
+  const { first, rest, id } = promptLateTranscript();
+  const path = join(project.dir, "session.jsonl");
+  await Deno.writeTextFile(path, first);
+  assert.equal(first.split("\n").length - 1, 3, "the result is on line 3");
+  const start = Date.now();
+  let appendedAt = -1;
+  const io = fakeIO({
+    cwd: project.dir,
+    nowMs: start,
+    env: { STALL_WATCH_IDLE_SECONDS: "2", STALL_WATCH_LOG_FILE: LOG },
+    // The rest lands 6 s after the result: three idle windows of quiet.
+    onSleep: async () => {
+      if (appendedAt >= 0 || io.now() - start < 6_000) return;
+      appendedAt = io.now() - start;
+      await Deno.writeTextFile(path, rest, { append: true });
+    },
+  });
+  const result = await runWatch(echoPayload(path, project.dir, id), io);
+  assert.ok(appendedAt >= 6_000, "the rest landed while the watcher waited");
+  assert.equal(result.exitCode, 0, result.stderr);
+  assert.equal(result.stderr, "");
+  const events = (await Deno.readTextFile(join(project.dir, LOG)))
+    .split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+  assert.deepEqual(
+    events.filter((e) => e.event === "watch_finished").map((e) => e.outcome),
+    ["hook_stopped"],
+  );
+});
+
+Deno.test("runWatch() judges a result whose prompt line never lands once the quiet outlasts the 10 s grace", async () => {
+  await using project = await tempProject();
+  const { first, id } = promptLateTranscript();
+  const path = join(project.dir, "session.jsonl");
+  await Deno.writeTextFile(path, first);
+  const io = fakeIO({
+    cwd: project.dir,
+    env: { STALL_WATCH_IDLE_SECONDS: "2" },
+  });
+  const start = io.now();
+  const result = await runWatch(echoPayload(path, project.dir, id), io);
+  assert.equal(result.exitCode, 2, result.stderr);
+  assert.match(result.stderr, /at line 3 \[missing follow-up\]/);
+  assert.equal(io.now() - start, 10_000);
+});
+
 Deno.test("runWatch() exits 0 at once, spending nothing, where Claude Code cannot deliver its wake-up (asyncRewake before 2.1.84)", async () => {
   await using project = await tempProject();
   // Real 2.0.76 lines: the echo result unanswered after an API error, the

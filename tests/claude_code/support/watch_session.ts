@@ -74,11 +74,39 @@ export async function watchOutcomes(session: ClaudeSession): Promise<string[]> {
   );
 }
 
-/** The watcher's events (started, detected, finished), for failure messages. */
+/**
+ * The watcher's events (started, detected, finished), then the order of the
+ * main transcript's lines, for failure messages: Claude Code's write queue
+ * can put lines on file late and out of order, and a failure under load
+ * is read from what the CI log kept.
+ */
 export async function watchEvents(session: ClaudeSession): Promise<unknown[]> {
   const path = join(session.project, EVENTS_LOG);
   const events = await readJsonl(path).catch(() => []);
-  return events.map((e) => [e.event, e.outcome ?? e.call_state ?? e.reason]);
+  const [main] = await session.transcripts();
+  const lines = main === undefined
+    ? "no transcript"
+    : (await readJsonl(main).catch(() => [])).map(lineKind).join(" ");
+  return [
+    ...events.map((e) => [e.event, e.outcome ?? e.call_state ?? e.reason]),
+    ["transcript lines", lines],
+  ];
+}
+
+/** A transcript line in a word: `prompt`, `result`, `assistant:tool_use`, ... */
+function lineKind(line: Record<string, unknown>): string {
+  const message = line.message as { content?: unknown } | undefined;
+  const content = message?.content;
+  const blocks = Array.isArray(content)
+    ? content.map((b) => String((b as { type?: unknown })?.type))
+    : [];
+  if (line.type === "user") {
+    return blocks.includes("tool_result") ? "result" : "prompt";
+  }
+  if (line.type === "assistant") return `assistant:${blocks.join("+")}`;
+  const attachment = line.attachment as { type?: unknown } | undefined;
+  const sub = attachment?.type ?? line.subtype;
+  return sub === undefined ? String(line.type) : `${line.type}:${sub}`;
 }
 
 /**
