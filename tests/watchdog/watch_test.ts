@@ -472,6 +472,39 @@ Deno.test("runWatch() waits for a turn whose prompt line lands seconds after its
   );
 });
 
+Deno.test("runWatch() counts the idle window again from a late prompt line's landing, and wakes a result nobody answered", async () => {
+  await using project = await tempProject();
+  const { first, rest, id } = promptLateTranscript();
+  // The same late lines without the policy hook's record and the turn's
+  // end: the result is unanswered once the file has caught up.
+  const late = rest.split("\n").filter((l) =>
+    !l.includes("hook_stopped_continuation") && !l.includes("turn_duration")
+  ).join("\n");
+  const path = join(project.dir, "session.jsonl");
+  await Deno.writeTextFile(path, first);
+  const start = Date.now();
+  let appendedAt = -1;
+  const io = fakeIO({
+    cwd: project.dir,
+    nowMs: start,
+    env: { STALL_WATCH_IDLE_SECONDS: "2" },
+    onSleep: async () => {
+      if (appendedAt >= 0 || io.now() - start < 6_000) return;
+      appendedAt = io.now() - start;
+      await Deno.writeTextFile(path, late, { append: true });
+    },
+  });
+  const result = await runWatch(echoPayload(path, project.dir, id), io);
+  assert.equal(result.exitCode, 2, result.stderr);
+  // The prompt landed after it: the result is still on line 3.
+  assert.match(result.stderr, /at line 3 \[missing follow-up\]/);
+  const judgedAt = io.now() - start;
+  assert.ok(
+    judgedAt >= appendedAt + 2_000 && judgedAt < appendedAt + 3_000,
+    `judged ${judgedAt - appendedAt} ms after the prompt landed`,
+  );
+});
+
 Deno.test("runWatch() judges a result whose prompt line never lands once the quiet outlasts the 10 s grace", async () => {
   await using project = await tempProject();
   const { first, id } = promptLateTranscript();
