@@ -12,7 +12,10 @@
  * - the audit's turn count is within 2% of one turn per human prompt,
  *   counted here independently of the turn rule;
  * - `announced_no_call` against `announce_labels.tsv`: it fires on no turn
- *   end not labelled `1a` or `1b`, and catches at least 3 of them.
+ *   end not labelled `1a` or `1b`, and catches at least 3 of them;
+ * - no turn, split forward as the watcher splits it, waits for a prompt
+ *   line that is not on file (`openerPending`): a wrong wait there would
+ *   hold the watcher's verdict 10 s on every such turn.
  *
  * It prints the figures, every stalled turn and every announcement firing
  * that has no label (to be judged by hand), and exits 1 when a check fails. Without the corpus it
@@ -31,6 +34,8 @@ import {
 } from "../../src/detection/history_turns.ts";
 import { runHook } from "../../src/hook/_hook.ts";
 import { findTranscripts } from "../../src/transcript/transcript_files.ts";
+import { openerPending } from "../../src/transcript/turn_rule.ts";
+import { forwardTurns } from "../support/forward_turns.ts";
 import {
   type Corpus,
   type CorpusFile,
@@ -206,11 +211,24 @@ async function check(corpus: Corpus, work: string): Promise<number> {
   const judged = new Map<string, JudgedTurn[]>();
   const byStored = new Map<string, CorpusFile>();
   let prompts = 0;
+  let forwardTurnCount = 0;
+  let waitingTurns = 0;
   for (const file of corpus.files) {
     const path = storedPath(corpus, file.stored);
     judged.set(file.stored, await judgeFile(path, file.subagent));
     byStored.set(file.stored, file);
-    prompts += countHumanPrompts(await Deno.readTextFile(path), file.subagent);
+    const text = await Deno.readTextFile(path);
+    prompts += countHumanPrompts(text, file.subagent);
+    if (file.subagent) continue;
+    for (const turn of forwardTurns(text)) {
+      forwardTurnCount++;
+      if (openerPending(turn.entries, turn.opener)) {
+        waitingTurns++;
+        failures.push(
+          `${file.stored}: the turn at line ${turn.startLine} would wait for its prompt line, though the file is whole`,
+        );
+      }
+    }
   }
   const turnCount = [...judged.values()].reduce((n, t) => n + t.length, 0);
   if (turnCount !== summary.turns) {
@@ -368,6 +386,9 @@ async function check(corpus: Corpus, work: string): Promise<number> {
   );
   console.log(
     `  labelled verdicts: ${corpus.labels.length}, checks held: ${held.length}, failed: ${failures.length}`,
+  );
+  console.log(
+    `  main-thread turns split forward: ${forwardTurnCount}, waiting for their prompt line: ${waitingTurns}`,
   );
   console.log(
     `  announced_no_call: fired ${firings} times on ${turnEnds} turn ends of main transcripts; precision ${precision}, recall ${caught}/${positives.length} (labels 1a, 1b)`,

@@ -16,6 +16,7 @@ import {
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
 import { openerPending } from "../../src/transcript/turn_rule.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
+import { forwardTurns } from "../support/forward_turns.ts";
 import {
   compaction,
   isEntry,
@@ -463,6 +464,25 @@ Deno.test("a WebSearch result is named WebSearch with its own id, whatever serve
     turn?.verdict.signatures.map((s) => [s.kind, s.toolName, s.toolUseId]),
     [["missing_followup", "WebSearch", id]],
   );
+});
+
+Deno.test("openerPending(): no turn of any fixture, in the order the client wrote it, waits for its prompt line (a wrong wait would hold every watcher of such a turn 10 s)", async () => {
+  let turns = 0;
+  for (const dir of [FIXTURES_DIR, resolve(FIXTURES_DIR, "real")]) {
+    for await (const file of Deno.readDir(dir)) {
+      if (!file.isFile || !file.name.endsWith(".jsonl")) continue;
+      const text = await Deno.readTextFile(resolve(dir, file.name));
+      for (const turn of forwardTurns(text)) {
+        turns++;
+        assert.equal(
+          openerPending(turn.entries, turn.opener),
+          false,
+          `${file.name}: turn at line ${turn.startLine}`,
+        );
+      }
+    }
+  }
+  assert.ok(turns > 60, `${turns} turns read`);
 });
 
 Deno.test("openerPending(): no real capture's current turn, read whole, waits for its prompt line; real 2.1.145's call and result landed ahead of it do", async () => {
