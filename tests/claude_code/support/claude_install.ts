@@ -187,9 +187,14 @@ async function findIn(cache: string, release: string): Promise<string | null> {
   return path;
 }
 
-async function npmInstall(
+/**
+ * Runs `npm install --prefix <cache> <spec>` (5 minutes at most).
+ *
+ * @returns `null` when it worked, else why not, in one line.
+ */
+export async function npmInstall(
   cache: string,
-  release: string,
+  spec: string,
 ): Promise<string | null> {
   await Deno.mkdir(cache, { recursive: true });
   try {
@@ -201,7 +206,7 @@ async function npmInstall(
         "--no-audit",
         "--no-fund",
         "--loglevel=error",
-        `${PACKAGE}@${release}`,
+        spec,
       ],
       stdin: "null",
       stdout: "piped",
@@ -225,7 +230,7 @@ async function npmInstall(
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Takes the install lock (a folder); false when it stayed held for 6 min. */
-async function lock(path: string): Promise<boolean> {
+export async function lock(path: string): Promise<boolean> {
   const deadline = Date.now() + 360_000;
   while (Date.now() < deadline) {
     try {
@@ -279,7 +284,7 @@ export async function findOrInstallClaude(
     } catch { /* no earlier failure */ }
     // `.ci/run` tried already: say why once, do not wait for npm again.
     const problem = Deno.env.get("STALL_WATCH_CLAUDE_INSTALL_ERROR") ||
-      await npmInstall(cache, release) ||
+      await npmInstall(cache, `${PACKAGE}@${release}`) ||
       ((await findIn(cache, release))
         ? null
         : "no runnable executable after install");
