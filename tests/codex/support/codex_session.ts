@@ -88,6 +88,13 @@ export interface ExecOptions {
    * the run counts as timed out.
    */
   killWhen?: () => Promise<boolean>;
+  /**
+   * Asked every 100 ms while the run lasts: true sends codex SIGINT once,
+   * as Ctrl-C in a terminal does (the run then ends by itself).
+   */
+  interruptWhen?: () => Promise<boolean>;
+  /** Resume this session (`codex exec resume <id>`) instead of a new one. */
+  resume?: string;
 }
 
 /** Options of {@link CodexSession.run}. */
@@ -261,6 +268,23 @@ function wrapperScript(logDir: string, inner: string): string {
   ].join("\n");
 }
 
+/**
+ * A `sh` script that runs `argv` and sends it SIGINT once `flag` exists
+ * (the interrupt of a terminal's Ctrl-C, without a terminal), then exits
+ * with its exit code.
+ */
+function interruptScript(argv: string[], flag: string): string {
+  return [
+    `${argv.map(shellQuote).join(" ")} &`,
+    "pid=$!",
+    `while kill -0 "$pid" 2>/dev/null && [ ! -e ${shellQuote(flag)} ]; do`,
+    "  sleep 0.1",
+    "done",
+    'kill -INT "$pid" 2>/dev/null',
+    'wait "$pid"',
+  ].join("\n");
+}
+
 /** Reads the wrapper's log, oldest run first (finished runs only). */
 async function readStopRuns(logDir: string): Promise<StopRun[]> {
   const names: string[] = [];
@@ -400,6 +424,7 @@ export async function withCodexSession(
       runExec: async (prompt, exec = {}) => {
         const args = [
           "exec",
+          ...(exec.resume === undefined ? [] : ["resume", exec.resume]),
           "--skip-git-repo-check",
           "--dangerously-bypass-approvals-and-sandbox",
           ...(exec.bypassHookTrust ?? true
@@ -412,12 +437,24 @@ export async function withCodexSession(
           ...(exec.args ?? []),
           prompt,
         ];
-        const run = await runProgram(context, options.codex, args, {
+        const runOptions: RunOptions = {
           cwd: project,
           timeoutMs: exec.timeoutMs ?? RUN_WAIT_MS,
           ...(exec.env ? { env: exec.env } : {}),
-          ...(exec.killWhen ? { killWhen: exec.killWhen } : {}),
-        });
+        };
+        const interrupt = exec.interruptWhen;
+        const flag = join(root, `interrupt-${crypto.randomUUID()}`);
+        const killWhen = interrupt === undefined ? exec.killWhen : async () => {
+          if (await interrupt()) await Deno.writeTextFile(flag, "");
+          return await exec.killWhen?.() ?? false;
+        };
+        if (killWhen) runOptions.killWhen = killWhen;
+        const run = interrupt === undefined
+          ? await runProgram(context, options.codex, args, runOptions)
+          : await runProgram(context, "sh", [
+            "-c",
+            interruptScript([options.codex, ...args], flag),
+          ], runOptions);
         const events: Record<string, unknown>[] = [];
         for (const line of run.stdout.split("\n")) {
           if (!line.startsWith("{")) continue;

@@ -20,6 +20,8 @@ export type ReplyItem =
   | {
     type: "function_call";
     name: string;
+    /** The tool namespace (MCP servers' tools: `mcp__<server>`). */
+    namespace?: string;
     /** The call's arguments, sent as the JSON string Codex parses. */
     arguments: Record<string, unknown> | string;
     callId?: string;
@@ -70,6 +72,26 @@ export function execCall(
     arguments: { cmd, ...extra },
   });
   return { kind: "response", items };
+}
+
+/**
+ * A reply calling `tool` of the MCP server `server` (Codex offers each
+ * server's tools in a namespace `mcp__<server>`).
+ */
+export function mcpCall(
+  server: string,
+  tool: string,
+  args: Record<string, unknown> = {},
+): Reply {
+  return {
+    kind: "response",
+    items: [{
+      type: "function_call",
+      namespace: `mcp__${server}`,
+      name: tool,
+      arguments: args,
+    }],
+  };
 }
 
 /** A reply calling a freeform (custom) tool such as `apply_patch`. */
@@ -163,6 +185,7 @@ function fullItem(item: ReplyItem): Record<string, unknown> {
         status: "completed",
         call_id: item.callId ?? randomId("call_"),
         name: item.name,
+        ...(item.namespace === undefined ? {} : { namespace: item.namespace }),
         arguments: typeof item.arguments === "string"
           ? item.arguments
           : JSON.stringify(item.arguments),
