@@ -20,6 +20,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["claude_client"],
   ["confined"],
   ["transcript"],
+  ["codex"],
   ["detection"],
   ["recovery"],
   ["settings"],

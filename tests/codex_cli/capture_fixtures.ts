@@ -159,9 +159,12 @@ const CAPTURES: Capture[] = [
   },
   {
     name: "codex_announced_then_stopped.jsonl",
-    shows: "No call at all: the model announces work and ends the turn (at " +
-      "Stop).",
-    script: queue([text("Let me run the tests now.")]),
+    shows: "A call answered, then the model announces more work and ends " +
+      "the turn without a call (at Stop).",
+    script: queue([
+      execCall("ls -a", "Looking at the folder first."),
+      text("The folder is empty. Let me run the tests now."),
+    ]),
     run: async (s) => {
       ok(await s.runExec("run the tests"));
       return atStop(s, 0);

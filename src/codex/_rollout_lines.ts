@@ -1,0 +1,45 @@
+/**
+ * The bridge from a rollout's raw line bytes to its records: lines the
+ * opening shows to be metadata are skipped unparsed, a line too long to
+ * parse is judged from its first and last bytes, every other line is
+ * parsed (never throwing: `transcript/json_line.ts`).
+ *
+ * @module
+ */
+
+import { decodeUtf8, parseJsonObjects } from "../transcript/json_line.ts";
+import type { RawLine } from "../transcript/line_reader.ts";
+import { isSkippableOpening, sniffRecord } from "./_rollout_sniff.ts";
+import { type RolloutRecord, rolloutRecord } from "./_rollout_records.ts";
+
+/** Bytes of a line's start read to tell its type. */
+const OPENING_BYTES = 200;
+
+/**
+ * The records on one raw line, in file order (usually zero or one).
+ *
+ * @param raw A line from one of the line readers.
+ * @param lineNumber Its 1-based number, or 0 when unknown.
+ */
+export function rolloutLineRecords(
+  raw: RawLine,
+  lineNumber = 0,
+): RolloutRecord[] {
+  const opening = decodeUtf8(raw.head.subarray(0, OPENING_BYTES));
+  if (isSkippableOpening(opening)) return [];
+  const at = { offset: raw.offset, line: lineNumber };
+  if (raw.clipped) {
+    const record = sniffRecord(
+      decodeUtf8(raw.head),
+      decodeUtf8(raw.tail),
+      at,
+    );
+    return record ? [record] : [];
+  }
+  const records: RolloutRecord[] = [];
+  for (const object of parseJsonObjects(decodeUtf8(raw.head))) {
+    const record = rolloutRecord(object, at);
+    if (record) records.push(record);
+  }
+  return records;
+}

@@ -1,0 +1,187 @@
+/**
+ * Reading a rollout line without parsing it: which lines can be skipped
+ * from their first bytes, and what a line too long to parse says, from its
+ * first and last bytes (the line readers keep those of a clipped line).
+ *
+ * Codex serialises each line's fields in a fixed order: `{"timestamp":...,
+ * "ordinal":N,"type":"<type>","payload":{"type":"<item type>",...` and,
+ * in an item, `call_id` before `output` but after `arguments`, the turn id
+ * it stamps (`internal_chat_message_metadata_passthrough`) at the end. A
+ * huge output, prompt or reply is therefore judged from where its ids sit.
+ * A line that matches none of this is no record (never a guess).
+ *
+ * @module
+ */
+
+import type { Entry, LinePosition } from "../transcript/entry.ts";
+import {
+  INJECTED_USER_PREFIXES,
+  type RolloutRecord,
+} from "./_rollout_records.ts";
+
+/** The top-level `type` and the payload's `type`, from a line's start. */
+const OPENING =
+  /^\s*\{"timestamp":"[^"]{0,64}",(?:"ordinal":\d{1,20},)?"type":"([a-z_]{1,40})"(?:,"payload":\{"type":"([a-z_]{1,60})")?/;
+
+/** Line types that never hold a record. */
+const SKIPPED_TYPES: ReadonlySet<string> = new Set([
+  "session_meta",
+  "turn_context",
+  "world_state",
+  "token_usage_record",
+]);
+
+/** The `event_msg` payload types that are turn markers. */
+const MARKER_TYPES: ReadonlySet<string> = new Set([
+  "task_started",
+  "task_complete",
+  "turn_aborted",
+]);
+
+/** The types a line's first bytes name, or null when they do not. */
+export function lineTypes(
+  opening: string,
+): { type: string; item: string | null } | null {
+  const match = OPENING.exec(opening);
+  return match ? { type: match[1] as string, item: match[2] ?? null } : null;
+}
+
+/**
+ * Whether a line's opening shows it holds no record: metadata lines, and
+ * every `event_msg` but the turn markers. An opening that does not match
+ * the known shape is parsed, never skipped.
+ */
+export function isSkippableOpening(opening: string): boolean {
+  const types = lineTypes(opening);
+  if (types === null) return false;
+  if (SKIPPED_TYPES.has(types.type)) return true;
+  return types.type === "event_msg" && types.item !== null &&
+    !MARKER_TYPES.has(types.item);
+}
+
+const CALL_ID = /"call_id":"((?:[^"\\]|\\.){1,200})"/;
+const NAME = /"name":"((?:[^"\\]|\\.){0,200})"/;
+const NAMESPACE = /"namespace":"((?:[^"\\]|\\.){1,200})"/;
+const ROLE = /"role":"([a-z]{1,20})"/;
+const TURN_ID = /"turn_id":"((?:[^"\\]|\\.){1,200})"/;
+const FIRST_TEXT = /"text":"((?:[^"\\]|\\.){0,200})/;
+const STAMPED_TURN =
+  /"internal_chat_message_metadata_passthrough":\{"turn_id":"((?:[^"\\]|\\.){1,200})"/;
+
+/** Decodes a (possibly cut) JSON string body. */
+function unescape(fragment: string): string {
+  const whole = fragment.replace(/\\(u[0-9a-fA-F]{0,3})?$/, "");
+  try {
+    return JSON.parse(`"${whole}"`) as string;
+  } catch {
+    return whole;
+  }
+}
+
+/**
+ * The record of a line too long to parse, from its first and last bytes,
+ * or null when they do not show one. Such a line is never empty: a result
+ * of that size carries content, a reply words.
+ */
+export function sniffRecord(
+  head: string,
+  tail: string,
+  at: LinePosition,
+): RolloutRecord | null {
+  const types = lineTypes(head);
+  if (types === null || types.item === null) return null;
+  if (types.type === "event_msg") {
+    if (!MARKER_TYPES.has(types.item)) return null;
+    const turnId = TURN_ID.exec(head)?.[1];
+    return {
+      kind: types.item === "task_started"
+        ? "turn_started"
+        : types.item === "task_complete"
+        ? "turn_complete"
+        : "turn_aborted",
+      turnId: turnId === undefined ? "" : unescape(turnId),
+      offset: at.offset,
+      line: at.line,
+    };
+  }
+  if (types.type !== "response_item") return null;
+  const stamped = STAMPED_TURN.exec(tail)?.[1];
+  const turnId = stamped === undefined ? null : unescape(stamped);
+  const base = {
+    offset: at.offset,
+    line: at.line,
+    promptId: turnId,
+    sidechain: false,
+  };
+  const entry = sniffedEntry(types.item, head, tail, base);
+  return entry === null ? null : { kind: "entry", entry, turnId };
+}
+
+function sniffedEntry(
+  item: string,
+  head: string,
+  tail: string,
+  base: Omit<Entry, "kind">,
+): Entry | null {
+  switch (item) {
+    case "function_call":
+    case "custom_tool_call":
+    case "local_shell_call": {
+      // `call_id` follows the arguments: in the tail of a huge call.
+      const id = CALL_ID.exec(head)?.[1] ?? CALL_ID.exec(tail)?.[1];
+      if (id === undefined) return null;
+      const name = unescape(NAME.exec(head)?.[1] ?? "");
+      const namespace = NAMESPACE.exec(head)?.[1];
+      return {
+        kind: "assistant",
+        ...base,
+        messageId: null,
+        texts: [],
+        toolUses: [{
+          id: unescape(id),
+          name: namespace === undefined
+            ? name
+            : `${unescape(namespace)}__${name}`,
+        }],
+      };
+    }
+    case "function_call_output":
+    case "custom_tool_call_output":
+    case "local_shell_call_output": {
+      const id = CALL_ID.exec(head)?.[1];
+      if (id === undefined) return null;
+      return {
+        kind: "results",
+        ...base,
+        results: [{
+          toolUseId: unescape(id),
+          empty: false,
+          userStopped: false,
+          snippet: "",
+        }],
+      };
+    }
+    case "message": {
+      const role = ROLE.exec(head)?.[1];
+      if (role === "assistant") {
+        return {
+          kind: "assistant",
+          ...base,
+          messageId: null,
+          texts: ["(text)"],
+          toolUses: [],
+        };
+      }
+      if (role !== "user") return { kind: "note", ...base, source: "meta" };
+      const opening = unescape(FIRST_TEXT.exec(head)?.[1] ?? "").trimStart();
+      if (opening.startsWith("<turn_aborted>")) {
+        return { kind: "interrupt", ...base };
+      }
+      return INJECTED_USER_PREFIXES.some((prefix) => opening.startsWith(prefix))
+        ? { kind: "note", ...base, source: "meta" }
+        : { kind: "prompt", ...base };
+    }
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * What a Codex tool output says: its text, and whether it carries nothing.
+ *
+ * Codex writes a call's output (`function_call_output`,
+ * `custom_tool_call_output`) as a string or as an array of content items
+ * (`input_text`, `input_image`: MCP results). Its shell tool
+ * (`exec_command`, `write_stdin`), `apply_patch` and MCP calls open the
+ * text with a header block (`Chunk ID: ...`, `Wall time: ...`, `Process
+ * exited with code 0`, `Exit code: 0`, ...) ending in a line `Output:`;
+ * what the call produced follows it. Measured on Codex 0.171.0
+ * (`fixtures/codex/`).
+ *
+ * @module
+ */
+
+import { isPlainObject } from "../shared/plain_object.ts";
+
+/** The start of an output kept as a result's snippet. */
+export const OUTPUT_SNIPPET_CHARS = 400;
+
+/** At most this many content items of an output are read. */
+const MAX_OUTPUT_ITEMS = 64;
+
+/** What one output holds, as far as stall detection cares. */
+export interface ToolOutput {
+  /** The output's text (text items joined), at most a snippet's worth. */
+  snippet: string;
+  /** Nothing came back (see {@link isEmptyToolOutput}). */
+  empty: boolean;
+}
+
+/**
+ * Reads a call's `output` value: a string, or an array of content items
+ * (a text item's `text`; an image, or any other item, is content).
+ */
+export function readToolOutput(output: unknown): ToolOutput {
+  if (typeof output === "string") {
+    return { snippet: snippetOf(output), empty: isEmptyToolOutput(output) };
+  }
+  if (Array.isArray(output)) {
+    let text = "";
+    let other = false;
+    for (const item of output.slice(0, MAX_OUTPUT_ITEMS)) {
+      if (typeof item === "string") {
+        text += item;
+      } else if (isPlainObject(item) && typeof item.text === "string") {
+        text += (text === "" ? "" : "\n") + item.text;
+      } else if (item !== null && item !== undefined) {
+        other = true; // an image, a resource: content
+      }
+      if (text.length > 64 * 1024) break; // enough to judge a header
+    }
+    return {
+      snippet: snippetOf(text),
+      empty: !other && output.length <= MAX_OUTPUT_ITEMS &&
+        isEmptyToolOutput(text),
+    };
+  }
+  if (output === null || output === undefined) {
+    return { snippet: "", empty: true };
+  }
+  // An object or a number: no known shape, so content (never mass-flag).
+  return { snippet: "", empty: false };
+}
+
+/**
+ * The header lines Codex 0.171.0 puts before `Output:`; a text whose lines
+ * before `Output:` are anything else is taken as it is.
+ */
+const HEADER_LINE =
+  /^(Chunk ID: |Wall time: |Process exited with code |Process running with session ID |Original token count: |Exit code: |Total output lines: )/;
+
+/** A header that says the command is still running (a partial output). */
+const STILL_RUNNING = /^Process running with session ID /;
+
+/** At most this many header lines are looked for. */
+const MAX_HEADER_LINES = 8;
+
+/**
+ * Whether an output's text carries nothing: blank, or Codex's header with
+ * nothing after its `Output:` line. A partial output of a command still
+ * running (`Process running with session ID ...`, returned after
+ * `yield_time_ms`) hands the model a session to poll: it is content, not
+ * an empty result, and not a hang.
+ */
+export function isEmptyToolOutput(text: string): boolean {
+  if (text.trim() === "") return true;
+  const header = headerOf(text);
+  if (header === null) return false;
+  if (header.lines.some((line) => STILL_RUNNING.test(line))) return false;
+  return header.body.trim() === "";
+}
+
+/** The header lines and the body after `Output:`, or null without a header. */
+function headerOf(text: string): { lines: string[]; body: string } | null {
+  const lines: string[] = [];
+  let at = 0;
+  while (lines.length <= MAX_HEADER_LINES) {
+    const end = text.indexOf("\n", at);
+    const line = (end < 0 ? text.slice(at) : text.slice(at, end)).replace(
+      /\r$/,
+      "",
+    );
+    if (line === "Output:") {
+      return lines.length > 0
+        ? { lines, body: end < 0 ? "" : text.slice(end + 1) }
+        : null;
+    }
+    if (!HEADER_LINE.test(line) || end < 0) return null;
+    lines.push(line);
+    at = end + 1;
+  }
+  return null;
+}
+
+function snippetOf(text: string): string {
+  const opening = text.trimStart();
+  return opening.length > OUTPUT_SNIPPET_CHARS
+    ? opening.slice(0, OUTPUT_SNIPPET_CHARS)
+    : opening;
+}

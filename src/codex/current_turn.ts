@@ -1,0 +1,205 @@
+/**
+ * The current turn of a Codex rollout, read from its end: what the Stop
+ * hook judges. A Codex turn is everything from its `task_started` to its
+ * `task_complete` (or `turn_aborted`) for one `turn_id`; at Stop the
+ * current turn's `task_complete` is not written yet, and the Stop payload
+ * names its `turn_id`.
+ *
+ * Same budgets as the Claude Code reader (`transcript/tail_scan.ts`):
+ * lines read backward in chunks (`transcript/line_reader.ts`), lines over
+ * 64 KiB judged from their ends, at most 64 MiB, 250,000 lines and 50,000
+ * entries; a turn longer than that is judged on its newest part, which is
+ * where a stall shows.
+ *
+ * @module
+ */
+
+import { type Entry, entryWeight } from "../transcript/entry.ts";
+import { clipMiddle, describe, TranscriptError } from "../shared/errors.ts";
+import { readLinesBackward, syncReader } from "../transcript/line_reader.ts";
+import {
+  DEFAULT_SCAN_BUDGETS,
+  openTranscript,
+  SCAN_LINE_OPTIONS,
+  type ScanBudgetName,
+  type ScanBudgets,
+} from "../transcript/tail_scan.ts";
+import { rolloutLineRecords } from "./_rollout_lines.ts";
+import type { RolloutRecord } from "./_rollout_records.ts";
+
+/** Options of {@link scanCodexTurn}. */
+export interface CodexScanOptions {
+  /**
+   * The payload's `turn_id`: entries Codex stamped with another turn's id
+   * are not this turn's, and the turn starts at its own `task_started`.
+   * Null: the newest turn on file.
+   */
+  turnId: string | null;
+  /** Budgets to use instead of `DEFAULT_SCAN_BUDGETS`. */
+  budgets?: Partial<ScanBudgets>;
+  /** Asked before each chunk: true ends the scan there. */
+  stopWhen?: () => boolean;
+  /** Bytes per read (tests). */
+  chunkBytes?: number;
+}
+
+/** The current turn as read from the end of a rollout. */
+export interface CodexTurnScan {
+  /**
+   * Its entries in file order: no prompt line is left out (the classifier
+   * ignores prompts); `task_complete` becomes a `turn_end` entry and
+   * `turn_aborted` an `interrupt`.
+   */
+  entries: Entry[];
+  /** The turn id of the `task_started` found (else the one asked for). */
+  turnId: string | null;
+  /** The turn's `task_started` was found within the budgets. */
+  reachedStart: boolean;
+  /**
+   * Another turn's `task_started` came first, reading back: the turn asked
+   * for is not after it on file (a payload naming a turn the file lacks).
+   */
+  otherTurn: boolean;
+  /** The budget that ran out before the turn's start, or `null`. */
+  budget: ScanBudgetName | null;
+  /** The turn's `task_complete` or `turn_aborted` is on file: it is over. */
+  endedOnFile: boolean;
+  /** Size of the file when the scan started. */
+  fileSize: number;
+  /** Bytes examined from the end. */
+  bytesScanned: number;
+  /** True when `stopWhen` ended the scan early. */
+  stopped: boolean;
+}
+
+/** Longest rollout path echoed in an error line. */
+const MAX_PATH_CHARS = 200;
+
+/**
+ * Reads the current turn of the rollout at `path`, within the budgets.
+ *
+ * Requires `--allow-read`.
+ *
+ * @returns The turn, or `null` when the file does not exist.
+ * @throws {TranscriptError} When the path is not a regular file or cannot
+ * be read.
+ */
+export async function scanCodexTurn(
+  path: string,
+  options: CodexScanOptions,
+): Promise<CodexTurnScan | null> {
+  const file = openTranscript(path);
+  if (!file) return null;
+  try {
+    const fileSize = file.statSync().size;
+    const budgets = { ...DEFAULT_SCAN_BUDGETS, ...options.budgets };
+    const collector = new TurnCollector(options.turnId);
+    let bytesScanned = 0;
+    let lines = 0;
+    let budget: ScanBudgetName | null = null;
+    const reader = readLinesBackward(syncReader(file), fileSize, {
+      ...SCAN_LINE_OPTIONS,
+      ...(options.chunkBytes ? { chunkBytes: options.chunkBytes } : {}),
+      budgetBytes: budgets.bytes,
+      maxLineIds: budgets.entries,
+      ...(options.stopWhen ? { stopWhen: options.stopWhen } : {}),
+    });
+    for await (const raw of reader) {
+      bytesScanned = fileSize - raw.offset;
+      const records = rolloutLineRecords(raw);
+      for (let i = records.length - 1; i >= 0 && !collector.done; i--) {
+        collector.offer(records[i] as RolloutRecord);
+      }
+      if (collector.done) break;
+      if (++lines >= budgets.lines) budget = "lines";
+      else if (collector.weight >= budgets.entries) budget = "entries";
+      if (budget !== null) break;
+    }
+    const ranOut = !collector.done && budget === null;
+    const stopped = ranOut && options.stopWhen?.() === true;
+    if (ranOut && !stopped && fileSize > budgets.bytes) {
+      budget = "bytes";
+      bytesScanned = budgets.bytes;
+    }
+    return {
+      entries: collector.entries(),
+      turnId: collector.turnId,
+      reachedStart: collector.started,
+      otherTurn: collector.otherTurn,
+      budget,
+      endedOnFile: collector.ended,
+      fileSize,
+      bytesScanned,
+      stopped,
+    };
+  } catch (error) {
+    throw new TranscriptError(
+      `Cannot read rollout "${clipMiddle(path, MAX_PATH_CHARS)}": ${
+        describe(error)
+      }`,
+    );
+  } finally {
+    file.close();
+  }
+}
+
+/** Collects one turn's records, newest first, until its `task_started`. */
+class TurnCollector {
+  /** Collected newest first; turned round once at the end. */
+  #newestFirst: Entry[] = [];
+  weight = 0;
+  done = false;
+  started = false;
+  otherTurn = false;
+  ended = false;
+  turnId: string | null;
+
+  constructor(turnId: string | null) {
+    this.turnId = turnId;
+  }
+
+  offer(record: RolloutRecord): void {
+    if (record.kind === "entry") {
+      if (
+        record.turnId !== null && this.turnId !== null &&
+        record.turnId !== this.turnId
+      ) {
+        return; // stamped with another turn's id
+      }
+      this.#keep(record.entry);
+      return;
+    }
+    const mine = this.turnId === null || record.turnId === "" ||
+      record.turnId === this.turnId;
+    if (record.kind === "turn_started") {
+      this.done = true;
+      if (mine) {
+        this.started = true;
+        if (this.turnId === null && record.turnId !== "") {
+          this.turnId = record.turnId;
+        }
+      } else {
+        this.otherTurn = true;
+      }
+      return;
+    }
+    if (!mine) return;
+    this.ended = true;
+    this.#keep({
+      kind: record.kind === "turn_complete" ? "turn_end" : "interrupt",
+      offset: record.offset,
+      line: record.line,
+      promptId: record.turnId === "" ? null : record.turnId,
+      sidechain: false,
+    });
+  }
+
+  #keep(entry: Entry): void {
+    this.#newestFirst.push(entry);
+    this.weight += entryWeight(entry);
+  }
+
+  entries(): Entry[] {
+    return this.#newestFirst.slice().reverse();
+  }
+}

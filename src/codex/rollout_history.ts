@@ -1,0 +1,221 @@
+/**
+ * Every turn of a Codex rollout, streamed forward from its first line:
+ * what `audit` and `scan --all-turns` read from Codex's history
+ * (`$CODEX_HOME/sessions/**\/rollout-*.jsonl`), in the same turn shape as
+ * Claude Code's (`detection/history_turns.ts` `HistoryTurn`), so the same
+ * verdict and tables follow.
+ *
+ * A turn runs from a `task_started` to the next one. How it ended is on
+ * file: `task_complete` (a `turn_end` entry: its Stop hooks ran),
+ * `turn_aborted` (an `interrupt`), or neither. A turn with neither that a
+ * later turn follows was cut short (Codex was killed: it writes one of
+ * the two at every turn's end otherwise), and is marked `resumedAfter`,
+ * as a Claude Code turn whose process died is; the last turn with neither
+ * has no sign of its end. Memory is bounded whatever the file: one turn's
+ * entries at most (over the hook's entries budget it is let go and not
+ * judged), and the words of its newest messages only.
+ *
+ * @module
+ */
+
+import { type Entry, entryWeight } from "../transcript/entry.ts";
+import {
+  type ReadableAt,
+  readLinesForward,
+} from "../transcript/line_reader.ts";
+import { DEFAULT_SCAN_BUDGETS } from "../transcript/tail_scan.ts";
+import { rolloutLineRecords } from "./_rollout_lines.ts";
+import type { RolloutRecord } from "./_rollout_records.ts";
+
+/** One turn of a rollout, shaped as a Claude Code history turn. */
+export interface RolloutTurn {
+  /** 1-based line of its `task_started`. */
+  startLine: number;
+  /** Its `turn_id` (`""` when the line named none). */
+  turnId: string;
+  /** Its entries in file order, with 1-based line numbers. */
+  entries: Entry[];
+  /** A later turn began in the same file. */
+  followed: boolean;
+  /** It has no end on file and a later turn began: Codex died in it. */
+  resumedAfter?: true;
+  /** It held more than {@link MAX_ROLLOUT_TURN_ENTRIES}: not judged. */
+  overBudget?: true;
+}
+
+/** The most entries one turn may hold: the hook's entries budget. */
+export const MAX_ROLLOUT_TURN_ENTRIES = DEFAULT_SCAN_BUDGETS.entries;
+
+/**
+ * Reader tuning: big reads; lines over 64 KiB judged from their ends, as
+ * in the hook.
+ */
+export const ROLLOUT_HISTORY_READER_OPTIONS = Object.freeze({
+  chunkBytes: 1024 * 1024,
+  maxLineBytes: 64 * 1024,
+  keepBytes: 16 * 1024,
+  maxLineIds: MAX_ROLLOUT_TURN_ENTRIES,
+});
+
+/** Of each text a turn keeps its end: all that is judged of closing words. */
+export const MAX_KEPT_TEXT_CHARS = 16 * 1024;
+
+/** How many of a turn's newest messages with words keep them. */
+const MESSAGES_WITH_WORDS = 16;
+
+/** What stands for a text no longer kept. */
+const TEXT_NOT_KEPT = "(text)";
+
+/** An open file read synchronously (a `Deno.FsFile`). */
+export interface SyncFile {
+  readSync(buffer: Uint8Array): number | null;
+  seekSync(offset: number, whence: Deno.SeekMode): number;
+}
+
+/** Options of {@link readRolloutTurns}. */
+export interface RolloutHistoryOptions {
+  /** Called with the number of bytes after each read, for progress. */
+  onRead?: (bytes: number) => void;
+  /** A read buffer of the reader's chunk size to reuse across files. */
+  buffer?: Uint8Array;
+}
+
+/**
+ * Yields every turn of an open rollout in file order. Requires
+ * `--allow-read`; the file's position is moved.
+ *
+ * @throws Whatever the file's reads throw (an I/O error).
+ */
+export async function* readRolloutTurns(
+  file: SyncFile,
+  options: RolloutHistoryOptions = {},
+): AsyncGenerator<RolloutTurn> {
+  file.seekSync(0, Deno.SeekMode.Start);
+  const source: ReadableAt = {
+    read: (buffer) => {
+      const read = file.readSync(buffer);
+      if (read !== null) options.onRead?.(read);
+      return Promise.resolve(read);
+    },
+    seek: (offset, whence) => Promise.resolve(file.seekSync(offset, whence)),
+  };
+  const splitter = new RolloutTurnSplitter();
+  for await (
+    const raw of readLinesForward(source, {
+      ...ROLLOUT_HISTORY_READER_OPTIONS,
+      ...(options.buffer ? { buffer: options.buffer } : {}),
+    })
+  ) {
+    for (const record of rolloutLineRecords(raw, raw.line)) {
+      const closed = splitter.push(record);
+      if (closed !== null) yield closed;
+    }
+  }
+  const last = splitter.finish();
+  if (last !== null) yield last;
+}
+
+/** Cuts a stream of records into turns (pure; fed in file order). */
+export class RolloutTurnSplitter {
+  #turn: RolloutTurn | null = null;
+  #weight = 0;
+  #ended = false;
+  #worded: Entry[] = [];
+
+  /**
+   * Takes the next record; returns the turn it closed (a `task_started`
+   * closes the one before), else null.
+   */
+  push(record: RolloutRecord): RolloutTurn | null {
+    if (record.kind === "turn_started") {
+      const closed = this.#close(true);
+      this.#turn = {
+        startLine: record.line,
+        turnId: record.turnId,
+        entries: [],
+        followed: false,
+      };
+      this.#weight = 0;
+      this.#ended = false;
+      this.#worded = [];
+      return closed;
+    }
+    const turn = this.#turn;
+    if (turn === null) return null; // before the first turn: the session's set-up
+    if (record.kind === "entry") {
+      if (
+        record.turnId !== null && turn.turnId !== "" &&
+        record.turnId !== turn.turnId
+      ) {
+        return null; // stamped with another turn's id
+      }
+      this.#add(record.entry);
+      return null;
+    }
+    if (
+      record.turnId !== "" && turn.turnId !== "" &&
+      record.turnId !== turn.turnId
+    ) {
+      return null;
+    }
+    this.#ended = true;
+    this.#add({
+      kind: record.kind === "turn_complete" ? "turn_end" : "interrupt",
+      offset: record.offset,
+      line: record.line,
+      promptId: record.turnId === "" ? null : record.turnId,
+      sidechain: false,
+    });
+    return null;
+  }
+
+  /** The last turn, once every record was pushed. */
+  finish(): RolloutTurn | null {
+    return this.#close(false);
+  }
+
+  #close(followed: boolean): RolloutTurn | null {
+    const turn = this.#turn;
+    if (turn === null) return null;
+    this.#turn = null;
+    turn.followed = followed;
+    if (followed && !this.#ended) turn.resumedAfter = true;
+    return turn;
+  }
+
+  #add(entry: Entry): void {
+    const turn = this.#turn as RolloutTurn;
+    if (turn.overBudget) return;
+    this.#weight += entryWeight(entry);
+    if (this.#weight > MAX_ROLLOUT_TURN_ENTRIES) {
+      turn.overBudget = true;
+      turn.entries = [];
+      this.#worded = [];
+      return;
+    }
+    if (entry.kind === "assistant" && entry.texts.length > 0) {
+      entry.texts = entry.texts.map(textEnd);
+      this.#worded.push(entry);
+      if (this.#worded.length > 2 * MESSAGES_WITH_WORDS) {
+        const old = this.#worded.splice(
+          0,
+          this.#worded.length - MESSAGES_WITH_WORDS,
+        );
+        for (const e of old) {
+          if (e.kind === "assistant") {
+            e.texts = e.texts.map(() => TEXT_NOT_KEPT);
+          }
+        }
+      }
+    } else if (entry.kind === "results") {
+      for (const result of entry.results) result.snippet = "";
+    }
+    turn.entries.push(entry);
+  }
+}
+
+function textEnd(text: string): string {
+  return text.length > MAX_KEPT_TEXT_CHARS
+    ? text.slice(text.length - MAX_KEPT_TEXT_CHARS)
+    : text;
+}
