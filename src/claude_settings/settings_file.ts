@@ -7,9 +7,11 @@
 
 import { basename, dirname, relativePath } from "../shared/paths.ts";
 import {
+  CLAUDE_DIR,
   claudeRoot,
   type ConfinedDir,
   confinedPath,
+  type ConfinedRoot,
   ensureConfinedDir,
   ensureOwnGitignore,
   isInside,
@@ -25,6 +27,11 @@ import { readRegularBytes } from "../shared/regular_file.ts";
 
 /** Where backups of edited settings files go, relative to the start directory. */
 export const BACKUP_DIR = ".claude/stall_watch/backups";
+
+/** {@link BACKUP_DIR} in `root` (`.codex/stall_watch/backups` for Codex's). */
+export function backupDirOf(root: ConfinedRoot): string {
+  return `${root}/stall_watch/backups`;
+}
 
 /** A settings file as read from disk. */
 export interface SettingsFileText {
@@ -68,11 +75,16 @@ export function readSettingsFile(path: string): SettingsFileText {
 }
 
 /**
- * Whether `path` is a file this process may write: inside `<cwd>/.claude`,
- * the only folder the release binary can write to.
+ * Whether `path` is a file this process may write: inside `<cwd>/.claude`
+ * (or `<cwd>/.codex`, for Codex's files), the folders the release binary
+ * can write to.
  */
-export function isWritableHere(cwd: string, path: string): boolean {
-  return isInside(claudeRoot(cwd), path);
+export function isWritableHere(
+  cwd: string,
+  path: string,
+  root: ConfinedRoot = CLAUDE_DIR,
+): boolean {
+  return isInside(claudeRoot(cwd, root), path);
 }
 
 /** Options of {@link writeSettingsFile}. */
@@ -81,6 +93,8 @@ export interface WriteOptions {
   now: number;
   /** The content being replaced, backed up first when `existed`. */
   previous: SettingsFileText;
+  /** The folder the file lies in and its backup goes to (default `.claude`). */
+  root?: ConfinedRoot;
 }
 
 /**
@@ -101,11 +115,13 @@ export function writeSettingsFile(
   text: string,
   options: WriteOptions,
 ): Promise<string | null> {
-  const target = confinedPath(cwd, path, "settings file");
+  const root = options.root ?? CLAUDE_DIR;
+  const target = confinedPath(cwd, path, "settings file", root);
   const dir = ensureConfinedDir(
     cwd,
     relativePath(cwd, dirname(target)),
     "settings folder",
+    root,
   );
   const info = lstatOrNull(target);
   // Refused before a backup is made: a rename never writes through a link,
@@ -114,11 +130,12 @@ export function writeSettingsFile(
   const mode = info?.mode != null ? info.mode & 0o777 : undefined;
   let backup: string | null = null;
   if (options.previous.exists) {
-    const backups = ensureConfinedDir(cwd, BACKUP_DIR, "backup folder");
+    const backupDir = backupDirOf(root);
+    const backups = ensureConfinedDir(cwd, backupDir, "backup folder", root);
     // `.claude/stall_watch` is stall-watch's own; one made by an older
     // version has no `.gitignore` yet, and backups may hold an API key.
     ensureOwnGitignore(
-      ensureConfinedDir(cwd, dirname(BACKUP_DIR), "backup folder"),
+      ensureConfinedDir(cwd, dirname(backupDir), "backup folder", root),
     );
     backup = writeBackup(backups, basename(target), options, mode);
   }

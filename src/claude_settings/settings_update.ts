@@ -8,7 +8,12 @@
 
 import { basename, dirname, relativePath } from "../shared/paths.ts";
 import type { CliIO } from "../shared/cli_io.ts";
-import { claudeRoot, isInside } from "../confined/confine.ts";
+import {
+  CLAUDE_DIR,
+  claudeRoot,
+  type ConfinedRoot,
+  isInside,
+} from "../confined/confine.ts";
 import { ExitCode, InputError } from "../shared/errors.ts";
 import {
   isWritableHere,
@@ -35,6 +40,10 @@ export interface UpdateRequest {
   /** The settings file's absolute path. */
   path: string;
   dryRun: boolean;
+  /** The folder it must lie in to be written (default `.claude`). */
+  root?: ConfinedRoot;
+  /** The command to run again elsewhere (default `stall-watch <command> --scope <scope>`). */
+  again?: string;
 }
 
 /** What {@link updateSettings} did. */
@@ -57,7 +66,8 @@ export async function updateSettings(
 ): Promise<UpdateResult> {
   const { command, path } = request;
   const name = displayPath(io.cwd, path);
-  const writable = isWritableHere(io.cwd, path);
+  const root = request.root ?? CLAUDE_DIR;
+  const writable = isWritableHere(io.cwd, path, root);
   if (!request.dryRun && !writable) {
     throw new InputError(outsideMessage(io.cwd, request));
   }
@@ -90,6 +100,7 @@ export async function updateSettings(
   const backup = await writeSettingsFile(io.cwd, path, result.text, {
     now: io.now(),
     previous: file,
+    root,
   });
   const saved = backup ? ` (backup: ${displayPath(io.cwd, backup)})` : "";
   io.writeStdout(
@@ -107,16 +118,19 @@ export function displayPath(cwd: string, path: string): string {
 }
 
 /**
- * Why a file outside `./.claude` cannot be written, and where to run
- * instead: the folder holding the file's `.claude` folder, if it has one.
+ * Why a file outside `./.claude` (or `./.codex`) cannot be written, and
+ * where to run instead: the folder holding the file's `.claude` (`.codex`)
+ * folder, if it has one.
  */
 function outsideMessage(cwd: string, request: UpdateRequest): string {
   const dir = dirname(request.path);
+  const root = request.root ?? CLAUDE_DIR;
   const into = request.command === "uninstall" ? "from" : "into";
   const head = `Cannot ${request.command} ${into} ${request.path}: ` +
-    `stall-watch may only write inside ${claudeRoot(cwd)}`;
-  const again = `stall-watch ${request.command} --scope ${request.scope}`;
-  if (basename(dir) === ".claude") {
+    `stall-watch may only write inside ${claudeRoot(cwd, root)}`;
+  const again = request.again ??
+    `stall-watch ${request.command} --scope ${request.scope}`;
+  if (basename(dir) === root) {
     return `${head}; run it from ${dirname(dir)}: cd -- ${
       shellQuote(dirname(dir))
     } && ${again}`;

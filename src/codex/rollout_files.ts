@@ -33,7 +33,9 @@ export function codexHome(env: Readonly<Record<string, string>>): string {
 }
 
 /** The folder of Codex's rollouts: `<codex home>/sessions`. */
-export function codexSessionsDir(env: Readonly<Record<string, string>>): string {
+export function codexSessionsDir(
+  env: Readonly<Record<string, string>>,
+): string {
   return join(codexHome(env), "sessions");
 }
 

@@ -55,6 +55,7 @@ import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
 import { pluginDataDir } from "../claude_settings/plugin_records.ts";
 import type { PluginFacts, PluginRuntime } from "../doctor/doctor_plugin.ts";
 import { VERSION } from "../shared/version.ts";
+import { codexChecks, gatherCodexFacts } from "../doctor/doctor_codex.ts";
 import { readRegularText } from "../shared/regular_file.ts";
 import {
   defaultProjectsDirs,
@@ -65,7 +66,7 @@ import {
 export const help: string = `stall-watch doctor: check the set-up
 
 Usage:
-  stall-watch doctor [--json]
+  stall-watch doctor [--json] [--codex]
 
 Run it in the project root. Checks, with a fix for each failure:
   - which settings files register stall-watch (Stop, SubagentStop, watch),
@@ -96,9 +97,16 @@ installed plugins (plugins/installed_plugins.json there). Writes nothing but a p
 in .claude, removed at once. Colour as for every command (--color,
 FORCE_COLOR, NO_COLOR; by default only on a terminal).
 
+When .codex/hooks.json or the user's $CODEX_HOME/hooks.json registers
+stall-watch for OpenAI's Codex CLI, it also asks Codex (codex app-server)
+whether it will run that hook: trusted, modified since it was trusted, not
+trusted, or in a project Codex does not trust (Codex skips all of these
+without a word).
+
 Options:
-  --json  one JSON object instead: {"version", "healthy", "problems",
-          "warnings", "checks": [{"status": "ok|warn|fail", "text", "fix"}]}
+  --json   one JSON object instead: {"version", "healthy", "problems",
+           "warnings", "checks": [{"status": "ok|warn|fail", "text", "fix"}]}
+  --codex  the Codex checks only; no Codex registration is a failure
 
 Exit codes: 0 healthy (warnings allowed), 1 a check failed, 64 usage error.
 `;
@@ -111,10 +119,12 @@ export async function run(
   args: readonly string[],
   io: CliIO,
 ): Promise<number> {
-  const options = parseOptions("doctor", args, { json: "flag" });
+  const options = parseOptions("doctor", args, { json: "flag", codex: "flag" });
   const platform = platformOf(Deno.build.os);
-  const facts = await gatherFacts(io, platform);
-  const results = doctorChecks(facts);
+  const codex = codexChecks(await gatherCodexFacts(io, options.codex === true));
+  const results = options.codex
+    ? codex
+    : [...doctorChecks(await gatherFacts(io, platform)), ...codex];
   io.writeStdout(
     options.json
       ? renderDoctorJson(results, VERSION)

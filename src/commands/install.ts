@@ -8,7 +8,7 @@
 import { dirname, join, normalize, resolvePath } from "../shared/paths.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseOptions, parseSeconds } from "../shared/command_options.ts";
-import { InputError } from "../shared/errors.ts";
+import { InputError, UsageError } from "../shared/errors.ts";
 import { readRegularText } from "../shared/regular_file.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import {
@@ -37,6 +37,7 @@ import {
 import { type InstallFacts, installNotes } from "../install/install_notes.ts";
 import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
 import { describePlugin } from "../claude_settings/plugin_records.ts";
+import { installForCodex } from "../install/codex_install.ts";
 
 /** The scope used without `--scope`: the command holds a path on this machine. */
 export const DEFAULT_SCOPE: Scope = "local";
@@ -51,6 +52,7 @@ export const help: string =
 Usage:
   stall-watch install [--scope local|project|user] [--subagents] [--watch]
                       [--statusline] [--timeout S] [--dry-run]
+  stall-watch install --codex [--user] [--timeout S] [--dry-run]
 
 Adds a Stop handler that starts this stall-watch by its absolute path
 (from source: "deno run" with the release permissions and main.ts), with
@@ -95,6 +97,15 @@ from your home folder (where ./.claude is ~/.claude):
 When stall-watch already runs here as a Claude Code plugin, install
 refuses (each stall would be nudged twice) and says how to go on.
 
+For OpenAI's Codex CLI, --codex writes the Stop hook
+"/abs/path/stall-watch codex-stop" into .codex/hooks.json (--user: the
+user's, $CODEX_HOME/hooks.json, ~/.codex by default; run it from your home
+folder), keeping everything else in the file, then trusts it through
+"codex app-server": Codex skips an untrusted hook without a word, and a
+project's .codex/ only loads in a project Codex trusts. Without codex on
+the PATH it says how to trust the hook (/hooks in codex). In this release
+codex-stop allows every stop: it detects nothing yet.
+
 Exit codes: 0 done (or nothing to change), 1 file refused, not writable
 from here, or the plugin already runs here, 64 usage error. Then check
 with: stall-watch doctor
@@ -115,7 +126,10 @@ export async function run(
     statusline: "flag",
     timeout: "value",
     "dry-run": "flag",
+    codex: "flag",
+    user: "flag",
   });
+  if (options.codex || options.user) return await runCodex(options, io);
   const scope = typeof options.scope === "string"
     ? parseScope(options.scope)
     : DEFAULT_SCOPE;
@@ -164,6 +178,31 @@ export async function run(
   });
   for (const note of notes) io.writeStderr(`stall-watch: note: ${note}\n`);
   return result.exitCode;
+}
+
+/** `install --codex`: Codex's `hooks.json` instead of Claude Code's settings. */
+function runCodex(
+  options: Record<string, string | true | undefined>,
+  io: CliIO,
+): Promise<number> {
+  if (!options.codex) {
+    throw new UsageError(
+      '"--user" goes with "--codex" (for Claude Code: --scope user)',
+    );
+  }
+  const other = ["scope", "subagents", "watch", "statusline"].find((name) =>
+    options[name] !== undefined
+  );
+  if (other !== undefined) {
+    throw new UsageError(`"--${other}" is for Claude Code, not "--codex"`);
+  }
+  return installForCodex(io, {
+    scope: options.user ? "user" : "project",
+    timeout: typeof options.timeout === "string"
+      ? parseSeconds("timeout", options.timeout, 1, MAX_TIMEOUT_SECONDS)
+      : null,
+    dryRun: options["dry-run"] === true,
+  });
 }
 
 /**

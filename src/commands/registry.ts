@@ -55,6 +55,11 @@ export const COMMANDS: readonly Command[] = [
     load: () => loadCommand("watch"),
   },
   {
+    name: "codex-stop",
+    summary: "the Stop hook for OpenAI's Codex CLI (install --codex)",
+    load: () => loadCommand("codex_stop"),
+  },
+  {
     name: "statusline",
     summary:
       "name a tool call running for minutes with no result (status line)",

@@ -28,6 +28,8 @@ import {
   updateSettings,
 } from "../claude_settings/settings_update.ts";
 import { DEFAULT_SCOPE } from "./install.ts";
+import { uninstallForCodex } from "../install/codex_install.ts";
+import { UsageError } from "../shared/errors.ts";
 
 /** The `help uninstall` text. */
 export const help: string =
@@ -35,6 +37,7 @@ export const help: string =
 
 Usage:
   stall-watch uninstall [--scope local|project|user] [--dry-run]
+  stall-watch uninstall --codex [--user] [--dry-run]
 
 Removes every stall-watch handler (Stop, SubagentStop, and the PostToolUse
 and PostToolUseFailure "watch" handlers) from one settings file, plus the
@@ -46,6 +49,9 @@ first.
   --scope project  .claude/settings.json
   --scope user     ~/.claude/settings.json (run from your home folder)
   --dry-run        print the change as a diff and write nothing
+
+With --codex, removes stall-watch's Codex Stop hook from .codex/hooks.json
+(--user: $CODEX_HOME/hooks.json) instead, and nothing else.
 
 Afterwards it lists the other settings files that still register
 stall-watch. Exit codes: 0 done (or nothing to remove), 1 file refused or
@@ -63,7 +69,20 @@ export async function run(
   const options = parseOptions("uninstall", args, {
     scope: "value",
     "dry-run": "flag",
+    codex: "flag",
+    user: "flag",
   });
+  if (options.codex || options.user) {
+    if (!options.codex || options.scope !== undefined) {
+      throw new UsageError(
+        '"--user" goes with "--codex", "--scope" with Claude Code',
+      );
+    }
+    return await uninstallForCodex(io, {
+      scope: options.user ? "user" : "project",
+      dryRun: options["dry-run"] === true,
+    });
+  }
   const scope = typeof options.scope === "string"
     ? parseScope(options.scope)
     : DEFAULT_SCOPE;

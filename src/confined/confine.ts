@@ -1,6 +1,7 @@
 /**
  * Confinement: every path stall-watch writes must resolve inside the
- * `.claude` folder of the directory the process started in.
+ * `.claude` folder of the directory the process started in (for OpenAI's
+ * Codex CLI, its `.codex` folder: the `rootName` of each function).
  *
  * The compiled binary's `--allow-write=.claude` already rejects other paths,
  * but Deno checks where a path *is*, not where a symlink inside `.claude`
@@ -24,8 +25,17 @@ export { isInside };
 import { StallWatchError } from "../shared/errors.ts";
 import { ExitCode } from "../shared/errors.ts";
 
-/** The name of the only folder stall-watch writes to. */
+/** The name of the folder stall-watch writes to for Claude Code. */
 export const CLAUDE_DIR = ".claude";
+
+/** The name of the folder stall-watch writes to for OpenAI's Codex CLI. */
+export const CODEX_DIR = ".codex";
+
+/**
+ * The folders a write may be confined to, in the start directory: Claude
+ * Code's (the default everywhere) or Codex's.
+ */
+export type ConfinedRoot = typeof CLAUDE_DIR | typeof CODEX_DIR;
 
 /** A path that would write outside `.claude` (exit 1 from commands). */
 export class ConfinementError extends StallWatchError {
@@ -36,9 +46,12 @@ export class ConfinementError extends StallWatchError {
   }
 }
 
-/** The absolute `.claude` folder for a start directory. */
-export function claudeRoot(cwd: string): string {
-  return resolvePath(cwd, CLAUDE_DIR);
+/** The absolute `.claude` (or `root`) folder for a start directory. */
+export function claudeRoot(
+  cwd: string,
+  root: ConfinedRoot = CLAUDE_DIR,
+): string {
+  return resolvePath(cwd, root);
 }
 
 /**
@@ -47,8 +60,13 @@ export function claudeRoot(cwd: string): string {
  *
  * @throws {ConfinementError} For paths elsewhere, including `..` escapes.
  */
-export function confinedPath(cwd: string, path: string, what: string): string {
-  const root = claudeRoot(cwd);
+export function confinedPath(
+  cwd: string,
+  path: string,
+  what: string,
+  rootName: ConfinedRoot = CLAUDE_DIR,
+): string {
+  const root = claudeRoot(cwd, rootName);
   const absolute = resolvePath(cwd, path);
   if (!isInside(root, absolute)) {
     throw new ConfinementError(
@@ -84,9 +102,10 @@ export function ensureConfinedDir(
   cwd: string,
   dir: string,
   what: string,
+  rootName: ConfinedRoot = CLAUDE_DIR,
 ): ConfinedDir {
-  const target = confinedPath(cwd, dir, what);
-  const root = claudeRoot(cwd);
+  const target = confinedPath(cwd, dir, what, rootName);
+  const root = claudeRoot(cwd, rootName);
   const steps = stepsBelow(root, target) ?? [];
   // The identity of each folder as checked, for recheckConfinedDir().
   const chain = [ensureRoot(cwd, root, what, dir)];
@@ -171,15 +190,16 @@ export function existingConfinedDir(
   cwd: string,
   dir: string,
   what: string,
+  rootName: ConfinedRoot = CLAUDE_DIR,
 ): ConfinedDir | null {
-  const target = confinedPath(cwd, dir, what);
-  const root = claudeRoot(cwd);
+  const target = confinedPath(cwd, dir, what, rootName);
+  const root = claudeRoot(cwd, rootName);
   let current = root;
   for (const step of [null, ...(stepsBelow(root, target) ?? [])]) {
     if (step !== null) current = joinPath(NATIVE, current, step);
     if (lstatOrNull(current) === null) return null;
   }
-  return ensureConfinedDir(cwd, dir, what);
+  return ensureConfinedDir(cwd, dir, what, rootName);
 }
 
 /**

@@ -116,10 +116,13 @@ export function assertPlainOrMissing(path: string, what: string): void {
   if (info !== null) assertPlainFile(path, info, what);
 }
 
-/** The `.claude` folder a path lies in, for messages. */
+/** The `.claude` (or `.codex`) folder a path lies in, for messages. */
 function claudeRootOf(path: string): string {
-  const at = path.lastIndexOf(`${NATIVE.sep}.claude`);
-  return at < 0 ? path : path.slice(0, at + ".claude".length + 1);
+  for (const root of [".claude", ".codex"]) {
+    const at = path.lastIndexOf(`${NATIVE.sep}${root}`);
+    if (at >= 0) return path.slice(0, at + root.length + 1);
+  }
+  return path;
 }
 
 /** Whether an open handle is the plain file `lstat` saw (device and inode). */

@@ -389,7 +389,12 @@ function timeoutFor(
   return request.timeout ?? valid ?? DEFAULT_HOOK_TIMEOUT;
 }
 
-function addHandler(
+/**
+ * Appends a group holding `handler` under `hooks.<event>` (creating what
+ * is missing). Shared with the Codex registration (`codex_registration.ts`:
+ * its `hooks.json` has this shape).
+ */
+export function addHandler(
   editor: JsonEditor,
   event: HookEvent,
   handler: Record<string, unknown>,
@@ -405,7 +410,7 @@ function addHandler(
 }
 
 /** Brings one handler in line with `desired`; returns the keys changed. */
-function updateHandler(
+export function updateHandler(
   editor: JsonEditor,
   own: OwnHandler,
   desired: Record<string, unknown>,
@@ -435,7 +440,7 @@ function updateHandler(
  * when the command moved (other keys listed after it), else
  * `updated timeout 30 -> 45 of <command>`.
  */
-function describeUpdate(
+export function describeUpdate(
   old: Readonly<Record<string, unknown>>,
   desired: Readonly<Record<string, unknown>>,
   keys: readonly string[],
@@ -454,7 +459,10 @@ function describeUpdate(
   return `updated ${others.join(", ")} of ${after}`;
 }
 
-function removeHandler(editor: JsonEditor, own: OwnHandler): void {
+/**
+ * Removes one handler, and the group and event list it leaves empty.
+ */
+export function removeHandler(editor: JsonEditor, own: OwnHandler): void {
   const settings = JSON.parse(editor.text) as {
     hooks: Record<string, { hooks: unknown[] }[]>;
   };

@@ -1,0 +1,311 @@
+/**
+ * A short conversation with `codex app-server`: Codex's JSON-RPC server on
+ * stdio (one JSON object per line, requests `{"id", "method", "params"}`,
+ * answers `{"id", "result"}` or `{"id", "error"}`, notifications without
+ * an id). stall-watch uses it for what only Codex knows: which hooks it
+ * would run and whether each is trusted (`hooks/list`), and to trust the
+ * one it installed (`config/batchWrite` of `hooks.state`), since Codex
+ * skips an untrusted hook without a word.
+ *
+ * Every conversation has a deadline; the server is stopped when it ends,
+ * however it ends. Starting a program needs `--allow-run`, which the
+ * release binary does not have: that, and a `codex` missing from the
+ * PATH, are reported as such ({@link AppServerUnavailable}), never thrown
+ * at the user as a stack trace.
+ *
+ * @module
+ */
+
+import { isPlainObject } from "../shared/plain_object.ts";
+
+/** How to start the server. */
+export interface AppServerOptions {
+  /** The `codex` program (default: `codex` found on the environment's PATH). */
+  program?: string;
+  /** The folder it starts in. */
+  cwd: string;
+  /** Its whole environment (`CODEX_HOME`, `HOME`, `PATH`...). */
+  env: Readonly<Record<string, string>>;
+  /** Milliseconds the whole conversation may take. */
+  timeoutMs: number;
+}
+
+/** Why no conversation could be had. */
+export interface AppServerUnavailable {
+  unavailable: "absent" | "not_permitted" | "failed";
+  /** One line saying why. */
+  why: string;
+}
+
+/** A notification the server sent (a config warning, a status). */
+export interface AppServerNotification {
+  method: string;
+  params: unknown;
+}
+
+/** An open conversation. */
+export interface AppServerClient {
+  /** Sends a request and waits for its answer's `result`. */
+  request(method: string, params: unknown): Promise<unknown>;
+  /** Every notification received so far. */
+  readonly notifications: readonly AppServerNotification[];
+}
+
+/** An error answer, a broken line, the deadline: one line each. */
+export class AppServerError extends Error {
+  /** @param message One line. */
+  constructor(message: string) {
+    super(message);
+    this.name = "AppServerError";
+  }
+}
+
+/** The longest line read from the server; longer ones end the conversation. */
+const MAX_LINE_CHARS = 8 * 1024 * 1024;
+
+/** The client name Codex records for this conversation. */
+const CLIENT_INFO = { name: "stall-watch", title: "stall-watch" };
+
+/**
+ * Starts `codex app-server`, initializes it, runs `fn` with the client,
+ * then stops the server.
+ *
+ * @returns `fn`'s value, or why the server could not be started.
+ * @throws {AppServerError} When the server answers with an error, sends
+ * something that is not JSON, or the deadline passes.
+ */
+export async function withCodexAppServer<T>(
+  options: AppServerOptions,
+  version: string,
+  fn: (client: AppServerClient) => Promise<T>,
+): Promise<T | AppServerUnavailable> {
+  const program = options.program ?? findOnPath("codex", options.env);
+  if (program === null) {
+    return { unavailable: "absent", why: "codex is not on the PATH" };
+  }
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(program, {
+      args: ["app-server"],
+      cwd: options.cwd,
+      clearEnv: true,
+      env: { ...options.env },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+  } catch (error) {
+    return unavailable(program, error);
+  }
+  const conversation = new Conversation(child);
+  const deadline = new Promise<never>((_, reject) => {
+    conversation.timer = setTimeout(
+      () =>
+        reject(
+          new AppServerError(
+            `codex app-server did not answer within ${
+              Math.round(options.timeoutMs / 1000)
+            } s`,
+          ),
+        ),
+      options.timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([
+      (async () => {
+        await conversation.request("initialize", {
+          clientInfo: { ...CLIENT_INFO, version },
+        });
+        await conversation.notify("initialized");
+        return await fn(conversation);
+      })(),
+      deadline,
+    ]);
+  } finally {
+    await conversation.close();
+  }
+}
+
+/**
+ * The first `name` on the environment's PATH that is a file (`name.exe`,
+ * `name.cmd` too on Windows), or null. Requires `--allow-read`.
+ */
+export function findOnPath(
+  name: string,
+  env: Readonly<Record<string, string>>,
+): string | null {
+  const windows = Deno.build.os === "windows";
+  const path = env.PATH ?? env.Path ?? "";
+  const names = windows ? [`${name}.exe`, `${name}.cmd`, name] : [name];
+  for (const dir of path.split(windows ? ";" : ":")) {
+    if (dir === "") continue;
+    for (const file of names) {
+      const candidate = `${dir}${windows ? "\\" : "/"}${file}`;
+      try {
+        if (Deno.statSync(candidate).isFile) return candidate;
+      } catch { /* not here */ }
+    }
+  }
+  return null;
+}
+
+function unavailable(program: string, error: unknown): AppServerUnavailable {
+  if (error instanceof Deno.errors.NotFound) {
+    return {
+      unavailable: "absent",
+      why: `${program} is not on the PATH`,
+    };
+  }
+  if (
+    error instanceof Deno.errors.NotCapable ||
+    error instanceof Deno.errors.PermissionDenied
+  ) {
+    return {
+      unavailable: "not_permitted",
+      why:
+        `stall-watch may not start ${program} here (no permission to run programs)`,
+    };
+  }
+  return {
+    unavailable: "failed",
+    why: `cannot start ${program}: ${
+      error instanceof Error ? error.message.split("\n")[0] : String(error)
+    }`,
+  };
+}
+
+/** Whether a value is {@link AppServerUnavailable}. */
+export function isUnavailable(value: unknown): value is AppServerUnavailable {
+  return isPlainObject(value) && typeof value.unavailable === "string" &&
+    typeof value.why === "string";
+}
+
+/** One running server: writes requests, reads answers by id. */
+class Conversation implements AppServerClient {
+  timer: ReturnType<typeof setTimeout> | undefined;
+  readonly notifications: AppServerNotification[] = [];
+  #child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #pending = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >();
+  #nextId = 1;
+  #failure: Error | null = null;
+  #reading: Promise<void>;
+
+  constructor(child: Deno.ChildProcess) {
+    this.#child = child;
+    this.#writer = child.stdin.getWriter();
+    this.#reading = this.#read();
+  }
+
+  async request(method: string, params: unknown): Promise<unknown> {
+    if (this.#failure) throw this.#failure;
+    const id = this.#nextId++;
+    const answer = new Promise<unknown>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+    });
+    await this.#send({ id, method, params });
+    return await answer;
+  }
+
+  async notify(method: string): Promise<void> {
+    await this.#send({ method });
+  }
+
+  async #send(message: Record<string, unknown>): Promise<void> {
+    try {
+      await this.#writer.write(
+        new TextEncoder().encode(JSON.stringify(message) + "\n"),
+      );
+    } catch {
+      throw this.#fail(
+        new AppServerError("codex app-server stopped reading its input"),
+      );
+    }
+  }
+
+  async #read(): Promise<void> {
+    let buffer = "";
+    try {
+      for await (
+        const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())
+      ) {
+        buffer += chunk;
+        for (
+          let nl = buffer.indexOf("\n");
+          nl >= 0;
+          nl = buffer.indexOf("\n")
+        ) {
+          this.#handle(buffer.slice(0, nl));
+          buffer = buffer.slice(nl + 1);
+        }
+        if (buffer.length > MAX_LINE_CHARS) {
+          throw new AppServerError("codex app-server sent an endless line");
+        }
+      }
+      this.#fail(new AppServerError("codex app-server ended the conversation"));
+    } catch (error) {
+      this.#fail(
+        error instanceof AppServerError
+          ? error
+          : new AppServerError(`codex app-server: ${String(error)}`),
+      );
+    }
+  }
+
+  #handle(line: string): void {
+    if (line.trim() === "") return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      throw new AppServerError("codex app-server sent a line that is not JSON");
+    }
+    if (!isPlainObject(message)) return;
+    const { id, method } = message;
+    if (typeof method === "string") {
+      // A notification, or a request of the server's (left unanswered).
+      if (id === undefined && this.notifications.length < 100) {
+        this.notifications.push({ method, params: message.params });
+      }
+      return;
+    }
+    if (typeof id !== "number") return;
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    if (isPlainObject(message.error)) {
+      const text = typeof message.error.message === "string"
+        ? message.error.message.split("\n")[0]
+        : "an error";
+      pending.reject(new AppServerError(`codex app-server: ${text}`));
+    } else {
+      pending.resolve(message.result);
+    }
+  }
+
+  #fail(error: Error): Error {
+    this.#failure ??= error;
+    for (const pending of this.#pending.values()) pending.reject(this.#failure);
+    this.#pending.clear();
+    return this.#failure;
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    this.#fail(new AppServerError("the conversation is over"));
+    await this.#writer.close().catch(() => {});
+    // It exits once its input ends; a server that lingers is stopped.
+    const stop = setTimeout(() => {
+      try {
+        this.#child.kill("SIGKILL");
+      } catch { /* gone */ }
+    }, 2_000);
+    await this.#child.status;
+    clearTimeout(stop);
+    await this.#reading;
+  }
+}

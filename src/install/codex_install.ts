@@ -1,0 +1,188 @@
+/**
+ * `stall-watch install --codex` and `uninstall --codex`: the Stop hook in
+ * Codex's `hooks.json` (the project's `.codex/hooks.json`, or with
+ * `--user` the user's `$CODEX_HOME/hooks.json`), written the way Claude
+ * Code's settings are (strict JSON kept, a backup first, a diff with
+ * `--dry-run`), then trusted through `codex app-server`, since Codex skips
+ * an untrusted hook without a word. When Codex cannot be asked (not on the
+ * PATH, or stall-watch may not start programs), install says exactly how
+ * to trust the hook instead.
+ *
+ * @module
+ */
+
+import type { CliIO } from "../shared/cli_io.ts";
+import { CODEX_DIR } from "../confined/confine.ts";
+import {
+  displayPath,
+  type UpdateResult,
+  updateSettings,
+} from "../claude_settings/settings_update.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
+import { VERSION } from "../shared/version.ts";
+import { isUnavailable, withCodexAppServer } from "./codex_app_server.ts";
+import {
+  codexHooksPath,
+  type CodexScope,
+  planCodexInstall,
+  planCodexUninstall,
+} from "./codex_registration.ts";
+import {
+  type HookListing,
+  listCodexHooks,
+  ownListedHooks,
+  projectIgnored,
+  trustCodexHooks,
+} from "./codex_trust.ts";
+import { knownPathsOf, platformOf, selfInvocation } from "./hook_command.ts";
+
+/** How long install and doctor wait for `codex app-server`. */
+export const APP_SERVER_TIMEOUT_MS = 30_000;
+
+/** What `install --codex` is asked. */
+export interface CodexInstallOptions {
+  scope: CodexScope;
+  /** `--timeout`, or `null` to keep the registered one or default. */
+  timeout: number | null;
+  dryRun: boolean;
+  /** The `codex` program (tests); default: `codex` on the PATH. */
+  codexProgram?: string;
+}
+
+/** The command a user types to do it again (in messages). */
+function againCommand(command: string, scope: CodexScope): string {
+  return `stall-watch ${command} --codex${scope === "user" ? " --user" : ""}`;
+}
+
+/**
+ * Writes the Codex Stop hook, then has Codex trust it. Requires
+ * `--allow-read`, `--allow-env`, write access to `.codex` (none with
+ * `--dry-run`) and, for the trust, `--allow-run` (without it, install says
+ * how to trust the hook by hand).
+ *
+ * @returns The exit code: 0 written (or nothing to change), 1 refused.
+ */
+export async function installForCodex(
+  io: CliIO,
+  options: CodexInstallOptions,
+): Promise<number> {
+  const platform = platformOf(Deno.build.os);
+  const invocation = selfInvocation(io.execPath, io.mainModule, platform);
+  const knownPaths = knownPathsOf(invocation);
+  const path = codexHooksPath(options.scope, io.env, io.cwd);
+  const result: UpdateResult = await updateSettings(io, {
+    command: "install",
+    scope: options.scope,
+    path,
+    dryRun: options.dryRun,
+    root: CODEX_DIR,
+    again: againCommand("install", options.scope),
+  }, (text, name) =>
+    planCodexInstall(text, name, {
+      invocation,
+      platform,
+      knownPaths,
+      timeout: options.timeout,
+    }));
+  if (options.dryRun) return result.exitCode;
+  await trustInstalledHook(io, options, path, knownPaths);
+  io.writeStdout("Check the set-up with: stall-watch doctor --codex\n");
+  return result.exitCode;
+}
+
+/** Asks Codex to trust the hook just written, and says how it went. */
+async function trustInstalledHook(
+  io: CliIO,
+  options: CodexInstallOptions,
+  path: string,
+  knownPaths: readonly string[],
+): Promise<void> {
+  const file = displayPath(io.cwd, path);
+  const byHand = `open codex in ${
+    escapeTerminal(io.cwd)
+  }, type /hooks and trust the stall-watch Stop hook (or run "${
+    againCommand("install", options.scope)
+  }" where codex is on the PATH)`;
+  let outcome: HookListing | null = null;
+  const answer = await withCodexAppServer(
+    {
+      ...(options.codexProgram ? { program: options.codexProgram } : {}),
+      cwd: io.cwd,
+      env: io.env,
+      timeoutMs: APP_SERVER_TIMEOUT_MS,
+    },
+    VERSION,
+    async (client) => {
+      const listing = await listCodexHooks(client, io.cwd);
+      const own = ownListedHooks(listing, knownPaths, path);
+      const untrusted = own.filter((h) =>
+        h.trustStatus === "untrusted" || h.trustStatus === "modified"
+      );
+      await trustCodexHooks(client, untrusted);
+      outcome = untrusted.length > 0
+        ? await listCodexHooks(client, io.cwd)
+        : listing;
+      return outcome;
+    },
+  ).catch((error: unknown) => ({
+    unavailable: "failed" as const,
+    why: error instanceof Error ? error.message : String(error),
+  }));
+  if (isUnavailable(answer)) {
+    io.writeStderr(
+      `stall-watch: warning: ${
+        escapeTerminal(answer.why)
+      }: the hook in ${file} is not trusted yet, and Codex skips an untrusted hook without a word; to trust it, ${byHand}\n`,
+    );
+    return;
+  }
+  const own = ownListedHooks(answer, knownPaths, path);
+  if (own.length === 0) {
+    const why = options.scope === "project" && projectIgnored(answer, io.cwd)
+      ? `Codex reads ${file} only in a trusted project, and ${
+        escapeTerminal(io.cwd)
+      } is not trusted`
+      : `Codex does not list the hook in ${file}`;
+    io.writeStderr(
+      `stall-watch: warning: ${why}: trust the project (start codex there and accept, or run it once with --trust), then run "${
+        againCommand("install", options.scope)
+      }" again to trust the hook\n`,
+    );
+    return;
+  }
+  const notTrusted = own.filter((h) => h.trustStatus !== "trusted");
+  if (notTrusted.length > 0) {
+    io.writeStderr(
+      `stall-watch: warning: Codex still lists the hook as ${
+        escapeTerminal(notTrusted[0]?.trustStatus ?? "")
+      }: ${byHand}\n`,
+    );
+    return;
+  }
+  io.writeStdout(`Trusted in Codex: the Stop hook in ${file}\n`);
+}
+
+/**
+ * Removes stall-watch's Codex Stop hook from one `hooks.json`. Requires
+ * `--allow-read`, `--allow-env`, and write access to `.codex` (none with
+ * `--dry-run`). Its trust record in Codex's `config.toml` stays; it trusts
+ * nothing once the hook is gone.
+ */
+export async function uninstallForCodex(
+  io: CliIO,
+  options: Pick<CodexInstallOptions, "scope" | "dryRun">,
+): Promise<number> {
+  const platform = platformOf(Deno.build.os);
+  const invocation = selfInvocation(io.execPath, io.mainModule, platform);
+  const knownPaths = knownPathsOf(invocation);
+  const path = codexHooksPath(options.scope, io.env, io.cwd);
+  const result = await updateSettings(io, {
+    command: "uninstall",
+    scope: options.scope,
+    path,
+    dryRun: options.dryRun,
+    root: CODEX_DIR,
+    again: againCommand("uninstall", options.scope),
+  }, (text, name) => planCodexUninstall(text, name, knownPaths));
+  return result.exitCode;
+}

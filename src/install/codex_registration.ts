@@ -1,0 +1,203 @@
+/**
+ * The Stop hook stall-watch registers for OpenAI's Codex CLI, in Codex's
+ * `hooks.json` (the project's `.codex/hooks.json`, or the user's
+ * `$CODEX_HOME/hooks.json`), and how it recognises it there again.
+ *
+ * Codex reads Claude Code's hook format (`{"hooks": {"Stop": [{"hooks":
+ * [handler]}]}}`), so the edits are Claude Code's (`hook_registration.ts`);
+ * what differs is the handler. Codex runs a hook's command with a shell
+ * in the session's working directory and sets no `CLAUDE_PROJECT_DIR`, so
+ * the handler is the program alone, with the subcommand `codex-stop` that
+ * tells stall-watch the payload is Codex's: `/abs/stall-watch codex-stop`
+ * (from source, `deno run ... /abs/main.ts codex-stop`).
+ *
+ * Pure: text in, text out.
+ *
+ * @module
+ */
+
+import { isPlainObject } from "../shared/plain_object.ts";
+import { shellQuote } from "../shared/shell_quote.ts";
+import { join } from "../shared/paths.ts";
+import { codexHome } from "../codex/rollout_files.ts";
+import type { SettingsEdit } from "../claude_settings/settings_update.ts";
+import {
+  jsonEditor,
+  parseSettingsText,
+  SettingsFileError,
+} from "../claude_settings/settings_json.ts";
+import {
+  DEFAULT_HOOK_TIMEOUT,
+  describeCommand,
+  type Invocation,
+  ownCommandArgs,
+  parseHandlerCommand,
+  type Platform,
+} from "./hook_command.ts";
+import {
+  addHandler,
+  describeUpdate,
+  hooksShapeProblems,
+  type OwnHandler,
+  removeHandler,
+  updateHandler,
+} from "./hook_registration.ts";
+
+/** The subcommand Codex's Stop hook runs: the payload is Codex's. */
+export const CODEX_STOP_COMMAND = "codex-stop";
+
+/** Which `hooks.json` a Codex install writes. */
+export type CodexScope = "project" | "user";
+
+/**
+ * The `hooks.json` of a scope: the project's `<cwd>/.codex/hooks.json`, or
+ * the user's `$CODEX_HOME/hooks.json` (`~/.codex/hooks.json`).
+ *
+ * @throws {InputError} For `user` when no variable names a home.
+ */
+export function codexHooksPath(
+  scope: CodexScope,
+  env: Readonly<Record<string, string>>,
+  cwd: string,
+): string {
+  return scope === "project"
+    ? join(cwd, ".codex", "hooks.json")
+    : join(codexHome(env), "hooks.json");
+}
+
+/**
+ * The Stop handler for Codex: the program and `codex-stop`, shell-quoted
+ * (forward slashes on Windows), with an explicit timeout.
+ */
+export function buildCodexHandler(
+  invocation: Invocation,
+  options: { timeout: number; platform: Platform },
+): Record<string, unknown> {
+  const words = [invocation.program, ...invocation.args, CODEX_STOP_COMMAND];
+  return {
+    type: "command",
+    command: words.map((word) =>
+      options.platform === "windows" ? windowsQuote(word) : shellQuote(word)
+    ).join(" "),
+    timeout: options.timeout,
+  };
+}
+
+/** Quotes a word for Windows command lines (no `'` quoting there). */
+function windowsQuote(word: string): string {
+  return /^[\w./:=-]+$/.test(word) ? word : `"${word.replaceAll('"', '\\"')}"`;
+}
+
+/**
+ * stall-watch's Codex Stop handlers in a parsed `hooks.json`: command
+ * handlers under `Stop` that run this stall-watch alone with exactly
+ * `codex-stop` (see `ownCommandArgs`).
+ */
+export function findOwnCodexHandlers(
+  settings: Readonly<Record<string, unknown>>,
+  knownPaths: readonly string[],
+): OwnHandler[] {
+  const found: OwnHandler[] = [];
+  const hooks = settings.hooks;
+  if (!isPlainObject(hooks) || !Array.isArray(hooks.Stop)) return found;
+  for (const [g, group] of hooks.Stop.entries()) {
+    if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
+    for (const [index, handler] of group.hooks.entries()) {
+      if (!isPlainObject(handler) || handler.type !== "command") continue;
+      const parsed = parseHandlerCommand(handler);
+      const args = parsed && ownCommandArgs(parsed, knownPaths);
+      if (args?.length !== 1 || args[0] !== CODEX_STOP_COMMAND) continue;
+      found.push({
+        event: "Stop",
+        group: g,
+        index,
+        handler,
+        groupKeys: Object.keys(group).filter((k) => k !== "hooks"),
+        args,
+      });
+    }
+  }
+  return found;
+}
+
+/** What a Codex install registers. */
+export interface CodexInstallRequest {
+  invocation: Invocation;
+  platform: Platform;
+  /** Paths that identify this stall-watch in existing handlers. */
+  knownPaths: readonly string[];
+  /** `--timeout`, or `null` to keep the registered one or default. */
+  timeout: number | null;
+}
+
+/**
+ * Plans a Codex install: adds the Stop handler when there is none, brings
+ * an existing one in line (command, timeout), removes duplicates. Every
+ * other hook and key of the file stays as it is.
+ *
+ * @throws {SettingsFileError} When the file is not strict JSON, or its
+ * `hooks` is shaped wrong.
+ */
+export function planCodexInstall(
+  text: string,
+  name: string,
+  request: CodexInstallRequest,
+): SettingsEdit {
+  const settings = parseSettingsText(text, name);
+  const [problem] = hooksShapeProblems(settings);
+  if (problem !== undefined) {
+    throw new SettingsFileError(`${name} has ${problem}; fix it by hand first`);
+  }
+  const [first, ...duplicates] = findOwnCodexHandlers(
+    settings,
+    request.knownPaths,
+  );
+  const current = first?.handler.timeout;
+  const desired = buildCodexHandler(request.invocation, {
+    timeout: request.timeout ??
+      (typeof current === "number" && Number.isFinite(current) && current > 0
+        ? current
+        : DEFAULT_HOOK_TIMEOUT),
+    platform: request.platform,
+  });
+  const editor = jsonEditor(text);
+  const changes: string[] = [];
+  if (first === undefined) {
+    addHandler(editor, "Stop", desired);
+    changes.push(`Stop: added ${describeCommand(desired)}`);
+  } else {
+    const updated = updateHandler(editor, first, desired);
+    if (updated.length > 0) {
+      changes.push(`Stop: ${describeUpdate(first.handler, desired, updated)}`);
+    }
+    for (const duplicate of duplicates.reverse()) {
+      removeHandler(editor, duplicate);
+      changes.push(
+        `Stop: removed duplicate ${describeCommand(duplicate.handler)}`,
+      );
+    }
+  }
+  return { text: changes.length > 0 ? editor.text : text, changes };
+}
+
+/**
+ * Plans a Codex uninstall: removes stall-watch's Codex Stop handlers and
+ * the groups and lists this empties; nothing else.
+ *
+ * @throws {SettingsFileError} When the file is not strict JSON.
+ */
+export function planCodexUninstall(
+  text: string,
+  name: string,
+  knownPaths: readonly string[],
+): SettingsEdit {
+  const own = findOwnCodexHandlers(parseSettingsText(text, name), knownPaths);
+  const editor = jsonEditor(text);
+  const changes: string[] = [];
+  for (const handler of [...own].reverse()) {
+    removeHandler(editor, handler);
+    changes.push(`Stop: removed ${describeCommand(handler.handler)}`);
+  }
+  changes.reverse();
+  return { text: changes.length > 0 ? editor.text : text, changes };
+}
