@@ -12,7 +12,8 @@
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
-import { CODEX_DIR } from "../confined/confine.ts";
+import { claudeRoot, CODEX_DIR } from "../confined/confine.ts";
+import { InputError } from "../shared/errors.ts";
 import {
   displayPath,
   type UpdateResult,
@@ -49,6 +50,21 @@ export interface CodexInstallOptions {
   codexProgram?: string;
 }
 
+/**
+ * Refuses, in one line, when this process may not write `./.codex`: a
+ * stall-watch whose baked-in permissions cover `.claude` only.
+ *
+ * @throws {InputError} Saying so.
+ */
+function assertMayWriteCodexDir(cwd: string, command: string): void {
+  const path = claudeRoot(cwd, CODEX_DIR);
+  const { state } = Deno.permissions.querySync({ name: "write", path });
+  if (state === "granted") return;
+  throw new InputError(
+    `Cannot ${command} for Codex: this stall-watch may not write ${path} (its permissions allow .claude only); use a stall-watch whose permissions include .codex`,
+  );
+}
+
 /** The command a user types to do it again (in messages). */
 function againCommand(command: string, scope: CodexScope): string {
   return `stall-watch ${command} --codex${scope === "user" ? " --user" : ""}`;
@@ -70,6 +86,7 @@ export async function installForCodex(
   const invocation = selfInvocation(io.execPath, io.mainModule, platform);
   const knownPaths = knownPathsOf(invocation);
   const path = codexHooksPath(options.scope, io.env, io.cwd);
+  if (!options.dryRun) assertMayWriteCodexDir(io.cwd, "install");
   const result: UpdateResult = await updateSettings(io, {
     command: "install",
     scope: options.scope,
@@ -176,6 +193,7 @@ export async function uninstallForCodex(
   const invocation = selfInvocation(io.execPath, io.mainModule, platform);
   const knownPaths = knownPathsOf(invocation);
   const path = codexHooksPath(options.scope, io.env, io.cwd);
+  if (!options.dryRun) assertMayWriteCodexDir(io.cwd, "uninstall");
   const result = await updateSettings(io, {
     command: "uninstall",
     scope: options.scope,
