@@ -18,6 +18,8 @@ import {
   sniffTranscript,
   type TranscriptFile,
 } from "../transcript/transcript_files.ts";
+import { isRolloutFile } from "../codex/rollout_files.ts";
+import { readRolloutVerdicts } from "../detection/codex_turns.ts";
 
 /** A turn that ended in a stall. */
 export interface StalledTurn {
@@ -141,7 +143,11 @@ export async function auditFile(
       return { ...audit, error: `not a transcript: ${notTranscript}` };
     }
     const history = { ...options, subagent: file.subagent };
-    for await (const turn of readHistoryVerdicts(handle, history)) {
+    // A Codex rollout (its first line is the session's session_meta).
+    const verdicts = isRolloutFile(handle)
+      ? readRolloutVerdicts(handle, options)
+      : readHistoryVerdicts(handle, history);
+    for await (const turn of verdicts) {
       audit.turns++;
       const { verdict } = turn;
       if (turn.overBudget) audit.unjudgedTurns++;

@@ -21,6 +21,7 @@ import {
   findTranscripts,
   type FoundTranscripts,
 } from "../transcript/transcript_files.ts";
+import { codexSessionsDir } from "../codex/rollout_files.ts";
 
 /** The `help audit` text. */
 export const help: string =
@@ -28,6 +29,7 @@ export const help: string =
 
 Usage:
   stall-watch audit [dir] [--since WHEN] [--json] [--jobs N]
+  stall-watch audit --codex [--since WHEN] [--json] [--jobs N]
 
 Reads every *.jsonl under dir, subagent transcripts included (default: the
 "projects" folder under each folder of $CLAUDE_CONFIG_DIR, which may list
@@ -41,6 +43,12 @@ one with no sign it ended is listed apart as unfinished (a hang, or a file
 captured mid-turn). A turn the user interrupted is not a stall, nor is a
 call the model moved on from, nor a turn that ended on a usage limit. dir
 may also be a single transcript.
+
+OpenAI Codex CLI rollouts (a first line of type session_meta) are read as
+Codex writes them, wherever they are: --codex audits
+$CODEX_HOME/sessions (~/.codex/sessions by default). A Codex turn runs from
+task_started to task_complete (ended) or turn_aborted (interrupted); one
+with neither that a later turn follows was cut short (unfinished).
 
   --since WHEN  only files modified at or after WHEN: a date (YYYY-MM-DD,
                 UTC), an ISO 8601 date-time such as 2026-03-01T09:00:00Z,
@@ -72,12 +80,20 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     json: "flag",
     since: "value",
     jobs: "value",
+    codex: "flag",
   }, 1);
+  if (options.codex && positionals[0] !== undefined) {
+    throw new UsageError(
+      `"--codex" audits Codex's sessions folder; name a folder without it`,
+    );
+  }
   const sinceMs = typeof options.since === "string"
     ? parseSince(options.since, io.now())
     : null;
   const roots = positionals[0] !== undefined
     ? [resolvePath(io.cwd, positionals[0])]
+    : options.codex
+    ? [resolvePath(io.cwd, codexSessionsDir(io.env))]
     : existingProjectsDirs(io);
   const startedAt = io.now();
   const found = findAllTranscripts(roots, sinceMs);

@@ -34,6 +34,11 @@ import {
 } from "../detection/history_turns.ts";
 import { formatCount } from "../shared/number_format.ts";
 import { openTranscript } from "../transcript/tail_scan.ts";
+import { isRolloutFile } from "../codex/rollout_files.ts";
+import {
+  judgeRolloutTurn,
+  readRolloutVerdicts,
+} from "../detection/codex_turns.ts";
 import { type Style, styleFor } from "../shared/term_style.ts";
 import { type Cell, renderTable } from "../shared/text_table.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
@@ -66,6 +71,11 @@ is refused with exit 1.
 
 A file named agent-*.jsonl is read as a subagent transcript; --subagent
 forces it (its sidechain entries then count).
+
+An OpenAI Codex CLI rollout (a first line of type session_meta) is read as
+Codex writes it: the current turn is the newest task_started (or the turn
+whose turn_id --prompt-id names), and --all-turns cuts turns at each
+task_started.
 
 --json prints one object:
   {"path", "subagent", "prompt_id", "verdict": "allow"|"block", "reason",
@@ -132,18 +142,23 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   }
   const file = openTranscript(absolute);
   if (!file) throw missing(path);
+  let rollout: boolean;
   try {
     refuseNonTranscript(path, file);
+    rollout = isRolloutFile(file);
   } finally {
     file.close();
   }
-  const detection = await detectStalls(
-    currentTurnInput(absolute, subagent, promptId),
-    { lagWaitMs: 0, sleep: io.sleep },
-  );
+  // A Codex rollout: its current turn (--prompt-id names a turn_id).
+  const detection = rollout
+    ? rolloutDetection(await judgeRolloutTurn(absolute, promptId))
+    : await detectStalls(
+      currentTurnInput(absolute, subagent, promptId),
+      { lagWaitMs: 0, sleep: io.sleep },
+    );
   if (detection.scan === null) throw missing(path);
   if (
-    promptId !== null &&
+    promptId !== null && !rollout &&
     !detection.scan.entries.some((e) => e.promptId === promptId)
   ) {
     // The hook meets this when the turn's entries are not written yet.
@@ -179,6 +194,20 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   return ExitCode.ok;
 }
 
+/** A rollout's judged turn in the shape the rest of `scan` reads. */
+function rolloutDetection(
+  verdict: Awaited<ReturnType<typeof judgeRolloutTurn>>,
+) {
+  return {
+    scan: verdict === null
+      ? null
+      : { entries: verdict.entries, budget: verdict.budget },
+    signatures: verdict?.signatures ?? [],
+    reason: verdict?.reason ?? "",
+    endedOnApiError: verdict?.endedOnApiError ?? false,
+  };
+}
+
 /** What detection reads of a Stop (or SubagentStop) payload for one file. */
 function currentTurnInput(
   path: string,
@@ -206,7 +235,10 @@ async function allTurns(
   try {
     refuseNonTranscript(path, file);
     const turns: HistoryVerdict[] = [];
-    for await (const turn of readHistoryVerdicts(file, { subagent })) {
+    const verdicts = isRolloutFile(file)
+      ? readRolloutVerdicts(file)
+      : readHistoryVerdicts(file, { subagent });
+    for await (const turn of verdicts) {
       turns.push(turn);
     }
     return turns;
