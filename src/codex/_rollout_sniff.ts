@@ -14,6 +14,7 @@
  */
 
 import type { Entry, LinePosition } from "../transcript/entry.ts";
+import { decodeJsonFragment } from "../transcript/tool_input.ts";
 import {
   INJECTED_USER_PREFIXES,
   type RolloutRecord,
@@ -68,16 +69,6 @@ const FIRST_TEXT = /"text":"((?:[^"\\]|\\.){0,200})/;
 const STAMPED_TURN =
   /"internal_chat_message_metadata_passthrough":\{"turn_id":"((?:[^"\\]|\\.){1,200})"/;
 
-/** Decodes a (possibly cut) JSON string body. */
-function unescape(fragment: string): string {
-  const whole = fragment.replace(/\\(u[0-9a-fA-F]{0,3})?$/, "");
-  try {
-    return JSON.parse(`"${whole}"`) as string;
-  } catch {
-    return whole;
-  }
-}
-
 /**
  * The record of a line too long to parse, from its first and last bytes,
  * or null when they do not show one. Such a line is never empty: a result
@@ -99,14 +90,14 @@ export function sniffRecord(
         : types.item === "task_complete"
         ? "turn_complete"
         : "turn_aborted",
-      turnId: turnId === undefined ? "" : unescape(turnId),
+      turnId: turnId === undefined ? "" : decodeJsonFragment(turnId),
       offset: at.offset,
       line: at.line,
     };
   }
   if (types.type !== "response_item") return null;
   const stamped = STAMPED_TURN.exec(tail)?.[1];
-  const turnId = stamped === undefined ? null : unescape(stamped);
+  const turnId = stamped === undefined ? null : decodeJsonFragment(stamped);
   const base = {
     offset: at.offset,
     line: at.line,
@@ -130,7 +121,7 @@ function sniffedEntry(
       // `call_id` follows the arguments: in the tail of a huge call.
       const id = CALL_ID.exec(head)?.[1] ?? CALL_ID.exec(tail)?.[1];
       if (id === undefined) return null;
-      const name = unescape(NAME.exec(head)?.[1] ?? "");
+      const name = decodeJsonFragment(NAME.exec(head)?.[1] ?? "");
       const namespace = NAMESPACE.exec(head)?.[1];
       return {
         kind: "assistant",
@@ -138,10 +129,10 @@ function sniffedEntry(
         messageId: null,
         texts: [],
         toolUses: [{
-          id: unescape(id),
+          id: decodeJsonFragment(id),
           name: namespace === undefined
             ? name
-            : `${unescape(namespace)}__${name}`,
+            : `${decodeJsonFragment(namespace)}__${name}`,
         }],
       };
     }
@@ -154,7 +145,7 @@ function sniffedEntry(
         kind: "results",
         ...base,
         results: [{
-          toolUseId: unescape(id),
+          toolUseId: decodeJsonFragment(id),
           empty: false,
           userStopped: false,
           snippet: "",
@@ -173,7 +164,8 @@ function sniffedEntry(
         };
       }
       if (role !== "user") return { kind: "note", ...base, source: "meta" };
-      const opening = unescape(FIRST_TEXT.exec(head)?.[1] ?? "").trimStart();
+      const opening = decodeJsonFragment(FIRST_TEXT.exec(head)?.[1] ?? "")
+        .trimStart();
       if (opening.startsWith("<turn_aborted>")) {
         return { kind: "interrupt", ...base };
       }

@@ -186,7 +186,10 @@ class Conversation implements AppServerClient {
   timer: ReturnType<typeof setTimeout> | undefined;
   readonly notifications: AppServerNotification[] = [];
   #child: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  /** Lines queued for the server's stdin (a stream piped into it). */
+  #input!: ReadableStreamDefaultController<Uint8Array>;
+  #piping: Promise<void>;
+  #inputClosed = false;
   #pending = new Map<
     number,
     { resolve: (value: unknown) => void; reject: (error: Error) => void }
@@ -197,7 +200,13 @@ class Conversation implements AppServerClient {
 
   constructor(child: Deno.ChildProcess) {
     this.#child = child;
-    this.#writer = child.stdin.getWriter();
+    this.#piping = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#input = controller;
+      },
+    }).pipeTo(child.stdin).catch(() => {
+      this.#inputClosed = true;
+    });
     this.#reading = this.#read();
   }
 
@@ -215,16 +224,16 @@ class Conversation implements AppServerClient {
     await this.#send({ method });
   }
 
-  async #send(message: Record<string, unknown>): Promise<void> {
-    try {
-      await this.#writer.write(
-        new TextEncoder().encode(JSON.stringify(message) + "\n"),
-      );
-    } catch {
+  #send(message: Record<string, unknown>): Promise<void> {
+    if (this.#inputClosed) {
       throw this.#fail(
         new AppServerError("codex app-server stopped reading its input"),
       );
     }
+    this.#input.enqueue(
+      new TextEncoder().encode(JSON.stringify(message) + "\n"),
+    );
+    return Promise.resolve();
   }
 
   async #read(): Promise<void> {
@@ -297,7 +306,10 @@ class Conversation implements AppServerClient {
   async close(): Promise<void> {
     clearTimeout(this.timer);
     this.#fail(new AppServerError("the conversation is over"));
-    await this.#writer.close().catch(() => {});
+    try {
+      this.#input.close();
+    } catch { /* closed already */ }
+    await this.#piping;
     // It exits once its input ends; a server that lingers is stopped.
     const stop = setTimeout(() => {
       try {

@@ -50,6 +50,18 @@ export interface CodexInstallOptions {
   codexProgram?: string;
 }
 
+/** This stall-watch, how it is recognised, and the `hooks.json` of `scope`. */
+function place(io: CliIO, scope: CodexScope) {
+  const platform = platformOf(Deno.build.os);
+  const invocation = selfInvocation(io.execPath, io.mainModule, platform);
+  return {
+    platform,
+    invocation,
+    knownPaths: knownPathsOf(invocation),
+    path: codexHooksPath(scope, io.env, io.cwd),
+  };
+}
+
 /**
  * Refuses, in one line, when this process may not write `./.codex`: a
  * stall-watch whose baked-in permissions cover `.claude` only.
@@ -82,10 +94,7 @@ export async function installForCodex(
   io: CliIO,
   options: CodexInstallOptions,
 ): Promise<number> {
-  const platform = platformOf(Deno.build.os);
-  const invocation = selfInvocation(io.execPath, io.mainModule, platform);
-  const knownPaths = knownPathsOf(invocation);
-  const path = codexHooksPath(options.scope, io.env, io.cwd);
+  const { platform, invocation, knownPaths, path } = place(io, options.scope);
   if (!options.dryRun) assertMayWriteCodexDir(io.cwd, "install");
   const result: UpdateResult = await updateSettings(io, {
     command: "install",
@@ -189,10 +198,7 @@ export async function uninstallForCodex(
   io: CliIO,
   options: Pick<CodexInstallOptions, "scope" | "dryRun">,
 ): Promise<number> {
-  const platform = platformOf(Deno.build.os);
-  const invocation = selfInvocation(io.execPath, io.mainModule, platform);
-  const knownPaths = knownPathsOf(invocation);
-  const path = codexHooksPath(options.scope, io.env, io.cwd);
+  const { knownPaths, path } = place(io, options.scope);
   if (!options.dryRun) assertMayWriteCodexDir(io.cwd, "uninstall");
   const result = await updateSettings(io, {
     command: "uninstall",

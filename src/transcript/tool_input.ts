@@ -95,7 +95,7 @@ export function summarizeRawToolInput(
 }
 
 /** Decodes the escapes of a (possibly cut) JSON string body. */
-function decodeJsonFragment(fragment: string): string {
+export function decodeJsonFragment(fragment: string): string {
   // A cut may split an escape: drop a trailing partial one.
   const whole = fragment.replace(/\\(u[0-9a-fA-F]{0,3})?$/, "");
   try {

@@ -142,7 +142,7 @@ let denoDirCache: string | undefined;
  * The Deno cache the test process uses, passed on so the hook needs neither
  * network nor a cold compile under the throw-away HOME.
  */
-async function denoDir(): Promise<string> {
+export async function denoDir(): Promise<string> {
   if (denoDirCache) return denoDirCache;
   const fromEnv = Deno.env.get("DENO_DIR");
   if (fromEnv) return denoDirCache = fromEnv;

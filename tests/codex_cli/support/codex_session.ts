@@ -33,11 +33,9 @@ import {
   EVENT_WAIT_MS,
   RUN_WAIT_MS,
 } from "../../claude_code/support/patience.ts";
+import { denoDir, shellQuote } from "../../claude_code/support/session.ts";
 
-/** Single-quotes a word for `sh`. */
-export function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
+export { shellQuote };
 
 const RELAY = fileURLToPath(new URL("./netns_relay.ts", import.meta.url));
 
@@ -325,23 +323,6 @@ async function listRollouts(dir: string): Promise<string[]> {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
   return found.sort();
-}
-
-let denoDirCache: string | undefined;
-
-/** The Deno cache the test process uses, for hooks run with `deno run`. */
-async function denoDir(): Promise<string> {
-  if (denoDirCache) return denoDirCache;
-  const fromEnv = Deno.env.get("DENO_DIR");
-  if (fromEnv) return denoDirCache = fromEnv;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json"],
-    stdout: "piped",
-    stderr: "null",
-    env: { NO_COLOR: "1" },
-  }).output();
-  return denoDirCache =
-    JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
 }
 
 /**
