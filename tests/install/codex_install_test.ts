@@ -415,3 +415,16 @@ Deno.test("under the release permission flags (writes to .claude only), install 
   });
   assert.deepEqual(stop, { code: 0, stdout: "", stderr: "" });
 });
+
+Deno.test("doctor without --codex adds the Codex lines only where a Codex hooks.json registers stall-watch", async () => {
+  const t = await setUp(false);
+  await using _ = t.project;
+  const before = io(t.proj, t.env);
+  await main(["doctor"], before);
+  assert.doesNotMatch(out(before), /Codex:/);
+  assert.equal(await main(["install", "--codex"], io(t.proj, t.env)), 0);
+  const after = io(t.proj, t.env);
+  await main(["doctor"], after);
+  assert.match(out(after), /ok {4}Codex: the Stop hook in \.codex.hooks\.json/);
+  assert.match(out(after), /cannot ask Codex whether it will run it/);
+});
