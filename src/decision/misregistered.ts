@@ -10,7 +10,7 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import type { StateRescue } from "../guardrails/state.ts";
 import type { LoadedSettings } from "../settings/load_settings.ts";
-import type { Handler } from "./handlers.ts";
+import type { Handler } from "../claude_client/hook_events.ts";
 import {
   claimConfigNotice,
   claimMisregistrationNotice,
@@ -18,7 +18,7 @@ import {
   stateStoreOpener,
 } from "./notices.ts";
 import { allowOutcome, type Outcome, systemMessageLine } from "./outcome.ts";
-import { stringField } from "./payload.ts";
+import { stringField } from "../claude_client/hook_payload.ts";
 import { withQuarantineReport } from "./quarantine_report.ts";
 
 /**

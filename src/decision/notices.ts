@@ -15,7 +15,7 @@ import type { CliIO } from "../shared/cli_io.ts";
 import { formatProblems } from "../settings/load_settings.ts";
 import type { SettingProblem, Settings } from "../settings/settings.ts";
 import type { StateRescue, StateStore } from "../guardrails/state.ts";
-import { type Handler, HANDLER_EVENTS } from "./handlers.ts";
+import { type Handler, HANDLER_EVENTS } from "../claude_client/hook_events.ts";
 
 /** Opens the session state store when first asked, once per run. */
 export type StoreOpener = () => Promise<StateStore>;

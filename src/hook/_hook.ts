@@ -4,7 +4,7 @@
  * Allow = exit 0 with nothing on stdout (or only a `systemMessage` telling
  * the user about a broken config, once per session). Block = exit 2 with the
  * report and recovery prompt on stderr, or, with `STALL_WATCH_OUTPUT=json` or
- * `context`, exit 0 with JSON on stdout (see `decision/_block_output.ts`).
+ * `context`, exit 0 with JSON on stdout (see `_block_output.ts`).
  * On an event other than Stop and SubagentStop (a misregistration) it
  * always allows, and says so once per session in a `systemMessage`.
  *
@@ -36,7 +36,7 @@ import type { SettingProblem, Settings } from "../settings/settings.ts";
 import type { StateRescue } from "../guardrails/state.ts";
 import type { EventName } from "../events/event_log.ts";
 import { eventRecord } from "../decision/event_record.ts";
-import { eventOf, handles } from "../decision/handlers.ts";
+import { eventOf, handles } from "../claude_client/hook_events.ts";
 import { logEvents } from "../decision/log_events.ts";
 import {
   claimConfigNotice,
@@ -198,7 +198,7 @@ async function judgeStop(
     }
     // Loaded lazily: only when an announced stop is blocked, as for any
     // stall (below).
-    const { decideStalledStop } = await import("../decision/stalled_stop.ts");
+    const { decideStalledStop } = await import("./_stalled_stop.ts");
     return await decideStalledStop(
       {
         sessionId: input.sessionId,
@@ -222,7 +222,7 @@ async function judgeStop(
 
   // Loaded lazily: only on a stall (a healthy stop never loads the
   // guardrails, the recovery texts or the output modes).
-  const { decideStalledStop } = await import("../decision/stalled_stop.ts");
+  const { decideStalledStop } = await import("./_stalled_stop.ts");
   return await decideStalledStop(
     {
       sessionId: input.sessionId,

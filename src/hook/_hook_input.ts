@@ -1,6 +1,6 @@
 /**
  * Parses the Stop / SubagentStop payload Claude Code writes to stdin (with
- * the payload reading both doors share, `decision/payload.ts`).
+ * the payload reading both doors share, `claude_client/hook_payload.ts`).
  *
  * Fields are read by name and unknown fields are ignored. Only a usable
  * `transcript_path` is required; everything else has a safe default.
@@ -14,12 +14,12 @@ import {
   MAX_BACKGROUND_TASKS,
   runningBackgroundTasks,
 } from "../detection/background_tasks.ts";
-import { eventOf } from "../decision/handlers.ts";
+import { eventOf } from "../claude_client/hook_events.ts";
 import {
   parsePayloadObject,
   requiredPath,
   stringField,
-} from "../decision/payload.ts";
+} from "../claude_client/hook_payload.ts";
 import { cutOversizedArrays } from "./_oversized_array.ts";
 
 /** The hook payload, reduced to what stall-watch uses. */

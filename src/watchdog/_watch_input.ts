@@ -8,12 +8,12 @@
  * @module
  */
 
-import { eventOf } from "../decision/handlers.ts";
+import { eventOf } from "../claude_client/hook_events.ts";
 import {
   parsePayloadObject,
   requiredPath,
   stringField,
-} from "../decision/payload.ts";
+} from "../claude_client/hook_payload.ts";
 
 /** The PostToolUse(Failure) payload, reduced to what the watchdog uses. */
 export interface WatchInput {

@@ -29,13 +29,13 @@ import { apiTimeoutMs } from "../claude_client/timers.ts";
 import { reportLine } from "../recovery/report_line.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import { eventRecord } from "../decision/event_record.ts";
-import { eventOf, handles } from "../decision/handlers.ts";
+import { eventOf, handles } from "../claude_client/hook_events.ts";
 import { killSwitchOf } from "../decision/kill_switch.ts";
 import { logEvents } from "../decision/log_events.ts";
 import { misregistered } from "../decision/misregistered.ts";
 import { stateStoreOpener } from "../decision/notices.ts";
 import type { Outcome } from "../decision/outcome.ts";
-import { parsePayloadObject } from "../decision/payload.ts";
+import { parsePayloadObject } from "../claude_client/hook_payload.ts";
 import {
   quarantineEvents,
   quarantineLine,

@@ -25,7 +25,7 @@ import {
   type Release,
   supports,
 } from "../claude_client/release.ts";
-import type { Outcome } from "./outcome.ts";
+import type { Outcome } from "../decision/outcome.ts";
 
 /** The output mode a block uses, and why it is not the configured one. */
 export interface ChosenOutput {

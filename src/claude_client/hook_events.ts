@@ -13,7 +13,7 @@
  * @module
  */
 
-import { stringField } from "./payload.ts";
+import { stringField } from "./hook_payload.ts";
 
 /** The stall-watch handlers Claude Code can run. */
 export type Handler = "hook" | "watch";

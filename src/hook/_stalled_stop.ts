@@ -15,10 +15,13 @@
 import type { Settings } from "../settings/settings.ts";
 import type { Release } from "../claude_client/release.ts";
 import type { CliIO } from "../shared/cli_io.ts";
-import { killSwitchOf } from "./kill_switch.ts";
-import type { StoreOpener } from "./notices.ts";
-import { allowOutcome, type Verdict } from "./outcome.ts";
-import { decideOnStall, type StallRequest } from "./stall_decision.ts";
+import { killSwitchOf } from "../decision/kill_switch.ts";
+import type { StoreOpener } from "../decision/notices.ts";
+import { allowOutcome, type Verdict } from "../decision/outcome.ts";
+import {
+  decideOnStall,
+  type StallRequest,
+} from "../decision/stall_decision.ts";
 import { blockOutcome, chooseOutput } from "./_block_output.ts";
 
 /** What deciding a stalled stop needs besides the stall. */
