@@ -11,42 +11,16 @@
  * @module
  */
 
-import type { CliIO } from "../shared/cli_io.ts";
 import { formatProblems } from "../settings/load_settings.ts";
-import type { SettingProblem, Settings } from "../settings/settings.ts";
-import type { StateRescue, StateStore } from "../guardrails/state.ts";
+import type { SettingProblem } from "../settings/settings.ts";
+import type { StateStore } from "../guardrails/state.ts";
 import { type Handler, HANDLER_EVENTS } from "../claude_client/hook_events.ts";
 
 /** Opens the session state store when first asked, once per run. */
 export type StoreOpener = () => Promise<StateStore>;
 
-/**
- * A {@link StoreOpener} for the effective settings: the state module loads
- * only when a notice or a decision needs state.
- *
- * @param onRescue Told of each state or lock file moved aside, and of a
- * session kept elsewhere because its state file is someone else's.
- */
-export function stateStoreOpener(
-  io: Pick<CliIO, "cwd" | "sleep">,
-  settings: Pick<Settings, "stateDir">,
-  onRescue?: (entry: StateRescue) => void,
-): StoreOpener {
-  let store: Promise<StateStore> | null = null;
-  return () =>
-    // Loaded lazily: only when a notice or a decision needs state.
-    store ??= import("../guardrails/state.ts").then(({ StateStore }) =>
-      new StateStore({
-        cwd: io.cwd,
-        stateDir: settings.stateDir,
-        sleep: io.sleep,
-        ...(onRescue ? { onRescue } : {}),
-      })
-    );
-}
-
 /** A stable fingerprint of a problem list, to tell the user about it once. */
-export function problemsFingerprint(
+function problemsFingerprint(
   problems: readonly SettingProblem[],
 ): string {
   let hash = 0x811c9dc5; // FNV-1a, 32 bit: enough to notice a change
