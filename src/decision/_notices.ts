@@ -1,12 +1,9 @@
 /**
- * What stall-watch tells the user (not the model) once per session: config
- * problems, remembered by a fingerprint in the session's state so an
- * unchanged problem is shown once, and a handler run under an event it is
- * not for (`outcome.ts` writes the `systemMessage` line that carries
- * them); and the session state store both claim their notices in.
- *
- * Kept off the decision path: a healthy stop with a broken config hashes
- * its problems here without loading the guardrails or the recovery texts.
+ * What stall-watch tells the user (not the model) once per session, each
+ * claimed in the session's state: config problems (by a fingerprint, so an
+ * unchanged problem is shown once) and a handler run under an event it is
+ * not for. Off the decision path: a healthy stop with a broken config
+ * loads no guardrails or recovery texts for it.
  *
  * @module
  */
@@ -64,47 +61,37 @@ export async function claimConfigNotice(
 const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 /**
- * The notice for a handler run under the wrong event: what happened, and
- * how to fix it.
+ * The notice for a handler run under an event it is not for (what
+ * happened, and how to fix it), or `null` once this session was told. When
+ * state cannot be used, the notice is shown: better twice than never.
  *
- * @param handler Which handler ran.
  * @param event The payload's `hook_event_name`.
  */
-export function misregistrationNotice(handler: Handler, event: string): string {
-  const name = EVENT_NAME.test(event) ? event : "an unknown event";
-  const what = handler === "hook"
-    ? "The stall-watch hook"
-    : "stall-watch watch";
-  const install = handler === "hook"
-    ? "stall-watch install"
-    : "stall-watch install --watch";
-  return `stall-watch: ${what} ran for ${name}, but it is for ${
-    HANDLER_EVENTS[handler].join(" and ")
-  } only, so it did nothing. Remove it from "hooks.${name}" in your Claude ` +
-    `Code settings ("stall-watch doctor" names the file) and run ` +
-    `"${install}" to register it where it belongs.`;
-}
-
-/**
- * Claims the misregistration notice for this session: true the first time
- * (the caller shows it), false once it was shown. When state cannot be
- * used, true: better shown twice than never.
- */
 export async function claimMisregistrationNotice(
-  store: StoreOpener,
+  openStore: StoreOpener,
   sessionId: string,
   handler: Handler,
   event: string,
-): Promise<boolean> {
-  const key = `${handler}:${EVENT_NAME.test(event) ? event : "?"}`;
+): Promise<string | null> {
+  const known = EVENT_NAME.test(event);
+  const key = `${handler}:${known ? event : "?"}`;
+  let fresh = true;
   try {
-    return await (await store()).update(sessionId, ({ state }) => {
+    fresh = await (await openStore()).update(sessionId, ({ state }) => {
       const shown = state.eventNotices ?? [];
       return shown.includes(key)
         ? { state: null, result: false }
         : { state: { ...state, eventNotices: [...shown, key] }, result: true };
     });
-  } catch {
-    return true;
-  }
+  } catch { /* told anyway */ }
+  if (!fresh) return null;
+  const name = known ? event : "an unknown event";
+  const [what, install] = handler === "hook"
+    ? ["The stall-watch hook", "stall-watch install"]
+    : ["stall-watch watch", "stall-watch install --watch"];
+  return `stall-watch: ${what} ran for ${name}, but it is for ${
+    HANDLER_EVENTS[handler].join(" and ")
+  } only, so it did nothing. Remove it from "hooks.${name}" in your Claude ` +
+    `Code settings ("stall-watch doctor" names the file) and run ` +
+    `"${install}" to register it where it belongs.`;
 }

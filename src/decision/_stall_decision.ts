@@ -15,6 +15,7 @@ import type { EventName, EventRecord } from "../events/event_log.ts";
 import { eventRecord, type EventSubject } from "./_run_log.ts";
 import { killSwitchOf } from "./kill_switch.ts";
 import {
+  type CappedSignature,
   evaluateGates,
   type GateDecision,
   recordRecovery,
@@ -168,7 +169,10 @@ export async function decideOnStall(
     };
   }
   if (decision.gate === "retry_cap") {
-    events.push(gateEvent("retry_cap_hit", cappedData(decision)));
+    events.push(gateEvent("retry_cap_hit", {
+      max_retries: decision.maxRetries,
+      capped: cappedData(decision.capped),
+    }));
     return {
       action: "suppress",
       line: reportLine(
@@ -189,10 +193,7 @@ export async function decideOnStall(
     max_retries: decision.maxRetries,
     retries: decision.retries,
     signatures: decision.allowed.map(signatureData),
-    capped: decision.capped.map((c) => ({
-      ...signatureData(c.signature),
-      retries: c.retries,
-    })),
+    capped: cappedData(decision.capped),
   }));
   const wording = { wording: request.wording ?? "stop" } as const;
   const text = settings.recovery;
@@ -213,12 +214,9 @@ export async function decideOnStall(
   };
 }
 
-function cappedData(decision: Extract<GateDecision, { gate: "retry_cap" }>) {
-  return {
-    max_retries: decision.maxRetries,
-    capped: decision.capped.map((c) => ({
-      ...signatureData(c.signature),
-      retries: c.retries,
-    })),
-  };
+function cappedData(capped: readonly CappedSignature[]) {
+  return capped.map((c) => ({
+    ...signatureData(c.signature),
+    retries: c.retries,
+  }));
 }

@@ -24,7 +24,6 @@ import { stringField } from "../claude_client/hook_payload.ts";
 import {
   claimConfigNotice,
   claimMisregistrationNotice,
-  misregistrationNotice,
   type StoreOpener,
 } from "./_notices.ts";
 import { RunLog } from "./_run_log.ts";
@@ -151,18 +150,16 @@ export async function runHandler<Input>(
   const configNotice = () => claimConfigNotice(openStore, sessionId, problems);
   if (!handles(door.handler, event)) {
     // Never judged: under PreToolUse every call is unanswered by nature.
-    const notices: string[] = [];
-    if (
+    const notices = [
       await claimMisregistrationNotice(
         openStore,
         sessionId,
         door.handler,
         event,
-      )
-    ) notices.push(misregistrationNotice(door.handler, event));
-    // The watcher tells no config problems, here as on every run.
-    const config = door.handler === "hook" ? await configNotice() : null;
-    if (config !== null) notices.push(config);
+      ),
+      // The watcher tells no config problems, here as on every run.
+      door.handler === "hook" ? await configNotice() : null,
+    ].filter((notice) => notice !== null);
     return await log.finish({
       ...allowOutcome(null),
       stdout: systemMessageLine(notices),

@@ -1,17 +1,10 @@
 /**
- * The Stop hook contract: payload text in, exit code and output out.
- *
- * Allow = exit 0 with nothing on stdout (or only a `systemMessage` telling
- * the user about a broken config, once per session). Block = exit 2 with the
- * report and recovery prompt on stderr, or, with `STALL_WATCH_OUTPUT=json` or
- * `context`, exit 0 with JSON on stdout (see `_block_output.ts`).
- * On an event other than Stop and SubagentStop (a misregistration) it
- * always allows, and says so once per session in a `systemMessage`.
- *
- * Read top-down: the payload, the settings, detection, the decision
- * (`decision/`), then its effects: the events logged, the outcome returned.
- * The decision's parts load only when a stop needs them: each `import()`
- * below says when.
+ * The Stop hook's door: Claude Code's Stop / SubagentStop payload in, exit
+ * code and output out. Allow = exit 0 with nothing on stdout (or only a
+ * `systemMessage` telling the user about a broken config, once per
+ * session); block = exit 2 with the report and prompt on stderr, or the
+ * JSON of an output mode (`_block_output.ts`). The run around it (settings,
+ * misregistration, state, log) is the room's (`decision/run_handler.ts`).
  *
  * @module
  */
@@ -44,7 +37,7 @@ import {
 import { type HookInput, readStopPayload } from "./_hook_input.ts";
 
 /** The Stop hook as a door of the decision room (`decision/run_handler.ts`). */
-export const stopDoor: Door<HookInput> = {
+const stopDoor: Door<HookInput> = {
   handler: "hook",
   clientDir: CLAUDE_DIR,
   read: readStopPayload,
@@ -64,7 +57,7 @@ export function runHook(payloadText: string, io: HandlerIO): Promise<Outcome> {
 }
 
 /** Why the SubagentStop of Claude Code's own fork is allowed unjudged. */
-export const CLAUDE_FORK_REASON =
+const CLAUDE_FORK_REASON =
   'Claude Code\'s own fork (agent_type ""), not a subagent of the session';
 
 /** Detects stalls in the turn and decides: allow, or what a stall calls for. */
@@ -140,7 +133,7 @@ async function judgeStop(input: HookInput, run: Run): Promise<Outcome> {
   }
   // Loaded lazily: only on a stall (a healthy stop never loads the
   // guardrails, the recovery texts or the output modes).
-  const { stalledStopOutcome } = await import("./_stalled_stop.ts");
+  const { stalledStopOutcome } = await import("./_block_output.ts");
   return await stalledStopOutcome(
     stall,
     input.hookEventName,

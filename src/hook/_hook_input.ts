@@ -1,8 +1,6 @@
 /**
- * Parses the Stop / SubagentStop payload Claude Code writes to stdin (with
- * the payload reading both doors share, `claude_client/hook_payload.ts`).
- *
- * Fields are read by name and unknown fields are ignored. Only a usable
+ * Reads the Stop / SubagentStop payload Claude Code writes to stdin. Fields
+ * are read by name and unknown fields are ignored. Only a usable
  * `transcript_path` is required; everything else has a safe default.
  *
  * @module

@@ -1,17 +1,14 @@
 /**
- * The PostToolUse watchdog contract (`stall-watch watch`): payload text in,
- * exit code and stderr out.
+ * The watcher's door (`stall-watch watch`): a PostToolUse payload in, exit
+ * code and stderr out. Claude Code fires no Stop hook when a turn ends
+ * right after a tool result, so an `asyncRewake` PostToolUse hook watches
+ * each result in the background and, when the model never answers it,
+ * exits 2: Claude Code wakes the idle session and shows stderr (the
+ * recovery prompt) to the model. Every other ending is exit 0.
  *
- * Claude Code fires no Stop hook when a turn ends right after a tool result,
- * so a Stop hook never sees the classic silent stall. Registered as an
- * `asyncRewake` PostToolUse hook, this runs in the background after each
- * tool call and, when the model never answers the result, exits 2: Claude
- * Code then wakes the idle session and shows stderr (the recovery prompt) to
- * the model. Every other ending is exit 0.
- *
- * Read top-down: the payload, the settings, the brakes that end a watch at
- * once, following the transcript (`_watch_loop.ts`), then judging the turn
- * and the decision the Stop hook takes too (`decision/`).
+ * Read top-down: the brakes that end a watch at once, following the
+ * transcript (`_watch_loop.ts`), then judging the turn; the run around it
+ * is the room's (`decision/run_handler.ts`).
  *
  * @module
  */
@@ -54,7 +51,7 @@ export const API_ERROR_NOTE = reportLine(
 ) + "\n";
 
 /** The watcher as a door of the decision room (`decision/run_handler.ts`). */
-export const watchDoor: Door<WatchInput> = {
+const watchDoor: Door<WatchInput> = {
   handler: "watch",
   clientDir: CLAUDE_DIR,
   read: readWatchPayload,
