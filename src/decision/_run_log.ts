@@ -1,7 +1,7 @@
 /**
  * The one collector of a run: its decision events, the state and lock
- * files moved aside on the way, and the lines saying what could not be
- * done. A broken log adds a line; it never changes a decision.
+ * files moved aside on the way (`guardrails/state.ts`), and the lines
+ * saying so. A broken log adds a line; it never changes a decision.
  *
  * @module
  */
@@ -12,6 +12,7 @@ import type { EventName, EventRecord } from "../events/event_log.ts";
 import type { StateRescue } from "../guardrails/state.ts";
 import type { Settings } from "../settings/settings.ts";
 import { reportLine } from "../recovery/report_line.ts";
+import { escapeTerminal } from "../shared/terminal_text.ts";
 import type { Outcome } from "./outcome.ts";
 
 /** Who a run's events are about. */
@@ -41,20 +42,14 @@ export function eventRecord(
   };
 }
 
-/** A file moved aside, logged in its place among the events. */
-interface Rescue {
-  rescue: StateRescue;
-  ts: number;
-}
-
 /** Collects a run's events and rescues; writes them at {@link flush}. */
 export class RunLog {
   #io: Pick<CliIO, "cwd" | "now" | "sleep">;
   #settings: Settings;
   #subject: EventSubject;
-  #pending: (EventRecord | Rescue)[] = [];
-  #rescued: StateRescue[] = [];
-  /** Lines saying the log could not be written. */
+  #pending: EventRecord[] = [];
+  /** Lines for stderr: files moved aside, then log failures. */
+  #rescues = "";
   #problems = "";
 
   constructor(
@@ -77,19 +72,48 @@ export class RunLog {
     this.#pending.push(...events);
   }
 
-  /** A state or lock file moved aside (or a session kept elsewhere). */
+  /**
+   * A state or lock file moved aside, or a session kept elsewhere because
+   * its state file is someone else's: a `state_quarantined` or
+   * `state_relocated` event, and one line for the user.
+   */
   rescued(rescue: StateRescue): void {
-    this.#rescued.push(rescue);
-    this.#pending.push({ rescue, ts: this.#io.now() / 1000 });
+    const { file, path, reason } = rescue;
+    if ("keptIn" in rescue) {
+      this.log(this.event("state_relocated", {
+        file,
+        path,
+        kept_in: rescue.keptIn,
+        reason,
+      }));
+      this.#rescues += reportLine(
+        `session state file "${escapeTerminal(path)}" is someone else's ` +
+          `(${reason}); left it untouched and kept this session's retry ` +
+          `budget in "${escapeTerminal(rescue.keptIn)}"`,
+      ) + "\n";
+      return;
+    }
+    this.log(this.event("state_quarantined", {
+      file,
+      path,
+      moved_to: rescue.movedTo,
+      reason,
+    }));
+    const fresh = file === "state"
+      ? "started a fresh retry budget"
+      : "took a fresh lock";
+    this.#rescues += reportLine(
+      `session ${file} file "${escapeTerminal(path)}" could not be used ` +
+        `(${reason}); moved it aside to ${
+          escapeTerminal(rescue.movedTo)
+        } and ${fresh}`,
+    ) + "\n";
   }
 
   /** Writes the pending events, in order, when the log is on. */
   async flush(): Promise<void> {
-    const pending = this.#pending.splice(0);
-    if (!this.#settings.eventLogEnabled || pending.length === 0) return;
-    const events = this.#rescued.length === 0
-      ? pending as EventRecord[]
-      : await this.#withRescueEvents(pending);
+    const events = this.#pending.splice(0);
+    if (!this.#settings.eventLogEnabled || events.length === 0) return;
     try {
       // Loaded lazily: only when the log is on (most stops write no log line).
       const { appendEvents } = await import("../events/event_log.ts");
@@ -101,36 +125,19 @@ export class RunLog {
       });
     } catch (error) {
       this.#problems +=
-        reportLine(`event log not written (${describe(error)})`) +
-        "\n";
+        reportLine(`event log not written (${describe(error)})`) + "\n";
     }
   }
 
   /**
-   * `outcome` once the log is written: on stderr, a line for each file
-   * moved aside, then any line saying the log could not be written.
+   * `outcome` once the log is written, with a line on stderr for each file
+   * moved aside and for a log that could not be written.
    */
   async finish(outcome: Outcome): Promise<Outcome> {
     await this.flush();
-    if (this.#rescued.length === 0 && this.#problems === "") return outcome;
-    let lines = "";
-    if (this.#rescued.length > 0) {
-      // Loaded lazily: only when a state or lock file was moved aside.
-      const { rescueLine } = await import("./_rescue_report.ts");
-      lines = this.#rescued.map((r) => rescueLine(r) + "\n").join("");
-    }
-    return { ...outcome, stderr: outcome.stderr + lines + this.#problems };
-  }
-
-  async #withRescueEvents(
-    pending: readonly (EventRecord | Rescue)[],
-  ): Promise<EventRecord[]> {
-    // Loaded lazily: only when a state or lock file was moved aside.
-    const { rescueEvent } = await import("./_rescue_report.ts");
-    return pending.map((item) => {
-      if (!("rescue" in item)) return item;
-      const [name, data] = rescueEvent(item.rescue);
-      return eventRecord(name, this.#subject, item.ts, data);
-    });
+    const lines = this.#rescues + this.#problems;
+    return lines === ""
+      ? outcome
+      : { ...outcome, stderr: outcome.stderr + lines };
   }
 }

@@ -102,18 +102,19 @@ export async function decideOnStall(
     signatures: request.signatures.map(signatureData),
     ...request.details,
   })];
+  /** Holds back: the brake's event, and its one line. */
+  const suppress = (brake: EventRecord, line: string): StallDecision => {
+    events.push(brake);
+    return { action: "suppress", line: reportLine(line), events };
+  };
   const killSwitch = killSwitchOf(settings, context.io);
   if (killSwitch.active) {
-    events.push(event("kill_switch_active", { source: killSwitch.source }));
-    return {
-      action: "suppress",
-      line: reportLine(
-        `kill switch active (${
-          escapeTerminal(killSwitch.source)
-        }); recovery skipped`,
-      ),
-      events,
-    };
+    return suppress(
+      event("kill_switch_active", { source: killSwitch.source }),
+      `kill switch active (${
+        escapeTerminal(killSwitch.source)
+      }); recovery skipped`,
+    );
   }
 
   let decision: GateDecision;
@@ -134,15 +135,11 @@ export async function decideOnStall(
     // Fail open, and say so in the log too: without this event the log
     // would show a stall and no decision for it.
     const reason = describe(error);
-    events.push(event("state_unavailable", { reason }));
-    return {
-      action: "suppress",
-      line: reportLine(
-        `cannot use session state (${reason}); ` +
-          "allowing the stop rather than nudging without a retry budget",
-      ),
-      events,
-    };
+    return suppress(
+      event("state_unavailable", { reason }),
+      `cannot use session state (${reason}); ` +
+        "allowing the stop rather than nudging without a retry budget",
+    );
   }
   // A lock that would not unlock was released by closing its file: the
   // decision stands, and its event says so.
@@ -154,39 +151,30 @@ export async function decideOnStall(
     );
 
   if (decision.gate === "cooldown") {
-    events.push(gateEvent("cooldown_skipped", {
-      cooldown_seconds: decision.cooldownSeconds,
-      remaining_seconds: decision.remainingSeconds,
-      last_recovery_at: decision.lastRecoveryAt,
-    }));
-    return {
-      action: "suppress",
-      line: reportLine(
-        `cooldown active (${decision.remainingSeconds}s of ` +
-          `${decision.cooldownSeconds}s left); recovery skipped`,
-      ),
-      events,
-    };
+    return suppress(
+      gateEvent("cooldown_skipped", {
+        cooldown_seconds: decision.cooldownSeconds,
+        remaining_seconds: decision.remainingSeconds,
+        last_recovery_at: decision.lastRecoveryAt,
+      }),
+      `cooldown active (${decision.remainingSeconds}s of ` +
+        `${decision.cooldownSeconds}s left); recovery skipped`,
+    );
   }
   if (decision.gate === "retry_cap") {
-    events.push(gateEvent("retry_cap_hit", {
-      max_retries: decision.maxRetries,
-      capped: cappedData(decision.capped),
-    }));
-    return {
-      action: "suppress",
-      line: reportLine(
-        `retry cap reached (${decision.maxRetries}/${decision.maxRetries}) ` +
-          `for ${
-            decision.capped.map((c) =>
-              c.signature.toolUseId
-                ? quoteForPrompt(c.signature.toolUseId)
-                : "<unknown>"
-            ).join(", ")
-          }; recovery skipped`,
-      ),
-      events,
-    };
+    const ids = decision.capped.map((c) =>
+      c.signature.toolUseId
+        ? quoteForPrompt(c.signature.toolUseId)
+        : "<unknown>"
+    );
+    return suppress(
+      gateEvent("retry_cap_hit", {
+        max_retries: decision.maxRetries,
+        capped: cappedData(decision.capped),
+      }),
+      `retry cap reached (${decision.maxRetries}/${decision.maxRetries}) ` +
+        `for ${ids.join(", ")}; recovery skipped`,
+    );
   }
   context.store.pruneDaily(nowSeconds * 1000);
   events.push(gateEvent("recovery_dispatched", {

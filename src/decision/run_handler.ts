@@ -51,6 +51,22 @@ export interface DoorPayload<Input> {
 /**
  * What one handler does differently from the others; {@link runHandler}
  * does the rest.
+ *
+ * @example A door that allows every stop and logs why
+ * ```ts
+ * import { allowOutcome } from "./outcome.ts";
+ * import { parsePayloadObject } from "../claude_client/hook_payload.ts";
+ *
+ * const door: Door<null> = {
+ *   handler: "hook",
+ *   clientDir: ".claude",
+ *   read: (text) => ({ payload: parsePayloadObject(text), input: () => null }),
+ *   judge: async (_input, run) => {
+ *     run.log(run.event("healthy_stop", { reason: "nothing to judge" }));
+ *     return allowOutcome(await run.configNotice());
+ *   },
+ * };
+ * ```
  */
 export interface Door<Input> {
   /** Which handler it is: the events it is for, and its notice's words. */
@@ -99,20 +115,17 @@ export interface Run {
  * Requires `--allow-read`, `--allow-env`, and write access to the client's
  * folder for state and the optional event log.
  *
- * @example A door that allows every stop and logs why (with `allowOutcome`
- * from `outcome.ts` and `parsePayloadObject` from
- * `claude_client/hook_payload.ts`):
+ * @example A run of a door that allows every stop
  * ```ts
- * const door: Door<null> = {
+ * import { allowOutcome } from "./outcome.ts";
+ * import { parsePayloadObject } from "../claude_client/hook_payload.ts";
+ *
+ * const outcome = await runHandler({
  *   handler: "hook",
  *   clientDir: ".claude",
  *   read: (text) => ({ payload: parsePayloadObject(text), input: () => null }),
- *   judge: async (_input, run) => {
- *     run.log(run.event("healthy_stop", { reason: "nothing to judge" }));
- *     return allowOutcome(await run.configNotice());
- *   },
- * };
- * const outcome = await runHandler(door, '{"session_id":"s1"}', {
+ *   judge: () => Promise.resolve(allowOutcome(null)),
+ * }, '{"session_id":"s1"}', {
  *   env: {},
  *   cwd: Deno.cwd(),
  *   now: Date.now,
