@@ -41,6 +41,8 @@ interface Capture {
   release?: string;
   prompt: string;
   tool: string;
+  /** More tools the run may use without asking, besides `tool`. */
+  moreTools?: string[];
   script: Script;
   /** Which file: the transcript at the first Stop, or as left at the end. */
   at: "first-stop" | "end";
@@ -69,6 +71,25 @@ const POLICY_HOOK = {
     command: `echo '{"continue": false, "stopReason": "policy"}'`,
   }],
 };
+
+/** A custom command (`.claude/commands/echo-twice.md`) the model may launch. */
+const ECHO_COMMAND = [
+  "---",
+  "description: Echo the text seven and report it",
+  "---",
+  "Call mcp__stub__echo with the text seven, then say what it returned.",
+  "",
+].join("\n");
+
+/** A project skill (`.claude/skills/echo-skill/SKILL.md`). */
+const ECHO_SKILL = [
+  "---",
+  "name: echo-skill",
+  "description: Echo the text seven with the stub tool and report it",
+  "---",
+  "Call mcp__stub__echo with the text seven, then say what it returned.",
+  "",
+].join("\n");
 
 /** A reply of one text block of `value` (blank ones included). */
 function textBlock(value: string): Reply {
@@ -198,6 +219,68 @@ const CAPTURES: Capture[] = [
     projectFiles: {
       ".claude/commands/echo-twice.md":
         "Call mcp__stub__echo with the text seven, then say what it returned.\n",
+    },
+  })),
+  {
+    // The model launches a custom command with the SlashCommand tool (1.0.x
+    // to 2.0.72; 2.0.73 folded it into Skill): its result, the command's
+    // line, its expansion, then the model carries on in the same turn. The
+    // user then types the same command: that one opens a turn.
+    name: "real_slash_command_tool_2.0.72.jsonl",
+    release: "2.0.72",
+    prompt: "run the echo-twice command",
+    tool: "SlashCommand",
+    moreTools: ["mcp__stub__echo"],
+    script: queue([
+      toolCall("SlashCommand", { command: "/echo-twice" }),
+      toolCall(
+        "mcp__stub__echo",
+        { text: "seven" },
+        "Echoing as the command asks.",
+      ),
+      text("The command's echo said seven."),
+      toolCall(
+        "mcp__stub__echo",
+        { text: "seven" },
+        "Echoing as the command asks.",
+      ),
+      text("The typed command's echo said seven."),
+    ]),
+    at: "end",
+    then: "/echo-twice",
+    projectFiles: {
+      ".claude/commands/echo-twice.md": ECHO_COMMAND,
+    },
+  },
+  ...["2.1.332", "2.0.76"].map((release): Capture => ({
+    // The model loads a project skill with the Skill tool: its result
+    // ("Launching skill: ..."), the skill's text (isMeta), and the model
+    // carries on in the same turn. The user then invokes the same skill by
+    // typing its name: that one opens a turn.
+    name: `real_skill_tool_${release}.jsonl`,
+    release,
+    prompt: "use the echo-skill skill",
+    tool: "Skill",
+    moreTools: ["mcp__stub__echo"],
+    script: queue([
+      toolCall("Skill", { skill: "echo-skill" }),
+      toolCall(
+        "mcp__stub__echo",
+        { text: "seven" },
+        "Echoing as the skill asks.",
+      ),
+      text("The skill's echo said seven."),
+      toolCall(
+        "mcp__stub__echo",
+        { text: "seven" },
+        "Echoing as the skill asks.",
+      ),
+      text("The invoked skill's echo said seven."),
+    ]),
+    at: "end",
+    then: "/echo-skill",
+    projectFiles: {
+      ".claude/skills/echo-skill/SKILL.md": ECHO_SKILL,
     },
   })),
   {
@@ -365,7 +448,7 @@ for (const capture of CAPTURES) {
           session.api.mainRequests().length >= 2;
       };
       let run = await session.runPrint(capture.prompt, {
-        allowedTools: [capture.tool],
+        allowedTools: [capture.tool, ...capture.moreTools ?? []],
         env,
         timeoutMs: 180_000,
         ...(capture.continueWith
@@ -375,7 +458,7 @@ for (const capture of CAPTURES) {
       const next = capture.continueWith ?? capture.then;
       if (next !== undefined) {
         run = await session.runPrint(next, {
-          allowedTools: [capture.tool],
+          allowedTools: [capture.tool, ...capture.moreTools ?? []],
           env,
           args: ["--continue"],
         });

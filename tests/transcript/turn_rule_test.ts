@@ -97,10 +97,10 @@ Deno.test("a slash command the user types opens its turn once its expansion foll
     const hook = await hookTurnOf(lines);
     assert.deepEqual(hook.lines, turns[1]?.lines, release);
     assert.deepEqual(hook.signatures, [], release);
-    // A local command (its output where the expansion was) opens nothing:
-    // the turn before goes on through it. (2.1.x stamps the command's own
-    // promptId, which would open a turn anyway.)
-    if (release !== "2.0.76") continue;
+    // A local command (its output where the expansion was) that queries
+    // nothing opens nothing: the turn before goes on through it, whatever
+    // promptId 2.1.x stamps on it. One the model then answers (as
+    // `/doctor` hands the model work) opens its turn.
     const local = lines.map((l, i) =>
       i === command && isEntry(l) // the expansion, right after the command
         ? withFields(l, {
@@ -113,8 +113,20 @@ Deno.test("a slash command the user types opens its turn once its expansion foll
         })
         : l
     );
-    const merged = await historyOf(local);
-    assert.equal(merged.length, 1, release);
+    const queried = await historyOf(local);
+    assert.equal(queried.length, 2, release);
+    assert.equal(queried[1]?.startLine, command, release);
+    // Quiet: the next prompt comes first.
+    const first = lines.find(isPrompt) as Record<string, unknown>;
+    const next = withFields(first, {
+      uuid: crypto.randomUUID(),
+      ...(first.promptId ? { promptId: crypto.randomUUID() } : {}),
+    });
+    const quiet = [...local.slice(0, command + 1), next];
+    const merged = await historyOf(quiet);
+    assert.equal(merged.length, 2, release);
+    assert.equal(merged[1]?.startLine, command + 2, release);
+    assert.ok(merged[0]?.lines.includes(command + 1), release);
   }
 });
 
