@@ -14,6 +14,7 @@ import {
   type AssistantEntry,
   type Entry,
   INTERRUPT_PREFIX,
+  isLaunchText,
   isUserStopText,
   type LinePosition,
   metaSource,
@@ -142,6 +143,9 @@ export function sniffEntry(
         empty: false,
         userStopped: rejected || (stoppedFirst && toolUseId === first),
         snippet,
+        ...(toolUseId === first && isLaunchText(snippet)
+          ? { launch: true as const }
+          : {}),
         ...(noOutputOf === null ? {} : { noOutputOf }),
       })),
     };

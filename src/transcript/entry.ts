@@ -31,6 +31,11 @@ export interface ToolResult {
   /** The start of the result's text, to link it to background tasks. */
   snippet: string;
   /**
+   * A launching tool's result (see {@link LAUNCH_RESULT_PREFIXES}): the
+   * model ran a slash command or skill, whose lines follow.
+   */
+  launch?: true;
+  /**
    * The tool named by Claude Code's rewrite of an empty result, the text
    * `(<tool> completed with no output)`. Whether that means empty depends
    * on the tool (see `isEmptyResult`), which only the tool_use names.
@@ -235,6 +240,8 @@ export const NON_PROMPT_PREFIXES: readonly string[] = [
   "<user-memory-input>",
   "<session-start-hook>",
   "This session is being continued from a previous conversation",
+  // 2.0.x's answer to a skill only the model may run, typed by the user.
+  "This slash command can only be invoked by Claude",
 ];
 
 /**
@@ -295,6 +302,25 @@ export function isUserStopText(text: string): boolean {
   const opening = text.trimStart();
   return USER_STOP_PREFIXES.some((prefix) => opening.startsWith(prefix)) ||
     SHELL_INTERRUPTED.test(opening);
+}
+
+/**
+ * The texts of a launching tool's result: the `SlashCommand` tool's
+ * (1.0.x `Launching slash command: /x`, 2.0.0 to 2.0.72 `Launching
+ * command: /x`) and the `Skill` tool's (`Launching skill: x`; 2.1.332
+ * also `Launching skill from an MCP server: x`). The client writes the
+ * command's line and its expansion right after it.
+ */
+export const LAUNCH_RESULT_PREFIXES: readonly string[] = [
+  "Launching slash command: /",
+  "Launching command: /",
+  "Launching skill: ",
+  "Launching skill from an MCP server: ",
+];
+
+/** Whether a result's text is a launching tool's (see {@link LAUNCH_RESULT_PREFIXES}). */
+export function isLaunchText(text: string): boolean {
+  return LAUNCH_RESULT_PREFIXES.some((prefix) => text.startsWith(prefix));
 }
 
 const SNIPPET_CHARS = 400;
@@ -584,6 +610,7 @@ function toolResult(
     snippet: opening.slice(0, SNIPPET_CHARS),
   };
   if (noOutputOf !== null) result.noOutputOf = noOutputOf;
+  if (isLaunchText(opening)) result.launch = true;
   return result;
 }
 

@@ -108,19 +108,6 @@ export function commandOpensTurn(
 }
 
 /**
- * The texts of a launching tool's result: the `SlashCommand` tool's
- * (1.0.x `Launching slash command: /x`, 2.0.0 to 2.0.72 `Launching
- * command: /x`) and the `Skill` tool's (`Launching skill: x`; 2.1.332
- * also `Launching skill from an MCP server: x`).
- */
-export const LAUNCH_RESULT_PREFIXES: readonly string[] = [
-  "Launching slash command: /",
-  "Launching command: /",
-  "Launching skill: ",
-  "Launching skill from an MCP server: ",
-];
-
-/**
  * Whether a command's line was written by the model's tool call rather
  * than typed: it names the call (`sourceToolUseID`, from about 2.0.50),
  * or it follows right after a launching tool's result (the client writes
@@ -136,9 +123,7 @@ export function isModelLaunch(
 ): boolean {
   if (command.launchedBy !== undefined) return true;
   return before?.kind === "results" &&
-    before.results.some((result) =>
-      LAUNCH_RESULT_PREFIXES.some((prefix) => result.snippet.startsWith(prefix))
-    );
+    before.results.some((result) => result.launch === true);
 }
 
 /**

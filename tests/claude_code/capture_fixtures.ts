@@ -283,6 +283,20 @@ const CAPTURES: Capture[] = [
       ".claude/skills/echo-skill/SKILL.md": ECHO_SKILL,
     },
   })),
+  ...["2.1.332", "2.0.76"].map((release): Capture => ({
+    // A local command the user types (`/context`): Claude Code writes its
+    // records and queries nothing, so it opens no turn.
+    name: `real_local_command_${release}.jsonl`,
+    release,
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    script: queue([
+      toolCall("mcp__stub__echo", { text: "forty-two" }),
+      text("The tool said forty-two."),
+    ]),
+    at: "end",
+    then: "/context",
+  })),
   {
     // The watcher race of 2.1.145 (its PostToolUse hook starts before the
     // call's lines are on file) is rebuilt from this file's lines.

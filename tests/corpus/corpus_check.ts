@@ -115,6 +115,7 @@ const NOT_TYPED = [
   "Caveat:",
   "Stop hook feedback",
   "This session is being continued",
+  "This slash command can only be invoked by Claude",
 ];
 
 /**
