@@ -11,6 +11,7 @@
 import { type Entry, entryWeight, type NoteEntry } from "./entry.ts";
 import {
   carriesOtherPromptId,
+  commandCanOpen,
   commandOpensTurn,
   compactionSettlesTurn,
   endsTurnInProgress,
@@ -19,9 +20,9 @@ import {
   isCommand,
   isEligible,
   isLateFor,
-  isModelLaunch,
   lateEntryCount,
   LOOK_BEHIND_ENTRIES,
+  mayBeInput,
   mayWriteLatePrompt,
   modelActs,
   namesTurnPromptId,
@@ -190,10 +191,10 @@ export class ForwardTurnSplitter {
       this.#openAtPrompt(entry);
     } else if (
       isCommand(entry) && this.#pending === null &&
-      !isModelLaunch(entry, previous)
+      commandCanOpen(entry, previous)
     ) {
       this.#wait("command", entry, otherPromptId);
-    } else if (otherPromptId && entry.kind === "note") {
+    } else if (otherPromptId && mayBeInput(entry, previous)) {
       this.#wait("input", entry, true);
     } else if (otherPromptId && entry.kind === "results") {
       this.#wait("ahead", entry, true);
@@ -514,10 +515,10 @@ export class BackwardTurnCollector {
   /** PromptIds mark turns (a main transcript, see `promptIdsMarkTurns`). */
   readonly #promptIds: boolean;
   /**
-   * A typed-looking command with its expansion, until the entry before it
-   * shows whether the model launched it (see `isModelLaunch`).
+   * A command that opens a turn if the user typed it, until the entry
+   * before it shows whether they did (see `commandCanOpen`).
    */
-  #launchCheck: NoteEntry | null = null;
+  #commandCheck: NoteEntry | null = null;
   /** Eligible entries of the turn's window, newest first. */
   #window: Entry[] = [];
   /** Eligible entries read behind the window, newest first. */
@@ -579,9 +580,9 @@ export class BackwardTurnCollector {
       }
       return this.#settle(); // this entry decides the run
     }
-    const command = this.#launchCheck;
-    this.#launchCheck = null;
-    if (command !== null && !isModelLaunch(command, entry)) {
+    const command = this.#commandCheck;
+    this.#commandCheck = null;
+    if (command !== null && commandCanOpen(command, entry)) {
       this.#complete = true; // the user typed it: it opened the turn
       return this.#settle();
     }
@@ -594,16 +595,15 @@ export class BackwardTurnCollector {
         : this.#settle();
     }
     const at = this.#window.length - 1;
-    if (isCommand(entry)) {
-      if (commandOpensTurn(entry, this.#window.at(-2))) {
-        // Typed, unless the entry before it shows the model's launch.
-        if (entry.launchedBy === undefined) {
-          this.#launchCheck = entry;
-          return false;
-        }
-      } else if (inputOutcome(this.#window, at) === "opens") {
-        this.#complete = true; // the client queried on it
-        return this.#settle();
+    if (isCommand(entry) && entry.launchedBy === undefined) {
+      // Its expansion follows, or the client queried on it: it opened the
+      // turn, unless the entry before it shows the model's launch or a
+      // local command's caveat.
+      const opens = commandOpensTurn(entry, this.#window.at(-2)) ||
+        inputOutcome(this.#window, at) === "opens";
+      if (opens) {
+        this.#commandCheck = entry;
+        return false;
       }
     }
     if (entry.kind === "boundary") {
@@ -638,8 +638,11 @@ export class BackwardTurnCollector {
    * turn (only its prompt line, not among newer entries here, takes it).
    */
   #newerInputOpens(): boolean {
-    const input = this.#window[this.#newerPromptIdAt];
-    if (input?.kind !== "note") return false;
+    const at = this.#newerPromptIdAt;
+    const input = this.#window[at];
+    if (input === undefined || !mayBeInput(input, this.#window[at + 1])) {
+      return false;
+    }
     return inputOutcome(this.#window, this.#newerPromptIdAt) !== "stays";
   }
 
@@ -650,9 +653,9 @@ export class BackwardTurnCollector {
    */
   fileStart(): void {
     if (this.#phase === "done" || this.#phase === "orphans") return;
-    if (this.#launchCheck !== null) {
-      this.#launchCheck = null;
-      this.#complete = true; // the file's first line: no launch before it
+    if (this.#commandCheck !== null) {
+      this.#commandCheck = null;
+      this.#complete = true; // the file's first line: nothing before it
     }
     this.#windowAtFileStart = this.#phase === "turn";
     // Nothing older comes: the turn is what was read.

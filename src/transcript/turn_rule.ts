@@ -126,6 +126,44 @@ export function isModelLaunch(
     before.results.some((result) => result.launch === true);
 }
 
+/** The caveat Claude Code writes ahead of a local command's records. */
+export function isCaveat(entry: Entry | null | undefined): boolean {
+  return entry?.kind === "note" && entry.source === "caveat";
+}
+
+/**
+ * Whether a slash command's line may open a turn: the user typed it (see
+ * {@link isModelLaunch}), and no caveat stands right before it. Claude
+ * Code writes the caveat ahead of what a command wrote exactly when the
+ * command queries nothing (every release, 1.0.x to 2.1.332: `shouldQuery`
+ * false): a local command, whose records go on in the turn in progress.
+ *
+ * @param command The command's line.
+ * @param before The eligible entry right before it, if any.
+ */
+export function commandCanOpen(
+  command: NoteEntry,
+  before: Entry | null | undefined,
+): boolean {
+  return !isModelLaunch(command, before) && !isCaveat(before);
+}
+
+/**
+ * Whether `entry`, naming another promptId than the entry before it, may
+ * open a turn once the client queries on it: a note that is no caveat (a
+ * caveat says the command after it queries nothing), nor a command's line
+ * that may not open one ({@link commandCanOpen}).
+ *
+ * @param before The eligible entry right before it, if any.
+ */
+export function mayBeInput(
+  entry: Entry,
+  before: Entry | null | undefined,
+): boolean {
+  if (entry.kind !== "note" || entry.source === "caveat") return false;
+  return entry.source !== "command" || commandCanOpen(entry, before);
+}
+
 /**
  * Whether `entry` ends the turn in progress whatever `promptId` it
  * carries: an interrupt marker, or results every one of which the user

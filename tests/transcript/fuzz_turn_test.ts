@@ -88,7 +88,9 @@ function shape(promptIds: (string | null)[]): fc.Arbitrary<Shape> {
               fc.constant(true),
             ),
             snippet: fc.constantFrom("", "ok", "moved to background: mcpt_42"),
-          }),
+            // A SlashCommand or Skill call's result: the command follows.
+            launch: fc.constantFrom(undefined, undefined, true),
+          }).map(({ launch, ...rest }) => launch ? { ...rest, launch } : rest),
           { minLength: 1, maxLength: 2 },
         ),
       }).map(({ b, ...rest }) => ({ ...b, ...rest })),
@@ -96,10 +98,17 @@ function shape(promptIds: (string | null)[]): fc.Arbitrary<Shape> {
     ...(["prompt", "note", "interrupt", "boundary", "turn_end"] as const).map(
       (kind) => b.map((x) => ({ kind, ...x })),
     ),
-    // Slash commands, their expansions, compaction summaries.
-    ...(["command", "meta", "compaction"] as const).map((source) =>
+    // Slash commands, their expansions, caveats, compaction summaries.
+    ...(["command", "meta", "caveat", "compaction"] as const).map((source) =>
       b.map((x) => ({ kind: "note" as const, source, ...x }))
     ),
+    // A command the model launched, naming its call.
+    b.map((x) => ({
+      kind: "note" as const,
+      source: "command" as const,
+      launchedBy: "toolu_a",
+      ...x,
+    })),
   );
 }
 
@@ -215,6 +224,24 @@ Deno.test("a turn holds no prompt, and opens only at a prompt, a command or an i
           if (includeSidechains) {
             assert.ok(command, "no promptId opens a subagent's turn");
           }
+          // Neither a command the model launched nor a local command (a
+          // caveat before it) nor a caveat opens a turn.
+          const before = eligible[eligible.indexOf(o) - 1];
+          if (command) {
+            assert.ok(!("launchedBy" in o), "not launched by a call");
+            assert.ok(
+              !(before?.kind === "results" &&
+                before.results.some((r) =>
+                  r.launch
+                )),
+              "not after a launching result",
+            );
+            assert.ok(
+              !(before?.kind === "note" && before.source === "caveat"),
+              "not after a caveat",
+            );
+          }
+          assert.ok(!(o.kind === "note" && o.source === "caveat"), "caveat");
         }
       },
     ),
