@@ -6,16 +6,38 @@
  * @module
  */
 
-import { classifyTurn } from "../../src/detection/classify.ts";
+import {
+  classifyTurn,
+  type TurnVerdict,
+} from "../../src/detection/classify.ts";
 import { detectStalls } from "../../src/detection/detect.ts";
 import {
   HISTORY_CONTEXT,
   readHistoryTurns,
+  type TurnEnding,
   turnEnding,
 } from "../../src/detection/history_turns.ts";
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
 import { type Line, transcriptText } from "./real_lines.ts";
 import { tempTranscript } from "./temp_project.ts";
+
+/** One turn as the audit reads it. */
+export interface HistoryView {
+  startLine: number;
+  /** 1-based lines of its entries. */
+  lines: number[];
+  verdict: TurnVerdict;
+  ending: TurnEnding;
+}
+
+/** The current turn as the hook reads it at a stop. */
+export interface HookView {
+  /** 1-based lines of its entries. */
+  lines: number[];
+  /** `<kind> <line>` of each stall found. */
+  signatures: string[];
+  reason: string;
+}
 
 /** Which reading: a main transcript's, or a subagent's own file's. */
 export interface ViewOptions {
@@ -26,12 +48,12 @@ export interface ViewOptions {
 export async function historyOf(
   lines: readonly Line[],
   options: ViewOptions = {},
-) {
+): Promise<HistoryView[]> {
   const subagent = options.subagent ?? false;
   await using file = await tempTranscript(transcriptText(lines));
   const handle = await Deno.open(file.path);
   try {
-    const turns = [];
+    const turns: HistoryView[] = [];
     for await (const turn of readHistoryTurns(handle, { subagent })) {
       turns.push({
         startLine: turn.startLine,
@@ -50,7 +72,7 @@ export async function historyOf(
 export async function hookTurnOf(
   lines: readonly Line[],
   options: ViewOptions = {},
-) {
+): Promise<HookView> {
   const subagent = options.subagent ?? false;
   const text = transcriptText(lines);
   await using file = await tempTranscript(text);
