@@ -91,6 +91,26 @@ const ECHO_SKILL = [
   "",
 ].join("\n");
 
+/**
+ * The model launches a command or skill (`launch`), then echoes as it asks
+ * and says what came back; the user then types the same, answered alike.
+ */
+function launchedThenTyped(launch: Reply, what: string): Script {
+  const echo = () =>
+    toolCall(
+      "mcp__stub__echo",
+      { text: "seven" },
+      `Echoing as the ${what} asks.`,
+    );
+  return queue([
+    launch,
+    echo(),
+    text(`The ${what}'s echo said seven.`),
+    echo(),
+    text(`The typed ${what}'s echo said seven.`),
+  ]);
+}
+
 /** A reply of one text block of `value` (blank ones included). */
 function textBlock(value: string): Reply {
   return { kind: "message", blocks: [{ type: "text", text: value }] };
@@ -231,21 +251,10 @@ const CAPTURES: Capture[] = [
     prompt: "run the echo-twice command",
     tool: "SlashCommand",
     moreTools: ["mcp__stub__echo"],
-    script: queue([
+    script: launchedThenTyped(
       toolCall("SlashCommand", { command: "/echo-twice" }),
-      toolCall(
-        "mcp__stub__echo",
-        { text: "seven" },
-        "Echoing as the command asks.",
-      ),
-      text("The command's echo said seven."),
-      toolCall(
-        "mcp__stub__echo",
-        { text: "seven" },
-        "Echoing as the command asks.",
-      ),
-      text("The typed command's echo said seven."),
-    ]),
+      "command",
+    ),
     at: "end",
     then: "/echo-twice",
     projectFiles: {
@@ -262,21 +271,10 @@ const CAPTURES: Capture[] = [
     prompt: "use the echo-skill skill",
     tool: "Skill",
     moreTools: ["mcp__stub__echo"],
-    script: queue([
+    script: launchedThenTyped(
       toolCall("Skill", { skill: "echo-skill" }),
-      toolCall(
-        "mcp__stub__echo",
-        { text: "seven" },
-        "Echoing as the skill asks.",
-      ),
-      text("The skill's echo said seven."),
-      toolCall(
-        "mcp__stub__echo",
-        { text: "seven" },
-        "Echoing as the skill asks.",
-      ),
-      text("The invoked skill's echo said seven."),
-    ]),
+      "skill",
+    ),
     at: "end",
     then: "/echo-skill",
     projectFiles: {
