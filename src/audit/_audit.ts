@@ -19,7 +19,7 @@ import {
   type TranscriptFile,
 } from "../transcript/transcript_files.ts";
 import { isRolloutFile } from "../codex/rollout_files.ts";
-import { readRolloutVerdicts } from "../detection/codex_turns.ts";
+import { readRolloutVerdicts } from "./codex_history.ts";
 
 /** A turn that ended in a stall. */
 export interface StalledTurn {

@@ -4,7 +4,7 @@
  *
  * Where it sits: Codex writes `$CODEX_HOME/sessions/.../rollout-*.jsonl`;
  * this module turns each line into a {@link RolloutRecord}; the current
- * turn (`current_turn.ts`, for the Stop hook) and every turn
+ * turn (`_current_turn.ts`, for the Stop hook) and every turn
  * (`rollout_history.ts`, for `audit` and `scan`) are cut from those
  * records; their `Entry` values go to the same classifier as Claude Code's
  * (`detection/classify.ts`).

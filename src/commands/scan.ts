@@ -35,10 +35,8 @@ import {
 import { formatCount } from "../shared/number_format.ts";
 import { openTranscript } from "../transcript/tail_scan.ts";
 import { isRolloutFile } from "../codex/rollout_files.ts";
-import {
-  judgeRolloutTurn,
-  readRolloutVerdicts,
-} from "../detection/codex_turns.ts";
+import { codexReader } from "../codex/codex_reader.ts";
+import { readRolloutVerdicts } from "../audit/codex_history.ts";
 import { type Style, styleFor } from "../shared/term_style.ts";
 import { type Cell, renderTable } from "../shared/text_table.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
@@ -149,13 +147,15 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   } finally {
     file.close();
   }
-  // A Codex rollout: its current turn (--prompt-id names a turn_id).
-  const detection = rollout
-    ? rolloutDetection(await judgeRolloutTurn(absolute, promptId))
-    : await detectStalls(
-      currentTurnInput(absolute, subagent, promptId),
-      { lagWaitMs: 0, sleep: io.sleep },
-    );
+  // A Codex rollout is read by its own reader (--prompt-id names a turn_id).
+  const detection = await detectStalls(
+    currentTurnInput(absolute, subagent && !rollout, promptId),
+    {
+      lagWaitMs: 0,
+      sleep: io.sleep,
+      ...(rollout ? { reader: codexReader } : {}),
+    },
+  );
   if (detection.scan === null) throw missing(path);
   if (
     promptId !== null && !rollout &&
@@ -192,20 +192,6 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
       : renderCurrentTurn(result, style),
   );
   return ExitCode.ok;
-}
-
-/** A rollout's judged turn in the shape the rest of `scan` reads. */
-function rolloutDetection(
-  verdict: Awaited<ReturnType<typeof judgeRolloutTurn>>,
-) {
-  return {
-    scan: verdict === null
-      ? null
-      : { entries: verdict.entries, budget: verdict.budget },
-    signatures: verdict?.signatures ?? [],
-    reason: verdict?.reason ?? "",
-    endedOnApiError: verdict?.endedOnApiError ?? false,
-  };
 }
 
 /** What detection reads of a Stop (or SubagentStop) payload for one file. */

@@ -49,14 +49,14 @@ export class ConfinementError extends StallWatchError {
 /** The absolute `.claude` (or `root`) folder for a start directory. */
 export function claudeRoot(
   cwd: string,
-  root: ConfinedRoot = CLAUDE_DIR,
+  root: string = CLAUDE_DIR,
 ): string {
   return resolvePath(cwd, root);
 }
 
 /**
  * Resolves `path` against `cwd` and checks, without touching the disk, that
- * it lies inside `<cwd>/.claude`.
+ * it lies inside `<cwd>/.claude` (or `<cwd>/<dir>`).
  *
  * @throws {ConfinementError} For paths elsewhere, including `..` escapes.
  */
@@ -64,9 +64,9 @@ export function confinedPath(
   cwd: string,
   path: string,
   what: string,
-  rootName: ConfinedRoot = CLAUDE_DIR,
+  dir: string = CLAUDE_DIR,
 ): string {
-  const root = claudeRoot(cwd, rootName);
+  const root = claudeRoot(cwd, dir);
   const absolute = resolvePath(cwd, path);
   if (!isInside(root, absolute)) {
     throw new ConfinementError(
@@ -102,7 +102,7 @@ export function ensureConfinedDir(
   cwd: string,
   dir: string,
   what: string,
-  rootName: ConfinedRoot = CLAUDE_DIR,
+  rootName: string = CLAUDE_DIR,
 ): ConfinedDir {
   const target = confinedPath(cwd, dir, what, rootName);
   const root = claudeRoot(cwd, rootName);
@@ -190,7 +190,7 @@ export function existingConfinedDir(
   cwd: string,
   dir: string,
   what: string,
-  rootName: ConfinedRoot = CLAUDE_DIR,
+  rootName: string = CLAUDE_DIR,
 ): ConfinedDir | null {
   const target = confinedPath(cwd, dir, what, rootName);
   const root = claudeRoot(cwd, rootName);

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { scanCodexTurn } from "../../src/codex/current_turn.ts";
+import { scanCodexTurn } from "../../src/codex/_current_turn.ts";
 import { classifyTurn } from "../../src/detection/classify.ts";
 
 const payload = JSON.parse(

@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { scanCodexTurn } from "../../src/codex/current_turn.ts";
+import { scanCodexTurn } from "../../src/codex/_current_turn.ts";
 import { rolloutRecord } from "../../src/codex/_rollout_records.ts";
 import { rolloutLineRecords } from "../../src/codex/_rollout_lines.ts";
 import {

@@ -7,7 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { scanCodexTurn } from "../../src/codex/current_turn.ts";
+import { scanCodexTurn } from "../../src/codex/_current_turn.ts";
+import { codexReader } from "../../src/codex/codex_reader.ts";
 import { readRolloutTurns } from "../../src/codex/rollout_history.ts";
 import { announcedStop } from "../../src/detection/announcement.ts";
 import { classifyTurn } from "../../src/detection/classify.ts";
@@ -251,3 +252,54 @@ async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
     [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }),
   };
 }
+
+Deno.test("codexReader, the TranscriptReader a Codex door hands detection: the turn by its turn_id (as promptId), and what appended lines can change", async () => {
+  const fixture = codexFixture("codex_call_then_empty_reply.jsonl");
+  const scan = await codexReader.currentTurn(fixture.path, {
+    promptId: fixture.turnId,
+    includeSidechains: false,
+  });
+  assert.ok(scan?.reachedStart);
+  assert.equal(scan.opener, null);
+  assert.equal(scan.endOffset, fixture.bytes.length);
+  assert.deepEqual(judged(scan.entries), ["missing_followup exec_command"]);
+  const lines = new TextDecoder().decode(fixture.bytes).split("\n");
+  const start = lines.findIndex((l) => l.includes('"task_started"'));
+  assert.equal(
+    scan.startOffset,
+    new TextEncoder().encode(lines.slice(0, start).join("\n") + "\n").length,
+  );
+  await using dir = await tempDir();
+  const path = `${dir.path}/rollout.jsonl`;
+  await Deno.writeFile(path, fixture.bytes);
+  const end = fixture.bytes.length;
+  assert.equal(
+    await codexReader.appended(path, end, { includeSidechains: false }),
+    false,
+  );
+  // A token count changes nothing; the turn's task_complete does.
+  await Deno.writeTextFile(
+    path,
+    '{"timestamp":"2026-12-06T05:28:52.125Z","ordinal":30,"type":"event_msg","payload":{"type":"token_count","info":null}}\n',
+    { append: true },
+  );
+  assert.equal(
+    await codexReader.appended(path, end, { includeSidechains: false }),
+    false,
+  );
+  await Deno.writeTextFile(
+    path,
+    `{"timestamp":"2026-12-06T05:28:52.125Z","ordinal":31,"type":"event_msg","payload":{"type":"task_complete","turn_id":"${fixture.turnId}"}}\n`,
+    { append: true },
+  );
+  assert.equal(
+    await codexReader.appended(path, end, { includeSidechains: false }),
+    true,
+  );
+  assert.equal(
+    await codexReader.appended(`${dir.path}/gone.jsonl`, 0, {
+      includeSidechains: false,
+    }),
+    null,
+  );
+});

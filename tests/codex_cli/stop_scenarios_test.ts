@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { scanCodexTurn } from "../../src/codex/current_turn.ts";
+import { scanCodexTurn } from "../../src/codex/_current_turn.ts";
 import { announcedStop } from "../../src/detection/announcement.ts";
 import { classifyTurn } from "../../src/detection/classify.ts";
 import {

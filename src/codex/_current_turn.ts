@@ -55,6 +55,13 @@ export interface CodexTurnScan {
   turnId: string | null;
   /** The turn's `task_started` was found within the budgets. */
   reachedStart: boolean;
+  /** Offset of that `task_started` line, or null when not reached. */
+  startOffset: number | null;
+  /**
+   * Where the newest complete line ends (just past its `\n`), or the file
+   * size when none was seen: where a reader following the file goes on.
+   */
+  endOffset: number;
   /**
    * Another turn's `task_started` came first, reading back: the turn asked
    * for is not after it on file (a payload naming a turn the file lacks).
@@ -95,6 +102,7 @@ export async function scanCodexTurn(
     const budgets = { ...DEFAULT_SCAN_BUDGETS, ...options.budgets };
     const collector = new TurnCollector(options.turnId);
     let bytesScanned = 0;
+    let endOffset = -1;
     let lines = 0;
     let budget: ScanBudgetName | null = null;
     const reader = readLinesBackward(syncReader(file), fileSize, {
@@ -106,6 +114,7 @@ export async function scanCodexTurn(
     });
     for await (const raw of reader) {
       bytesScanned = fileSize - raw.offset;
+      if (endOffset < 0) endOffset = raw.offset + raw.length + 1;
       const records = rolloutLineRecords(raw);
       for (let i = records.length - 1; i >= 0 && !collector.done; i--) {
         collector.offer(records[i] as RolloutRecord);
@@ -125,6 +134,8 @@ export async function scanCodexTurn(
       entries: collector.entries(),
       turnId: collector.turnId,
       reachedStart: collector.started,
+      startOffset: collector.startOffset,
+      endOffset: endOffset < 0 ? fileSize : endOffset,
       otherTurn: collector.otherTurn,
       budget,
       endedOnFile: collector.ended,
@@ -150,6 +161,7 @@ class TurnCollector {
   weight = 0;
   done = false;
   started = false;
+  startOffset: number | null = null;
   otherTurn = false;
   ended = false;
   turnId: string | null;
@@ -175,6 +187,7 @@ class TurnCollector {
       this.done = true;
       if (mine) {
         this.started = true;
+        this.startOffset = record.offset;
         if (this.turnId === null && record.turnId !== "") {
           this.turnId = record.turnId;
         }

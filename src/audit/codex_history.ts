@@ -1,0 +1,33 @@
+/**
+ * Codex rollouts judged as Claude Code transcripts are, for `audit` and
+ * `scan --all-turns`: every turn of a rollout (cut by
+ * `codex/rollout_history.ts` in Claude Code's history-turn shape) through
+ * the history verdict (`detection/history_turns.ts` `historyVerdict`: the
+ * same classifier, ending and announcement rules). It lives above both, so
+ * detection never imports a client's reader.
+ *
+ * @module
+ */
+
+import {
+  readRolloutTurns,
+  type RolloutHistoryOptions,
+  type SyncFile,
+} from "../codex/rollout_history.ts";
+import {
+  type HistoryVerdict,
+  historyVerdict,
+} from "../detection/history_turns.ts";
+
+/**
+ * The verdict of every turn of an open rollout, in file order. Requires
+ * `--allow-read`; the file's position is moved.
+ */
+export async function* readRolloutVerdicts(
+  file: SyncFile,
+  options: RolloutHistoryOptions = {},
+): AsyncGenerator<HistoryVerdict> {
+  for await (const turn of readRolloutTurns(file, options)) {
+    yield historyVerdict(turn, false);
+  }
+}
