@@ -53,6 +53,7 @@ Deno.test("judgeClosingText() knows an announcement of the model's own next acti
         `${REPORT}\n\nNow let me commit these changes.`,
         "Now let me commit these changes.",
       ],
+      ["讓我檢查一下建置結果：", "讓我檢查一下建置結果："],
     ]
   ) {
     const judged = judgeClosingText(text as string);
@@ -83,7 +84,6 @@ Deno.test("judgeClosingText() never takes a question, a hand-back, a condition, 
       "I'm going to need your API key to continue.",
       "Which would you like:\n\n1. A single commit\n2. Three commits",
       "Everything is in place and the tests pass.",
-      "讓我檢查一下建置結果：",
       "",
     ]
   ) {
