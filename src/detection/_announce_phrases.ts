@@ -57,9 +57,14 @@ export function normalise(sentence: string): string {
     .trim();
 }
 
-/** `^(?:(?:a|b|...)[,!.:]? )*`: lead-in words that change nothing. */
-function leadIns(words: readonly string[]): string {
-  return `^(?:(?:${words.join("|")})[,!.:]? ?)*`;
+/**
+ * `^(?:(?:a|b|...)[,!.:]? )*`: lead-in words that change nothing, each
+ * ended by a space or a mark ("so" is no lead-in of "someone"). In the
+ * languages written without spaces (`joined`), nothing need end them.
+ */
+function leadIns(words: readonly string[], joined = false): string {
+  const end = joined ? "[,!.:]? ?" : "(?:[,!.:] ?| )";
+  return `^(?:(?:${words.join("|")})${end})*`;
 }
 
 /** The words of a sentence after `at`, without leading spaces and commas. */
@@ -71,8 +76,11 @@ function after(s: string, at: number): string {
 interface Language {
   /** What it is, for the docs and tests. */
   readonly name: string;
-  /** What the sentence announces, or null (see {@link Announced}). */
-  announced(s: string): Announced | null;
+  /**
+   * What the sentence announces, or null (see {@link Announced}).
+   * `colon`: the sentence closed with a colon (it leads into what comes).
+   */
+  announced(s: string, colon: boolean): Announced | null;
 }
 
 // ---------------------------------------------------------------- English
@@ -109,8 +117,17 @@ const EN_OPENER =
 const EN_DOING =
   /^(?:(?:now|next)[,:]? (?:i'm |i am )?([a-z]{3,}ing)\b|i(?:'m| am) now ([a-z]{3,}ing)\b|(moving on|proceeding|continuing|starting|beginning|switching|turning|getting started|jumping) (?:now )?(?:to|with|on|by|into)\b)/;
 
-/** "I'm adding the tests now:", "I'm updating it now." */
-const EN_DOING_NOW = /^i(?:'m| am) ([a-z]{3,}ing)\b.* now[.!:]?$/;
+/** "I'm adding the tests now:", "Running the tests now." */
+const EN_DOING_NOW =
+  /^(?:i(?:'m| am) )?([a-z]{3,}ing)(?: (?!is |are |was |were |has |have |should |will |would |can |could |may |might |works |looks |seems |passes )[^ ]+)+ now[.!:]?$/;
+
+/**
+ * Weaker openers ("Now I need to update the tests:", "I have to fix the
+ * import next."): an announcement only when immediate or closing on a
+ * colon.
+ */
+const EN_WEAK_OPENER =
+  /^(?:i need to|i have to|i must|we need to|we have to|now we need to|we now need to|i now need to|time to) (?:(?:now|next|also|first|then|quickly|just) )*([a-z][a-z-]*)/;
 
 const EN_IMMEDIATE =
   /\b(?:now|right away|immediately|straight away|next|right now)\b/;
@@ -161,6 +178,11 @@ const EN_NO_ACTION = new Set([
   "glad",
   "understand",
   "recall",
+  "ask",
+  "nothing",
+  "everything",
+  "something",
+  "anything",
 ]);
 
 /**
@@ -205,7 +227,7 @@ const EN_SAYING_NOUN =
 
 const ENGLISH: Language = {
   name: "English",
-  announced(s) {
+  announced(s, colon) {
     const body = s.replace(EN_LEAD, "");
     const immediate = EN_IMMEDIATE.test(s);
     const opener = EN_OPENER.exec(body);
@@ -220,11 +242,16 @@ const ENGLISH: Language = {
         ? { ...found, kind: "saying" }
         : found;
     }
-    const doing = EN_DOING.exec(body) ?? EN_DOING_NOW.exec(body);
+    const doing = EN_DOING.exec(s) ?? EN_DOING.exec(body) ??
+      EN_DOING_NOW.exec(body);
     if (doing) {
       const verb = doing[1] ?? doing[2] ?? "";
       if (EN_NO_ACTION.has(verb)) return null;
       return { kind: "action", immediate: true };
+    }
+    const weak = EN_WEAK_OPENER.exec(body) ?? EN_WEAK_OPENER.exec(s);
+    if (weak && (immediate || colon)) {
+      return classify(weak[1] as string, immediate, EN_NO_ACTION, EN_SAYING);
     }
     return null;
   },
@@ -278,7 +305,7 @@ const ZH_LEAD = new RegExp(
     "首先",
     "ok",
     "okay",
-  ]),
+  ], true),
 );
 
 /** "让我", "我来", "我现在", "我这就": the model itself, now. */
@@ -347,16 +374,16 @@ const JA_LEAD = new RegExp(
     "かしこまりました",
     "よし",
     "ok",
-  ]),
+  ], true),
 );
 
 /** Opening words that make the polite form the model's own next step. */
 const JA_NOW =
-  /^(?:今から|これから|早速|さっそく|では|それでは|じゃあ|ここから|引き続き|続けて|続いて|次に|つぎに|次は|まず|最初に|改めて|すぐに|直ちに|ただちに)/;
+  /^(?:今から|これから|早速|さっそく|では|それでは|じゃあ|ここから|引き続き|続けて|続いて|次に|つぎに|次は|次の(?:タスク|ステップ|作業|段階|フェーズ|項目)|まず|最初に|改めて|すぐに|直ちに|ただちに)/;
 
 /** Endings that are the speaker's own act whatever opens the sentence. */
 const JA_OWN_END =
-  /(?:てみます|でみます|ていきます|でいきます|させていただきます|させて頂きます|いたします|致します|しますね|ましょう|取り掛かります|取りかかります|着手します|進めます|進めていきます)$/;
+  /(?:てみます|でみます|ていきます|でいきます|させていただきます|させて頂きます|いたします|致します|しますね|ましょう|取り掛かります|取りかかります|着手します|進めます|進めていきます)(?:ね|よ)?$/;
 
 /** The polite non-past that closes an announcement: "...します", "...ます". */
 const JA_MASU = /ます(?:ね|よ)?$/;
@@ -371,12 +398,21 @@ const JA_SAYING =
 
 const JA_IMMEDIATE = /今から|これから|早速|さっそく|では|それでは|次に|すぐに|直ちに|ただちに/;
 
+/**
+ * A topic or subject of its own ("この関数は", "テストが"): the sentence
+ * says what something else does, not what the model will do.
+ */
+const JA_OTHER_SUBJECT = /[^\sでずのれ今度回]は|[^\sな]が[^\sんら]/;
+
 const JAPANESE: Language = {
   name: "Japanese",
-  announced(s) {
+  announced(s, colon) {
     const body = s.replace(JA_LEAD, "").replace(/[.!:;…]+$/, "").trim();
     const own = JA_OWN_END.test(body);
-    if (!own && !(JA_NOW.test(body) && JA_MASU.test(body))) return null;
+    const opened = JA_NOW.test(body) && JA_MASU.test(body);
+    // "TODOリストを更新します：": a plain polite form that leads on.
+    const leads = colon && JA_MASU.test(body) && !JA_OTHER_SUBJECT.test(body);
+    if (!own && !opened && !leads) return null;
     if (JA_NO_ACTION.test(body)) return null;
     return {
       kind: JA_SAYING.test(body) ? "saying" : "action",
@@ -502,7 +538,7 @@ const SPANISH = romance({
     "finalmente",
   ],
   opener:
-    /^(?:voy a|vamos a|déjame|déjeme|dejame|permíteme|permítame|procedo a|procedo con|paso a|pasemos a|paso ahora a|me pongo a|empiezo a|empiezo por|empiezo con|comienzo a|comienzo por|continúo con|sigo con|me encargo de|me ocupo de|ahora voy a) (?:(?:ahora|ahora mismo|a continuación|primero|también|rápidamente|ya|enseguida) )*([\p{L}-]+)/u,
+    /^(?:(veamos|revisemos|empecemos|comencemos|sigamos|continuemos|probemos|comprobemos|ejecutemos|pasemos a|verifiquemos|arreglemos|corrijamos)(?=[\s,.!:]|$)|(?:voy a|vamos a|déjame|déjeme|dejame|permíteme|permítame|procedo a|procedo con|paso a|pasemos a|paso ahora a|me pongo a|empiezo a|empiezo por|empiezo con|comienzo a|comienzo por|continúo con|sigo con|me encargo de|me ocupo de|ahora voy a) (?:(?:ahora|ahora mismo|a continuación|primero|también|rápidamente|ya|enseguida) )*([\p{L}-]+))/u,
   future:
     /^(?:(?:lo|la|los|las|le|les|me|te) )?([\p{L}]+(?:aré|eré|iré))(?:\s|[.!:,]|$)/u,
   doing: /^(?:estoy|ahora estoy) (?:ahora )?([\p{L}]+(?:ando|iendo))\b/u,
@@ -577,7 +613,7 @@ const FRENCH = romance({
     "pour finir",
   ],
   opener:
-    /^(?:je vais|laissez-moi|laisse-moi|permettez-moi|permets-moi|je passe à|je passe maintenant à|je m'occupe de|je m'occupe maintenant de|je m'attaque à|je commence par|je me mets à|je lance|je suis en train de|on va|nous allons|passons à|passons maintenant à|allons-y|voyons|vérifions|lançons|regardons|corrigeons|testons|essayons|commençons|exécutons|ajoutons|créons|installons|examinons|continuons|analysons|mettons|modifions|procédons|je procède à|je continue avec|je poursuis avec)(?: (?:(?:maintenant|d'abord|ensuite|aussi|rapidement|tout de suite|donc|immédiatement|directement|vous|te|lui|leur|le|la|les) )*(?:l'|t')?([\p{L}-]*))?/u,
+    /^(?:je m'en occupe|je m'y mets|je vais|laissez-moi|laisse-moi|permettez-moi|permets-moi|je passe à|je passe maintenant à|je m'occupe de|je m'occupe maintenant de|je m'attaque à|je commence par|je me mets à|je lance|je suis en train de|on va|nous allons|passons à|passons maintenant à|allons-y|voyons|vérifions|lançons|regardons|corrigeons|testons|essayons|commençons|exécutons|ajoutons|créons|installons|examinons|continuons|analysons|mettons|modifions|procédons|je procède à|je continue avec|je poursuis avec)(?: (?:(?:maintenant|d'abord|ensuite|aussi|rapidement|tout de suite|donc|immédiatement|directement|vous|te|lui|leur|le|la|les) )*(?:l'|t')?([\p{L}-]*))?/u,
   future: /^(?:je |j')([\p{L}]{2,}rai)(?:\s|[.!:,]|$)/u,
   immediate:
     /(?:^|\s)(?:maintenant|tout de suite|immédiatement|à présent|ensuite|dès maintenant)(?=[\s,.!:]|$)/u,
@@ -589,8 +625,27 @@ const FRENCH = romance({
 
 // ----------------------------------------------------------------- German
 
-const DE_LEAD =
-  "^(?:(?:gut|okay|ok|alles klar|perfekt|prima|super|verstanden|also|so|und|dann|jetzt|nun|als nächstes|zunächst|zuerst|danach|anschließend)[,!.:]? ?)*";
+const DE_LEAD = leadIns([
+  "gut",
+  "okay",
+  "ok",
+  "alles klar",
+  "perfekt",
+  "prima",
+  "super",
+  "verstanden",
+  "also",
+  "so",
+  "und",
+  "dann",
+  "jetzt",
+  "nun",
+  "als nächstes",
+  "zunächst",
+  "zuerst",
+  "danach",
+  "anschließend",
+]);
 
 /** "Ich werde jetzt die Tests ausführen", "Lass mich die Logs prüfen". */
 const DE_VERB_LAST = new RegExp(
@@ -605,6 +660,12 @@ const DE_INVERTED =
 /** "Ich prüfe jetzt", "Ich kümmere mich jetzt um". */
 const DE_NOW_AFTER = new RegExp(
   `${DE_LEAD}ich ([\\p{L}]+) (?:mich )?(?:jetzt|nun|gleich|sofort|als nächstes|zunächst|zuerst|direkt)(?=[\\s,.!:]|$)`,
+  "u",
+);
+
+/** "Ich kümmere mich darum", "Ich mache mich an die Arbeit". */
+const DE_TAKE_ON = new RegExp(
+  `${DE_LEAD}ich (?:kümmere mich|mache mich|setze mich) (?:(?:jetzt|nun|gleich|sofort|direkt) )*(?:darum|um|an|daran|dran)(?=[\\s,.!:]|$)`,
   "u",
 );
 
@@ -631,6 +692,7 @@ const GERMAN: Language = {
       return null;
     }
     const immediate = DE_IMMEDIATE.test(s);
+    if (DE_TAKE_ON.test(s)) return { kind: "action", immediate };
     let verb: string | null = null;
     const verbLast = DE_VERB_LAST.exec(s);
     if (verbLast) {
@@ -651,8 +713,24 @@ const GERMAN: Language = {
 
 // ---------------------------------------------------------------- Russian
 
-const RU_LEAD =
-  "^(?:(?:итак|хорошо|отлично|ладно|окей|ок|понял|поняла|понятно|так|и|а|ну|супер|готово|ok)[,!.:]? ?)*";
+const RU_LEAD = leadIns([
+  "итак",
+  "хорошо",
+  "отлично",
+  "ладно",
+  "окей",
+  "ок",
+  "понял",
+  "поняла",
+  "понятно",
+  "так",
+  "и",
+  "а",
+  "ну",
+  "супер",
+  "готово",
+  "ok",
+]);
 
 const RU_MARK =
   "(?:теперь|сейчас|далее|дальше|затем|сначала|потом|следующим шагом|в первую очередь)";
@@ -714,9 +792,9 @@ export const LANGUAGES: readonly Language[] = [
  * What a normalised sentence (or the clause of it that holds the opener)
  * announces, in the first language that reads one.
  */
-export function announcedIn(s: string): Announced | null {
+export function announcedIn(s: string, colon = false): Announced | null {
   for (const language of LANGUAGES) {
-    const found = language.announced(s);
+    const found = language.announced(s, colon);
     if (found) return found;
   }
   return null;
@@ -770,9 +848,9 @@ const CONDITIONAL: readonly RegExp[] = [
 /** Words that put the action off: not an immediate one. */
 const DEFERRED: readonly RegExp[] = [
   /\b(?:later|tomorrow|next time|another time|at some point|eventually|in the future|in future|future (?:conversations?|sessions?|turns?|runs?|projects?)|going forward|from now on|in (?:a|the) (?:next|following|future|later) (?:session|turn|step|pass|round)|afterwards?|(?:get|check|come) back)\b/,
-  /稍后|稍後|下次|以后|以後|将来|將來|未来|未來|回头|回頭|晚点|晚點|明天|改天|后续|後續|之后再|之後再|今后|今後|往后|往後/,
+  /稍后|稍後|下次|下一次|下一轮|下一輪|下个会话|下個會話|以后|以後|将来|將來|未来|未來|回头|回頭|晚点|晚點|明天|改天|后续|後續|之后再|之後再|今后|今後|往后|往後/,
   /後で|あとで|後ほど|のちほど|次回|今度|明日|今後|将来|いずれ|追って/,
-  /나중에|추후|향후|다음 번|다음번|내일|이후에|다음부터|앞으로/,
+  /나중에|추후|향후|다음 번|다음번|내일|이후에|다음부터|앞으로|다음 세션|다음 대화/,
   /(?:^|\s)(?:más tarde|mañana|la próxima vez|en otro momento|en el futuro|más adelante|mais tarde|amanhã|da próxima vez|na próxima vez|em outro momento|no futuro|mais adiante|plus tard|demain|la prochaine fois|ultérieurement|désormais|à l'avenir|dans un second temps|später|morgen|nächstes mal|beim nächsten mal|demnächst|künftig|zukünftig|in zukunft|irgendwann|позже|потом|завтра|в следующий раз|в дальнейшем|в будущем|впоследствии)(?=[\s,.!:]|$)/u,
 ];
 

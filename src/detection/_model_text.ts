@@ -240,8 +240,12 @@ interface Found extends Announced {
   closingColon: boolean;
 }
 
-/** A colon that ends a clause (not `http://` or `10:30`). */
-const CLAUSE_COLON = /[:：](?=\s|$)|：/;
+/**
+ * A colon that ends a clause (not `http://` or `10:30`): one followed by a
+ * space, the end, or a letter of a language written without spaces (a
+ * full-width `：` reads as `:` once normalised).
+ */
+const CLAUSE_COLON = /:(?=\s|$|[^\x00-\x7f])/;
 
 /**
  * What a sentence announces, or null. Only its words before a colon are
@@ -256,7 +260,7 @@ function announcement(sentence: Sentence, line: ClosingLine): Found | null {
   const colon = CLAUSE_COLON.exec(s);
   const head = colon === null ? s : s.slice(0, colon.index).trim();
   const after = colon === null ? "" : s.slice(colon.index + 1).trim();
-  const found = inClauses(head);
+  const found = inClauses(head, colon !== null && after === "");
   if (found === null) return null;
   if (after !== "") {
     if (found.kind === "saying" || !namesWork(after, line)) {
@@ -271,8 +275,8 @@ function announcement(sentence: Sentence, line: ClosingLine): Found | null {
  * The opener of `head`, at its start or at the start of one of its last
  * clauses ("You're right, I'll fix it", "好的，我来处理").
  */
-function inClauses(head: string): Announced | null {
-  const found = announcedIn(head);
+function inClauses(head: string, colon: boolean): Announced | null {
+  const found = announcedIn(head, colon);
   if (found !== null) return found;
   const starts: number[] = [];
   for (let i = head.length - 1; i > 0 && starts.length < MAX_CLAUSES; i--) {
@@ -280,7 +284,7 @@ function inClauses(head: string): Announced | null {
   }
   for (const start of starts.reverse()) {
     const clause = head.slice(start).trim();
-    const inClause = announcedIn(clause);
+    const inClause = announcedIn(clause, colon);
     if (inClause !== null) return inClause;
   }
   return null;
