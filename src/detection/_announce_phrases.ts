@@ -51,7 +51,10 @@ const PUNCTUATION: Readonly<Record<string, string>> = {
  */
 export function normalise(sentence: string): string {
   return sentence
-    .replace(/[\uff1a\uff0c\u3001\uff1f\uff01\u3002\uff1b\uff08\uff09\u2019\u2018\u00a0\u3000]/g, (c) => PUNCTUATION[c] ?? c)
+    .replace(
+      /[\uff1a\uff0c\u3001\uff1f\uff01\u3002\uff1b\uff08\uff09\u2019\u2018\u00a0\u3000]/g,
+      (c) => PUNCTUATION[c] ?? c,
+    )
     .toLowerCase()
     .replace(/\s+/g, " ")
     .trim();
@@ -396,7 +399,8 @@ const JA_NO_ACTION =
 const JA_SAYING =
   /(?:まとめます|説明します|解説します|要約します|整理します|紹介します|報告します|お伝えします|示します|列挙します|振り返ります|共有します)$/;
 
-const JA_IMMEDIATE = /今から|これから|早速|さっそく|では|それでは|次に|すぐに|直ちに|ただちに/;
+const JA_IMMEDIATE =
+  /今から|これから|早速|さっそく|では|それでは|次に|すぐに|直ちに|ただちに/;
 
 /**
  * A topic or subject of its own ("この関数は", "テストが"): the sentence
@@ -430,7 +434,16 @@ function finalConsonant(c: string): number {
 }
 
 const KO_LEAD = new RegExp(
-  leadIns(["네", "좋습니다", "좋아요", "알겠습니다", "그럼", "그러면", "자", "ok"]),
+  leadIns([
+    "네",
+    "좋습니다",
+    "좋아요",
+    "알겠습니다",
+    "그럼",
+    "그러면",
+    "자",
+    "ok",
+  ]),
 );
 
 const KO_NOW =
@@ -470,7 +483,8 @@ const KOREAN: Language = {
     // "설명해 드리겠습니다": the verb may be the word before the ending's.
     const words = body.replace(/(?:겠습니다|겠어요|게요|게|시다)$/, "");
     const said = KO_SAYING.test(stem) ||
-      /(?:정리|요약|설명|말씀|안내|소개|보고|알려|답변|공유)[가-힣]* 드리$/.test(words);
+      /(?:정리|요약|설명|말씀|안내|소개|보고|알려|답변|공유)[가-힣]* 드리$/
+        .test(words);
     return {
       kind: said ? "saying" : "action",
       immediate: KO_IMMEDIATE.test(body),
@@ -688,7 +702,11 @@ const GERMAN: Language = {
   name: "German",
   announced(s) {
     // A "nicht" anywhere: the sentence says what will not be done.
-    if (/(?:^|\s)(?:nicht|nichts|kein|keine|keinen|niemals)(?=[\s,.!:]|$)/u.test(s)) {
+    if (
+      /(?:^|\s)(?:nicht|nichts|kein|keine|keinen|niemals)(?=[\s,.!:]|$)/u.test(
+        s,
+      )
+    ) {
       return null;
     }
     const immediate = DE_IMMEDIATE.test(s);
@@ -703,7 +721,9 @@ const GERMAN: Language = {
       if (found) verb = found[1] as string;
       else {
         const lets = DE_LETS.exec(s);
-        if (lets && !DE_NOT_LETS.test(lets[1] as string)) verb = lets[1] as string;
+        if (lets && !DE_NOT_LETS.test(lets[1] as string)) {
+          verb = lets[1] as string;
+        }
       }
     }
     if (verb === null || verb === "" || DE_NO_ACTION.test(verb)) return null;
@@ -737,12 +757,27 @@ const RU_MARK =
 
 /** "Теперь я проверю", "Я сейчас обновлю", "Давайте проверим". */
 const RU_OPENERS: readonly RegExp[] = [
-  new RegExp(`${RU_LEAD}${RU_MARK},? я (?:теперь |сейчас |сразу )?([\\p{L}-]+)`, "u"),
-  new RegExp(`${RU_LEAD}я (?:теперь|сейчас|сразу|далее|затем|сначала) ([\\p{L}-]+)`, "u"),
-  new RegExp(`${RU_LEAD}давайте (?:я |теперь |сейчас |сначала |сразу )*([\\p{L}-]+)`, "u"),
-  new RegExp(`${RU_LEAD}давай (?:я |теперь |сейчас |сначала )*([\\p{L}-]+)`, "u"),
+  new RegExp(
+    `${RU_LEAD}${RU_MARK},? я (?:теперь |сейчас |сразу )?([\\p{L}-]+)`,
+    "u",
+  ),
+  new RegExp(
+    `${RU_LEAD}я (?:теперь|сейчас|сразу|далее|затем|сначала) ([\\p{L}-]+)`,
+    "u",
+  ),
+  new RegExp(
+    `${RU_LEAD}давайте (?:я |теперь |сейчас |сначала |сразу )*([\\p{L}-]+)`,
+    "u",
+  ),
+  new RegExp(
+    `${RU_LEAD}давай (?:я |теперь |сейчас |сначала )*([\\p{L}-]+)`,
+    "u",
+  ),
   new RegExp(`${RU_LEAD}${RU_MARK},? ([\\p{L}]+(?:ю|у))(?=[\\s,.!:]|$)`, "u"),
-  new RegExp(`${RU_LEAD}я ([\\p{L}]+(?:ю|у)) .*(?:сейчас|теперь|сразу)(?=[\\s,.!:]|$)`, "u"),
+  new RegExp(
+    `${RU_LEAD}я ([\\p{L}]+(?:ю|у)) .*(?:сейчас|теперь|сразу)(?=[\\s,.!:]|$)`,
+    "u",
+  ),
   new RegExp(
     `${RU_LEAD}(?:${RU_MARK},? )?(приступаю|перехожу|переходим|перейду|приступлю|займусь|начну|начинаю|продолжаю|продолжу)(?=[\\s,.!:]|$)`,
     "u",

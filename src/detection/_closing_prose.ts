@@ -94,8 +94,10 @@ export function readClosing(text: string): ClosingText {
     const marker = FENCE.exec(line)?.[1];
     if (fence !== null) {
       fences += marker !== undefined ? 1 : 0;
-      if (marker !== undefined && marker[0] === fence[0] &&
-        marker.length >= fence.length && line.trim() === marker) {
+      if (
+        marker !== undefined && marker[0] === fence[0] &&
+        marker.length >= fence.length && line.trim() === marker
+      ) {
         fence = null;
       }
       lines.push(other("code", blank));
@@ -175,8 +177,9 @@ function wordsOf(
     .replace(/^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/, "")
     .replace(/^ {0,3}#{1,6}\s*/, "")
     .replace(/\s+#+\s*$/, "");
-  const emphasised =
-    /^\s*(?:\*\*[^*]+\*\*|__[^_]+__|`[^`]+`)[\s:：.。]*$/.test(body);
+  const emphasised = /^\s*(?:\*\*[^*]+\*\*|__[^_]+__|`[^`]+`)[\s:：.。]*$/.test(
+    body,
+  );
   let plain = "";
   let masked = "";
   // Inline code keeps its words and loses its backticks; it is masked.

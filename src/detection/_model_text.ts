@@ -212,7 +212,9 @@ function announced(lines: readonly ClosingLine[]): string | null {
   let codeLike = false;
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i] as ClosingLine;
-    if (line.kind === "code" || line.kind === "quote" || line.kind === "table") {
+    if (
+      line.kind === "code" || line.kind === "quote" || line.kind === "table"
+    ) {
       codeLike = true;
       continue;
     }

@@ -78,7 +78,7 @@ claudeTest(
     );
     assert.ok(
       block!.stderr.includes(
-        `- [announced_no_call] You wrote "${ANNOUNCEMENT}" and then ended the turn without doing it.`,
+        `- [announced_no_call] Your message ended with "${ANNOUNCEMENT}". If that was a step you meant to take, take it now.`,
       ),
       block!.stderr,
     );

@@ -268,7 +268,10 @@ Deno.test("announced_no_call, French: Je vais maintenant, Laissez-moi, Passons �
         "Parfait, passons à la tâche suivante : **Ajouter le cache**.",
         "Parfait, passons à la tâche suivante : Ajouter le cache.",
       ],
-      ["Je lance les tests d'intégration.", "Je lance les tests d'intégration."],
+      [
+        "Je lance les tests d'intégration.",
+        "Je lance les tests d'intégration.",
+      ],
     ],
     silent: [
       "Voulez-vous que je lance les tests ?",
