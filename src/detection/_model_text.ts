@@ -247,7 +247,7 @@ interface Found extends Announced {
  * space, the end, or a letter of a language written without spaces (a
  * full-width `：` reads as `:` once normalised).
  */
-const CLAUSE_COLON = /:(?=\s|$|[^\x00-\x7f])/;
+const CLAUSE_COLON = /:(?=\s|$|[\u0080-\uffff])/;
 
 /**
  * What a sentence announces, or null. Only its words before a colon are
