@@ -26,6 +26,13 @@ export interface Announced {
   kind: "action" | "saying";
   /** The sentence says the action is immediate ("now", "next", 现在, 이제). */
   immediate: boolean;
+  /**
+   * The sentence names the work without saying whose it is (a verb-first
+   * clause: "更新 todo：", "Now update the index:"): an announcement only
+   * where the reply ends on it, never as the lead-in to a block, which may
+   * be a step for the user ("執行：" and the command).
+   */
+  bare?: true;
 }
 
 /** Full-width and CJK punctuation, and the ASCII it reads as. */
@@ -132,6 +139,34 @@ const EN_DOING_NOW =
 const EN_WEAK_OPENER =
   /^(?:i need to|i have to|i must|we need to|we have to|now we need to|we now need to|i now need to|time to) (?:(?:now|next|also|first|then|quickly|just) )*([a-z][a-z-]*)/;
 
+/** Verbs of work, base form: what "Now <verb> ...:" sets about. */
+const EN_WORK_VERBS =
+  "do|try|wipe|initialize|initialise|init|add|update|fix|implement|wire|create|write|run|rerun|build|rebuild|test|commit|push|install|remove|delete|rename|move|refactor|check|verify|read|re-read|edit|change|apply|replace|merge|deploy|migrate|generate|regenerate|set|configure|restart|clean|modify|patch|copy|convert|port|register|mark|split|extract|search|inspect|fetch|download|upload|load|save|scan|review|draft|prepare|collect|gather|examine|investigate|explore|dispatch|launch|spawn|finish|finalize|format|lint|compile|bump|tag|revert|reset|sync|pull|clone|enable|disable|seed|insert|append|import|export|document|adjust|tweak|refresh|repoint|reload|retry|redo|rewrite|restore|trim|drop|strip|rerun";
+
+/** The same verbs in -ing: "Writing both plists:", "Copying the files..." */
+const EN_WORK_GERUNDS =
+  "adding|updating|fixing|implementing|wiring|creating|writing|running|rerunning|building|rebuilding|testing|committing|pushing|installing|removing|deleting|renaming|moving|refactoring|checking|verifying|reading|re-reading|editing|changing|applying|replacing|merging|deploying|migrating|generating|regenerating|setting up|configuring|restarting|cleaning|modifying|patching|copying|converting|porting|registering|marking|splitting|extracting|searching|inspecting|fetching|downloading|uploading|loading|saving|scanning|reviewing|drafting|preparing|collecting|gathering|examining|investigating|exploring|dispatching|launching|spawning|finishing|finalizing|formatting|linting|compiling|bumping|tagging|reverting|resetting|syncing|pulling|cloning|enabling|disabling|seeding|inserting|appending|importing|exporting|documenting|adjusting|tweaking|refreshing|repointing|reloading|retrying|redoing|rewriting|restoring|trimming|dropping|stripping|looking into|digging into|kicking off";
+
+/**
+ * "Now update the index:": the model's own next step, said the way Claude
+ * often says it (verb first, closing colon).
+ */
+const EN_NOW_IMPERATIVE = new RegExp(
+  `^(?:(?:ok|okay|good|great|perfect|alright|right|so|done|and)[,.!]? )*(?:now|next|also|then)[,]? (?:${EN_WORK_VERBS})\\b`,
+);
+
+/**
+ * "Copying the report files there.", "Creating the components...": a
+ * progress line, with no finite verb after the gerund ("Adding tests
+ * would help" says something else).
+ */
+const EN_PROGRESS = new RegExp(
+  `^(?:(?:ok|okay|good|great|perfect|alright|right|so|done|now|next|then|and)[,.!:]? )*(?:${EN_WORK_GERUNDS})\\b`,
+);
+
+const EN_FINITE =
+  /\b(?:is|are|was|were|would|should|will|can|could|may|might|must|seems?|looks?|works?|worked|passes|passed|fails|failed|shows?|showed|helps?|needs?|needed|requires?|required|has|have|had|does|did|makes?|made|gives?|gave|takes?|took|means?|meant|keeps?|kept|breaks?|broke|ran|wrote|went|caused?)\b/;
+
 const EN_IMMEDIATE =
   /\b(?:now|right away|immediately|straight away|next|right now)\b/;
 
@@ -169,7 +204,6 @@ const EN_NO_ACTION = new Set([
   "remember",
   "monitor",
   "watch",
-  "see",
   "seeing",
   "waiting",
   "getting",
@@ -228,6 +262,9 @@ const EN_SAYING = new Set([
 const EN_SAYING_NOUN =
   /\b(?:summary|overview|recap|rundown|breakdown|explanation|run-down|round-up|roundup|walkthrough|walk-through)\b/;
 
+/** Verbs that hand over what a saying noun names ("give an overview"). */
+const EN_GIVING = /^(?:provide|give|present|offer|share|do|put|write up)$/;
+
 const ENGLISH: Language = {
   name: "English",
   announced(s, colon) {
@@ -241,7 +278,10 @@ const ENGLISH: Language = {
         EN_NO_ACTION,
         EN_SAYING,
       );
-      return found && EN_SAYING_NOUN.test(body)
+      // "Let me provide a summary": saying; "let's write the summary to
+      // plan.md" makes a file.
+      return found && EN_GIVING.test(opener[1] as string) &&
+          EN_SAYING_NOUN.test(body)
         ? { ...found, kind: "saying" }
         : found;
     }
@@ -255,6 +295,12 @@ const ENGLISH: Language = {
     const weak = EN_WEAK_OPENER.exec(body) ?? EN_WEAK_OPENER.exec(s);
     if (weak && (immediate || colon)) {
       return classify(weak[1] as string, immediate, EN_NO_ACTION, EN_SAYING);
+    }
+    if (EN_PROGRESS.test(s) && !EN_FINITE.test(s)) {
+      return { kind: "action", immediate: true };
+    }
+    if (colon && EN_NOW_IMPERATIVE.test(s)) {
+      return { kind: "action", immediate: true, bare: true };
     }
     return null;
   },
@@ -306,6 +352,8 @@ const ZH_LEAD = new RegExp(
     "然后",
     "然後",
     "首先",
+    "另外",
+    "此外",
     "ok",
     "okay",
   ], true),
@@ -340,25 +388,60 @@ const ZH_SAYING =
  * description, not an announcement.
  */
 const ZH_WORK =
-  /^(?:处理|處理|更新|创建|創建|建立|新建|修改|修正|修复|修復|执行|執行|运行|運行|跑|写|寫|编写|編寫|撰写|撰寫|检查|檢查|查看|查找|搜索|搜尋|安装|安裝|提交|推送|测试|測試|实现|實現|实作|實作|添加|加入|新增|删除|刪除|移除|整理|读取|讀取|阅读|閱讀|部署|合并|合併|重构|重構|调整|調整|生成|配置|设置|設置|设定|設定|补充|補充|完善|进行|進行|验证|驗證|确认|確認|研究|调查|調查|排查|定位|优化|優化|改|加|做|记录|記錄|保存|储存|儲存|下载|下載|上传|上傳|启动|啟動|重启|重啟|构建|構建|编译|編譯|清理|打开|打開|导入|導入|导出|導出|迁移|遷移|升级|升級|准备|準備|把|将|將|开始|開始|着手|著手|继续|繼續|来|來|去)/;
+  /^(?:处理|處理|更新|创建|創建|建立|新建|修改|修正|修复|修復|执行|執行|运行|運行|跑|写|寫|编写|編寫|撰写|撰寫|检查|檢查|查看|查找|搜索|搜尋|安装|安裝|提交|推送|测试|測試|实现|實現|实作|實作|添加|加入|新增|删除|刪除|移除|整理|读取|讀取|阅读|閱讀|部署|合并|合併|重构|重構|调整|調整|生成|配置|设置|設置|设定|設定|补充|補充|完善|进行|進行|验证|驗證|确认|確認|研究|调查|調查|排查|定位|优化|優化|改|加|做|记录|記錄|保存|储存|儲存|下载|下載|上传|上傳|启动|啟動|重启|重啟|构建|構建|编译|編譯|清理|打开|打開|导入|導入|导出|導出|迁移|遷移|升级|升級|准备|準備|把|将|將|开始|開始|着手|著手|继续|繼續|来|來|去|找|简化|簡化|试|試|撤销|撤銷|还原|還原|恢复|恢復|删|刪|回滚|回滾|替换|替換|重命名|拆分|切换|切換|引入|移动|移動|复制|複製|装|裝|跳过|跳過|标记|標記|同步|拉取|克隆|获取|獲取|抓取|列出)/;
+
+/**
+ * Adverbs of order before a verb with no subject ("先撤销修改", "继续查看",
+ * "然后建立 worktree"): the speaker's own next steps.
+ */
+const ZH_SEQUENCE =
+  /^(?:先|首先|再|继续|繼續|直接|接着|接著|然后|然後|最后|最後|同时|同時|顺便|順便|也|还要|還要|马上|馬上|立即|立刻|开始|開始)+/;
+
+/** A clause in the past or done: "先读取了", "已经更新". */
+const ZH_DONE = /^[^,]{0,6}了|^(?:已|已经|已經)/;
 
 const CHINESE: Language = {
   name: "Chinese",
-  announced(s) {
+  announced(s, colon) {
     const body = s.replace(ZH_LEAD, "");
     const immediate = ZH_IMMEDIATE.test(s);
     const self = ZH_SELF.exec(body);
     if (self) return zhVerb(after(body, self[0].length), immediate);
     const now = ZH_NOW.exec(body);
-    if (!now) return null;
-    const rest = after(body, now[0].length);
-    if (now[1] !== undefined) return zhVerb(rest, true);
-    return ZH_WORK.test(rest) ? zhVerb(rest, true) : null;
+    if (now) {
+      const rest = after(body, now[0].length);
+      if (now[1] !== undefined) return zhVerb(rest, true);
+      return ZH_WORK.test(rest) ? zhVerb(rest, true) : null;
+    }
+    // "我实作方案 1", "那我把两个 HTML 合成一个": the "I" and a verb of work.
+    const mine = /^我(?!们|們)/.exec(body);
+    if (mine) {
+      const rest = after(body, 1).replace(ZH_FILLER, "");
+      if (ZH_WORK.test(rest) && !ZH_DONE.test(rest)) {
+        return zhVerb(rest, immediate);
+      }
+      return null;
+    }
+    // A verb with no subject: "更新 todo：", "先撤销 index.vue 的修改：".
+    const sequence = ZH_SEQUENCE.exec(body)?.[0] ?? "";
+    const led = sequence !== "" || body.length < s.length;
+    const rest = body.slice(sequence.length).trim();
+    if (!(colon || led) || !ZH_WORK.test(rest) || ZH_DONE.test(rest)) {
+      return null;
+    }
+    const found = zhVerb(rest, true);
+    return found && { ...found, bare: true };
   },
 };
 
 function zhVerb(rest: string, immediate: boolean): Announced | null {
-  const verb = rest.replace(ZH_FILLER, "");
+  // "需要看看", "要先安装": needing to do is doing, after an opener.
+  let verb = rest.replace(ZH_FILLER, "");
+  const need = /^(?:需要|要)/.exec(verb);
+  if (need) {
+    const then = verb.slice(need[0].length).replace(ZH_FILLER, "");
+    if (ZH_WORK.test(then) || /^看/.test(then)) verb = then;
+  }
   if (verb === "" || ZH_NO_ACTION.test(verb)) return null;
   return { kind: ZH_SAYING.test(verb) ? "saying" : "action", immediate };
 }
@@ -393,7 +476,7 @@ const JA_MASU = /ます(?:ね|よ)?$/;
 
 /** Endings that are no action: waiting, proposing, thinking, being able. */
 const JA_NO_ACTION =
-  /(?:待ちます|お待ちします|待っています|控えます|勧めします|すすめします|推奨します|提案します|思います|考えます|存じます|できます|わかります|分かります|理解します|覚えておきます|留意します|気をつけます|注意します|意識します|心がけます|ません)$/;
+  /(?:待ちます|お待ちします|待っています|控えます|勧めします|すすめします|推奨します|提案します|思います|考えます|存じます|できます|わかります|分かります|覚えておきます|留意します|気をつけます|注意します|意識します|心がけます|ません)$/;
 
 /** Endings that are words said right there. */
 const JA_SAYING =
@@ -408,11 +491,15 @@ const JA_IMMEDIATE =
  */
 const JA_OTHER_SUBJECT = /[^\sでずのれ今度回]は|[^\sな]が[^\sんら]/;
 
+/** Moving on: the model's own when nothing else is the subject. */
+const JA_MOVE_END = /(?:進みます|移ります|移行します)(?:ね|よ)?$/;
+
 const JAPANESE: Language = {
   name: "Japanese",
   announced(s, colon) {
     const body = s.replace(JA_LEAD, "").replace(/[.!:;…]+$/, "").trim();
-    const own = JA_OWN_END.test(body);
+    const own = JA_OWN_END.test(body) ||
+      (JA_MOVE_END.test(body) && !JA_OTHER_SUBJECT.test(body));
     const opened = JA_NOW.test(body) && JA_MASU.test(body);
     // "TODOリストを更新します：": a plain polite form that leads on.
     const leads = colon && JA_MASU.test(body) && !JA_OTHER_SUBJECT.test(body);
@@ -501,6 +588,8 @@ function romance(spec: {
   opener: RegExp;
   future?: RegExp;
   doing?: RegExp;
+  /** The present first person of a verb of work: "Je vérifie", "Reviso". */
+  present?: RegExp;
   immediate: RegExp;
   noAction: RegExp;
   saying: RegExp;
@@ -512,7 +601,7 @@ function romance(spec: {
       const body = s.replace(lead, "");
       const immediate = spec.immediate.test(s);
       const found = spec.opener.exec(body) ?? spec.future?.exec(body) ??
-        spec.doing?.exec(body);
+        spec.doing?.exec(body) ?? spec.present?.exec(body);
       if (!found) return null;
       const verb = found.slice(1).find((g) => g !== undefined) ?? "";
       if (spec.noAction.test(verb)) return null;
@@ -556,6 +645,8 @@ const SPANISH = romance({
   future:
     /^(?:(?:lo|la|los|las|le|les|me|te) )?([\p{L}]+(?:aré|eré|iré))(?:\s|[.!:,]|$)/u,
   doing: /^(?:estoy|ahora estoy) (?:ahora )?([\p{L}]+(?:ando|iendo))\b/u,
+  present:
+    /^(?:lo |la |los |las )?(reviso|compruebo|verifico|ejecuto|actualizo|añado|agrego|corrijo|elimino|borro|instalo|lanzo|leo|escribo|modifico|aplico|pruebo|busco|genero|configuro|reinicio|limpio|renombro|muevo|copio|implemento|preparo|edito|miro|arreglo|subo|descargo|compilo|despliego|migro|reescribo|relanzo)(?=[\s,.!:]|$)/u,
   immediate:
     /(?:^|\s)(?:ahora|ahora mismo|enseguida|de inmediato|inmediatamente|a continuación|ya)(?=[\s,.!:]|$)/u,
   noAction:
@@ -593,6 +684,8 @@ const PORTUGUESE = romance({
   future: /^([\p{L}]+(?:arei|erei|irei))(?:\s|[.!:,]|$)/u,
   doing:
     /^(?:estou|agora estou|estamos) (?:agora )?([\p{L}]+(?:ando|endo|indo))\b/u,
+  present:
+    /^(verifico|confiro|executo|atualizo|adiciono|corrijo|removo|apago|instalo|rodo|leio|escrevo|modifico|aplico|testo|busco|procuro|gero|configuro|reinicio|limpo|renomeio|movo|copio|implemento|preparo|edito|olho|conserto|subo|baixo|compilo|migro|reescrevo)(?=[\s,.!:]|$)/u,
   immediate:
     /(?:^|\s)(?:agora|já|imediatamente|em seguida|a seguir|de imediato)(?=[\s,.!:]|$)/u,
   noAction:
@@ -629,6 +722,8 @@ const FRENCH = romance({
   opener:
     /^(?:je m'en occupe|je m'y mets|je vais|laissez-moi|laisse-moi|permettez-moi|permets-moi|je passe à|je passe maintenant à|je m'occupe de|je m'occupe maintenant de|je m'attaque à|je commence par|je me mets à|je lance|je suis en train de|on va|nous allons|passons à|passons maintenant à|allons-y|voyons|vérifions|lançons|regardons|corrigeons|testons|essayons|commençons|exécutons|ajoutons|créons|installons|examinons|continuons|analysons|mettons|modifions|procédons|je procède à|je continue avec|je poursuis avec)(?: (?:(?:maintenant|d'abord|ensuite|aussi|rapidement|tout de suite|donc|immédiatement|directement|vous|te|lui|leur|le|la|les) )*(?:l'|t')?([\p{L}-]*))?/u,
   future: /^(?:je |j')([\p{L}]{2,}rai)(?:\s|[.!:,]|$)/u,
+  present:
+    /^(?:je (?:(?:maintenant|d'abord|ensuite|aussi|donc) )?(vérifie|crée|lance|relance|corrige|fixe|regarde|lis|relis|charge|recharge|rédige|active|désactive|ajoute|mets|modifie|supprime|teste|exécute|installe|commite|pousse|nettoie|renomme|déplace|copie|écris|réécris|génère|configure|applique|remplace|cherche|récupère|télécharge|compile|construis|redémarre|prépare|édite|patche|migre|fusionne|déploie|synchronise)|j'(ajoute|active|exécute|installe|applique|écris|examine|analyse|implémente|inspecte|édite))(?=[\s,.!:]|$)/u,
   immediate:
     /(?:^|\s)(?:maintenant|tout de suite|immédiatement|à présent|ensuite|dès maintenant)(?=[\s,.!:]|$)/u,
   noAction:
@@ -683,6 +778,12 @@ const DE_TAKE_ON = new RegExp(
   "u",
 );
 
+/** "Ich prüfe die Logs": the present of a verb of work, first person. */
+const DE_PRESENT = new RegExp(
+  `${DE_LEAD}ich (?:prüfe|teste|starte|baue|aktualisiere|erstelle|füge|korrigiere|behebe|lösche|entferne|installiere|lese|schreibe|ändere|passe|führe|suche|lade|committe|pushe|implementiere|richte|lege|setze|verschiebe|benenne|kopiere|überprüfe|schaue|sehe mir|analysiere|untersuche|repariere|migriere|generiere|ergänze|bereinige|räume|mache mich)(?=[\\s,.!:]|$)`,
+  "u",
+);
+
 /** "Prüfen wir", "Schauen wir uns ... an": let's. */
 const DE_LETS = /^([\p{L}]+en) wir\b/u;
 
@@ -710,7 +811,9 @@ const GERMAN: Language = {
       return null;
     }
     const immediate = DE_IMMEDIATE.test(s);
-    if (DE_TAKE_ON.test(s)) return { kind: "action", immediate };
+    if (DE_TAKE_ON.test(s) || DE_PRESENT.test(s)) {
+      return { kind: "action", immediate };
+    }
     let verb: string | null = null;
     const verbLast = DE_VERB_LAST.exec(s);
     if (verbLast) {
@@ -782,13 +885,15 @@ const RU_OPENERS: readonly RegExp[] = [
     `${RU_LEAD}(?:${RU_MARK},? )?(приступаю|перехожу|переходим|перейду|приступлю|займусь|начну|начинаю|продолжаю|продолжу)(?=[\\s,.!:]|$)`,
     "u",
   ),
+  // "Проверяю логи", "Обновляю файл": the present of the first person.
+  new RegExp(`${RU_LEAD}([\\p{L}]+(?:аю|яю|ую|юю))(?=[\\s,.!:]|$)`, "u"),
 ];
 
 const RU_IMMEDIATE =
   /(?:^|\s)(?:теперь|сейчас|сразу|немедленно|далее)(?=[\s,.!:]|$)/u;
 
 const RU_NO_ACTION =
-  /^(?:жду|подожду|ждать|подождать|знаю|понимаю|вижу|думаю|считаю|могу|смогу|хочу|должен|должна|нужно|надо|готов|готова|останусь|оставлю|буду|не|уже|рад|рада|помню|запомню|учту|прошу)$|(?:л|ла|ло|ли|лся|лась|лись)$/u;
+  /^(?:жду|подожду|ждать|подождать|знаю|понимаю|вижу|думаю|считаю|могу|смогу|хочу|должен|должна|нужно|надо|готов|готова|останусь|оставлю|буду|не|уже|рад|рада|помню|запомню|учту|прошу|предлагаю|рекомендую|советую|ожидаю|благодарю|напоминаю|подытоживаю|надеюсь|полагаю|допускаю|сомневаюсь|извиняюсь|уточняю)$|(?:л|ла|ло|ли|лся|лась|лись)$/u;
 
 const RU_SAYING =
   /^(?:подытожу|резюмирую|объясню|поясню|опишу|отмечу|перечислю|расскажу|скажу|уточню|напомню|покажу|обобщу|изложу|сформулирую|суммирую|подытожим|резюмируем|обсудим|разберём|разберем|рассмотрим|обобщим)$/u;
@@ -842,7 +947,7 @@ const QUESTION: readonly RegExp[] = [
   /\?["')\]]*$/,
   /^¿/,
   /[吗嗎呢][.!]?$/,
-  /^是否|是否(?:需要|要|继续|繼續|同意|可以)|要不要|需不需要|可不可以|好不好|行不行/,
+  /^是否|要不要|需不需要|可不可以|好不好|行不行/,
   /(?:か|かね|でしょうか|ますか|ませんか|ましょうか|どうですか|いかがですか|いかがでしょう)[.!]?$/,
   /(?:까요|까|나요|가요|니까|습니까|실래요|시겠어요|죠)[.!]?$/,
 ];
@@ -853,7 +958,7 @@ const QUESTION: readonly RegExp[] = [
  */
 const HAND_BACK: readonly RegExp[] = [
   /\b(?:let me know|tell me|please (?:confirm|review|check|let|run|try|test|share|provide|send|approve|advise)|feel free|would you like|do you want|want me to|if you(?:'d| would) like|shall i|should i|your call|up to you|you decide|your choice|you prefer|your preference|which (?:one|option|approach|would) (?:would|do|you)|i can also|i could also|ready when you are|awaiting your|waiting for your)\b/,
-  /告诉我|告訴我|让我知道|讓我知道|请确认|請確認|请告诉|請告訴|请提供|請提供|请选择|請選擇|请授予|請授予|请检查|請檢查|请测试|請測試|请运行|請執行|请回复|請回覆|你可以|您可以|你想|您想|你希望|您希望|你需要|您需要|需要我|要我|由你|由您|你决定|你決定|看你|看您|您看|你看|如需|若需|需要的话|需要的話|随时|隨時|欢迎|歡迎|等你|等您|你的选择|你的選擇/,
+  /请问|請問|告诉我|告訴我|让我知道|讓我知道|请确认|請確認|请告诉|請告訴|请提供|請提供|请选择|請選擇|请授予|請授予|请检查|請檢查|请测试|請測試|请运行|請執行|请回复|請回覆|你可以|您可以|需要我|要我|由你|由您|你决定|你決定|看你|看您|您看|你看|如需|若需|需要的话|需要的話|随时|隨時|欢迎|歡迎|等你|等您|你的选择|你的選擇/,
   /ください|下さい|お知らせ|教えて|ご確認|ご指示|ご検討|ご判断|ご希望|お好み|よろしければ|よろしいでしょうか|必要であれば|必要なら|お申し付け|お気軽に|どうしますか|どちらが|どれが|お待ちしております/,
   /주세요|주십시오|주시기|바랍니다|부탁드립니다|부탁해요|원하시|필요하시|하시겠|선택해|결정해|알려 주|알려주|말씀해|말씀 주|확인해 주|어떠세요|어떠신가요|괜찮으세요|괜찮으신가요|편하게|기다리겠습니다/,
   /(?:^|\s)(?:avísame|avíseme|dime|dígame|hazme saber|házmelo saber|confírmame|confirma|confirme|si quieres|si prefieres|¿quieres|te parece|tú decides|como prefieras|cuando quieras|quedo atento|quedo atenta|quedo a la espera|por favor,? (?:confirma|revisa|prueba|indica|comparte|ejecuta))(?=[\s,.!:?]|$)/u,
@@ -869,7 +974,12 @@ const HAND_BACK: readonly RegExp[] = [
  * "I'll summarise when it finishes", "if you'd like, I can...".
  */
 const CONDITIONAL: readonly RegExp[] = [
-  /\b(?:once|when|whenever|after|until|unless|as soon as|in case|if (?:you|your|that|this|it's|it is|needed|necessary|desired|required|wanted|preferred|so|not|there's|any|approved|everything|all))\b/,
+  // "If", "when", "after" open a condition at a clause's start; after a
+  // verb ("check if", "see when") they ask whether, which is no condition.
+  /(?:^|[,;] )(?:if|once|when|whenever|after|until|unless|as soon as|in case)\b/,
+  /\b(?:once|whenever|until|unless|as soon as|in case)\b|(?<!\b(?:check|see|verify|confirm|know|determine|test|ask|wonder|find out|look at|tell) )\bif (?:you|your|needed|necessary|desired|required|wanted|preferred|so|not|approved|everything|all|this looks|that works|it helps)\b/,
+  /\bwhen (?:you|your|it|they|that|this|the \w+ (?:finish|finishes|completes?|pass|passes|is|are|comes?|lands?|ends?))\b/,
+  /\bafter (?:you|your|it|they|that|this|which|the \w+ (?:finish|finishes|completes?|pass|passes|is|are|lands?|ends?))\b/,
   /如果|若|假如|要是|的话|的話|一旦|等你|等您|等到|待你|待您|确认后|確認後|完成后|完成後|之后|之後|以后|以後|后再|後再|时候|時候|批准后|批准後|同意后|同意後/,
   /たら(?:[,\s]|$)|れば|なら(?:[,\s]|$)|場合|次第|確認後|完了後|承認後|いただければ|いただけたら|頂ければ|もし/,
   /(?:시|하|되|주|으|나|오|이|지|라|려|다|끝나|마치)면(?:\s|,|$)|후에|후\s|뒤에|다음에|때(?:\s|,|에|는|$)|경우|만약|[는은] ?대로/,
@@ -883,7 +993,7 @@ const CONDITIONAL: readonly RegExp[] = [
 /** Words that put the action off: not an immediate one. */
 const DEFERRED: readonly RegExp[] = [
   /\b(?:later|tomorrow|next time|another time|at some point|eventually|in the future|in future|future (?:conversations?|sessions?|turns?|runs?|projects?)|going forward|from now on|in (?:a|the) (?:next|following|future|later) (?:session|turn|step|pass|round)|afterwards?|(?:get|check|come) back)\b/,
-  /稍后|稍後|下次|下一次|下一轮|下一輪|下个会话|下個會話|以后|以後|将来|將來|未来|未來|回头|回頭|晚点|晚點|明天|改天|后续|後續|之后再|之後再|今后|今後|往后|往後/,
+  /稍后|稍後|下次|下一次|下一轮|下一輪|下个会话|下個會話|以后|以後|回头|回頭|晚点|晚點|明天|改天|后续|後續|之后再|之後再|今后|今後|往后|往後/,
   /後で|あとで|後ほど|のちほど|次回|今度|明日|今後|将来|いずれ|追って/,
   /나중에|추후|향후|다음 번|다음번|내일|이후에|다음부터|앞으로|다음 세션|다음 대화/,
   /(?:^|\s)(?:más tarde|mañana|la próxima vez|en otro momento|en el futuro|más adelante|mais tarde|amanhã|da próxima vez|na próxima vez|em outro momento|no futuro|mais adiante|plus tard|demain|la prochaine fois|ultérieurement|désormais|à l'avenir|dans un second temps|später|morgen|nächstes mal|beim nächsten mal|demnächst|künftig|zukünftig|in zukunft|irgendwann|позже|потом|завтра|в следующий раз|в дальнейшем|в будущем|впоследствии)(?=[\s,.!:]|$)/u,

@@ -227,7 +227,7 @@ function announced(lines: readonly ClosingLine[]): string | null {
       if (line.kind === "heading" || isLabel(line)) continue;
       return null;
     }
-    if (found.kind === "saying") return null;
+    if (found.kind === "saying" || found.bare) return null;
     if (!found.closingColon && (!found.immediate || codeLike)) return null;
     if (asksBefore(lines, i, sentences)) return null;
     if (endsAsking(lines)) return null;
@@ -265,7 +265,7 @@ function announcement(sentence: Sentence, line: ClosingLine): Found | null {
   const found = inClauses(head, colon !== null && after === "");
   if (found === null) return null;
   if (after !== "") {
-    if (found.kind === "saying" || !namesWork(after, line)) {
+    if (found.kind === "saying" || !namesWork(head, after, line)) {
       return null;
     }
     return { ...found, closingColon: false };
@@ -285,9 +285,13 @@ function inClauses(head: string, colon: boolean): Announced | null {
     if (head[i - 1] === "," || head[i - 1] === ";") starts.push(i);
   }
   for (const start of starts.reverse()) {
+    // After a topic ("この関数では、"), the clause says what that does.
+    if (/は,$/.test(head.slice(0, start).trimEnd())) continue;
     const clause = head.slice(start).trim();
     const inClause = announcedIn(clause, colon);
-    if (inClause !== null) return inClause;
+    // A verb with no subject, after other clauses, may be the user's step
+    // those clauses set up ("now you can add X, then run Y").
+    if (inClause !== null && !inClause.bare) return inClause;
   }
   return null;
 }
@@ -298,10 +302,16 @@ function inClauses(head: string, colon: boolean): Announced | null {
  * task: **Add caching**"), or a short label with no sentence's end ("next
  * task: Add caching").
  */
-function namesWork(after: string, line: ClosingLine): boolean {
+function namesWork(head: string, after: string, line: ClosingLine): boolean {
   if (line.emphasised || NAMED_AFTER_COLON.test(line.raw)) return true;
-  return after.length <= 60 && !/[.!?]/.test(after);
+  // After "the next task:", a task's name may close with a full stop.
+  const named = TASK_WORDS.test(head) ? after.replace(/[.。!]$/, "") : after;
+  return named.length <= 60 && !/[.!?。！？]/.test(named);
 }
+
+/** Words that name a unit of work, whose name a colon may introduce. */
+const TASK_WORDS =
+  /\b(?:task|step|phase|item|part|todo|ticket|issue|stage|milestone)s?\b|任务|任務|步骤|步驟|阶段|階段|タスク|ステップ|フェーズ|작업|단계|tarea|paso|fase|tarefa|passo|etapa|tâche|étape|aufgabe|schritt|phase|задач|шаг|этап/;
 
 /** A line that ends with a colon, then one emphasised, code or quoted name. */
 const NAMED_AFTER_COLON =

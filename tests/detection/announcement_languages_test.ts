@@ -59,6 +59,22 @@ Deno.test("announced_no_call, English: the next task named in bold after a colon
         "Got it, I'll fix the import order in `main.ts`.",
         "Got it, I'll fix the import order in main.ts.",
       ],
+      [
+        "34 of 34 pass. Now update the changelog and commit:",
+        "Now update the changelog and commit:",
+      ],
+      [
+        "The schema folder already exists. Copying the report files there.",
+        "Copying the report files there.",
+      ],
+      [
+        "Starting with Task 1: Install the mail client and send the welcome email.",
+        "Starting with Task 1: Install the mail client and send the welcome email.",
+      ],
+      [
+        "Let me check if you have the API key set:",
+        "Let me check if you have the API key set:",
+      ],
     ],
     silent: [
       "Shall I move on to the next task: **Add caching**?",
@@ -74,6 +90,11 @@ Deno.test("announced_no_call, English: the next task named in bold after a colon
       "Once the CI run finishes, I'll merge the branch.",
       "I'll clean up the old fixtures in a later session.",
       "Now, in future sessions, I'll use the project's own test script.",
+      // A verb-first lead-in to a command: a step for the user.
+      "Now run the app:\n\n```bash\nnpm start\n```",
+      "Adding tests for the parser would help here.",
+      "Testing is complete now.",
+      "If you'd like, I can add the tests next.",
     ],
   });
 });
@@ -100,6 +121,9 @@ Deno.test("announced_no_call, Chinese: 现在我来/接下来我将/我现在/�
         "找到原因了，是缓存键缺少语言参数。现在我来修复 `cache.ts`。",
         "现在我来修复 cache.ts。",
       ],
+      ["两个版本都能正常运行。更新 todo：", "更新 todo："],
+      ["先撤销 `index.vue` 的修改：", "先撤销 index.vue 的修改："],
+      ["好，那我把两个 HTML 合成一个。", "好，那我把两个 HTML 合成一个。"],
     ],
     silent: [
       "已經修改完成。要我幫你執行嗎？",
@@ -114,6 +138,11 @@ Deno.test("announced_no_call, Chinese: 现在我来/接下来我将/我现在/�
       "我需要讀取權限才能繼續。請授予我讀取此檔案的權限。",
       "请告诉我你想先处理哪个模块。",
       "确认后我再更新计划文件。",
+      // A verb-first lead-in to a command, or after a clause that sets up
+      // the user's step: not the model's.
+      "执行以下命令：\n\n```bash\npnpm build\n```",
+      "现在可以在 .env.local 加上这一行，然后跑 pnpm preview 就会生效了。",
+      "先读取了完整内容，然后更新了测试。",
     ],
   });
 });
@@ -208,6 +237,7 @@ Deno.test("announced_no_call, Spanish: Ahora voy a, Déjame, paso a, estoy + ger
         "Revisaré el esquema de la base de datos ahora.",
         "Revisaré el esquema de la base de datos ahora.",
       ],
+      ["Reviso los logs del contenedor:", "Reviso los logs del contenedor:"],
     ],
     silent: [
       "¿Quieres que ejecute las pruebas ahora?",
@@ -241,6 +271,7 @@ Deno.test("announced_no_call, Portuguese: Agora vou, Deixe-me, estou + gerund, v
         "Vou criar a migração do banco de dados.",
         "Vou criar a migração do banco de dados.",
       ],
+      ["Verifico o log do servidor:", "Verifico o log do servidor:"],
     ],
     silent: [
       "Quer que eu rode os testes agora?",
@@ -272,6 +303,10 @@ Deno.test("announced_no_call, French: Je vais maintenant, Laissez-moi, Passons �
         "Je lance les tests d'intégration.",
         "Je lance les tests d'intégration.",
       ],
+      [
+        "Données reçues. Je rédige la page maintenant.",
+        "Je rédige la page maintenant.",
+      ],
     ],
     silent: [
       "Voulez-vous que je lance les tests ?",
@@ -280,6 +315,7 @@ Deno.test("announced_no_call, French: Je vais maintenant, Laissez-moi, Passons �
       "Si vous êtes d'accord, je vais appliquer la migration.",
       "Je vais attendre la fin du build.",
       "Je vais vous expliquer : le cache n'était pas invalidé.",
+      "Je pense que le cache est la cause.",
       "Désormais, je vais lancer le linter avant chaque commit.",
     ],
   });
@@ -304,6 +340,10 @@ Deno.test("announced_no_call, German: Ich werde jetzt, Lass mich, Als Nächstes,
       [
         "Schauen wir uns die Fehlermeldung an:",
         "Schauen wir uns die Fehlermeldung an:",
+      ],
+      [
+        "Ich prüfe die Logs des Containers.",
+        "Ich prüfe die Logs des Containers.",
       ],
     ],
     silent: [
@@ -331,6 +371,7 @@ Deno.test("announced_no_call, Russian: Теперь я, Сейчас, Давай
         "Перехожу к следующей задаче: **Добавить кэширование**.",
         "Перехожу к следующей задаче: Добавить кэширование.",
       ],
+      ["Проверяю логи контейнера.", "Проверяю логи контейнера."],
     ],
     silent: [
       "Хотите, чтобы я запустил тесты?",
@@ -339,6 +380,7 @@ Deno.test("announced_no_call, Russian: Теперь я, Сейчас, Давай
       "Теперь я вижу, в чём проблема.",
       "Когда сборка закончится, я проверю логи.",
       "Давайте я подытожу: всё работает.",
+      "Предлагаю сначала обновить схему.",
     ],
   });
 });
