@@ -397,8 +397,8 @@ const ZH_WORK =
 const ZH_SEQUENCE =
   /^(?:先|首先|再|继续|繼續|直接|接着|接著|然后|然後|最后|最後|同时|同時|顺便|順便|也|还要|還要|马上|馬上|立即|立刻|开始|開始)+/;
 
-/** A clause in the past or done: "先读取了", "已经更新". */
-const ZH_DONE = /^[^,]{0,6}了|^(?:已|已经|已經)/;
+/** A clause in the past or done: "先读取了", "已经更新", "把文件都更新了". */
+const ZH_DONE = /了(?:[,.!:;]|$)|^[^,]{0,6}了(?!解)|^已|已经|已經/;
 
 const CHINESE: Language = {
   name: "Chinese",

@@ -143,6 +143,7 @@ Deno.test("announced_no_call, Chinese: 现在我来/接下来我将/我现在/�
       "执行以下命令：\n\n```bash\npnpm build\n```",
       "现在可以在 .env.local 加上这一行，然后跑 pnpm preview 就会生效了。",
       "先读取了完整内容，然后更新了测试。",
+      "我把以下文件都更新了：\n\n- `a.ts`\n- `b.ts`",
     ],
   });
 });
