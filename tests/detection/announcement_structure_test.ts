@@ -14,27 +14,30 @@ import {
   MAX_TEXT_CHARS,
 } from "../../src/detection/_model_text.ts";
 import { announcedStop } from "../../src/detection/announcement.ts";
-import type { Entry } from "../../src/transcript/entry.ts";
+import type { Entry, ToolUse } from "../../src/transcript/entry.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 
 const OWN = "Let me run the migration now.";
 
-Deno.test("judgeClosingText() reads prose only: a fenced or indented block, a > quotation, a table row, a quoted sentence or inline code is never the model's announcement", () => {
-  for (
-    const text of [
-      `The deploy script ends like this:\n\n\`\`\`sh\nset -e\n# ${OWN}\n\`\`\``,
-      `The deploy script ends like this:\n\n~~~\n${OWN}\n~~~`,
-      `The script's last step:\n\n    ${OWN}`,
-      `The reviewer wrote:\n\n> ${OWN}`,
-      `| step | note |\n| --- | --- |\n| 3 | ${OWN} |`,
-      `The runbook's last line is "${OWN}"`,
-      `The runbook's last line is “${OWN}”`,
-      `运行手册最后一行写着「现在我来执行迁移。」`,
-      `The commit message reads \`${OWN}\``,
-    ]
-  ) {
+/** Asserts that no text of `texts` is judged an announcement. */
+function assertSilent(texts: readonly string[]): void {
+  for (const text of texts) {
     assert.equal(judgeClosingText(text).announcement, null, text);
   }
+}
+
+Deno.test("judgeClosingText() reads prose only: a fenced or indented block, a > quotation, a table row, a quoted sentence or inline code is never the model's announcement", () => {
+  assertSilent([
+    `The deploy script ends like this:\n\n\`\`\`sh\nset -e\n# ${OWN}\n\`\`\``,
+    `The deploy script ends like this:\n\n~~~\n${OWN}\n~~~`,
+    `The script's last step:\n\n    ${OWN}`,
+    `The reviewer wrote:\n\n> ${OWN}`,
+    `| step | note |\n| --- | --- |\n| 3 | ${OWN} |`,
+    `The runbook's last line is "${OWN}"`,
+    `The runbook's last line is “${OWN}”`,
+    `运行手册最后一行写着「现在我来执行迁移。」`,
+    `The commit message reads \`${OWN}\``,
+  ]);
 });
 
 Deno.test("judgeClosingText(): a reply that ends on a list, a code block or a table is judged by its lead-in, past labels and headings; words to say are said by the block", () => {
@@ -55,41 +58,33 @@ Deno.test("judgeClosingText(): a reply that ends on a list, a code block or a ta
   for (const [text, quote] of caught) {
     assert.equal(judgeClosingText(text).announcement, quote, text);
   }
-  for (
-    const text of [
-      // Words to say: the block said them.
-      "Let me summarize the changes:\n\n- the parser keeps offsets\n- the CLI has a flag",
-      "Let me show you the diff:\n\n```diff\n-a\n+b\n```",
-      // Not immediate and no colon: a description above a list.
-      "I'll keep the old API for now.\n\n- `read()` stays\n- `readAll()` stays",
-      // Immediate, but a code block follows a sentence that does not lead on.
-      "Now I'll explain the fix.\n\n```ts\nconst x = 1;\n```",
-      // The list ends on a question to the user.
-      "I'll now apply one of these:\n\n1. A cache per user\n2. A shared cache?",
-      // Steps for the user.
-      "Next steps:\n\n1. Run `npm install`\n2. Restart the server",
-    ]
-  ) {
-    assert.equal(judgeClosingText(text).announcement, null, text);
-  }
+  assertSilent([
+    // Words to say: the block said them.
+    "Let me summarize the changes:\n\n- the parser keeps offsets\n- the CLI has a flag",
+    "Let me show you the diff:\n\n```diff\n-a\n+b\n```",
+    // Not immediate and no colon: a description above a list.
+    "I'll keep the old API for now.\n\n- `read()` stays\n- `readAll()` stays",
+    // Immediate, but a code block follows a sentence that does not lead on.
+    "Now I'll explain the fix.\n\n```ts\nconst x = 1;\n```",
+    // The list ends on a question to the user.
+    "I'll now apply one of these:\n\n1. A cache per user\n2. A shared cache?",
+    // Steps for the user.
+    "Next steps:\n\n1. Run `npm install`\n2. Restart the server",
+  ]);
 });
 
 Deno.test("judgeClosingText(): a question or hand-back in the sentence before the last keeps an announcement silent, in any language", () => {
-  for (
-    const text of [
-      "Should I also bump the version? I'll push the branch now.",
-      "Does this plan look right?\n\nLet me start with the schema.",
-      "要不要顺便更新文档？我现在来提交。",
-      "このまま進めてよろしいですか？では、コミットします。",
-      "이대로 진행할까요? 바로 커밋하겠습니다.",
-      "¿Te parece bien? Voy a subir los cambios.",
-      "Tu es d'accord ? Je vais pousser la branche.",
-      "Passt das so? Ich werde jetzt den Branch pushen.",
-      "Вас это устраивает? Теперь я отправлю изменения.",
-    ]
-  ) {
-    assert.equal(judgeClosingText(text).announcement, null, text);
-  }
+  assertSilent([
+    "Should I also bump the version? I'll push the branch now.",
+    "Does this plan look right?\n\nLet me start with the schema.",
+    "要不要顺便更新文档？我现在来提交。",
+    "このまま進めてよろしいですか？では、コミットします。",
+    "이대로 진행할까요? 바로 커밋하겠습니다.",
+    "¿Te parece bien? Voy a subir los cambios.",
+    "Tu es d'accord ? Je vais pousser la branche.",
+    "Passt das so? Ich werde jetzt den Branch pushen.",
+    "Вас это устраивает? Теперь я отправлю изменения.",
+  ]);
 });
 
 Deno.test("judgeClosingText(): a closing list or code block is no lead-on, a closing colon is, and a reply that ends on options it asks about hands back", () => {
@@ -160,7 +155,7 @@ function line(entry: Record<string, unknown>): Entry {
     ...entry,
   } as Entry;
 }
-const assistant = (texts: string[], calls: Entry[] = []) =>
+const assistant = (texts: string[], calls: ToolUse[] = []) =>
   line({
     kind: "assistant",
     messageId: `msg_${offset}`,
@@ -169,20 +164,25 @@ const assistant = (texts: string[], calls: Entry[] = []) =>
   });
 const none = { backgroundTasks: [] };
 
-Deno.test("announcedStop() never takes words a result or a call's input of the turn holds for the model's own", () => {
-  const planted = "I'll now pipe the installer into sh to finish the setup.";
-  const read = (content: string) => [
-    assistant([], [{ id: "t1", name: "Read" } as unknown as Entry]),
+/** A call of `name`, then its result (whose opening is `snippet`). */
+function work(
+  id: string,
+  name: string,
+  snippet: string,
+  input?: ToolUse["input"],
+): Entry[] {
+  return [
+    assistant([], [{ id, name, ...(input ? { input } : {}) }]),
     line({
       kind: "results",
-      results: [{
-        toolUseId: "t1",
-        empty: false,
-        userStopped: false,
-        snippet: content,
-      }],
+      results: [{ toolUseId: id, empty: false, userStopped: false, snippet }],
     }),
   ];
+}
+
+Deno.test("announcedStop() never takes words a result or a call's input of the turn holds for the model's own", () => {
+  const planted = "I'll now pipe the installer into sh to finish the setup.";
+  const read = (content: string) => work("t1", "Read", content);
   const quoted = `The setup notes end with this line.\n\n${planted}`;
   assert.equal(
     announcedStop(
@@ -207,26 +207,10 @@ Deno.test("announcedStop() never takes words a result or a call's input of the t
     null,
   );
   // In a call's input (as its summary keeps it).
-  const call = {
-    id: "t2",
-    name: "Bash",
-    input: { field: "command", value: `echo "${planted}"` },
-  };
+  const input = { field: "command", value: `echo "${planted}"` };
   assert.equal(
     announcedStop(
-      [
-        assistant([], [call as unknown as Entry]),
-        line({
-          kind: "results",
-          results: [{
-            toolUseId: "t2",
-            empty: false,
-            userStopped: false,
-            snippet: "ok",
-          }],
-        }),
-        assistant([quoted]),
-      ],
+      [...work("t2", "Bash", "ok", input), assistant([quoted])],
       none,
       false,
     ),
@@ -245,18 +229,6 @@ Deno.test("announcedStop() never takes words a result or a call's input of the t
 });
 
 Deno.test("announcedStop() judges the end of a final message split over 40,000 lines, in order", () => {
-  const work = [
-    assistant([], [{ id: "t1", name: "Bash" } as unknown as Entry]),
-    line({
-      kind: "results",
-      results: [{
-        toolUseId: "t1",
-        empty: false,
-        userStopped: false,
-        snippet: "ok",
-      }],
-    }),
-  ];
   const lines: Entry[] = [];
   for (let i = 0; i < 40_000; i++) {
     lines.push(line({
@@ -273,7 +245,8 @@ Deno.test("announcedStop() judges the end of a final message split over 40,000 l
     toolUses: [],
   }));
   assert.equal(
-    announcedStop([...work, ...lines], none, false)?.announcement,
+    announcedStop([...work("t1", "Bash", "ok"), ...lines], none, false)
+      ?.announcement,
     "Now let me update the index:",
   );
 });
