@@ -60,8 +60,8 @@ export interface ClosingText {
   lines: ClosingLine[];
   /**
    * The window was cut from a longer text and holds an odd number of
-   * fence lines: it may start inside a block, so no line can be trusted
-   * to be prose.
+   * fence lines, or the close of an HTML block it never opened: it may
+   * start inside a block, so no line can be trusted to be prose.
    */
   ambiguous: boolean;
 }
@@ -73,6 +73,18 @@ const QUOTE = /^ {0,3}>/;
 const TABLE = /^\s*\|/;
 const RULE = /^ {0,3}(?:[-*_]\s*){3,}$/;
 const MARKUP_ONLY = /^\s*<\/?[A-Za-z][^>]*>\s*$/;
+
+/**
+ * An HTML block that holds someone else's words (`<pre>`, `<blockquote>`,
+ * ...) opened on a line of its own: its lines are code or quotation up to
+ * the line that closes it.
+ */
+const HTML_BLOCK =
+  /^\s*<(pre|blockquote|code|samp|script|textarea)\b[^>]*>\s*$/i;
+
+/** The close of such a block, on a line of its own. */
+const HTML_BLOCK_END =
+  /^\s*<\/(?:pre|blockquote|code|samp|script|textarea)\s*>\s*$/i;
 
 /**
  * Reads the end of `text` (see the module notes).
@@ -87,6 +99,9 @@ export function readClosing(text: string): ClosingText {
   const lines: ClosingLine[] = [];
   let fence: string | null = null;
   let fences = 0;
+  let html: RegExp | null = null;
+  // A block closed in a cut window that never opened in it began before it.
+  let orphanClose = false;
   let blank = true;
   let previous: LineKind | null = null;
   for (const raw of window.split("\n")) {
@@ -113,8 +128,24 @@ export function readClosing(text: string): ClosingText {
       previous = "code";
       continue;
     }
+    if (html !== null) {
+      if (html.test(line)) html = null;
+      lines.push(other("code", blank));
+      blank = false;
+      previous = "code";
+      continue;
+    }
     if (line.trim() === "") {
       blank = true;
+      continue;
+    }
+    if (HTML_BLOCK_END.test(line)) orphanClose = true;
+    const opened = HTML_BLOCK.exec(line)?.[1];
+    if (opened !== undefined) {
+      html = new RegExp(`</${opened}\\s*>`, "i");
+      lines.push(other("code", blank));
+      blank = false;
+      previous = "code";
       continue;
     }
     const kind = kindOf(line, blank, previous);
@@ -126,7 +157,7 @@ export function readClosing(text: string): ClosingText {
     blank = false;
     previous = kind;
   }
-  return { lines, ambiguous: cut && fences % 2 === 1 };
+  return { lines, ambiguous: cut && (fences % 2 === 1 || orphanClose) };
 }
 
 /** What a line outside a fenced block is. */
@@ -234,6 +265,9 @@ const QUOTATIONS: ReadonlyMap<string, string> = new Map([
   ["\u300c", "\u300d"], // 「 」
   ["\u300e", "\u300f"], // 『 』
   ["\uff02", "\uff02"], // ＂ ＂
+  ["\u2039", "\u203a"], // ‹ ›
+  ["\u301d", "\u301e"], // 〝 〞
+  ["\u201a", "\u2018"], // ‚ ‘
 ]);
 
 /**

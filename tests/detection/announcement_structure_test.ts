@@ -37,6 +37,9 @@ Deno.test("judgeClosingText() reads prose only: a fenced or indented block, a > 
     `The runbook's last line is “${OWN}”`,
     `运行手册最后一行写着「现在我来执行迁移。」`,
     `The commit message reads \`${OWN}\``,
+    `The page ends with:\n\n<pre>\n${OWN}\n</pre>`,
+    `The page ends with:\n<blockquote>\n${OWN}\n</blockquote>`,
+    `〝${OWN}〞`,
   ]);
 });
 
@@ -105,11 +108,22 @@ Deno.test("judgeClosingText(): a closing list or code block is no lead-on, a clo
   assert.equal(judgeClosingText("커밋할까요?").complete, true);
 });
 
-Deno.test("judgeClosingText(): a window that starts inside a fenced block judges nothing, and only the end of a text is read", () => {
+Deno.test("judgeClosingText(): a window that starts inside a fenced or HTML block judges nothing, and only the end of a text is read", () => {
   // One fence line in the window: it may close a block opened before it.
   const open = "```\n" + "x = 1\n".repeat(MAX_TEXT_CHARS / 6);
   const cut = `${open}${OWN}\n\`\`\`\n\n${OWN}`;
   assert.equal(judgeClosingText(cut).announcement, null);
+  // So may an HTML block's close.
+  const pre = "<pre>\n" + "x = 1\n".repeat(MAX_TEXT_CHARS / 6);
+  assert.equal(
+    judgeClosingText(`${pre}${OWN}\n</pre>\n\n${OWN}`).announcement,
+    null,
+  );
+  // The same text, whole in the window, is judged.
+  assert.equal(
+    judgeClosingText(`<pre>\nx\n</pre>\n\n${OWN}`).announcement,
+    OWN,
+  );
   const end = fc.stringMatching(/^[A-Za-z ,.:?!\n`>#-]{0,200}$/);
   fc.assert(
     fc.property(fc.string({ maxLength: 50 }), end, (prefix, tail) => {
