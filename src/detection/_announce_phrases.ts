@@ -164,8 +164,12 @@ const EN_PROGRESS = new RegExp(
   `^(?:(?:ok|okay|good|great|perfect|alright|right|so|done|now|next|then|and)[,.!:]? )*(?:${EN_WORK_GERUNDS})\\b`,
 );
 
+/**
+ * A finite verb after a gerund makes the gerund a subject ("Checking the
+ * box enables dark mode"): the sentence describes, it does not announce.
+ */
 const EN_FINITE =
-  /\b(?:is|are|was|were|would|should|will|can|could|may|might|must|seems?|looks?|works?|worked|passes|passed|fails|failed|shows?|showed|helps?|needs?|needed|requires?|required|has|have|had|does|did|makes?|made|gives?|gave|takes?|took|means?|meant|keeps?|kept|breaks?|broke|ran|wrote|went|caused?)\b/;
+  /\b(?:enables?|creates|adds|fixes|removes|updates|runs|sets|triggers|returns|starts|stops|gives|resolves|generates|produces|writes|reads|calls|uses|handles|prevents|ensures|allows|lets|goes|saves|loads|costs|matters|happens|belongs|depends|avoids|skips|hides|shows|clears|resets|lists|opens|closes|is|are|was|were|would|should|will|can|could|may|might|must|seems?|looks?|works?|worked|passes|passed|fails|failed|shows?|showed|helps?|needs?|needed|requires?|required|has|have|had|does|did|makes?|made|gives?|gave|takes?|took|means?|meant|keeps?|kept|breaks?|broke|ran|wrote|went|caused?)\b/;
 
 const EN_IMMEDIATE =
   /\b(?:now|right away|immediately|straight away|next|right now)\b/;

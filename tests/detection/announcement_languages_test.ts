@@ -93,6 +93,8 @@ Deno.test("announced_no_call, English: the next task named in bold after a colon
       // A verb-first lead-in to a command: a step for the user.
       "Now run the app:\n\n```bash\nnpm start\n```",
       "Adding tests for the parser would help here.",
+      "Checking the box enables dark mode.",
+      "Reading the config happens once at start-up.",
       "Testing is complete now.",
       "If you'd like, I can add the tests next.",
     ],
