@@ -105,7 +105,10 @@ Deno.test("judgeClosingText(): a complete answer is a hand-back or a report that
 Deno.test("judgeClosingText(): a question is never an announcement, and a quote is the model's words, cut", () => {
   const sentence = fc.stringMatching(/^[A-Za-z ,']{0,80}$/);
   fc.assert(
-    fc.property(sentence, sentence, (before, words) => {
+    fc.property(sentence, sentence, (indented, words) => {
+      // A first line indented four spaces is an indented code block, not
+      // the model's prose: the sentence starts at the margin.
+      const before = indented.trimStart();
       const asked = `${before}. Let me ${words}?`;
       assert.equal(judgeClosingText(asked).announcement, null);
       assert.equal(judgeClosingText(asked).handsBack, true);
