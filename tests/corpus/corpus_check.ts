@@ -416,17 +416,34 @@ async function check(
   let caught = 0;
   const wrong: string[] = [];
   const announceLines: string[] = [];
+  // Per repository (a rule that moves one repository only is about it).
+  const byRepository = new Map<
+    string,
+    { ends: number; fired: number; caught: number; missed: number }
+  >();
+  const repositoryOf = (stored: string) => {
+    const name = stored.slice(0, stored.indexOf("/"));
+    let counts = byRepository.get(name);
+    if (!counts) {
+      counts = { ends: 0, fired: 0, caught: 0, missed: 0 };
+      byRepository.set(name, counts);
+    }
+    return counts;
+  };
   for (const [stored, turns] of judged) {
     if (byStored.get(stored)?.subagent) continue;
     for (const t of turns) {
       turnEnds++;
+      repositoryOf(stored).ends++;
       if (t.announcedLine === null) continue;
+      repositoryOf(stored).fired++;
       const label = announceLabels.get(`${stored}:${t.announcedLine}`);
       const where = `${stored}: line ${t.announcedLine}, ${
         JSON.stringify(t.announcement)
       }`;
       if (label !== undefined && ANNOUNCED_LABELS.has(label)) {
         caught++;
+        repositoryOf(stored).caught++;
         announceLines.push(`${label} caught: ${where}`);
       } else if (label !== undefined) {
         wrong.push(`labelled ${label}: ${where}`);
@@ -443,6 +460,7 @@ async function check(
       t.announcedLine === label.lastLine
     );
     if (!fired) {
+      repositoryOf(label.stored).missed++;
       announceLines.push(
         `${label.label} missed: ${label.stored}: line ${label.lastLine}`,
       );
@@ -480,6 +498,14 @@ async function check(
     `  announced_no_call: fired ${firings} times on ${turnEnds} turn ends of main transcripts; precision ${precision}, recall ${caught}/${positives.length} (labels 1a, 1b)`,
   );
   for (const line of announceLines) console.log(`  announced_no_call ${line}`);
+  for (
+    const [name, n] of [...byRepository].sort(([a], [b]) => a < b ? -1 : 1)
+  ) {
+    if (n.fired === 0 && n.missed === 0) continue;
+    console.log(
+      `  announced_no_call in ${name}: ${n.ends} turn ends, fired ${n.fired} (${n.caught} labelled), missed ${n.missed}`,
+    );
+  }
   console.log("  per repository:");
   for (const line of formatView(view)) console.log(line);
   if (viewOptions.before !== null) {
