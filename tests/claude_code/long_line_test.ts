@@ -3,7 +3,8 @@
  * transcript line is far over 64 KiB (the `tool_use_id` comes after the
  * content in error blocks), and an API failure after a tool result, which
  * ends the session with a synthetic `API Error` entry (and, since 2.1.78,
- * no Stop at all).
+ * no Stop at all): a passing one (HTTP 500) is nudged, one no nudge can fix
+ * (a prompt too long) is allowed.
  */
 
 import assert from "node:assert/strict";
@@ -13,6 +14,7 @@ import {
   httpError,
   lastUserText,
   queue,
+  type Reply,
   sentToolUseId,
   text,
   toolCall,
@@ -132,6 +134,50 @@ claudeTest(
       scanned.signatures.map((s) => [s.kind, s.tool_use_id]),
       [["missing_followup", callId]],
     );
+  },
+);
+
+/** The API's refusal of a request over the context window. */
+const PROMPT_TOO_LONG: Reply = {
+  kind: "http_error",
+  status: 400,
+  errorType: "invalid_request_error",
+  message: "prompt is too long: 204452 tokens > 200000 maximum",
+};
+
+claudeTest(
+  "a prompt too long after a tool result: an API-error ending no nudge can fix, allowed where Stop fires (before 2.1.78), not a stall",
+  async (client) => {
+    const outcome = await runScenario(client, {
+      prompt: "use mcp__stub__echo",
+      script: (_request, index) =>
+        index === 0
+          ? toolCall("mcp__stub__echo", { text: "forty-two" })
+          : PROMPT_TOO_LONG,
+      allowedTools: ["mcp__stub__echo"],
+    });
+    const callId = sentToolUseId(outcome.requests[0]);
+    if (has(client.release, "stop_skipped_on_api_error")) {
+      assert.deepEqual(outcome.hookRuns, []);
+    } else {
+      // Stop fires on the failed turn, and the hook lets it end: a nudge
+      // would send the same conversation, too long again.
+      assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0]);
+    }
+    assertNoFeedback(outcome);
+    // The transcript ends on Claude Code's own entry for the refusal.
+    const text = outcome.transcripts[0]!.text;
+    const last = text.trim().split("\n").map((l) => JSON.parse(l))
+      .findLast((e) => e.type === "assistant");
+    assert.equal(last.isApiErrorMessage, true);
+    assert.match(last.message.content[0].text, /^Prompt is too long/);
+    assert.ok(text.includes(callId));
+    // `stall-watch scan` on that real file: an API-error ending, allowed.
+    const scanned = await scanJson(text);
+    assert.equal(scanned.verdict, "allow", String(scanned.reason));
+    assert.equal(scanned.ended_on_api_error, true);
+    assert.equal(scanned.ended_on_unfixable_error, true);
+    assert.deepEqual(scanned.signatures, []);
   },
 );
 

@@ -95,6 +95,7 @@ Deno.test("scan --all-turns --json gives every turn with its start line and verd
       verdict: "block",
       reason: "tool_use has no tool_result in this turn",
       ended_on_api_error: false,
+      ended_on_unfixable_error: false,
       ending: "ended",
       announced: null,
       signatures: [{
@@ -109,6 +110,7 @@ Deno.test("scan --all-turns --json gives every turn with its start line and verd
       verdict: "allow",
       reason: "the model answered",
       ended_on_api_error: false,
+      ended_on_unfixable_error: false,
       ending: "ended",
       signatures: [],
       announced: null,
