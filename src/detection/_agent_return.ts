@@ -8,19 +8,27 @@
  * When the parent's file shows neither, the parent was still waiting for
  * it when the file ends: the subagent had not finished.
  *
+ * Each parent is read once, whole, for every agent it got back; the few
+ * newest are kept (by path, size and time), so an audit of many subagents
+ * of one session reads their parent once.
+ *
  * @module
  */
 
 import { basename, dirname, join } from "../shared/paths.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
-import { readLinesForward, syncReader } from "../transcript/line_reader.ts";
+import {
+  type RawLine,
+  readLinesForward,
+  syncReader,
+} from "../transcript/line_reader.ts";
 import { topLevelType } from "../transcript/line_prefilter.ts";
 import { openTranscript } from "../transcript/tail_scan.ts";
 
 /**
  * What the parent's transcript says of a subagent: it `returned`, the
  * parent was still `waiting` for it when the file ends, or `unknown` (no
- * parent file found, or it cannot be read).
+ * parent file found, it cannot be read, or it names too many agents).
  */
 export type AgentReturn = "returned" | "waiting" | "unknown";
 
@@ -33,11 +41,27 @@ const SESSION_SNIFF_BYTES = 64 * 1024;
 /** Launches of a background agent: a result that is not its return. */
 const LAUNCH_STATUSES = new Set(["async_launched", "remote_launched"]);
 
+/** The most agents one parent's returns are kept for (a memory bound). */
+const MAX_RETURNED_AGENTS = 100_000;
+
+/** How many parents' returns are kept at once. */
+const KEPT_PARENTS = 8;
+
 const decoder = new TextDecoder();
+
+/** The agents one parent file got back, as read at one size and time. */
+interface ParentReturns {
+  size: number;
+  mtime: number;
+  /** Null when the file could not be read or named too many agents. */
+  agents: Set<string> | null;
+}
+
+const kept = new Map<string, ParentReturns>();
 
 /**
  * Whether the subagent of the transcript at `path` returned to its parent.
- * Requires `--allow-read`; reads the parent's file once, whole.
+ * Requires `--allow-read`.
  *
  * @param path A subagent transcript: `<session>/subagents/agent-<id>.jsonl`,
  * or `agent-<id>.jsonl` next to its session's file (older releases).
@@ -47,30 +71,89 @@ export async function agentReturn(path: string): Promise<AgentReturn> {
   if (agentId === undefined || !SAFE_ID.test(agentId)) return "unknown";
   const parent = parentTranscript(path);
   if (parent === null) return "unknown";
+  const agents = await returnedAgents(parent);
+  if (agents === null) return "unknown";
+  return agents.has(agentId) ? "returned" : "waiting";
+}
+
+/** The agents the parent at `path` got back, or null when not known. */
+async function returnedAgents(path: string): Promise<Set<string> | null> {
   let file: Deno.FsFile | null;
   try {
-    file = openTranscript(parent);
+    file = openTranscript(path);
   } catch {
-    return "unknown";
+    return null;
   }
-  if (file === null) return "unknown";
+  if (file === null) return null;
   try {
-    for await (const raw of readLinesForward(syncReader(file))) {
-      const text = decoder.decode(raw.head) +
-        (raw.clipped ? decoder.decode(raw.tail) : "");
-      if (!text.includes(agentId) || topLevelType(raw.head) === "progress") {
-        continue;
-      }
-      if (returnsAgent(text, raw.clipped, agentId)) {
-        return "returned";
-      }
+    const info = file.statSync();
+    const mtime = info.mtime?.getTime() ?? 0;
+    const known = kept.get(path);
+    if (known && known.size === info.size && known.mtime === mtime) {
+      return known.agents;
     }
-    return "waiting";
+    const agents = await readReturns(file);
+    kept.delete(path);
+    kept.set(path, { size: info.size, mtime, agents });
+    for (const old of kept.keys()) {
+      if (kept.size <= KEPT_PARENTS) break;
+      kept.delete(old);
+    }
+    return agents;
   } catch {
-    return "unknown";
+    return null;
   } finally {
     file.close();
   }
+}
+
+/** Every agent id a parent's lines show returned; null past the bound. */
+async function readReturns(file: Deno.FsFile): Promise<Set<string> | null> {
+  const agents = new Set<string>();
+  for await (const raw of readLinesForward(syncReader(file))) {
+    const text = decoder.decode(raw.head) +
+      (raw.clipped ? decoder.decode(raw.tail) : "");
+    if (!text.includes("agentId") && !text.includes("<task-id>")) continue;
+    if (topLevelType(raw.head) === "progress") continue;
+    for (const id of returnsIn(text, raw)) {
+      agents.add(id);
+      if (agents.size > MAX_RETURNED_AGENTS) return null;
+    }
+  }
+  return agents;
+}
+
+/**
+ * The agents one parent line shows returned: those a task notification
+ * names, and the one a result names that is not a background launch (of a
+ * line too long to read whole, whichever its ends name).
+ */
+function returnsIn(text: string, raw: RawLine): string[] {
+  const ids = [...text.matchAll(/<task-id>([A-Za-z0-9_-]{1,128})<\/task-id>/g)]
+    .map((m) => m[1] as string);
+  if (raw.clipped) {
+    const launch = [...LAUNCH_STATUSES].some((s) =>
+      text.includes(`"status":"${s}"`)
+    );
+    if (!launch) {
+      for (const m of text.matchAll(/"agentId":"([A-Za-z0-9_-]{1,128})"/g)) {
+        ids.push(m[1] as string);
+      }
+    }
+    return ids;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return ids;
+  }
+  const result = isPlainObject(value) ? value.toolUseResult : undefined;
+  if (
+    isPlainObject(result) && typeof result.agentId === "string" &&
+    !LAUNCH_STATUSES.has(String(result.status))
+  ) ids.push(result.agentId);
+  return ids;
 }
 
 /**
@@ -109,33 +192,4 @@ function sessionOf(path: string): string | null {
   } finally {
     file.close();
   }
-}
-
-/**
- * Whether one line of the parent that names the subagent (its text, or the
- * ends of a line too long to read whole) is its return: a task
- * notification naming it, or a result naming it that is not a background
- * launch.
- */
-function returnsAgent(
-  text: string,
-  clipped: boolean,
-  agentId: string,
-): boolean {
-  if (text.includes(`<task-id>${agentId}</task-id>`)) return true;
-  const launch = [...LAUNCH_STATUSES].some((s) =>
-    text.includes(`"status":"${s}"`)
-  );
-  // Of a line too long to read whole only its ends are known.
-  if (clipped) return text.includes(`"agentId":"${agentId}"`) && !launch;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return false;
-  }
-  if (!isPlainObject(value)) return false;
-  const result = value.toolUseResult;
-  return isPlainObject(result) && result.agentId === agentId &&
-    !LAUNCH_STATUSES.has(String(result.status));
 }
