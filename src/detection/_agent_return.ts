@@ -78,12 +78,7 @@ export async function agentReturn(path: string): Promise<AgentReturn> {
 
 /** The agents the parent at `path` got back, or null when not known. */
 async function returnedAgents(path: string): Promise<Set<string> | null> {
-  let file: Deno.FsFile | null;
-  try {
-    file = openTranscript(path);
-  } catch {
-    return null;
-  }
+  const file = openOrNull(path);
   if (file === null) return null;
   try {
     const info = file.statSync();
@@ -173,12 +168,7 @@ function parentTranscript(path: string): string | null {
 
 /** The `sessionId` the first lines of the file at `path` name, if safe. */
 function sessionOf(path: string): string | null {
-  let file: Deno.FsFile | null;
-  try {
-    file = openTranscript(path);
-  } catch {
-    return null;
-  }
+  const file = openOrNull(path);
   if (file === null) return null;
   try {
     const bytes = new Uint8Array(SESSION_SNIFF_BYTES);
@@ -191,5 +181,14 @@ function sessionOf(path: string): string | null {
     return null;
   } finally {
     file.close();
+  }
+}
+
+/** The file at `path` opened as a transcript, or null when it cannot be. */
+function openOrNull(path: string): Deno.FsFile | null {
+  try {
+    return openTranscript(path);
+  } catch {
+    return null;
   }
 }

@@ -26,7 +26,9 @@ import {
   assertNoFeedback,
   blockLabel,
   claudeTest,
+  type Client,
   codesOf,
+  type Outcome,
   runScenario,
   runsOf,
 } from "./support/scenario.ts";
@@ -72,16 +74,9 @@ claudeTest(
 claudeTest(
   "HTTP 500 on the request after a tool result: the session ends on a synthetic API error that is no answer (Stop skipped since 2.1.78; before, the hook blocks it once)",
   async (client) => {
-    const outcome = await runScenario(client, {
-      prompt: "use mcp__stub__echo",
-      // Every request after the call fails, the nudge's too, however often
-      // Claude Code retries (CLAUDE_CODE_MAX_RETRIES=1).
-      script: (_request, index) =>
-        index === 0
-          ? toolCall("mcp__stub__echo", { text: "forty-two" })
-          : httpError(500),
-      allowedTools: ["mcp__stub__echo"],
-    });
+    // Every request after the call fails, the nudge's too, however often
+    // Claude Code retries (CLAUDE_CODE_MAX_RETRIES=1).
+    const outcome = await echoThenFailing(client, httpError(500));
     const callId = sentToolUseId(outcome.requests[0]);
     // Every failed request carried the tool result, unanswered.
     assert.ok(outcome.requests.length >= 3, `${outcome.requests.length}`);
@@ -137,6 +132,18 @@ claudeTest(
   },
 );
 
+/** A session whose echo call is answered and every request after fails. */
+function echoThenFailing(client: Client, failure: Reply): Promise<Outcome> {
+  return runScenario(client, {
+    prompt: "use mcp__stub__echo",
+    script: (_request, index) =>
+      index === 0
+        ? toolCall("mcp__stub__echo", { text: "forty-two" })
+        : failure,
+    allowedTools: ["mcp__stub__echo"],
+  });
+}
+
 /** The API's refusal of a request over the context window. */
 const PROMPT_TOO_LONG: Reply = {
   kind: "http_error",
@@ -148,14 +155,7 @@ const PROMPT_TOO_LONG: Reply = {
 claudeTest(
   "a prompt too long after a tool result: an API-error ending no nudge can fix, allowed where Stop fires (before 2.1.78), not a stall",
   async (client) => {
-    const outcome = await runScenario(client, {
-      prompt: "use mcp__stub__echo",
-      script: (_request, index) =>
-        index === 0
-          ? toolCall("mcp__stub__echo", { text: "forty-two" })
-          : PROMPT_TOO_LONG,
-      allowedTools: ["mcp__stub__echo"],
-    });
+    const outcome = await echoThenFailing(client, PROMPT_TOO_LONG);
     const callId = sentToolUseId(outcome.requests[0]);
     if (has(client.release, "stop_skipped_on_api_error")) {
       assert.deepEqual(outcome.hookRuns, []);
