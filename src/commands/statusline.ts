@@ -23,7 +23,7 @@ import {
   parsePayloadObject,
   requiredPath,
   stringField,
-} from "../decision/payload.ts";
+} from "../claude_client/hook_payload.ts";
 
 /** Largest status line payload read (Claude Code's is a few KiB). */
 export const MAX_STATUS_PAYLOAD_BYTES = 1024 * 1024;

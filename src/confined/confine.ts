@@ -43,12 +43,17 @@ export function claudeRoot(cwd: string): string {
 
 /**
  * Resolves `path` against `cwd` and checks, without touching the disk, that
- * it lies inside `<cwd>/.claude`.
+ * it lies inside `<cwd>/.claude` (or `<cwd>/<dir>`).
  *
  * @throws {ConfinementError} For paths elsewhere, including `..` escapes.
  */
-export function confinedPath(cwd: string, path: string, what: string): string {
-  const root = claudeRoot(cwd);
+export function confinedPath(
+  cwd: string,
+  path: string,
+  what: string,
+  dir: string = CLAUDE_DIR,
+): string {
+  const root = resolvePath(cwd, dir);
   const absolute = resolvePath(cwd, path);
   if (!isInside(root, absolute)) {
     throw new ConfinementError(

@@ -1,28 +1,17 @@
 /**
  * What a run hands back to its process: an exit code and output, and how
- * an allow is written. Both doors end in one, the Stop hook's and the
- * watchdog's, so the `systemMessage` line is built in one place.
+ * an allow is written, so the `systemMessage` line is built in one place.
  *
  * @module
  */
 
 import { ExitCode } from "../shared/errors.ts";
-import type { EventRecord } from "../events/event_log.ts";
 
 /** What the process should do: its exit code and output. */
 export interface Outcome {
   exitCode: number;
   stdout: string;
   stderr: string;
-}
-
-/**
- * An outcome and the events that explain it, not logged yet: the door logs
- * them (`log_events.ts`) and adds a line to `stderr` when it cannot.
- */
-export interface Verdict {
-  outcome: Outcome;
-  events: readonly EventRecord[];
 }
 
 /**

@@ -18,12 +18,12 @@ import {
 } from "./background_tasks.ts";
 import { syncReader } from "../transcript/line_reader.ts";
 import {
-  appendedTurnLines,
+  claudeCodeReader,
   DEFAULT_SCAN_BUDGETS,
   openTranscript,
   type ScanBudgetName,
   type ScanBudgets,
-  scanCurrentTurn,
+  type TranscriptReader,
   type TurnScan,
 } from "../transcript/tail_scan.ts";
 
@@ -84,6 +84,8 @@ export interface DetectOptions {
    * only sleeping counts (tests with a fake `sleep`).
    */
   now?: () => number;
+  /** The client's transcript reader; Claude Code's by default. */
+  reader?: TranscriptReader;
 }
 
 /**
@@ -149,10 +151,11 @@ export async function detectStalls(
     payloadSendsLastMessage: input.payloadSendsLastMessage === true,
   };
   const clock = lagClock(options);
+  const reader = options.reader ?? claudeCodeReader;
   /** Scans and judges the file as it is now, and says if it looks behind. */
   const look = async (): Promise<Look> => {
     const start = clock.now();
-    const scan = await scanCurrentTurn(path, scanOptions);
+    const scan = await reader.currentTurn(path, scanOptions);
     const ms = clock.now() - start;
     if (scan === null) return { scan, verdict: null, proven: false, ms };
     const verdict = classifyTurn(scan.entries, context);
@@ -193,7 +196,7 @@ export async function detectStalls(
     if (!damaged && now.scan !== null) {
       // Only metadata appended (progress lines, snapshots): nothing to look
       // again for, and a long turn is not read again for it.
-      const grew = await appendedTurnLines(path, now.scan.endOffset, {
+      const grew = await reader.appended(path, now.scan.endOffset, {
         includeSidechains: input.isSubagent,
       });
       if (grew === false) continue;

@@ -1,22 +1,15 @@
 /**
- * The Stop hook contract: payload text in, exit code and output out.
- *
- * Allow = exit 0 with nothing on stdout (or only a `systemMessage` telling
- * the user about a broken config, once per session). Block = exit 2 with the
- * report and recovery prompt on stderr, or, with `STALL_WATCH_OUTPUT=json` or
- * `context`, exit 0 with JSON on stdout (see `decision/_block_output.ts`).
- * On an event other than Stop and SubagentStop (a misregistration) it
- * always allows, and says so once per session in a `systemMessage`.
- *
- * Read top-down: the payload, the settings, detection, the decision
- * (`decision/`), then its effects: the events logged, the outcome returned.
- * The decision's parts load only when a stop needs them: each `import()`
- * below says when.
+ * The Stop hook's door: Claude Code's Stop / SubagentStop payload in, exit
+ * code and output out. Allow = exit 0 with nothing on stdout (or only a
+ * `systemMessage` telling the user about a broken config, once per
+ * session); block = exit 2 with the report and prompt on stderr, or the
+ * JSON of an output mode (`_block_output.ts`). The run around it (settings,
+ * misregistration, state, log) is the room's (`decision/run_handler.ts`).
  *
  * @module
  */
 
-import type { CliIO } from "../shared/cli_io.ts";
+import { CLAUDE_DIR } from "../confined/confine.ts";
 import {
   announcedSignature,
   type AnnouncedStop,
@@ -31,31 +24,25 @@ import {
 } from "../detection/detect.ts";
 import { releaseOf } from "../claude_client/release.ts";
 import { reportLine } from "../recovery/report_line.ts";
-import { loadSettings } from "../settings/load_settings.ts";
-import type { SettingProblem, Settings } from "../settings/settings.ts";
-import type { StateRescue } from "../guardrails/state.ts";
+import { claudeCodeReader } from "../transcript/tail_scan.ts";
 import type { EventName } from "../events/event_log.ts";
-import { eventRecord } from "../decision/event_record.ts";
-import { eventOf, handles } from "../decision/handlers.ts";
-import { logEvents } from "../decision/log_events.ts";
+import { allowOutcome, type Outcome } from "../decision/outcome.ts";
 import {
-  claimConfigNotice,
-  stateStoreOpener,
-  type StoreOpener,
-} from "../decision/notices.ts";
-import {
-  allowOutcome,
-  type Outcome,
-  type Verdict,
-} from "../decision/outcome.ts";
-import {
-  type HookInput,
-  hookInputFrom,
-  parseHookPayload,
-} from "./_hook_input.ts";
+  type Door,
+  type HandlerIO,
+  type Run,
+  runHandler,
+  type StallRequest,
+} from "../decision/run_handler.ts";
+import { type HookInput, readStopPayload } from "./_hook_input.ts";
 
-/** The parts of the process boundary a hook run uses. */
-export type HookIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
+/** The Stop hook as a door of the decision room (`decision/run_handler.ts`). */
+const stopDoor: Door<HookInput> = {
+  handler: "hook",
+  clientDir: CLAUDE_DIR,
+  read: readStopPayload,
+  judge: judgeStop,
+};
 
 /**
  * Runs the Stop / SubagentStop hook on one payload.
@@ -65,115 +52,60 @@ export type HookIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
  *
  * @throws {InputError} For unusable payloads and unreadable transcripts.
  */
-export async function runHook(
-  payloadText: string,
-  io: HookIO,
-): Promise<Outcome> {
-  const { payload, tasksCut } = parseHookPayload(payloadText);
-  const loaded = await loadSettings(io.env, io.cwd);
-  const event = eventOf(payload, "hook");
-  if (!handles("hook", event)) {
-    // Loaded lazily: only for an event the hook is not for.
-    const { misregistered } = await import("../decision/misregistered.ts");
-    return await misregistered("hook", event, payload, loaded, io);
-  }
-  const input = hookInputFrom(payload, tasksCut);
-  const { settings, problems } = loaded;
-  if (input.stopHookActive && settings.stopHookActive === "allow") {
-    return allowOutcome(null);
-  }
-  const quarantined: StateRescue[] = [];
-  const openStore = stateStoreOpener(
-    io,
-    settings,
-    (entry) => quarantined.push(entry),
-  );
-  const { outcome: decided, events } = await judgeStop(input, {
-    io,
-    settings,
-    problems,
-    openStore,
-  });
-  // A log that cannot be written adds a line; it never changes a decision.
-  const logError = await logEvents(io, settings, events);
-  const outcome = { ...decided, stderr: decided.stderr + logError };
-  if (quarantined.length === 0) return outcome;
-  // Loaded lazily: only when a state or lock file was moved aside.
-  const { withQuarantineReport } = await import(
-    "../decision/quarantine_report.ts"
-  );
-  return await withQuarantineReport(outcome, quarantined, {
-    io,
-    settings,
-    subject: input,
-  });
+export function runHook(payloadText: string, io: HandlerIO): Promise<Outcome> {
+  return runHandler(stopDoor, payloadText, io);
 }
 
 /** Why the SubagentStop of Claude Code's own fork is allowed unjudged. */
-export const CLAUDE_FORK_REASON =
+const CLAUDE_FORK_REASON =
   'Claude Code\'s own fork (agent_type ""), not a subagent of the session';
 
-/** What judging a stop needs besides the payload. */
-interface StopContext {
-  io: HookIO;
-  settings: Settings;
-  problems: readonly SettingProblem[];
-  openStore: StoreOpener;
-}
-
 /** Detects stalls in the turn and decides: allow, or what a stall calls for. */
-async function judgeStop(
-  input: HookInput,
-  { io, settings, problems, openStore }: StopContext,
-): Promise<Verdict> {
-  const nowSeconds = io.now() / 1000;
-  const claimNotice = () =>
-    claimConfigNotice(openStore, input.sessionId, problems);
+async function judgeStop(input: HookInput, run: Run): Promise<Outcome> {
+  const { io, settings } = run;
+  if (input.stopHookActive && settings.stopHookActive === "allow") {
+    return allowOutcome(null);
+  }
   // The file judged: the subagent's own for SubagentStop.
   const transcript = input.scanPath ?? input.transcriptPath;
-  const event = (name: EventName, data: Record<string, unknown>) =>
-    eventRecord(name, input, nowSeconds, { transcript, ...data });
+  const log = (name: EventName, data: Record<string, unknown>) =>
+    run.log(run.event(name, { transcript, ...data }));
   if (input.claudeFork) {
     // Nothing of the session's to judge, and its file is never written
     // (so no wait for it either).
-    return {
-      outcome: allowOutcome(await claimNotice()),
-      events: [event("healthy_stop", { reason: CLAUDE_FORK_REASON })],
-    };
+    log("healthy_stop", { reason: CLAUDE_FORK_REASON });
+    return allowOutcome(await run.configNotice());
   }
   const detection = await detectStalls(input, {
     lagWaitMs: settings.lagWaitMs,
     sleep: io.sleep,
     now: io.now,
+    reader: claudeCodeReader,
   });
 
   if (detection.exhausted !== null) {
     // Fail open: a verdict on part of the turn proves nothing either way.
     const { name, limit } = detection.exhausted;
-    return {
-      outcome: allowOutcome(await claimNotice(), [
-        reportLine(
-          `budget exhausted (${
-            describeBudget(detection.exhausted)
-          }) before the turn could be judged; stop allowed`,
-        ),
-      ]),
-      events: [
-        event("budget_exhausted", {
-          budget: name,
-          limit,
-          reason: detection.reason,
-        }),
-      ],
-    };
+    log("budget_exhausted", { budget: name, limit, reason: detection.reason });
+    return allowOutcome(await run.configNotice(), [
+      reportLine(
+        `budget exhausted (${
+          describeBudget(detection.exhausted)
+        }) before the turn could be judged; stop allowed`,
+      ),
+    ]);
   }
+  const stall: StallRequest = {
+    transcriptPath: transcript,
+    signatures: detection.signatures,
+    reason: detection.reason,
+    details: waitDetails(detection),
+  };
   if (detection.signatures.length === 0) {
     const announced = announcedStopOf(input, detection);
     if (announced === null) {
-      return {
-        outcome: allowOutcome(await claimNotice()),
-        events: [event("healthy_stop", { reason: detection.reason })],
-      };
+      log("healthy_stop", { reason: detection.reason });
+      return allowOutcome(await run.configNotice());
     }
     // The turn's last words announced an action it ended without.
     const turnKey = input.promptId ??
@@ -186,60 +118,27 @@ async function judgeStop(
       : [announcedSignature(announced, turnKey)];
     const found = numbered as StallSignature;
     if (!blocking) {
-      return {
-        outcome: allowOutcome(await claimNotice()),
-        events: [event("announced_stop", {
-          reason: found.rule,
-          announcement: found.announcement,
-          line: found.line,
-          mode: settings.announcedNoCall,
-        })],
-      };
-    }
-    // Loaded lazily: only when an announced stop is blocked, as for any
-    // stall (below).
-    const { decideStalledStop } = await import("../decision/stalled_stop.ts");
-    return await decideStalledStop(
-      {
-        sessionId: input.sessionId,
-        hookEventName: input.hookEventName,
-        transcriptPath: transcript,
-        signatures: [found],
+      log("announced_stop", {
         reason: found.rule,
-        details: waitDetails(detection),
-      },
-      releaseOf(detection.scan?.entries ?? []),
-      {
-        io,
-        // Once a turn: the signature's id is the turn's.
-        settings: { ...settings, maxRetries: Math.min(settings.maxRetries, 1) },
-        openStore,
-        claimNotice,
-        nowSeconds,
-      },
-    );
+        announcement: found.announcement,
+        line: found.line,
+        mode: settings.announcedNoCall,
+      });
+      return allowOutcome(await run.configNotice());
+    }
+    // Once a turn: the signature's id is the turn's.
+    stall.signatures = [found];
+    stall.reason = found.rule;
+    stall.retryCap = 1;
   }
-
   // Loaded lazily: only on a stall (a healthy stop never loads the
   // guardrails, the recovery texts or the output modes).
-  const { decideStalledStop } = await import("../decision/stalled_stop.ts");
-  return await decideStalledStop(
-    {
-      sessionId: input.sessionId,
-      hookEventName: input.hookEventName,
-      transcriptPath: transcript,
-      signatures: detection.signatures,
-      reason: detection.reason,
-      details: waitDetails(detection),
-    },
+  const { stalledStopOutcome } = await import("./_block_output.ts");
+  return await stalledStopOutcome(
+    stall,
+    input.hookEventName,
     releaseOf(detection.scan?.entries ?? []),
-    {
-      io,
-      settings,
-      openStore,
-      claimNotice,
-      nowSeconds,
-    },
+    run,
   );
 }
 

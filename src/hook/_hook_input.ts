@@ -1,8 +1,6 @@
 /**
- * Parses the Stop / SubagentStop payload Claude Code writes to stdin (with
- * the payload reading both doors share, `decision/payload.ts`).
- *
- * Fields are read by name and unknown fields are ignored. Only a usable
+ * Reads the Stop / SubagentStop payload Claude Code writes to stdin. Fields
+ * are read by name and unknown fields are ignored. Only a usable
  * `transcript_path` is required; everything else has a safe default.
  *
  * @module
@@ -14,12 +12,13 @@ import {
   MAX_BACKGROUND_TASKS,
   runningBackgroundTasks,
 } from "../detection/background_tasks.ts";
-import { eventOf } from "../decision/handlers.ts";
+import { eventOf } from "../claude_client/hook_events.ts";
+import type { DoorPayload } from "../decision/run_handler.ts";
 import {
   parsePayloadObject,
   requiredPath,
   stringField,
-} from "../decision/payload.ts";
+} from "../claude_client/hook_payload.ts";
 import { cutOversizedArrays } from "./_oversized_array.ts";
 
 /** The hook payload, reduced to what stall-watch uses. */
@@ -68,45 +67,29 @@ export interface HookInput {
 }
 
 /**
- * Parses the payload text.
+ * Reads the payload text: its object, and the input read from it.
  *
- * @throws {InputError} On empty input, invalid JSON, a non-object, or a
- * missing or non-string `transcript_path`.
+ * @throws {InputError} On empty input, invalid JSON or a non-object; the
+ * input on a missing or non-string `transcript_path`.
  */
-export function parseHookInput(text: string): HookInput {
-  const { payload, tasksCut } = parseHookPayload(text);
-  return hookInputFrom(payload, tasksCut);
-}
-
-/** A payload object, and whether an oversized task list was cut from it. */
-export interface HookPayload {
-  payload: Record<string, unknown>;
-  /** `background_tasks` was over the budget and cut before parsing. */
-  tasksCut: boolean;
-}
-
-/**
- * Parses the payload text into its object.
- *
- * @throws {InputError} On empty input, invalid JSON or a non-object.
- */
-export function parseHookPayload(text: string): HookPayload {
+export function readStopPayload(text: string): DoorPayload<HookInput> {
   // A list of tasks over the budget is never parsed into objects.
   const tasks = cutOversizedArrays(
     text,
     "background_tasks",
     MAX_BACKGROUND_TASKS,
   );
-  return { payload: parsePayloadObject(tasks.text), tasksCut: tasks.cut };
+  const payload = parsePayloadObject(tasks.text);
+  return { payload, input: () => hookInputFrom(payload, tasks.cut) };
 }
 
 /**
  * Reads a parsed payload object.
  *
- * @param tasksCut See {@link HookPayload.tasksCut}.
+ * @param tasksCut `background_tasks` was over the budget and cut first.
  * @throws {InputError} On a missing or non-string `transcript_path`.
  */
-export function hookInputFrom(
+function hookInputFrom(
   payload: Record<string, unknown>,
   tasksCut = false,
 ): HookInput {

@@ -2,21 +2,11 @@
  * The Stop hook as a process: the payload from stdin, the outcome on
  * stdout and stderr, and the exit code.
  *
- * Claude Code starts stall-watch at the end of every turn, so what a stop
- * loads is its main cost. `main.ts`, started with no arguments, runs
- * {@link runStopHook} from `gen/stop_hook.js`: this module and every
- * module it reaches, in one generated file (`deno task bundle`, see
- * docs/development.md), so that a stop loads two modules (`main.ts` and the
- * bundle) instead of about forty. The hook's own lazy parts (the block
- * path, the state store, line numbering, the event log, the config parser)
- * are plain `import()`s, which the bundle keeps lazy: their code is in the
- * file but runs only when imported. CI fails when the bundle differs from
- * a fresh build of these sources.
- *
- * `cli.ts` runs {@link stopHookStep} from source for the same work (tests
- * drive it there), under the same guard; `deno task hook` and
- * `deno task demo` run this module itself, so they show what the sources
- * say without a rebuild.
+ * What a stop loads is its main cost, so `main.ts` runs {@link runStopHook}
+ * from `gen/stop_hook.js`, this module and all it reaches in one generated
+ * file (`deno task bundle`; docs/development.md, "The Stop hook's bundle"),
+ * whose plain `import()`s stay lazy. `cli.ts` runs {@link stopHookStep}
+ * from source; `deno task hook` and `deno task demo` run this module.
  *
  * @module
  */
@@ -27,7 +17,7 @@ import { realIO } from "../shared/real_io.ts";
 import { runHook } from "./_hook.ts";
 
 /** Largest hook payload read from stdin. */
-export const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
+const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
 
 /**
  * Reads the payload from stdin, runs the hook and writes its outcome.

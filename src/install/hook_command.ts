@@ -18,7 +18,7 @@
  */
 
 import { HOOK_PERMISSION_FLAGS } from "../shared/permissions.ts";
-import { HANDLER_EVENTS } from "../decision/handlers.ts";
+import { HANDLER_EVENTS } from "../claude_client/hook_events.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 
 /** The hook events stall-watch registers for. */

@@ -27,7 +27,7 @@ import {
 } from "./hook_command.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 import type { SettingsEdit } from "../claude_settings/settings_update.ts";
-import { HANDLER_EVENTS } from "../decision/handlers.ts";
+import { HANDLER_EVENTS } from "../claude_client/hook_events.ts";
 import { addStatusLine, removeStatusLine } from "./status_line.ts";
 import {
   type JsonEditor,

@@ -6,7 +6,11 @@
  */
 
 import { DEFAULT_CONFIG_PATH, loadConfigFile } from "./config_file.ts";
-import { confinedPath, ConfinementError } from "../confined/confine.ts";
+import {
+  CLAUDE_DIR,
+  confinedPath,
+  ConfinementError,
+} from "../confined/confine.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import {
   DEFAULT_SETTINGS,
@@ -23,11 +27,20 @@ export interface LoadedSettings {
   configPath: string | null;
 }
 
+/** Options for {@link loadSettings}. */
+export interface LoadOptions {
+  /**
+   * The client's folder in the project, `.claude` by default: the state
+   * folder and the event log lie below it by default, and must lie in it.
+   */
+  clientDir?: string;
+}
+
 /**
  * Reads `.claude/stall-watch.jsonc` (or `STALL_WATCH_CONFIG`) and merges it
- * with the environment. A state folder or log path outside `.claude` is
- * refused (reported as a problem) and replaced by its default. Requires
- * `--allow-read`.
+ * with the environment. A state folder or log path outside the client's
+ * folder is refused (reported as a problem) and replaced by its default.
+ * Requires `--allow-read`.
  *
  * @param env The process environment.
  * @param cwd The directory the process started in.
@@ -35,50 +48,49 @@ export interface LoadedSettings {
 export async function loadSettings(
   env: Readonly<Record<string, string>>,
   cwd: string,
+  { clientDir = CLAUDE_DIR }: LoadOptions = {},
 ): Promise<LoadedSettings> {
   const configPath = env.STALL_WATCH_CONFIG || DEFAULT_CONFIG_PATH;
   const config = await loadConfigFile(configPath, cwd);
-  const resolved = resolveSettings(env, config.values);
+  const defaults = clientDir === CLAUDE_DIR ? DEFAULT_SETTINGS : {
+    ...DEFAULT_SETTINGS,
+    stateDir: `${clientDir}/stall_watch`,
+    eventLogPath: `${clientDir}/stall_watch/events.jsonl`,
+  };
+  const resolved = resolveSettings(env, config.values, defaults);
   const settings = resolved.settings;
   // An array literal, not unshift(...): a hostile config may hold 200,000
   // unknown keys, and a call with that many arguments overflows the stack.
   const problems = [...config.problems, ...resolved.problems];
-  settings.stateDir = confinedOrDefault(
-    cwd,
-    settings.stateDir,
-    "stateDir",
-    "state folder",
-    problems,
-  );
-  settings.eventLogPath = confinedOrDefault(
-    cwd,
-    settings.eventLogPath,
-    "eventLogPath",
-    "event log",
-    problems,
-  );
+  const confined = (key: "stateDir" | "eventLogPath", what: string) =>
+    confinedOrDefault(cwd, clientDir, settings[key], defaults[key], {
+      what,
+      problems,
+    });
+  settings.stateDir = confined("stateDir", "state folder");
+  settings.eventLogPath = confined("eventLogPath", "event log");
   // The log is appended to and rotated away: never let it name a file such
   // as .claude/settings.json.
   if (!/\.(jsonl|log)$/i.test(settings.eventLogPath)) {
     problems.push({
       source: "",
       message: `Refusing event log "${settings.eventLogPath}": its name must ` +
-        `end in .jsonl or .log; using ${DEFAULT_SETTINGS.eventLogPath}`,
+        `end in .jsonl or .log; using ${defaults.eventLogPath}`,
     });
-    settings.eventLogPath = DEFAULT_SETTINGS.eventLogPath;
+    settings.eventLogPath = defaults.eventLogPath;
   }
   return { settings, problems, configPath: config.path };
 }
 
 function confinedOrDefault(
   cwd: string,
+  clientDir: string,
   path: string,
-  key: "stateDir" | "eventLogPath",
-  what: string,
-  problems: SettingProblem[],
+  fallback: string,
+  { what, problems }: { what: string; problems: SettingProblem[] },
 ): string {
   try {
-    confinedPath(cwd, path, what);
+    confinedPath(cwd, path, what, clientDir);
     return path;
   } catch (error) {
     if (!(error instanceof ConfinementError)) throw error;
@@ -86,9 +98,9 @@ function confinedOrDefault(
     // source in front, or the line would say it twice.
     problems.push({
       source: "",
-      message: `${error.message}; using ${DEFAULT_SETTINGS[key]}`,
+      message: `${error.message}; using ${fallback}`,
     });
-    return DEFAULT_SETTINGS[key];
+    return fallback;
   }
 }
 

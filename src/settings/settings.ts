@@ -178,10 +178,12 @@ export interface ResolvedSettings {
  *
  * @param env The process environment.
  * @param file Values from the config file (see `config_file.ts`).
+ * @param defaults What an unset setting is (a client's own state folder).
  */
 export function resolveSettings(
   env: Readonly<Record<string, string>>,
   file: ConfigValues,
+  defaults: Readonly<Settings> = DEFAULT_SETTINGS,
 ): ResolvedSettings {
   const problems: SettingProblem[] = [];
   const pick = <T>(
@@ -207,7 +209,7 @@ export function resolveSettings(
     }
     return fallback;
   };
-  const d = DEFAULT_SETTINGS;
+  const d = defaults;
   const settings: Settings = {
     maxRetries: pick(
       "STALL_WATCH_MAX_RETRIES",

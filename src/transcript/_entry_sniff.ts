@@ -14,11 +14,14 @@ import {
   type AssistantEntry,
   type Entry,
   INTERRUPT_PREFIX,
+  isLaunchText,
+  isUserStopText,
   type LinePosition,
+  metaSource,
+  type NoteEntry,
+  type NoteSource,
   noteSource,
-  RESUME_PROMPT,
   type ToolUse,
-  USER_STOP_PREFIXES,
 } from "./entry.ts";
 import { summarizeRawToolInput } from "./tool_input.ts";
 
@@ -30,6 +33,9 @@ const ENTRY_TYPE = /(?<!\\)"type"\s*:\s*"(user|assistant|system)"/;
 const NO_OUTPUT_CONTENT =
   /(?<!\\)"content"\s*:\s*"\(([^"\\()\s]+) completed with no output\)"/;
 const USER_REJECTED = /(?<!\\)"toolUseResult"\s*:\s*"User rejected tool use"/;
+/** An error result's id, as Claude Code writes it after `is_error`. */
+const ERROR_RESULT_ID =
+  /(?<!\\)"is_error"\s*:\s*true\s*,\s*"tool_use_id"\s*:\s*"([^"\\]+)"/g;
 const STOP_REASON = /(?<!\\)"stop_reason"\s*:\s*"([^"\\]+)"/;
 const SYNTHETIC_MODEL_FIELD = /(?<!\\)"model"\s*:\s*"<synthetic>"/;
 const USER_TEXT_START =
@@ -39,6 +45,8 @@ const USER_TEXT_START =
 export interface FoundInLine {
   /** Every `tool_use_id` value, in line order. */
   toolUseIds?: readonly string[];
+  /** Those of an error result (`"is_error":true` right before the id). */
+  errorToolUseIds?: readonly string[];
   /** A non-empty text block, anywhere in the line. */
   hasTextBlock?: boolean;
 }
@@ -111,9 +119,17 @@ export function sniffEntry(
     // A server tool's results (WebSearch's, inside `toolUseResult`) carry
     // the API's own ids: no call of the client's is answered by them.
     for (const id of ids) if (isServerToolId(id)) ids.delete(id);
-    const snippet = USER_TEXT_START.exec(head)?.[1] ?? "";
-    const userStopped = USER_STOP_PREFIXES.some((p) => snippet.startsWith(p)) ||
-      USER_REJECTED.test(head) || USER_REJECTED.test(tail);
+    const snippet = unescapeJsonText(USER_TEXT_START.exec(head)?.[1] ?? "");
+    const rejected = USER_REJECTED.test(head) || USER_REJECTED.test(tail);
+    // The text the head shows is the first result's, and says the user
+    // stopped the call only where that result is an error (as parsed).
+    const errors = new Set(found.errorToolUseIds ?? []);
+    for (const match of head.matchAll(ERROR_RESULT_ID)) {
+      errors.add(match[1] ?? "");
+    }
+    const [first] = ids;
+    const stoppedFirst = first !== undefined && errors.has(first) &&
+      isUserStopText(snippet);
     // A lone result may be Claude Code's no-output text in a line made long
     // by other fields; the classifier decides by the call's tool name.
     const noOutputOf = ids.size === 1
@@ -125,27 +141,52 @@ export function sniffEntry(
       results: [...ids].map((toolUseId) => ({
         toolUseId,
         empty: false,
-        userStopped,
+        userStopped: rejected || (stoppedFirst && toolUseId === first),
         snippet,
+        ...(toolUseId === first && isLaunchText(snippet)
+          ? { launch: true as const }
+          : {}),
         ...(noOutputOf === null ? {} : { noOutputOf }),
       })),
     };
   }
-  const opening = USER_TEXT_START.exec(head)?.[1] ?? "";
+  const opening = unescapeJsonText(USER_TEXT_START.exec(head)?.[1] ?? "");
+  const launchedBy = stringField(head, "sourceToolUseID") ??
+    stringField(tail, "sourceToolUseID");
+  const note = (source?: NoteSource): NoteEntry => ({
+    kind: "note",
+    ...base,
+    ...(source ? { source } : {}),
+    ...(launchedBy === null ? {} : { launchedBy }),
+  });
   if (hasTrue(head, "isCompactSummary") || hasTrue(tail, "isCompactSummary")) {
-    return { kind: "note", ...base, source: "compaction" };
+    return note("compaction");
   }
   if (hasTrue(head, "isMeta") || hasTrue(tail, "isMeta")) {
-    const resume = opening.startsWith(RESUME_PROMPT);
-    return { kind: "note", ...base, source: resume ? "resume" : "meta" };
+    return note(metaSource(opening));
   }
   if (opening.startsWith(INTERRUPT_PREFIX)) {
     return { kind: "interrupt", ...base };
   }
   const source = noteSource(opening);
-  return source === null
-    ? { kind: "prompt", ...base }
-    : { kind: "note", ...base, ...source };
+  return source === null ? { kind: "prompt", ...base } : note(source.source);
+}
+
+/**
+ * The text of a JSON string's escaped start (as the head shows it, maybe
+ * cut in the middle of an escape): what the parsed line would say.
+ */
+function unescapeJsonText(escaped: string): string {
+  for (
+    const text of [escaped, escaped.replace(/\\(?:u[0-9a-fA-F]{0,3})?$/, "")]
+  ) {
+    try {
+      return JSON.parse(`"${text}"`) as string;
+    } catch {
+      // Cut inside an escape: try without its start.
+    }
+  }
+  return escaped;
 }
 
 /**

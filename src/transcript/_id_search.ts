@@ -47,6 +47,12 @@ function keyOf(text: string, anchor: string): Key {
 /** A result's id. */
 const ID_KEY = keyOf('"tool_use_id":"', "_");
 /**
+ * What an error result writes right before its id (key order `type,
+ * content, is_error, tool_use_id`): the id of a result whose `is_error` is
+ * true, however long its content.
+ */
+const ERROR_BEFORE_ID = new TextEncoder().encode('"is_error":true,');
+/**
  * A text block with some text: an assistant line in the older one-line
  * form may hold its reply after a long thinking block, beyond the head.
  */
@@ -72,6 +78,8 @@ interface Edge {
 export class ToolUseIdSearch {
   /** Each id with the offset of its first sighting. */
   #ids = new Map<string, number>();
+  /** The ids seen right after `"is_error":true,` (see {@link errorIds}). */
+  #errorIds = new Set<string>();
   #forEachKey: typeof forEachKeyByAnchor;
   #maxIds: number;
   #text = false;
@@ -137,6 +145,15 @@ export class ToolUseIdSearch {
     return [...this.#ids].sort((a, b) => a[1] - b[1]).map(([id]) => id);
   }
 
+  /**
+   * The ids of error results (`"is_error":true` written right before the
+   * id), in line order. A key found at a piece's start is seen again in the
+   * junction search, where what precedes it is known.
+   */
+  errorIds(): string[] {
+    return this.ids().filter((id) => this.#errorIds.has(id));
+  }
+
   /** Whether the line holds a non-empty text block anywhere. */
   hasText(): boolean {
     return this.#text;
@@ -145,9 +162,13 @@ export class ToolUseIdSearch {
   #search(bytes: Uint8Array, origin: number): void {
     this.#forEachKey(bytes, ID_KEY, (end) => {
       const id = valueAt(bytes, end);
-      const at = origin + end - ID_KEY.bytes.length;
+      const start = end - ID_KEY.bytes.length;
+      const at = origin + start;
       if (id !== null && at < (this.#ids.get(id) ?? Infinity)) {
         this.#ids.set(id, at);
+      }
+      if (id !== null && endsWith(bytes, start, ERROR_BEFORE_ID)) {
+        this.#errorIds.add(id);
       }
       return this.full;
     });
@@ -216,6 +237,15 @@ function matchesAt(bytes: Uint8Array, start: number, key: Uint8Array): boolean {
   const before = bytes[start - 1];
   return before === 0x7b /* { */ || before === 0x2c /* , */ ||
     before === 0x20 || before === 0x09 || before === 0x0a || before === 0x0d;
+}
+
+/** Whether `bytes` just before index `end` are `suffix`. */
+function endsWith(bytes: Uint8Array, end: number, suffix: Uint8Array): boolean {
+  if (end < suffix.length) return false;
+  for (let j = 0; j < suffix.length; j++) {
+    if (bytes[end - suffix.length + j] !== suffix[j]) return false;
+  }
+  return true;
 }
 
 /** The string value opening at `from` (after its quote), if it is id-like. */

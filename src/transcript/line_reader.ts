@@ -29,6 +29,11 @@ export interface RawLine {
    * found by a byte search while the line streamed past (see `_id_search.ts`).
    */
   toolUseIds?: string[];
+  /**
+   * For a clipped line: those of `toolUseIds` whose result is an error
+   * (`"is_error":true` right before the id).
+   */
+  errorToolUseIds?: string[];
   /** For a clipped line: the same search saw a non-empty text block. */
   hasTextBlock?: true;
 }
@@ -365,6 +370,8 @@ const EMPTY = new Uint8Array(0);
 /** Puts on a clipped line what the byte search found in it. */
 function addFound(line: RawLine, search: ToolUseIdSearch): void {
   line.toolUseIds = search.ids();
+  const errors = search.errorIds();
+  if (errors.length > 0) line.errorToolUseIds = errors;
   if (search.hasText()) line.hasTextBlock = true;
 }
 

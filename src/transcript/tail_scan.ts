@@ -249,6 +249,36 @@ export async function appendedTurnLines(
   }
 }
 
+/**
+ * What detection asks of a client's transcript: its current turn, read from
+ * the end as entries (`entry.ts`), and whether lines that matter were
+ * appended since. Detection judges entries only, so a second client's
+ * reader slots in beside {@link claudeCodeReader}.
+ */
+export interface TranscriptReader {
+  /**
+   * The current turn of `path`, or `null` when the file does not exist.
+   *
+   * @throws {TranscriptError} When the file cannot be read.
+   */
+  currentTurn(path: string, options: ScanOptions): Promise<TurnScan | null>;
+  /**
+   * Whether lines appended from `from` on can change the current turn;
+   * `null` when the file is gone or cannot be read.
+   */
+  appended(
+    path: string,
+    from: number,
+    options: Pick<TurnOptions, "includeSidechains">,
+  ): Promise<boolean | null>;
+}
+
+/** Claude Code's transcript, read by this folder. */
+export const claudeCodeReader: TranscriptReader = {
+  currentTurn: scanCurrentTurn,
+  appended: appendedTurnLines,
+};
+
 /** Whether a raw line is Claude Code's end-of-turn line. */
 function isTurnEndLine(raw: RawLine): boolean {
   if (raw.clipped || topLevelType(raw.head) !== "system") return false;

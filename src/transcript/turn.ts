@@ -8,20 +8,26 @@
  * @module
  */
 
-import { type Entry, entryWeight } from "./entry.ts";
+import { type Entry, entryWeight, type NoteEntry } from "./entry.ts";
 import {
   carriesOtherPromptId,
+  commandCanOpen,
   commandOpensTurn,
   compactionSettlesTurn,
+  endsTurnInProgress,
+  type InputStep,
+  inputStep,
   isCommand,
   isEligible,
   isLateFor,
   lateEntryCount,
   LOOK_BEHIND_ENTRIES,
+  mayBeInput,
   mayWriteLatePrompt,
   modelActs,
   namesTurnPromptId,
   ownsPromptId,
+  promptIdsMarkTurns,
 } from "./turn_rule.ts";
 
 export { LOOK_BEHIND_ENTRIES, madeAfter } from "./turn_rule.ts";
@@ -96,13 +102,22 @@ export interface SplitterOptions {
  */
 const KEPT_PAST_BUDGET = LOOK_BEHIND_ENTRIES + 2;
 
-/** An opener not decided yet: a command, or an entry of another promptId. */
+/**
+ * An opener not decided yet (see `turn_rule.ts`):
+ *
+ * - `command`: a slash command's line, until the next entry shows whether
+ *   its expansion follows;
+ * - `input`: an input that opens a turn once the client queries on it (a
+ *   command without an expansion, a note of another promptId);
+ * - `ahead`: a result of another promptId, which only its prompt line,
+ *   following within reach, takes; else it goes on in its turn.
+ */
 interface PendingOpener {
-  kind: "command" | "promptId";
+  kind: "command" | "input" | "ahead";
   /** Its index in the turn in progress. */
   at: number;
   entry: Entry;
-  /** Entries pushed after it (a `promptId` opener waits a few for its prompt). */
+  /** Entries pushed after it (each waits only a few). */
   after: number;
   /** It names another promptId than the entry before it. */
   otherPromptId: boolean;
@@ -120,6 +135,10 @@ interface PendingOpener {
  */
 export class ForwardTurnSplitter {
   readonly #includeSidechains: boolean;
+  /** PromptIds mark turns (a main transcript, see `promptIdsMarkTurns`). */
+  readonly #promptIds: boolean;
+  /** The eligible entry pushed last (a model's launch follows its result). */
+  #previous: Entry | null = null;
   #current: Entry[] = [];
   #opener: Entry | null = null;
   /**
@@ -144,8 +163,9 @@ export class ForwardTurnSplitter {
   /** @param options Which entries count, and where pushing starts. */
   constructor(options: SplitterOptions) {
     this.#includeSidechains = options.includeSidechains;
+    this.#promptIds = promptIdsMarkTurns(options.includeSidechains);
     this.#atFileStart = options.fromFileStart ?? true;
-    this.#lastPromptId = options.promptId ?? null;
+    this.#lastPromptId = this.#promptIds ? options.promptId ?? null : null;
     this.#maxTurnEntries = options.maxTurnEntries ?? Infinity;
   }
 
@@ -156,6 +176,8 @@ export class ForwardTurnSplitter {
    */
   push(entry: Entry): SplitTurn[] {
     if (!isEligible(entry, this.#includeSidechains)) return NONE;
+    const previous = this.#previous;
+    this.#previous = entry;
     if (this.#continues(entry)) {
       // Most entries: nothing waits, and this one opens nothing.
       this.#append(entry);
@@ -163,14 +185,19 @@ export class ForwardTurnSplitter {
       return NONE;
     }
     this.#settlePending(entry);
-    const otherPromptId = this.#pending === null &&
+    const otherPromptId = this.#pending === null && this.#promptIds &&
       carriesOtherPromptId(entry, this.#lastPromptId);
     if (entry.kind === "prompt") {
       this.#openAtPrompt(entry);
-    } else if (isCommand(entry) && this.#pending === null) {
+    } else if (
+      isCommand(entry) && this.#pending === null &&
+      commandCanOpen(entry, previous)
+    ) {
       this.#wait("command", entry, otherPromptId);
-    } else if (otherPromptId) {
-      this.#wait("promptId", entry, false);
+    } else if (otherPromptId && mayBeInput(entry, previous)) {
+      this.#wait("input", entry, true);
+    } else if (otherPromptId && entry.kind === "results") {
+      this.#wait("ahead", entry, true);
     } else {
       this.#add(entry);
     }
@@ -187,15 +214,18 @@ export class ForwardTurnSplitter {
     const kind = entry.kind;
     if (kind === "prompt" || kind === "boundary") return false;
     if (kind === "note" && entry.source === "command") return false;
-    return entry.promptId === null || entry.promptId === this.#lastPromptId;
+    return !this.#promptIds || !namesTurnPromptId(entry) ||
+      entry.promptId === this.#lastPromptId;
   }
 
   /** Closes the turn in progress; returns what was still open. */
   finish(): SplitTurn[] {
     const pending = this.#pending;
     this.#pending = null;
-    // No prompt line came for it (nor an expansion for a command).
-    if (pending?.kind === "promptId" || pending?.otherPromptId) {
+    // Nothing on file settled it: an input of another promptId (a wake-up
+    // whose reply is not written yet) opens its turn; a result waiting for
+    // its prompt line goes on in the turn in progress.
+    if (pending !== null && pending.kind !== "ahead" && pending.otherPromptId) {
       this.#openAt(pending.at, pending.entry);
     }
     this.#close();
@@ -204,12 +234,12 @@ export class ForwardTurnSplitter {
 
   /**
    * The turn in progress, in file order: up to an opener not decided yet
-   * (an entry of another `promptId` waiting for its prompt line).
+   * (an input of another `promptId` waiting for the client's query).
    */
   get current(): readonly Entry[] {
     const pending = this.#pending;
-    return pending?.kind === "promptId"
-      ? this.#current.slice(0, pending.at)
+    return this.#waitingInput(pending)
+      ? this.#current.slice(0, (pending as PendingOpener).at)
       : this.#current;
   }
 
@@ -221,9 +251,13 @@ export class ForwardTurnSplitter {
     return this.#opener;
   }
 
-  /** An entry of another `promptId` is waiting to open a turn. */
+  /** An input of another `promptId` is waiting to open a turn. */
   get opening(): boolean {
-    return this.#pending?.kind === "promptId";
+    return this.#waitingInput(this.#pending);
+  }
+
+  #waitingInput(pending: PendingOpener | null): boolean {
+    return pending?.kind === "input" && pending.otherPromptId;
   }
 
   #add(entry: Entry): void {
@@ -262,7 +296,9 @@ export class ForwardTurnSplitter {
    */
   #notePromptId(entry: Entry): void {
     if (entry.kind === "boundary") this.#lastPromptId = null;
-    else if (namesTurnPromptId(entry)) this.#lastPromptId = entry.promptId;
+    else if (this.#promptIds && namesTurnPromptId(entry)) {
+      this.#lastPromptId = entry.promptId;
+    }
   }
 
   #wait(
@@ -285,8 +321,8 @@ export class ForwardTurnSplitter {
     const pending = this.#pending;
     if (pending === null) return;
     if (pending.kind === "command") {
-      this.#pending = null;
-      if (commandOpensTurn(next)) {
+      if (commandOpensTurn(pending.entry, next)) {
+        this.#pending = null;
         this.#openAt(pending.at, pending.entry);
         // The command itself is the opener.
         const command = this.#current.shift() as Entry;
@@ -294,21 +330,33 @@ export class ForwardTurnSplitter {
         this.#firstLine = this.#current[0]?.line ?? -1;
         return;
       }
-      // A local command: it opens a turn only as any entry would, by its
-      // promptId.
-      if (!pending.otherPromptId) return;
-      this.#pending = { ...pending, kind: "promptId" };
+      // No expansion: a local command, or one that hands the model work.
+      pending.kind = "input";
     }
     // A prompt line decides it with its late entries (`#openAtPrompt`).
     if (next.kind === "prompt") return;
-    const decided = isCommand(next) ||
-      next.kind === "boundary" ||
-      (next.promptId !== null && next.promptId !== pending.entry.promptId &&
-        carriesOtherPromptId(next, pending.entry.promptId)) ||
-      ++pending.after > LOOK_BEHIND_ENTRIES;
-    if (!decided) return;
+    if (pending.kind === "ahead") {
+      // Only its prompt line takes it: a new input or a long wait, and it
+      // stays in the turn in progress.
+      const newInput = isCommand(next) || next.kind === "boundary" ||
+        carriesOtherPromptId(next, pending.entry.promptId);
+      // An interrupt ends the turn in progress, the result with it.
+      if (
+        newInput || endsTurnInProgress(next) ||
+        ++pending.after > LOOK_BEHIND_ENTRIES
+      ) {
+        this.#pending = null;
+      }
+      return;
+    }
+    const step: InputStep = inputStep(pending.entry, next);
+    if (step === "waits" && ++pending.after <= LOOK_BEHIND_ENTRIES) return;
     this.#pending = null;
-    this.#openAt(pending.at, pending.entry);
+    // A long wait, or a compaction, opens it only as before the rule knew
+    // queries: where it names another promptId.
+    const opens = step === "opens" ||
+      (step !== "stays" && pending.otherPromptId);
+    if (opens) this.#openAt(pending.at, pending.entry);
   }
 
   /**
@@ -325,20 +373,18 @@ export class ForwardTurnSplitter {
       this.#opener === null && this.#atFileStart,
     );
     let lateAt = current.length - late;
-    // An entry of another promptId waiting to open a turn: stamped with
-    // this prompt's promptId, it and what follows are this prompt's, written
-    // ahead of its line (Claude Code's repair of a crashed call on resume);
-    // otherwise it opens a turn of its own, unless it came late for this
-    // prompt.
+    // An input or result of another promptId waiting to open a turn:
+    // stamped with this prompt's promptId, it and what follows are this
+    // prompt's, written ahead of its line (Claude Code's repair of a
+    // crashed call on resume); otherwise no query came on it, and it stays
+    // in the turn in progress, unless it came late for this prompt.
     const pending = this.#pending;
     this.#pending = null;
-    if (pending?.kind === "promptId" && pending.at < lateAt) {
-      if (ownsPromptId(pending.entry, prompt)) {
-        lateAt = pending.at;
-      } else {
-        this.#openAt(pending.at, pending.entry);
-        lateAt -= pending.at;
-      }
+    if (
+      pending !== null && pending.kind !== "command" && pending.at < lateAt &&
+      this.#promptIds && ownsPromptId(pending.entry, prompt)
+    ) {
+      lateAt = pending.at;
     }
     this.#openAt(lateAt, prompt);
     this.#lateCount = this.#current.length; // all behind the prompt line
@@ -350,7 +396,7 @@ export class ForwardTurnSplitter {
     const restWeight = rest.reduce((sum, e) => sum + entryWeight(e), 0);
     this.#current = this.#current.slice(0, at);
     this.#weight -= restWeight;
-    this.#close();
+    this.#close(true);
     this.#current = rest;
     this.#weight = restWeight;
     this.#firstLine = rest[0]?.line ?? -1;
@@ -358,10 +404,13 @@ export class ForwardTurnSplitter {
     this.#opener = opener;
     this.#atFileStart = false;
     this.#lateCount = 0;
-    this.#lastPromptId = namesTurnPromptId(opener) ? opener.promptId : null;
+    this.#lastPromptId = this.#promptIds && namesTurnPromptId(opener)
+      ? opener.promptId
+      : null;
   }
 
-  #close(): void {
+  /** @param forOpener An opener follows what is closed. */
+  #close(forOpener = false): void {
     const entries = this.#current;
     const opener = this.#opener;
     const overBudget = this.#weight > this.#maxTurnEntries;
@@ -373,10 +422,13 @@ export class ForwardTurnSplitter {
     this.#modelActed = false;
     // What a file holds before its first opener is a turn only if the
     // model worked there (the rest of a turn begun in another file), not a
-    // session's preamble of caveats and local commands.
+    // session's preamble of caveats and local commands. In a subagent's own
+    // file, what comes before its prompt is the parent's conversation, the
+    // context Claude Code copies into a fork: no turn either.
+    const forkContext = this.#includeSidechains && forOpener;
     if (
       opener === null &&
-      (firstLine < 0 || (this.#atFileStart && !modelActed))
+      (firstLine < 0 || (this.#atFileStart && (!modelActed || forkContext)))
     ) return;
     if (overBudget) {
       this.#closed.push({
@@ -411,11 +463,35 @@ const NONE: SplitTurn[] = [];
  * forward rule decides on what was read; reading stops at the first entry
  * that cannot be.
  */
-function mayBePromptsOwn(entry: Entry, prompt: Entry): boolean {
+function mayBePromptsOwn(
+  entry: Entry,
+  prompt: Entry,
+  promptIds: boolean,
+): boolean {
   if (entry.kind === "prompt" || entry.kind === "boundary") return false;
   if (isLateFor(entry, prompt)) return true;
-  if (prompt.promptId === null) return false;
+  if (!promptIds || prompt.promptId === null) return false;
   return !namesTurnPromptId(entry) || ownsPromptId(entry, prompt);
+}
+
+/**
+ * How the input at `window[index]` (newest first) is settled by the
+ * entries after it, `window[index - 1]` down to `window[0]`, by the forward
+ * rule (`inputStep`): `unsettled` when only its promptId can say (a
+ * compaction, a long wait, or the file's end after it).
+ */
+function inputOutcome(
+  window: readonly Entry[],
+  index: number,
+): "opens" | "stays" | "unsettled" {
+  const input = window[index] as Entry;
+  let after = 0;
+  for (let j = index - 1; j >= 0; j--) {
+    const step = inputStep(input, window[j] as Entry);
+    if (step === "waits" && ++after <= LOOK_BEHIND_ENTRIES) continue;
+    return step === "opens" || step === "stays" ? step : "unsettled";
+  }
+  return "unsettled";
 }
 
 /**
@@ -436,6 +512,13 @@ function mayBePromptsOwn(entry: Entry, prompt: Entry): boolean {
  */
 export class BackwardTurnCollector {
   readonly #includeSidechains: boolean;
+  /** PromptIds mark turns (a main transcript, see `promptIdsMarkTurns`). */
+  readonly #promptIds: boolean;
+  /**
+   * A command that opens a turn if the user typed it, until the entry
+   * before it shows whether they did (see `commandCanOpen`).
+   */
+  #commandCheck: NoteEntry | null = null;
   /** Eligible entries of the turn's window, newest first. */
   #window: Entry[] = [];
   /** Eligible entries read behind the window, newest first. */
@@ -450,6 +533,8 @@ export class BackwardTurnCollector {
    * one opened a turn.
    */
   #newerPromptId: string | null = null;
+  /** The index in the window of the entry that named `#newerPromptId`. */
+  #newerPromptIdAt = -1;
   /** The model acted in the entries read so far. */
   #modelActed = false;
   /** The turn start was found. */
@@ -471,6 +556,7 @@ export class BackwardTurnCollector {
   /** @param options How turns are delimited. */
   constructor(options: TurnOptions) {
     this.#includeSidechains = options.includeSidechains;
+    this.#promptIds = promptIdsMarkTurns(options.includeSidechains);
   }
 
   /**
@@ -487,23 +573,38 @@ export class BackwardTurnCollector {
     this.#window.push(entry);
     if (this.#prompt !== null) {
       if (
-        mayBePromptsOwn(entry, this.#prompt) &&
+        mayBePromptsOwn(entry, this.#prompt, this.#promptIds) &&
         ++this.#run <= LOOK_BEHIND_ENTRIES
       ) {
         return false;
       }
       return this.#settle(); // this entry decides the run
     }
+    const command = this.#commandCheck;
+    this.#commandCheck = null;
+    if (command !== null && commandCanOpen(command, entry)) {
+      this.#complete = true; // the user typed it: it opened the turn
+      return this.#settle();
+    }
     if (entry.kind === "prompt") {
       this.#complete = true;
       this.#prompt = entry;
-      return mayWriteLatePrompt(entry) || entry.promptId !== null
+      return mayWriteLatePrompt(entry) ||
+          (this.#promptIds && entry.promptId !== null)
         ? false
         : this.#settle();
     }
-    if (isCommand(entry) && commandOpensTurn(this.#window.at(-2))) {
-      this.#complete = true;
-      return this.#settle();
+    const at = this.#window.length - 1;
+    if (isCommand(entry) && entry.launchedBy === undefined) {
+      // Its expansion follows, or the client queried on it: it opened the
+      // turn, unless the entry before it shows the model's launch or a
+      // local command's caveat.
+      const opens = commandOpensTurn(entry, this.#window.at(-2)) ||
+        inputOutcome(this.#window, at) === "opens";
+      if (opens) {
+        this.#commandCheck = entry;
+        return false;
+      }
     }
     if (entry.kind === "boundary") {
       if (this.#modelActed) {
@@ -512,15 +613,37 @@ export class BackwardTurnCollector {
         return this.#settle();
       }
       this.#newerPromptId = null; // compared afresh on each side of it
+      this.#newerPromptIdAt = -1;
       return false;
     }
     this.#modelActed ||= compactionSettlesTurn([entry]);
-    if (carriesOtherPromptId(entry, this.#newerPromptId)) {
+    if (
+      this.#promptIds && carriesOtherPromptId(entry, this.#newerPromptId) &&
+      this.#newerInputOpens()
+    ) {
       this.#complete = true; // the nearest newer one opened the turn
       return this.#settle();
     }
-    if (namesTurnPromptId(entry)) this.#newerPromptId = entry.promptId;
+    if (this.#promptIds && namesTurnPromptId(entry)) {
+      this.#newerPromptId = entry.promptId;
+      this.#newerPromptIdAt = at;
+    }
     return false;
+  }
+
+  /**
+   * Whether the nearest newer entry naming a promptId, which took a new
+   * one, opened a turn: an input (a note) the client queried on, or that
+   * nothing after it settled. A result of a new promptId goes on in its
+   * turn (only its prompt line, not among newer entries here, takes it).
+   */
+  #newerInputOpens(): boolean {
+    const at = this.#newerPromptIdAt;
+    const input = this.#window[at];
+    if (input === undefined || !mayBeInput(input, this.#window[at + 1])) {
+      return false;
+    }
+    return inputOutcome(this.#window, this.#newerPromptIdAt) !== "stays";
   }
 
   /**
@@ -530,6 +653,10 @@ export class BackwardTurnCollector {
    */
   fileStart(): void {
     if (this.#phase === "done" || this.#phase === "orphans") return;
+    if (this.#commandCheck !== null) {
+      this.#commandCheck = null;
+      this.#complete = true; // the file's first line: nothing before it
+    }
     this.#windowAtFileStart = this.#phase === "turn";
     // Nothing older comes: the turn is what was read.
     this.#lookForOrphans();
@@ -586,6 +713,7 @@ export class BackwardTurnCollector {
    * it: an entry names one before any prompt or compaction of the window.
    */
   #needsContext(): boolean {
+    if (!this.#promptIds) return false;
     for (let i = this.#window.length - 1; i >= 0; i--) {
       const entry = this.#window[i] as Entry;
       if (entry.kind === "prompt" || entry.kind === "boundary") return false;
@@ -601,7 +729,7 @@ export class BackwardTurnCollector {
     if (namesTurnPromptId(entry)) this.#context = entry.promptId;
     else if (
       entry.kind !== "boundary" && entry.kind !== "prompt" &&
-      !(isCommand(entry) && commandOpensTurn(newer))
+      !(isCommand(entry) && commandOpensTurn(entry, newer))
     ) return false;
     return this.#lookForOrphans();
   }

@@ -16,12 +16,7 @@ import type { Entry } from "../transcript/entry.ts";
 import { decodeUtf8, parseJsonObjects } from "../transcript/json_line.ts";
 import { lineEntries } from "../transcript/line_entries.ts";
 import { isSkippableLine, topLevelType } from "../transcript/line_prefilter.ts";
-import {
-  type RawLine,
-  type ReadableAt,
-  readLinesForward,
-  syncReader,
-} from "../transcript/line_reader.ts";
+import { type RawLine, readLinesForward } from "../transcript/line_reader.ts";
 import {
   DEFAULT_SCAN_BUDGETS,
   openTranscript,
@@ -30,6 +25,7 @@ import {
 } from "../transcript/tail_scan.ts";
 import { ForwardTurnSplitter } from "../transcript/turn.ts";
 import { isCommand, isTurnEndMarker } from "../transcript/turn_rule.ts";
+import { boundedReader } from "./_bounded_reader.ts";
 import { callState } from "./_watch_state.ts";
 
 /** Which turn to follow. */
@@ -64,7 +60,7 @@ export interface FollowedMarks {
  * appends, or a line without end) continues at the next look, so each look
  * stays short and a deadline is kept.
  */
-export const LOOK_BUDGET_BYTES = DEFAULT_SCAN_BUDGETS.bytes;
+const LOOK_BUDGET_BYTES = DEFAULT_SCAN_BUDGETS.bytes;
 
 /**
  * Entries kept for one turn. Beyond it the watcher gives up (fail open: a
@@ -383,39 +379,6 @@ function timestampOf(head: Uint8Array): number | null {
 
 /** Lines read between two calls of the stop predicate. */
 const STOP_CHECK_LINES = 256;
-
-/** A reader that ends (as at end of file) after `budget` bytes, or when told. */
-interface BoundedReader extends ReadableAt {
-  /** The budget ran out. */
-  exhausted: boolean;
-  /** The predicate said stop. */
-  stopped: boolean;
-  bytesRead: number;
-}
-
-function boundedReader(
-  file: Deno.FsFile,
-  budget: number,
-  stopWhen: () => boolean,
-): BoundedReader {
-  const inner = syncReader(file);
-  const reader: BoundedReader = {
-    exhausted: false,
-    stopped: false,
-    bytesRead: 0,
-    read(buffer) {
-      reader.exhausted = reader.bytesRead >= budget;
-      reader.stopped = !reader.exhausted && stopWhen();
-      if (reader.exhausted || reader.stopped) return Promise.resolve(null);
-      const room = Math.min(buffer.length, budget - reader.bytesRead);
-      const read = file.readSync(buffer.subarray(0, room));
-      if (read !== null) reader.bytesRead += read;
-      return Promise.resolve(read);
-    },
-    seek: inner.seek,
-  };
-  return reader;
-}
 
 function sizeOf(path: string): number | null {
   try {

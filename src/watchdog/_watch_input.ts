@@ -8,12 +8,13 @@
  * @module
  */
 
-import { eventOf } from "../decision/handlers.ts";
+import { eventOf } from "../claude_client/hook_events.ts";
+import type { DoorPayload } from "../decision/run_handler.ts";
 import {
   parsePayloadObject,
   requiredPath,
   stringField,
-} from "../decision/payload.ts";
+} from "../claude_client/hook_payload.ts";
 
 /** The PostToolUse(Failure) payload, reduced to what the watchdog uses. */
 export interface WatchInput {
@@ -34,13 +35,14 @@ export interface WatchInput {
 }
 
 /**
- * Parses the payload text.
+ * Reads the payload text: its object, and the input read from it.
  *
- * @throws {InputError} On empty input, invalid JSON, a non-object, or a
- * missing or unusable `transcript_path` or `tool_use_id`.
+ * @throws {InputError} On empty input, invalid JSON or a non-object; the
+ * input on a missing or unusable `transcript_path` or `tool_use_id`.
  */
-export function parseWatchInput(text: string): WatchInput {
-  return watchInputFrom(parsePayloadObject(text));
+export function readWatchPayload(text: string): DoorPayload<WatchInput> {
+  const payload = parsePayloadObject(text);
+  return { payload, input: () => watchInputFrom(payload) };
 }
 
 /**
@@ -49,7 +51,7 @@ export function parseWatchInput(text: string): WatchInput {
  * @throws {InputError} On a missing or unusable `transcript_path` or
  * `tool_use_id`.
  */
-export function watchInputFrom(payload: Record<string, unknown>): WatchInput {
+function watchInputFrom(payload: Record<string, unknown>): WatchInput {
   return {
     sessionId: stringField(payload, "session_id") ?? "",
     hookEventName: eventOf(payload, "watch"),

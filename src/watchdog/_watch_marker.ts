@@ -23,7 +23,7 @@ import { pruneStaleState } from "../guardrails/state_sweeper.ts";
 import { safeSessionId } from "../guardrails/session_id.ts";
 
 /** The marker folder inside the state folder. */
-export const WATCH_DIR = "watch";
+const WATCH_DIR = "watch";
 
 /** Top-level keys of a watcher's marker. */
 const MARKER_KEYS = ["tool_use_id", "token", "started_at"];
@@ -32,7 +32,7 @@ const MARKER_KEYS = ["tool_use_id", "token", "started_at"];
  * Whether a file's text is a watcher's marker: what proves a marker file is
  * stall-watch's before it is replaced or swept.
  */
-export function isMarkerText(text: string): boolean {
+function isMarkerText(text: string): boolean {
   try {
     const data = JSON.parse(text);
     if (!isPlainObject(data)) return false;

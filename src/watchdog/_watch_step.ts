@@ -9,10 +9,10 @@
 import type { Settings } from "../settings/settings.ts";
 import type { CallState } from "./_watch_state.ts";
 import { featureSince, formatRelease } from "../claude_client/release.ts";
+import { CLAUDE_TIMERS } from "../claude_client/timers.ts";
 
 /** The first release whose asyncRewake reaches the model. */
 const ASYNC_REWAKE_SINCE = formatRelease(featureSince("async_rewake"));
-import { CLAUDE_TIMERS } from "../claude_client/timers.ts";
 
 /** How long the watchdog waits for what. */
 export interface WatchLimits {
@@ -42,7 +42,7 @@ export interface WatchLimits {
  * when a turn runs many tools in parallel, each result starts a watcher,
  * and all but the newest should leave within this long.
  */
-export const MARKER_POLL_MS = 100;
+const MARKER_POLL_MS = 100;
 
 /**
  * How long a call may take to appear in the transcript. Claude Code writes
@@ -51,7 +51,7 @@ export const MARKER_POLL_MS = 100;
  * while the turn's prompt line is still on its way counts only beyond it
  * too: a write queue that fell seconds behind has caught up by then.
  */
-export const CALL_GRACE_MS = 10_000;
+const CALL_GRACE_MS = 10_000;
 
 /** The limits for the effective settings. */
 export function watchLimits(

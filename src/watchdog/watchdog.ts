@@ -1,50 +1,39 @@
 /**
- * The PostToolUse watchdog contract (`stall-watch watch`): payload text in,
- * exit code and stderr out.
+ * The watcher's door (`stall-watch watch`): a PostToolUse payload in, exit
+ * code and stderr out. Claude Code fires no Stop hook when a turn ends
+ * right after a tool result, so an `asyncRewake` PostToolUse hook watches
+ * each result in the background and, when the model never answers it,
+ * exits 2: Claude Code wakes the idle session and shows stderr (the
+ * recovery prompt) to the model. Every other ending is exit 0.
  *
- * Claude Code fires no Stop hook when a turn ends right after a tool result,
- * so a Stop hook never sees the classic silent stall. Registered as an
- * `asyncRewake` PostToolUse hook, this runs in the background after each
- * tool call and, when the model never answers the result, exits 2: Claude
- * Code then wakes the idle session and shows stderr (the recovery prompt) to
- * the model. Every other ending is exit 0.
- *
- * Read top-down: the payload, the settings, the brakes that end a watch at
- * once, following the transcript (`_watch_loop.ts`), then judging the turn
- * and the decision the Stop hook takes too (`decision/`).
+ * Read top-down: the brakes that end a watch at once, following the
+ * transcript (`_watch_loop.ts`), then judging the turn; the run around it
+ * is the room's (`decision/run_handler.ts`).
  *
  * @module
  */
 
-import type { CliIO } from "../shared/cli_io.ts";
 import { classifyTurn } from "../detection/classify.ts";
 import { withLineNumbers } from "../detection/detect.ts";
 import { describe, ExitCode } from "../shared/errors.ts";
-import type { EventName, EventRecord } from "../events/event_log.ts";
+import type { EventName } from "../events/event_log.ts";
 import { launchedBackgroundTasks } from "../detection/background_launch.ts";
-import { loadSettings } from "../settings/load_settings.ts";
-import type { Settings } from "../settings/settings.ts";
-import type { StateRescue } from "../guardrails/state.ts";
 import { apiTimeoutMs } from "../claude_client/timers.ts";
+import { CLAUDE_DIR } from "../confined/confine.ts";
 import { reportLine } from "../recovery/report_line.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
-import { eventRecord } from "../decision/event_record.ts";
-import { eventOf, handles } from "../decision/handlers.ts";
 import { killSwitchOf } from "../decision/kill_switch.ts";
-import { logEvents } from "../decision/log_events.ts";
-import { misregistered } from "../decision/misregistered.ts";
-import { stateStoreOpener } from "../decision/notices.ts";
 import type { Outcome } from "../decision/outcome.ts";
-import { parsePayloadObject } from "../decision/payload.ts";
 import {
-  quarantineEvents,
-  quarantineLine,
-} from "../decision/quarantine_report.ts";
-import { decideOnStall } from "../decision/stall_decision.ts";
+  type Door,
+  type HandlerIO,
+  type Run,
+  runHandler,
+} from "../decision/run_handler.ts";
 import {
+  readWatchPayload,
   unattendedRun,
   type WatchInput,
-  watchInputFrom,
 } from "./_watch_input.ts";
 import { watchTranscript } from "./_watch_loop.ts";
 import { claimWatch, isSuperseded, type WatchClaim } from "./_watch_marker.ts";
@@ -61,8 +50,13 @@ export const API_ERROR_NOTE = reportLine(
     "conversation, so that call needs no retry: carry on from its result.",
 ) + "\n";
 
-/** The parts of the process boundary a watch uses. */
-export type WatchIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
+/** The watcher as a door of the decision room (`decision/run_handler.ts`). */
+const watchDoor: Door<WatchInput> = {
+  handler: "watch",
+  clientDir: CLAUDE_DIR,
+  read: readWatchPayload,
+  judge: watch,
+};
 
 /**
  * Watches one tool call's result until the model answers it, a newer call
@@ -73,37 +67,49 @@ export type WatchIO = Pick<CliIO, "env" | "cwd" | "now" | "sleep">;
  *
  * @throws {InputError} For unusable payloads and unreadable transcripts.
  */
-export async function runWatch(
-  payloadText: string,
-  io: WatchIO,
-): Promise<Outcome> {
-  const payload = parsePayloadObject(payloadText);
-  const loaded = await loadSettings(io.env, io.cwd);
-  const event = eventOf(payload, "watch");
-  if (!handles("watch", event)) {
-    return await misregistered("watch", event, payload, loaded, io);
-  }
-  const input = watchInputFrom(payload);
-  const { settings } = loaded;
-  const log = new WatchLog(io, settings, input);
+export function runWatch(payloadText: string, io: HandlerIO): Promise<Outcome> {
+  return runHandler(watchDoor, payloadText, io);
+}
+
+/** Follows the call, then judges the turn; logs `watch_finished` as it ends. */
+async function watch(input: WatchInput, run: Run): Promise<Outcome> {
+  const { io, settings } = run;
+  const event = (name: EventName, data: Record<string, unknown>) =>
+    run.event(name, { tool_use_id: input.toolUseId, ...data });
+  const finish = (
+    outcome: string,
+    reason: string,
+    line = "",
+    data: Record<string, unknown> = {},
+    exitCode: number = ExitCode.ok,
+  ): Outcome => {
+    run.log(event("watch_finished", {
+      outcome,
+      reason,
+      exit_code: exitCode,
+      ...data,
+    }));
+    const stderr = line === "" || line.endsWith("\n") ? line : `${line}\n`;
+    return { exitCode, stdout: "", stderr };
+  };
   if (input.agentId !== null) {
     // The call ran in a subagent: its file is not the one watched here, and
     // its stalls are SubagentStop's. It must not supersede the main watcher.
-    return await log.finish("subagent", "the call ran inside a subagent");
+    return finish("subagent", "the call ran inside a subagent");
   }
   const unattended = unattendedRun(io.env);
   if (unattended !== null) {
-    return await log.finish(
+    return finish(
       "unattended",
       `a -p or SDK run (${unattended}) cannot be woken`,
     );
   }
   if (input.interrupted) {
-    return await log.finish("interrupted", "the user interrupted the call");
+    return finish("interrupted", "the user interrupted the call");
   }
   const killSwitch = killSwitchOf(settings, io);
   if (killSwitch.active) {
-    return await log.finish(
+    return finish(
       "kill_switch",
       `kill switch active (${killSwitch.source})`,
       reportLine(
@@ -124,7 +130,7 @@ export async function runWatch(
     );
   } catch (error) {
     // Without the marker there is no state either: nudging would be unbounded.
-    return await log.finish(
+    return finish(
       "no_state",
       describe(error),
       reportLine(
@@ -140,17 +146,19 @@ export async function runWatch(
     now: io.now,
     sleep: io.sleep,
     superseded: () => isSuperseded(claim),
-    started: (state) =>
-      log.add("watch_started", {
+    started: (state) => {
+      run.log(event("watch_started", {
         tool_name: input.toolName,
         transcript: input.transcriptPath,
         idle_seconds: settings.idleSeconds,
         max_seconds: settings.watchMaxSeconds,
         call_state: state?.kind ?? "no_transcript",
-      }),
+      }));
+      return run.flush();
+    },
   });
   if (watched.action === "finish") {
-    return await log.finish(watched.outcome, watched.reason, "", {
+    return finish(watched.outcome, watched.reason, "", {
       elapsed_seconds: watched.elapsedMs / 1000,
     });
   }
@@ -160,21 +168,14 @@ export async function runWatch(
     backgroundTasks: launchedBackgroundTasks(watched.turn),
   });
   if (verdict.signatures.length === 0) {
-    return await log.finish("healthy", verdict.reason, "", elapsed);
+    return finish("healthy", verdict.reason, "", elapsed);
   }
   const apiError = verdict.endedOnApiError === true;
   const trigger = (apiError ? "an API error ended the turn, then " : "") +
     (watched.trigger === "turn_end"
       ? "the turn ended"
       : `the transcript was quiet for ${watched.quietMs / 1000}s`);
-  const openStore = stateStoreOpener(
-    io,
-    settings,
-    (entry) => log.quarantined(entry),
-  );
-  const result = await decideOnStall({
-    sessionId: input.sessionId,
-    hookEventName: input.hookEventName,
+  const decision = await run.decide({
     transcriptPath: input.transcriptPath,
     signatures: await withLineNumbers(
       input.transcriptPath,
@@ -189,96 +190,16 @@ export async function runWatch(
       ...(apiError ? { api_error: true } : {}),
       ...elapsed,
     },
-  }, {
-    settings,
-    killSwitch: killSwitchOf(settings, io),
-    store: await openStore(),
-    nowSeconds: io.now() / 1000,
   });
-  await log.add(result.events);
-  if (result.action === "suppress") {
-    return await log.finish("suppressed", result.line, result.line, elapsed);
+  if (decision.action === "suppress") {
+    return finish("suppressed", decision.line, decision.line, elapsed);
   }
   // asyncRewake shows stderr to the model: the report and recovery prompt.
-  return await log.finish(
+  return finish(
     "nudged",
     verdict.reason,
-    apiError ? result.message + API_ERROR_NOTE : result.message,
+    apiError ? decision.message + API_ERROR_NOTE : decision.message,
     elapsed,
     ExitCode.block,
   );
-}
-
-/** Collects the watch's events and writes them once, with the final result. */
-class WatchLog {
-  #io: WatchIO;
-  #settings: Settings;
-  #input: WatchInput;
-  /** Events not logged yet. */
-  #events: EventRecord[] = [];
-  /** Lines for stderr about files moved aside. */
-  #notes = "";
-  #problems = "";
-
-  constructor(io: WatchIO, settings: Settings, input: WatchInput) {
-    this.#io = io;
-    this.#settings = settings;
-    this.#input = input;
-  }
-
-  /**
-   * Logs a state or lock file the watch moved aside, and says so on stderr
-   * with the final result.
-   */
-  quarantined(entry: StateRescue): void {
-    this.#events.push(
-      ...quarantineEvents([entry], this.#input, this.#io.now() / 1000),
-    );
-    this.#notes += quarantineLine(entry) + "\n";
-  }
-
-  /** Writes events now (so a long watch shows up in the log while it runs). */
-  async add(
-    events: EventName | readonly EventRecord[],
-    data: Record<string, unknown> = {},
-  ): Promise<void> {
-    const records = typeof events === "string"
-      ? [this.#event(events, data)]
-      : events;
-    // Events of files moved aside meanwhile go out first, in order.
-    const pending = this.#events.splice(0);
-    this.#problems += await logEvents(this.#io, this.#settings, [
-      ...pending,
-      ...records,
-    ]);
-  }
-
-  /** Logs `watch_finished` and builds the process result. */
-  async finish(
-    outcome: string,
-    reason: string,
-    line = "",
-    data: Record<string, unknown> = {},
-    exitCode: number = ExitCode.ok,
-  ): Promise<Outcome> {
-    await this.add("watch_finished", {
-      outcome,
-      reason,
-      exit_code: exitCode,
-      ...data,
-    });
-    const text = line === "" || line.endsWith("\n") ? line : `${line}\n`;
-    return {
-      exitCode,
-      stdout: "",
-      stderr: text + this.#notes + this.#problems,
-    };
-  }
-
-  #event(name: EventName, data: Record<string, unknown>): EventRecord {
-    return eventRecord(name, this.#input, this.#io.now() / 1000, {
-      tool_use_id: this.#input.toolUseId,
-      ...data,
-    });
-  }
 }

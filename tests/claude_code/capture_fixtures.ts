@@ -41,6 +41,8 @@ interface Capture {
   release?: string;
   prompt: string;
   tool: string;
+  /** More tools the run may use without asking, besides `tool`. */
+  moreTools?: string[];
   script: Script;
   /** Which file: the transcript at the first Stop, or as left at the end. */
   at: "first-stop" | "end";
@@ -78,6 +80,45 @@ const POLICY_HOOK = {
     command: `echo '{"continue": false, "stopReason": "policy"}'`,
   }],
 };
+
+/** A custom command (`.claude/commands/echo-twice.md`) the model may launch. */
+const ECHO_COMMAND = [
+  "---",
+  "description: Echo the text seven and report it",
+  "---",
+  "Call mcp__stub__echo with the text seven, then say what it returned.",
+  "",
+].join("\n");
+
+/** A project skill (`.claude/skills/echo-skill/SKILL.md`). */
+const ECHO_SKILL = [
+  "---",
+  "name: echo-skill",
+  "description: Echo the text seven with the stub tool and report it",
+  "---",
+  "Call mcp__stub__echo with the text seven, then say what it returned.",
+  "",
+].join("\n");
+
+/**
+ * The model launches a command or skill (`launch`), then echoes as it asks
+ * and says what came back; the user then types the same, answered alike.
+ */
+function launchedThenTyped(launch: Reply, what: string): Script {
+  const echo = () =>
+    toolCall(
+      "mcp__stub__echo",
+      { text: "seven" },
+      `Echoing as the ${what} asks.`,
+    );
+  return queue([
+    launch,
+    echo(),
+    text(`The ${what}'s echo said seven.`),
+    echo(),
+    text(`The typed ${what}'s echo said seven.`),
+  ]);
+}
 
 /** A reply of one text block of `value` (blank ones included). */
 function textBlock(value: string): Reply {
@@ -255,6 +296,60 @@ const CAPTURES: Capture[] = [
     },
   })),
   {
+    // The model launches a custom command with the SlashCommand tool (1.0.x
+    // to 2.0.72; 2.0.73 folded it into Skill): its result, the command's
+    // line, its expansion, then the model carries on in the same turn. The
+    // user then types the same command: that one opens a turn.
+    name: "real_slash_command_tool_2.0.72.jsonl",
+    release: "2.0.72",
+    prompt: "run the echo-twice command",
+    tool: "SlashCommand",
+    moreTools: ["mcp__stub__echo"],
+    script: launchedThenTyped(
+      toolCall("SlashCommand", { command: "/echo-twice" }),
+      "command",
+    ),
+    at: "end",
+    then: "/echo-twice",
+    projectFiles: {
+      ".claude/commands/echo-twice.md": ECHO_COMMAND,
+    },
+  },
+  ...["2.1.332", "2.0.76"].map((release): Capture => ({
+    // The model loads a project skill with the Skill tool: its result
+    // ("Launching skill: ..."), the skill's text (isMeta), and the model
+    // carries on in the same turn. The user then invokes the same skill by
+    // typing its name: that one opens a turn.
+    name: `real_skill_tool_${release}.jsonl`,
+    release,
+    prompt: "use the echo-skill skill",
+    tool: "Skill",
+    moreTools: ["mcp__stub__echo"],
+    script: launchedThenTyped(
+      toolCall("Skill", { skill: "echo-skill" }),
+      "skill",
+    ),
+    at: "end",
+    then: "/echo-skill",
+    projectFiles: {
+      ".claude/skills/echo-skill/SKILL.md": ECHO_SKILL,
+    },
+  })),
+  ...["2.1.332", "2.0.76"].map((release): Capture => ({
+    // A local command the user types (`/context`): Claude Code writes its
+    // records and queries nothing, so it opens no turn.
+    name: `real_local_command_${release}.jsonl`,
+    release,
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    script: queue([
+      toolCall("mcp__stub__echo", { text: "forty-two" }),
+      text("The tool said forty-two."),
+    ]),
+    at: "end",
+    then: "/context",
+  })),
+  {
     // The watcher race of 2.1.145 (its PostToolUse hook starts before the
     // call's lines are on file) is rebuilt from this file's lines.
     name: "real_echo_then_api_error_2.1.145.jsonl",
@@ -370,6 +465,7 @@ const CAPTURES: Capture[] = [
       empty(),
       empty(),
     ]),
+    moreTools: ["Task", "Agent"],
     at: "end",
     files: "subagent",
     disabled: true,
@@ -383,6 +479,7 @@ const CAPTURES: Capture[] = [
     script: delegating([
       toolCall("mcp__stub__slow", { seconds: 60 }, "Waiting for the module."),
     ]),
+    moreTools: ["Task", "Agent"],
     at: "end",
     files: "session",
     killAt: "call",
@@ -520,9 +617,7 @@ for (const capture of CAPTURES) {
           session.api.mainRequests().length >= 2;
       };
       let run = await session.runPrint(capture.prompt, {
-        allowedTools: capture.files === undefined
-          ? [capture.tool]
-          : [capture.tool, "Task", "Agent"],
+        allowedTools: [capture.tool, ...capture.moreTools ?? []],
         env,
         timeoutMs: 180_000,
         ...(capture.continueWith || capture.files === "session"
@@ -536,7 +631,7 @@ for (const capture of CAPTURES) {
       const next = capture.continueWith ?? capture.then;
       if (next !== undefined) {
         run = await session.runPrint(next, {
-          allowedTools: [capture.tool],
+          allowedTools: [capture.tool, ...capture.moreTools ?? []],
           env,
           args: ["--continue"],
         });

@@ -17,9 +17,16 @@
  *   line that is not on file (`openerPending`): a wrong wait there would
  *   hold the watcher's verdict 10 s on every such turn.
  *
- * It prints the figures, every stalled turn and every announcement firing
- * that has no label (to be judged by hand), and exits 1 when a check fails. Without the corpus it
- * says so in one line and exits 0.
+ * It prints the figures, per repository as well (turns against human
+ * prompts, stalled and unfinished turns: a rule that moves one repository
+ * shows there, not only in the total), every stalled turn and every
+ * announcement firing that has no label (to be judged by hand), and exits 1
+ * when a check fails. Without the corpus it says so in one line and exits 0.
+ *
+ * `deno task corpus [dir] [--save <file>] [--against <file>]`: `--save`
+ * writes the per-repository figures as JSON, `--against` prints, per
+ * repository, how they moved since such a file (check for fitting: run it
+ * before and after a rule changes).
  *
  * @module
  */
@@ -44,6 +51,14 @@ import {
   type StallLabel,
   storedPath,
 } from "./corpus_files.ts";
+import {
+  addFile,
+  type CorpusView,
+  formatMoves,
+  formatView,
+  viewFromJson,
+  viewToJson,
+} from "./corpus_view.ts";
 
 /** Most the turn count may differ from the human prompts, as a share. */
 const TURNS_PER_PROMPT_TOLERANCE = 0.02;
@@ -100,14 +115,16 @@ const NOT_TYPED = [
   "Caveat:",
   "Stop hook feedback",
   "This session is being continued",
+  "This slash command can only be invoked by Claude",
 ];
 
 /**
  * The human prompts of a file, counted without the turn rule: user entries
  * of the file's own thread a person typed (not tool results, not Claude
- * Code's own notes), and slash commands whose expanded prompt follows them.
+ * Code's own notes), and slash commands the person typed (not the model's
+ * launch) whose expanded prompt follows them.
  */
-function countHumanPrompts(text: string, subagent: boolean): number {
+export function countHumanPrompts(text: string, subagent: boolean): number {
   const entries: Record<string, unknown>[] = [];
   for (const line of text.split("\n")) {
     try {
@@ -117,6 +134,17 @@ function countHumanPrompts(text: string, subagent: boolean): number {
       }
     } catch { /* not a conversation line */ }
   }
+  const byUuid = new Map(entries.map((e) => [e.uuid, e]));
+  // The model's launch (the SlashCommand or Skill tool): the command's line
+  // names the call, or hangs off the tool's result.
+  const launched = (command: Record<string, unknown>) => {
+    if (typeof command.sourceToolUseID === "string") return true;
+    const parent = byUuid.get(command.parentUuid);
+    const content = (parent?.message as { content?: unknown } | undefined)
+      ?.content;
+    return Array.isArray(content) &&
+      content.some((b) => b?.type === "tool_result");
+  };
   let prompts = 0;
   entries.forEach((entry, i) => {
     if (entry.type !== "user" || (entry.isSidechain === true) !== subagent) {
@@ -134,7 +162,7 @@ function countHumanPrompts(text: string, subagent: boolean): number {
       ).map((b) => String(b.text))
         .join("\n")).trimStart();
     if (/^<command-(?:name|message)>/.test(typed)) {
-      if (entries[i + 1]?.isMeta === true) prompts++;
+      if (isExpansionOf(entries[i + 1], entry) && !launched(entry)) prompts++;
       return;
     }
     const image = blocks.some((b) => b?.type === "image");
@@ -143,6 +171,27 @@ function countHumanPrompts(text: string, subagent: boolean): number {
     }
   });
   return prompts;
+}
+
+/**
+ * Whether `next` is the expanded prompt of the command line `command`: an
+ * `isMeta` entry that is not the caveat of a local command after it, and
+ * hangs off the command's line where both say.
+ */
+function isExpansionOf(
+  next: Record<string, unknown> | undefined,
+  command: Record<string, unknown>,
+): boolean {
+  if (next?.isMeta !== true) return false;
+  const content = (next.message as { content?: unknown } | undefined)?.content;
+  const text = typeof content === "string"
+    ? content
+    : Array.isArray(content)
+    ? content.map((b) => b?.type === "text" ? String(b.text) : "").join("")
+    : "";
+  if (/^\s*(?:<local-command-caveat>|Caveat:)/.test(text)) return false;
+  return next.parentUuid === undefined || command.uuid === undefined ||
+    next.parentUuid === command.uuid;
 }
 
 /** The hook's exit code on `path` cut after `lastLine`. */
@@ -191,7 +240,10 @@ function expectation(verdict: string): "stall" | "no stall" | "unknown" {
 
 /** Runs the checks; returns the exit code. */
 async function main(args: readonly string[]): Promise<number> {
-  const root = args[0] ?? DEFAULT_CORPUS;
+  const rest = [...args];
+  const save = takeOption(rest, "--save");
+  const against = takeOption(rest, "--against");
+  const root = rest[0] ?? DEFAULT_CORPUS;
   const corpus = readCorpus(root);
   if (corpus === null) {
     console.log(`corpus: no corpus at ${root} (no manifest.tsv); skipped`);
@@ -199,13 +251,37 @@ async function main(args: readonly string[]): Promise<number> {
   }
   const work = await Deno.makeTempDir({ prefix: "stall-watch-corpus-" });
   try {
-    return await check(corpus, work);
+    const before = against === null
+      ? null
+      : viewFromJson(await Deno.readTextFile(against));
+    return await check(corpus, work, { save, before });
   } finally {
     await Deno.remove(work, { recursive: true });
   }
 }
 
-async function check(corpus: Corpus, work: string): Promise<number> {
+/** Takes `--name <value>` out of `args`; null when absent. */
+function takeOption(args: string[], name: string): string | null {
+  const at = args.indexOf(name);
+  if (at < 0) return null;
+  const [, value] = args.splice(at, 2);
+  if (value === undefined) throw new Error(`${name} needs a file`);
+  return value;
+}
+
+/** Where the per-repository view goes besides the screen. */
+interface ViewOptions {
+  /** Write the view here as JSON. */
+  save: string | null;
+  /** A view saved earlier: print what moved since. */
+  before: CorpusView | null;
+}
+
+async function check(
+  corpus: Corpus,
+  work: string,
+  viewOptions: ViewOptions,
+): Promise<number> {
   const failures: string[] = [];
   const started = performance.now();
 
@@ -220,15 +296,24 @@ async function check(corpus: Corpus, work: string): Promise<number> {
   let prompts = 0;
   let forwardTurnCount = 0;
   let waitingTurns = 0;
+  const view: CorpusView = new Map();
   for (const file of corpus.files) {
     const path = storedPath(corpus, file.stored);
-    judged.set(
-      file.stored,
-      await judgeFile(links.get(file.stored) ?? path, file.subagent),
+    const turns = await judgeFile(
+      links.get(file.stored) ?? path,
+      file.subagent,
     );
+    judged.set(file.stored, turns);
     byStored.set(file.stored, file);
     const text = await Deno.readTextFile(path);
-    prompts += countHumanPrompts(text, file.subagent);
+    const filePrompts = countHumanPrompts(text, file.subagent);
+    prompts += filePrompts;
+    addFile(view, file.stored, {
+      prompts: filePrompts,
+      turns: turns.length,
+      stalled: turns.filter((t) => t.outcome === "stalled").length,
+      unfinished: turns.filter((t) => t.outcome === "unfinished").length,
+    });
     if (file.subagent) continue;
     for (const turn of forwardTurns(text)) {
       forwardTurnCount++;
@@ -259,8 +344,7 @@ async function check(corpus: Corpus, work: string): Promise<number> {
   // The labels.
   const turnAt = (stored: string, line: number) =>
     judged.get(stored)?.find((t) => t.firstLine <= line && line <= t.endLine);
-  const stalled = (t: JudgedTurn | undefined) =>
-    t !== undefined && t.verdict.signatures.length > 0 && t.ending === "ended";
+  const stalled = (t: JudgedTurn | undefined) => t?.outcome === "stalled";
   const labelled = new Set<string>();
   const held: string[] = [];
   for (const label of corpus.labels) {
@@ -269,7 +353,7 @@ async function check(corpus: Corpus, work: string): Promise<number> {
     const want = expectation(label.verdict);
     const got = stalled(turn)
       ? "stall"
-      : turn?.verdict.signatures.length
+      : turn?.outcome === "unfinished"
       ? "unfinished"
       : "no stall";
     const name = `row ${label.row} ${label.verdict}`;
@@ -409,6 +493,18 @@ async function check(corpus: Corpus, work: string): Promise<number> {
     `  announced_no_call: fired ${firings} times on ${turnEnds} turn ends of main transcripts; precision ${precision}, recall ${caught}/${positives.length} (labels 1a, 1b)`,
   );
   for (const line of announceLines) console.log(`  announced_no_call ${line}`);
+  console.log("  per repository:");
+  for (const line of formatView(view)) console.log(line);
+  if (viewOptions.before !== null) {
+    const moves = formatMoves(viewOptions.before, view);
+    console.log(
+      `  moved since the saved view: ${moves.length ? "" : "nothing"}`,
+    );
+    for (const line of moves) console.log(line);
+  }
+  if (viewOptions.save !== null) {
+    await Deno.writeTextFile(viewOptions.save, viewToJson(view));
+  }
   for (const line of held) console.log(`  ok    ${line}`);
   for (const line of unfinished) {
     console.log(`  unfinished (not a stall): ${line}`);

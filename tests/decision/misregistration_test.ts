@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { main } from "../../src/cli.ts";
 import { runWatch } from "../../src/watchdog/watchdog.ts";
-import { HANDLER_EVENTS } from "../../src/decision/handlers.ts";
+import { HANDLER_EVENTS } from "../../src/claude_client/hook_events.ts";
 import { HOOK_EVENTS } from "../../src/install/hook_command.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import { runStallWatch } from "../support/hook_process.ts";

@@ -11,14 +11,14 @@ import {
   MAX_SIGNATURES,
 } from "../../src/detection/detect.ts";
 import { MAX_BACKGROUND_TASKS } from "../../src/detection/background_tasks.ts";
-import { parseHookInput } from "../../src/hook/_hook_input.ts";
+import { readStopPayload } from "../../src/hook/_hook_input.ts";
 import { tempTranscript } from "../support/temp_project.ts";
 import { TranscriptBuilder } from "../support/transcript_builder.ts";
 
 function input(path: string, extra: Record<string, unknown> = {}): DetectInput {
-  return parseHookInput(
+  return readStopPayload(
     JSON.stringify({ session_id: "s", transcript_path: path, ...extra }),
-  );
+  ).input();
 }
 
 const NO_WAIT = { lagWaitMs: 0, sleep: () => Promise.resolve() };

@@ -6,16 +6,16 @@
 import assert from "node:assert/strict";
 import { signatureData } from "../../src/detection/classify.ts";
 import { detectStalls } from "../../src/detection/detect.ts";
-import { parseHookInput } from "../../src/hook/_hook_input.ts";
+import { readStopPayload } from "../../src/hook/_hook_input.ts";
 import { caseName, loadCases, payloadFor } from "../support/cases.ts";
 
 const noSleep = () => Promise.resolve();
 
 for (const fixtureCase of loadCases()) {
   Deno.test(`detectStalls() on ${caseName(fixtureCase)}`, async () => {
-    const input = parseHookInput(
+    const input = readStopPayload(
       JSON.stringify(payloadFor(fixtureCase, "fixture", "/tmp")),
-    );
+    ).input();
     if (input.stopHookActive) return; // the hook short-circuits; see hook tests
     const detection = await detectStalls(input, {
       lagWaitMs: 0,

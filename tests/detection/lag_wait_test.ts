@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { type DetectInput, detectStalls } from "../../src/detection/detect.ts";
-import { parseHookInput } from "../../src/hook/_hook_input.ts";
+import { readStopPayload } from "../../src/hook/_hook_input.ts";
 import { tempTranscript } from "../support/temp_project.ts";
 import { TranscriptBuilder } from "../support/transcript_builder.ts";
 
@@ -15,7 +15,7 @@ import { TranscriptBuilder } from "../support/transcript_builder.ts";
  * carries `last_assistant_message` when the turn's final reply has text.
  */
 function input(path: string, finalText?: string): DetectInput {
-  return parseHookInput(
+  return readStopPayload(
     JSON.stringify({
       session_id: "s",
       transcript_path: path,
@@ -23,7 +23,7 @@ function input(path: string, finalText?: string): DetectInput {
       background_tasks: [],
       ...(finalText === undefined ? {} : { last_assistant_message: finalText }),
     }),
-  );
+  ).input();
 }
 
 /** The prompt alone, then the rest of the turn as `finish` writes it. */

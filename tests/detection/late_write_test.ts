@@ -29,7 +29,7 @@ import { signatureData } from "../../src/detection/classify.ts";
 import { releaseOf, supports } from "../../src/claude_client/release.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import { detectStalls } from "../../src/detection/detect.ts";
-import { parseHookInput } from "../../src/hook/_hook_input.ts";
+import { readStopPayload } from "../../src/hook/_hook_input.ts";
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
 import { lineEntries } from "../../src/transcript/line_entries.ts";
 import { caseName, FIXTURES_DIR, loadCases } from "../support/cases.ts";
@@ -147,7 +147,7 @@ for (const fixtureCase of realCases) {
     if (sendsLastMessage && reply !== null) {
       (payload as Record<string, unknown>).last_assistant_message ??= reply;
     }
-    const input = parseHookInput(JSON.stringify(payload));
+    const input = readStopPayload(JSON.stringify(payload)).input();
     const counts = prefixesOf(
       lines,
       whole.startOffset ?? 0,

@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { join } from "node:path";
 import { main } from "../../src/cli.ts";
 import { InputError } from "../../src/shared/errors.ts";
-import { parseHookInput } from "../../src/hook/_hook_input.ts";
+import { readStopPayload } from "../../src/hook/_hook_input.ts";
 import { loadCases, payloadFor } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import {
@@ -114,12 +114,12 @@ const payloadText: fc.Arbitrary<string> = fc.oneof(
   fc.integer({ min: 1, max: 200_000 }).map((d) => "[{".repeat(d)),
 );
 
-Deno.test("parseHookInput() returns a well-typed input or throws a one-line InputError, for any text", () => {
+Deno.test("readStopPayload() returns a well-typed input or throws a one-line InputError, for any text", () => {
   fc.assert(
     fc.property(payloadText, (text) => {
       let input;
       try {
-        input = parseHookInput(text);
+        input = readStopPayload(text).input();
       } catch (error) {
         assert.ok(error instanceof InputError, `threw ${error}`);
         assert.ok(!error.message.includes("\n"), "one line");
@@ -145,7 +145,7 @@ Deno.test("parseHookInput() returns a well-typed input or throws a one-line Inpu
           assert.equal(typeof field, "string");
         }
       }
-      assert.deepEqual(parseHookInput(text), input, "deterministic");
+      assert.deepEqual(readStopPayload(text).input(), input, "deterministic");
     }),
     fuzzParameters(400),
   );

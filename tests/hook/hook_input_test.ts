@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { FORKED_SUBAGENT_ID, forkStopPayload } from "../support/transcripts.ts";
 import { InputError } from "../../src/shared/errors.ts";
-import { parseHookInput } from "../../src/hook/_hook_input.ts";
+import { readStopPayload } from "../../src/hook/_hook_input.ts";
 
-Deno.test("parseHookInput() reads the Stop payload by name and ignores unknown fields", () => {
-  const input = parseHookInput(JSON.stringify({
+Deno.test("readStopPayload() reads the Stop payload by name and ignores unknown fields", () => {
+  const input = readStopPayload(JSON.stringify({
     session_id: "abc",
     transcript_path: "/t.jsonl",
     cwd: "/p",
@@ -15,7 +15,7 @@ Deno.test("parseHookInput() reads the Stop payload by name and ignores unknown f
     background_tasks: [{ id: "t", type: "shell", status: "running" }],
     effort: { level: "high" },
     brand_new_field: [1, 2, 3],
-  }));
+  })).input();
   assert.equal(input.scanPath, "/t.jsonl");
   assert.equal(input.stopHookActive, true);
   assert.equal(input.promptId, "p1");
@@ -24,30 +24,30 @@ Deno.test("parseHookInput() reads the Stop payload by name and ignores unknown f
   assert.equal(input.isSubagent, false);
 });
 
-Deno.test("parseHookInput() judges a SubagentStop on the subagent's own transcript", () => {
-  const input = parseHookInput(JSON.stringify({
+Deno.test("readStopPayload() judges a SubagentStop on the subagent's own transcript", () => {
+  const input = readStopPayload(JSON.stringify({
     transcript_path: "/parent.jsonl",
     hook_event_name: "SubagentStop",
     agent_transcript_path: "/parent/subagents/agent-1.jsonl",
-  }));
+  })).input();
   assert.equal(input.scanPath, "/parent/subagents/agent-1.jsonl");
   assert.equal(input.isSubagent, true);
-  const internal = parseHookInput(
+  const internal = readStopPayload(
     '{"transcript_path": "/parent.jsonl", "hook_event_name": "SubagentStop", "agent_type": ""}',
-  );
+  ).input();
   assert.equal(internal.scanPath, null, "no agent transcript: no evidence");
 });
 
-Deno.test('parseHookInput() knows Claude Code\'s own fork (agent_type "") and a subagent background_tasks lists as running', () => {
-  const fork = parseHookInput(JSON.stringify(forkStopPayload("/p")));
+Deno.test('readStopPayload() knows Claude Code\'s own fork (agent_type "") and a subagent background_tasks lists as running', () => {
+  const fork = readStopPayload(JSON.stringify(forkStopPayload("/p"))).input();
   assert.equal(fork.claudeFork, true);
   assert.equal(fork.subagentRunning, false, "the fork is not the task");
   // The subagent's own SubagentStop, while the payload lists it running.
-  const running = parseHookInput(JSON.stringify({
+  const running = readStopPayload(JSON.stringify({
     ...forkStopPayload("/p"),
     agent_id: FORKED_SUBAGENT_ID,
     agent_type: "general-purpose",
-  }));
+  })).input();
   assert.equal(running.claudeFork, false);
   assert.equal(running.subagentRunning, true);
   // A finished task, a Stop, or a payload without agent_type: neither.
@@ -62,9 +62,9 @@ Deno.test('parseHookInput() knows Claude Code\'s own fork (agent_type "") and a 
       { hook_event_name: "SubagentStop", agent_id: "a1" },
     ]
   ) {
-    const input = parseHookInput(
+    const input = readStopPayload(
       JSON.stringify({ transcript_path: "/t", ...payload }),
-    );
+    ).input();
     assert.deepEqual(
       [input.claudeFork, input.subagentRunning],
       [false, false],
@@ -73,17 +73,17 @@ Deno.test('parseHookInput() knows Claude Code\'s own fork (agent_type "") and a 
   }
 });
 
-Deno.test("parseHookInput() treats absent or mistyped optional fields as absent", () => {
-  const input = parseHookInput(
+Deno.test("readStopPayload() treats absent or mistyped optional fields as absent", () => {
+  const input = readStopPayload(
     '{"transcript_path": "t", "last_assistant_message": 5, "stop_hook_active": "yes", "prompt_id": 9}',
-  );
+  ).input();
   assert.equal(input.lastAssistantMessage, null);
   assert.equal(input.stopHookActive, false);
   assert.equal(input.promptId, null);
   assert.equal(input.sessionId, "");
 });
 
-Deno.test("parseHookInput() rejects unusable payloads with one-line InputErrors", () => {
+Deno.test("readStopPayload() rejects unusable payloads with one-line InputErrors", () => {
   const cases: [string, string][] = [
     ["", "Cannot parse hook input: stdin is empty"],
     [" \n", "Cannot parse hook input: stdin is empty"],
@@ -101,12 +101,12 @@ Deno.test("parseHookInput() rejects unusable payloads with one-line InputErrors"
   ];
   for (const [text, message] of cases) {
     assert.throws(
-      () => parseHookInput(text),
+      () => readStopPayload(text).input(),
       (e: unknown) => e instanceof InputError && e.message === message,
     );
   }
   assert.throws(
-    () => parseHookInput("{oops\n\nmore"),
+    () => readStopPayload("{oops\n\nmore").input(),
     (e: unknown) =>
       e instanceof InputError && !(e.message.includes("\n")) &&
       e.message.startsWith("Cannot parse hook input: not valid JSON"),

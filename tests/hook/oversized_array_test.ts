@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { cutOversizedArrays } from "../../src/hook/_oversized_array.ts";
-import { parseHookInput } from "../../src/hook/_hook_input.ts";
+import { readStopPayload } from "../../src/hook/_hook_input.ts";
 import { MAX_BACKGROUND_TASKS } from "../../src/detection/background_tasks.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 
@@ -53,21 +53,21 @@ Deno.test("cutOversizedArrays() agrees with JSON.parse on what the array held", 
   );
 });
 
-Deno.test("parseHookInput() flags a background_tasks list over the budget without keeping it", () => {
+Deno.test("readStopPayload() flags a background_tasks list over the budget without keeping it", () => {
   const tasks = Array.from(
     { length: MAX_BACKGROUND_TASKS + 1 },
     (_, i) => ({ id: `task_${i}`, type: "shell", status: "running" }),
   );
   const payload = { transcript_path: "/t.jsonl", background_tasks: tasks };
-  const big = parseHookInput(JSON.stringify({ ...payload, pad: PAD }));
+  const big = readStopPayload(JSON.stringify({ ...payload, pad: PAD })).input();
   assert.equal(big.backgroundTasksOverBudget, true);
   assert.deepEqual(big.backgroundTasks, []);
-  const small = parseHookInput(JSON.stringify(payload));
+  const small = readStopPayload(JSON.stringify(payload)).input();
   assert.equal(small.backgroundTasksOverBudget, true, "short text: by count");
-  const within = parseHookInput(JSON.stringify({
+  const within = readStopPayload(JSON.stringify({
     ...payload,
     background_tasks: tasks.slice(1),
-  }));
+  })).input();
   assert.equal(within.backgroundTasksOverBudget, false);
   assert.equal(within.backgroundTasks.length, MAX_BACKGROUND_TASKS);
 });

@@ -17,7 +17,7 @@ import {
 } from "../../src/detection/classify.ts";
 import { detectStalls } from "../../src/detection/detect.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
-import { parseHookInput } from "../../src/hook/_hook_input.ts";
+import { readStopPayload } from "../../src/hook/_hook_input.ts";
 import { lineEntries } from "../../src/transcript/line_entries.ts";
 import {
   type LineReaderOptions,
@@ -82,13 +82,13 @@ async function judge(
 
 /** The hook's detection on `path`, as the payload for `fx` would ask. */
 async function detect(path: string, fx: FixtureTranscript) {
-  const input = parseHookInput(JSON.stringify({
+  const input = readStopPayload(JSON.stringify({
     session_id: "fuzz",
     transcript_path: path,
     hook_event_name: fx.subagent ? "SubagentStop" : "Stop",
     ...(fx.subagent ? { agent_transcript_path: path } : {}),
     ...(fx.promptId ? { prompt_id: fx.promptId } : {}),
-  }));
+  })).input();
   const detection = await detectStalls(input, {
     lagWaitMs: 0,
     sleep: () => Promise.resolve(),

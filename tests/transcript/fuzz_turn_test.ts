@@ -88,7 +88,9 @@ function shape(promptIds: (string | null)[]): fc.Arbitrary<Shape> {
               fc.constant(true),
             ),
             snippet: fc.constantFrom("", "ok", "moved to background: mcpt_42"),
-          }),
+            // A SlashCommand or Skill call's result: the command follows.
+            launch: fc.constantFrom(undefined, undefined, true),
+          }).map(({ launch, ...rest }) => launch ? { ...rest, launch } : rest),
           { minLength: 1, maxLength: 2 },
         ),
       }).map(({ b, ...rest }) => ({ ...b, ...rest })),
@@ -96,10 +98,17 @@ function shape(promptIds: (string | null)[]): fc.Arbitrary<Shape> {
     ...(["prompt", "note", "interrupt", "boundary", "turn_end"] as const).map(
       (kind) => b.map((x) => ({ kind, ...x })),
     ),
-    // Slash commands, their expansions, compaction summaries.
-    ...(["command", "meta", "compaction"] as const).map((source) =>
+    // Slash commands, their expansions, caveats, compaction summaries.
+    ...(["command", "meta", "caveat", "compaction"] as const).map((source) =>
       b.map((x) => ({ kind: "note" as const, source, ...x }))
     ),
+    // A command the model launched, naming its call.
+    b.map((x) => ({
+      kind: "note" as const,
+      source: "command" as const,
+      launchedBy: "toolu_a",
+      ...x,
+    })),
   );
 }
 
@@ -167,7 +176,7 @@ Deno.test("BackwardTurnCollector reads the forward splitter's last turn, or its 
   );
 });
 
-Deno.test("a turn holds no prompt, and opens only at a prompt, a command with its expansion or another promptId", () => {
+Deno.test("a turn holds no prompt, and opens only at a prompt, a command or an input of another promptId (never at a result, a reply, an interrupt or a compaction; in a subagent's file never by promptId)", () => {
   fc.assert(
     fc.property(
       entries([null, "p1", "p2"]),
@@ -178,7 +187,8 @@ Deno.test("a turn holds no prompt, and opens only at a prompt, a command with it
         turns.push(...splitter.finish());
         const eligible = list.filter((e) => includeSidechains || !e.sidechain);
         // Every eligible entry lands in exactly one turn or opens one, but
-        // for a preamble before the first turn where the model did nothing.
+        // for a preamble before the first turn where the model did nothing
+        // (in a subagent's own file: a fork's context before its prompt).
         const placed = turns.flatMap((t) => [
           ...(t.opener && !t.entries.includes(t.opener) ? [t.opener] : []),
           ...t.entries,
@@ -187,20 +197,51 @@ Deno.test("a turn holds no prompt, and opens only at a prompt, a command with it
           ? eligible
           : eligible.slice(0, eligible.indexOf(placed[0] as Entry));
         assert.deepEqual(placed, eligible.slice(preamble.length));
-        assert.ok(!modelActed(preamble), "no model work is left out");
+        assert.ok(
+          !modelActed(preamble) ||
+            (includeSidechains && turns[0]?.opener !== null),
+          "no model work is left out",
+        );
         for (const [i, t] of turns.entries()) {
           for (const e of t.entries) assert.notEqual(e.kind, "prompt");
           if (i > 0) assert.ok(t.opener !== null, "only the first lacks one");
           const o = t.opener;
           if (o === null) continue;
           const next = eligible[eligible.indexOf(o) + 1];
-          assert.ok(
-            o.kind === "prompt" ||
-              (o.kind === "note" && o.source === "command" &&
-                next?.kind === "note" && next.source === "meta") ||
-              (o.promptId !== null && o.kind !== "boundary"),
-            `opened by ${o.kind}`,
-          );
+          const command = o.kind === "note" && o.source === "command";
+          assert.ok(o.kind === "prompt" || o.kind === "note", `by ${o.kind}`);
+          if (o.kind === "prompt") continue;
+          const expanded = command && next?.kind === "note" &&
+            next.source === "meta";
+          // Otherwise an input the client answered, or nothing settled
+          // before the file ended: a reply, an interrupt or the end.
+          const after = eligible.slice(eligible.indexOf(o) + 1);
+          const answered = after.some((e) =>
+            e.kind === "assistant" || e.kind === "interrupt" ||
+            e.kind === "boundary"
+          ) || i === turns.length - 1 || after.length > 8;
+          assert.ok(expanded || answered, "an input the client answered");
+          if (includeSidechains) {
+            assert.ok(command, "no promptId opens a subagent's turn");
+          }
+          // Neither a command the model launched nor a local command (a
+          // caveat before it) nor a caveat opens a turn.
+          const before = eligible[eligible.indexOf(o) - 1];
+          if (command) {
+            assert.ok(!("launchedBy" in o), "not launched by a call");
+            assert.ok(
+              !(before?.kind === "results" &&
+                before.results.some((r) =>
+                  r.launch
+                )),
+              "not after a launching result",
+            );
+            assert.ok(
+              !(before?.kind === "note" && before.source === "caveat"),
+              "not after a caveat",
+            );
+          }
+          assert.ok(!(o.kind === "note" && o.source === "caveat"), "caveat");
         }
       },
     ),

@@ -356,3 +356,46 @@ Deno.test("both readers keep at most maxLineIds + 1 ids of one line, the rest of
     }
   }
 });
+
+Deno.test("ToolUseIdSearch names the ids of error results (is_error right before the id), across any split", () => {
+  const line = JSON.stringify({
+    message: {
+      content: [
+        {
+          type: "tool_result",
+          content: "a",
+          is_error: true,
+          tool_use_id: "toolu_e",
+        },
+        { tool_use_id: "toolu_ok", type: "tool_result", content: "b" },
+        {
+          type: "tool_result",
+          content: '"is_error":true,',
+          tool_use_id: "toolu_f",
+        },
+      ],
+    },
+  });
+  const bytes = utf8(line);
+  for (const scan of SCANS) {
+    for (let cut = 0; cut <= bytes.length; cut += 5) {
+      for (const order of ["forward", "backward"] as const) {
+        const search = new ToolUseIdSearch(scan);
+        const pieces = split(bytes, [cut, cut + 9]);
+        const offsets = pieces.map((_, i) =>
+          pieces.slice(0, i).reduce((n, p) => n + p.length, 0)
+        );
+        const indexes = pieces.map((_, i) => i);
+        if (order === "backward") indexes.reverse();
+        for (const i of indexes) {
+          search.feed(pieces[i] as Uint8Array, offsets[i] as number);
+        }
+        assert.deepEqual(
+          search.errorIds(),
+          ["toolu_e"],
+          `cut at ${cut}, ${order}`,
+        );
+      }
+    }
+  }
+});

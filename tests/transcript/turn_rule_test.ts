@@ -6,13 +6,6 @@
 
 import assert from "node:assert/strict";
 import { resolve } from "node:path";
-import { classifyTurn } from "../../src/detection/classify.ts";
-import { detectStalls } from "../../src/detection/detect.ts";
-import {
-  HISTORY_CONTEXT,
-  readHistoryTurns,
-  turnEnding,
-} from "../../src/detection/history_turns.ts";
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";
 import { openerPending } from "../../src/transcript/turn_rule.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
@@ -30,53 +23,9 @@ import {
   withText,
 } from "../support/real_lines.ts";
 import { tempTranscript } from "../support/temp_project.ts";
+import { historyOf, hookTurnOf } from "../support/turn_views.ts";
 
 const TURN = { promptId: null, includeSidechains: false };
-
-/** Every turn of `lines` as the audit reads them: start line and entry lines. */
-async function historyOf(lines: readonly Line[]) {
-  await using file = await tempTranscript(transcriptText(lines));
-  const handle = await Deno.open(file.path);
-  try {
-    const turns = [];
-    for await (const turn of readHistoryTurns(handle, { subagent: false })) {
-      turns.push({
-        startLine: turn.startLine,
-        lines: turn.entries.map((e) => e.line),
-        verdict: classifyTurn(turn.entries, HISTORY_CONTEXT),
-        ending: turnEnding(turn, false),
-      });
-    }
-    return turns;
-  } finally {
-    handle.close();
-  }
-}
-
-/** The current turn as the hook reads it: entry offsets mapped to lines. */
-async function hookTurnOf(lines: readonly Line[]) {
-  const text = transcriptText(lines);
-  await using file = await tempTranscript(text);
-  const scan = await scanCurrentTurn(file.path, TURN);
-  const bytes = new TextEncoder().encode(text);
-  const starts = [0];
-  for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) {
-    starts.push(i + 1);
-  }
-  const lineOf = (offset: number) => starts.indexOf(offset) + 1;
-  const detection = await detectStalls({
-    scanPath: file.path,
-    promptId: null,
-    isSubagent: false,
-    lastAssistantMessage: null,
-    backgroundTasks: [],
-  }, { lagWaitMs: 0, sleep: () => Promise.resolve() });
-  return {
-    lines: scan?.entries.map((e) => lineOf(e.offset)) ?? [],
-    signatures: detection.signatures.map((s) => `${s.kind} ${s.line}`),
-    reason: detection.reason,
-  };
-}
 
 /** 1-based numbers of the lines that `keep` holds. */
 function linesWhere(lines: readonly Line[], keep: (l: Line) => boolean) {
@@ -97,10 +46,10 @@ Deno.test("a slash command the user types opens its turn once its expansion foll
     const hook = await hookTurnOf(lines);
     assert.deepEqual(hook.lines, turns[1]?.lines, release);
     assert.deepEqual(hook.signatures, [], release);
-    // A local command (its output where the expansion was) opens nothing:
-    // the turn before goes on through it. (2.1.x stamps the command's own
-    // promptId, which would open a turn anyway.)
-    if (release !== "2.0.76") continue;
+    // A local command (its output where the expansion was) that queries
+    // nothing opens nothing: the turn before goes on through it, whatever
+    // promptId 2.1.x stamps on it. One the model then answers (as
+    // `/doctor` hands the model work) opens its turn.
     const local = lines.map((l, i) =>
       i === command && isEntry(l) // the expansion, right after the command
         ? withFields(l, {
@@ -113,8 +62,20 @@ Deno.test("a slash command the user types opens its turn once its expansion foll
         })
         : l
     );
-    const merged = await historyOf(local);
-    assert.equal(merged.length, 1, release);
+    const queried = await historyOf(local);
+    assert.equal(queried.length, 2, release);
+    assert.equal(queried[1]?.startLine, command, release);
+    // Quiet: the next prompt comes first.
+    const first = lines.find(isPrompt) as Record<string, unknown>;
+    const next = withFields(first, {
+      uuid: crypto.randomUUID(),
+      ...(first.promptId ? { promptId: crypto.randomUUID() } : {}),
+    });
+    const quiet = [...local.slice(0, command + 1), next];
+    const merged = await historyOf(quiet);
+    assert.equal(merged.length, 2, release);
+    assert.equal(merged[1]?.startLine, command + 2, release);
+    assert.ok(merged[0]?.lines.includes(command + 1), release);
   }
 });
 

@@ -130,7 +130,7 @@ Deno.test("BackwardTurnCollector reports an incomplete turn when the file starts
   );
 });
 
-Deno.test("ForwardTurnSplitter yields each turn between prompts and promptId changes, a compaction going on in its turn", () => {
+Deno.test("ForwardTurnSplitter yields each turn between prompts and inputs the client answered, a compaction going on in its turn", () => {
   const splitter = new ForwardTurnSplitter({ includeSidechains: false });
   const stream = [
     entry("note"),
@@ -141,7 +141,11 @@ Deno.test("ForwardTurnSplitter yields each turn between prompts and promptId cha
     entry("note", "a"),
     entry("prompt", "b"),
     entry("results", "b"),
+    // A result stamped with a new promptId answers a call made before it.
     entry("results", "c"),
+    // A wake-up of its own promptId that the client answered.
+    entry("note", "d"),
+    entry("assistant"),
   ];
   const turns: number[][] = [];
   for (const e of stream) {
@@ -154,7 +158,7 @@ Deno.test("ForwardTurnSplitter yields each turn between prompts and promptId cha
   }
   // The note before the first prompt is a session's preamble, no turn.
   const o = (i: number) => (stream[i] as Entry).offset;
-  assert.deepEqual(turns, [[o(2), o(4), o(5)], [o(7)], [o(8)]]);
+  assert.deepEqual(turns, [[o(2), o(4), o(5)], [o(7), o(8)], [o(9), o(10)]]);
 });
 
 /** An assistant entry calling `ids`, and a results entry answering them. */

@@ -464,3 +464,92 @@ Deno.test("requestOpen() counts no request made before the result, and none answ
   await Deno.writeTextFile(answered, apiError + "\n", { append: true });
   assert.equal(await open(answered), false, "its API error came back");
 });
+
+/**
+ * A user line of `t`'s shape with `fields` over a prompt's (the session's
+ * promptId left as it was unless `fields` names one).
+ */
+function userLine(t: SessionTranscript, fields: Record<string, unknown>) {
+  const promptId = t.promptId;
+  const line = JSON.parse(t.prompt("x"));
+  t.promptId = promptId;
+  return JSON.stringify({ ...line, promptId, ...fields }) + "\n";
+}
+
+Deno.test("TurnFollower keeps following the turn through a command the model launched (SlashCommand, Skill) and a local command typed meanwhile, and ends at a wake-up the model answers", async () => {
+  await using project = await tempProject();
+  const t = new SessionTranscript(project.dir);
+  const id = await answeredTurn(t);
+  const follower = follow(t, id);
+  await follower.look(never);
+  assert.equal(callState(follower.entries, id).kind, "answered");
+  // The model launches a command: its line and expansion, stamped with the
+  // launching call (2.0.50 to 2.0.72 wrote them after its result).
+  const launch = newId("toolu_");
+  await t.append(
+    t.toolUse(launch, "SlashCommand", { command: "/review" }),
+    t.result(launch, "Launching command: /review", {
+      success: true,
+      commandName: "review",
+    }),
+    userLine(t, {
+      message: {
+        role: "user",
+        content:
+          "<command-message>review is running…</command-message>\n<command-name>/review</command-name>",
+      },
+      sourceToolUseID: launch,
+    }),
+    userLine(t, {
+      isMeta: true,
+      message: { role: "user", content: [{ type: "text", text: "Review." }] },
+      sourceToolUseID: launch,
+    }),
+  );
+  await follower.look(never);
+  assert.equal(follower.newTurn, false, "a launch opens no turn");
+  // A local command typed meanwhile (2.1.x: its own promptId), then a
+  // result the running turn gets, stamped with that promptId.
+  const local = crypto.randomUUID();
+  const next = newId("toolu_");
+  await t.append(
+    userLine(t, {
+      promptId: local,
+      isMeta: true,
+      message: {
+        role: "user",
+        content:
+          "<local-command-caveat>Caveat: run locally.</local-command-caveat>",
+      },
+    }),
+    userLine(t, {
+      promptId: local,
+      message: {
+        role: "user",
+        content:
+          "<command-name>/model</command-name>\n<command-message>model</command-message>",
+      },
+    }),
+    t.toolUse(next, "Read", { file_path: "/tmp/a" }),
+  );
+  t.promptId = local;
+  await t.append(t.result(next, "contents"));
+  await follower.look(never);
+  assert.equal(follower.newTurn, false, "the local command opened nothing");
+  assert.equal(callState(follower.entries, next).kind, "answered");
+  // A background task's notice the model answers is a new turn.
+  await t.append(
+    userLine(t, {
+      promptId: crypto.randomUUID(),
+      origin: { kind: "task-notification" },
+      message: {
+        role: "user",
+        content:
+          "<task-notification>\n<task-id>b1</task-id>\n</task-notification>",
+      },
+    }),
+    t.text("The background task finished."),
+  );
+  await follower.look(never);
+  assert.equal(follower.newTurn, true);
+});

@@ -10,7 +10,7 @@ import { main } from "../../src/cli.ts";
 import { ConfinementError } from "../../src/confined/confine.ts";
 import { InputError } from "../../src/shared/errors.ts";
 import {
-  parseWatchInput,
+  readWatchPayload,
   unattendedRun,
 } from "../../src/watchdog/_watch_input.ts";
 import { claimWatch, isSuperseded } from "../../src/watchdog/_watch_marker.ts";
@@ -28,8 +28,8 @@ import {
   SessionTranscript,
 } from "../support/watch_session.ts";
 
-Deno.test("parseWatchInput() reads the PostToolUse fields and requires tool_use_id", () => {
-  const input = parseWatchInput(JSON.stringify({
+Deno.test("readWatchPayload() reads the PostToolUse fields and requires tool_use_id", () => {
+  const input = readWatchPayload(JSON.stringify({
     session_id: "s1",
     transcript_path: "/t.jsonl",
     hook_event_name: "PostToolUse",
@@ -37,7 +37,7 @@ Deno.test("parseWatchInput() reads the PostToolUse fields and requires tool_use_
     tool_use_id: "toolu_1",
     tool_response: { stdout: "x".repeat(100_000) },
     prompt_id: "p1",
-  }));
+  })).input();
   assert.deepEqual(input, {
     sessionId: "s1",
     hookEventName: "PostToolUse",
@@ -49,13 +49,13 @@ Deno.test("parseWatchInput() reads the PostToolUse fields and requires tool_use_
     interrupted: false,
   });
   assert.equal(
-    parseWatchInput(
+    readWatchPayload(
       '{"transcript_path":"/t","tool_use_id":"t","agent_id":"a7f3c21"}',
-    ).agentId,
+    ).input().agentId,
     "a7f3c21",
   );
   assert.throws(
-    () => parseWatchInput('{"transcript_path":"/t","tool_use_id":7}'),
+    () => readWatchPayload('{"transcript_path":"/t","tool_use_id":7}').input(),
     (e: unknown) =>
       e instanceof InputError &&
       e.message ===

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chooseOutput } from "../../src/decision/_block_output.ts";
+import { chooseOutput } from "../../src/hook/_block_output.ts";
 
 Deno.test("chooseOutput() keeps the configured mode, except context on a release without Stop additionalContext", () => {
   assert.deepEqual(chooseOutput("stderr", [2, 0, 76]), { mode: "stderr" });

@@ -1,8 +1,8 @@
 /**
  * From detected stalls to a decision: run the guardrails against the
  * session's state and say whether to nudge, with the texts and the events
- * that explain it. Shared by the Stop hook and the PostToolUse watchdog, so
- * both draw on one retry budget per tool_use_id.
+ * that explain it. Every door decides here, so all draw on one retry budget
+ * per tool_use_id.
  *
  * @module
  */
@@ -12,11 +12,12 @@ import { describe } from "../shared/errors.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import { quoteForPrompt } from "../recovery/prompt_text.ts";
 import type { EventName, EventRecord } from "../events/event_log.ts";
-import { eventRecord, type EventSubject } from "./event_record.ts";
+import { eventRecord, type EventSubject } from "./_run_log.ts";
+import { killSwitchOf } from "./kill_switch.ts";
 import {
+  type CappedSignature,
   evaluateGates,
   type GateDecision,
-  type KillSwitchStatus,
   recordRecovery,
 } from "../guardrails/guardrails.ts";
 import {
@@ -27,13 +28,11 @@ import {
 } from "../recovery/recovery.ts";
 import type { Settings } from "../settings/settings.ts";
 import type { StateStore } from "../guardrails/state.ts";
+import type { CliIO } from "../shared/cli_io.ts";
 import { reportLine } from "../recovery/report_line.ts";
 
-/**
- * A stall the caller detected and wants to act on, in the session and under
- * the hook event (`Stop`, `SubagentStop`, `PostToolUse`, ...) of the run.
- */
-export interface StallRequest extends EventSubject {
+/** A stall a door detected and wants to act on. */
+export interface StallRequest {
   transcriptPath: string;
   /** Non-empty, sorted by line. */
   signatures: readonly StallSignature[];
@@ -46,12 +45,16 @@ export interface StallRequest extends EventSubject {
    * watchdog), so the prompt does not speak of a stop; default `"stop"`.
    */
   wording?: PromptWording;
+  /** A retry cap below the settings' (an announced stop: once a turn). */
+  retryCap?: number;
 }
 
 /** What deciding needs besides the request. */
 export interface DecisionContext {
+  /** The run's session and hook event. */
+  subject: EventSubject;
+  io: Pick<CliIO, "env" | "cwd">;
   settings: Settings;
-  killSwitch: KillSwitchStatus;
   store: StateStore;
   /** Seconds since the epoch. */
   nowSeconds: number;
@@ -86,40 +89,45 @@ export async function decideOnStall(
   request: StallRequest,
   context: DecisionContext,
 ): Promise<StallDecision> {
+  const { subject, nowSeconds } = context;
+  const settings = request.retryCap === undefined ? context.settings : {
+    ...context.settings,
+    maxRetries: Math.min(context.settings.maxRetries, request.retryCap),
+  };
   const event = (name: EventName, data: Record<string, unknown>) =>
-    eventRecord(name, request, context.nowSeconds, data);
+    eventRecord(name, subject, nowSeconds, data);
   const events = [event("stall_detected", {
     transcript: request.transcriptPath,
     reason: request.reason,
     signatures: request.signatures.map(signatureData),
     ...request.details,
   })];
-  if (context.killSwitch.active) {
-    events.push(
-      event("kill_switch_active", { source: context.killSwitch.source }),
+  /** Holds back: the brake's event, and its one line. */
+  const suppress = (brake: EventRecord, line: string): StallDecision => {
+    events.push(brake);
+    return { action: "suppress", line: reportLine(line), events };
+  };
+  const killSwitch = killSwitchOf(settings, context.io);
+  if (killSwitch.active) {
+    return suppress(
+      event("kill_switch_active", { source: killSwitch.source }),
+      `kill switch active (${
+        escapeTerminal(killSwitch.source)
+      }); recovery skipped`,
     );
-    return {
-      action: "suppress",
-      line: reportLine(
-        `kill switch active (${
-          escapeTerminal(context.killSwitch.source)
-        }); recovery skipped`,
-      ),
-      events,
-    };
   }
 
   let decision: GateDecision;
   try {
-    decision = await context.store.update(request.sessionId, ({ state }) => {
+    decision = await context.store.update(subject.sessionId, ({ state }) => {
       const gates = evaluateGates(
         request.signatures,
         state,
-        context.settings,
-        context.nowSeconds,
+        settings,
+        nowSeconds,
       );
       const next = gates.gate === "recover"
-        ? recordRecovery(state, gates.retries, context.nowSeconds)
+        ? recordRecovery(state, gates.retries, nowSeconds)
         : null;
       return { state: next, result: gates };
     });
@@ -127,15 +135,11 @@ export async function decideOnStall(
     // Fail open, and say so in the log too: without this event the log
     // would show a stall and no decision for it.
     const reason = describe(error);
-    events.push(event("state_unavailable", { reason }));
-    return {
-      action: "suppress",
-      line: reportLine(
-        `cannot use session state (${reason}); ` +
-          "allowing the stop rather than nudging without a retry budget",
-      ),
-      events,
-    };
+    return suppress(
+      event("state_unavailable", { reason }),
+      `cannot use session state (${reason}); ` +
+        "allowing the stop rather than nudging without a retry budget",
+    );
   }
   // A lock that would not unlock was released by closing its file: the
   // decision stands, and its event says so.
@@ -147,49 +151,40 @@ export async function decideOnStall(
     );
 
   if (decision.gate === "cooldown") {
-    events.push(gateEvent("cooldown_skipped", {
-      cooldown_seconds: decision.cooldownSeconds,
-      remaining_seconds: decision.remainingSeconds,
-      last_recovery_at: decision.lastRecoveryAt,
-    }));
-    return {
-      action: "suppress",
-      line: reportLine(
-        `cooldown active (${decision.remainingSeconds}s of ` +
-          `${decision.cooldownSeconds}s left); recovery skipped`,
-      ),
-      events,
-    };
+    return suppress(
+      gateEvent("cooldown_skipped", {
+        cooldown_seconds: decision.cooldownSeconds,
+        remaining_seconds: decision.remainingSeconds,
+        last_recovery_at: decision.lastRecoveryAt,
+      }),
+      `cooldown active (${decision.remainingSeconds}s of ` +
+        `${decision.cooldownSeconds}s left); recovery skipped`,
+    );
   }
   if (decision.gate === "retry_cap") {
-    events.push(gateEvent("retry_cap_hit", cappedData(decision)));
-    return {
-      action: "suppress",
-      line: reportLine(
-        `retry cap reached (${decision.maxRetries}/${decision.maxRetries}) ` +
-          `for ${
-            decision.capped.map((c) =>
-              c.signature.toolUseId
-                ? quoteForPrompt(c.signature.toolUseId)
-                : "<unknown>"
-            ).join(", ")
-          }; recovery skipped`,
-      ),
-      events,
-    };
+    const ids = decision.capped.map((c) =>
+      c.signature.toolUseId
+        ? quoteForPrompt(c.signature.toolUseId)
+        : "<unknown>"
+    );
+    return suppress(
+      gateEvent("retry_cap_hit", {
+        max_retries: decision.maxRetries,
+        capped: cappedData(decision.capped),
+      }),
+      `retry cap reached (${decision.maxRetries}/${decision.maxRetries}) ` +
+        `for ${ids.join(", ")}; recovery skipped`,
+    );
   }
-  context.store.pruneDaily(context.nowSeconds * 1000);
+  context.store.pruneDaily(nowSeconds * 1000);
   events.push(gateEvent("recovery_dispatched", {
     max_retries: decision.maxRetries,
     retries: decision.retries,
     signatures: decision.allowed.map(signatureData),
-    capped: decision.capped.map((c) => ({
-      ...signatureData(c.signature),
-      retries: c.retries,
-    })),
+    capped: cappedData(decision.capped),
   }));
   const wording = { wording: request.wording ?? "stop" } as const;
-  const text = context.settings.recovery;
+  const text = settings.recovery;
   return {
     action: "recover",
     signatures: decision.allowed,
@@ -207,12 +202,9 @@ export async function decideOnStall(
   };
 }
 
-function cappedData(decision: Extract<GateDecision, { gate: "retry_cap" }>) {
-  return {
-    max_retries: decision.maxRetries,
-    capped: decision.capped.map((c) => ({
-      ...signatureData(c.signature),
-      retries: c.retries,
-    })),
-  };
+function cappedData(capped: readonly CappedSignature[]) {
+  return capped.map((c) => ({
+    ...signatureData(c.signature),
+    retries: c.retries,
+  }));
 }

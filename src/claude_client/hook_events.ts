@@ -7,13 +7,13 @@
  * Stop hook's exit 2 would block every tool call (UserPromptSubmit: every
  * prompt); `watch` there would hold up each call. So both exit 0 on events
  * they are not for, and say once per session what is misregistered and how
- * to fix it (`misregistered.ts`), in a `systemMessage` (shown to the user,
+ * to fix it (`decision/run_handler.ts`), in a `systemMessage` (shown to the user,
  * not the model).
  *
  * @module
  */
 
-import { stringField } from "./payload.ts";
+import { stringField } from "./hook_payload.ts";
 
 /** The stall-watch handlers Claude Code can run. */
 export type Handler = "hook" | "watch";

@@ -1,6 +1,12 @@
 /**
- * How a block reaches Claude Code, per output mode (measured with Claude
- * Code 2.1.332, see docs/detection.md, "Output modes"):
+ * The Stop hook's answer to a turn with a stall: the guardrails decide
+ * (`Run.decide`), and a block reaches Claude Code in the output mode the
+ * settings and the client's release allow, or the stop is allowed with one
+ * line naming the brake that held it back. Loaded lazily by `_hook.ts`,
+ * only on a stall.
+ *
+ * The modes (measured with Claude Code 2.1.332, see docs/detection.md,
+ * "Output modes"):
  *
  * - `stderr`: exit 2, report lines and prompt on stderr. The model reads all
  *   of it; the user sees "Stop hook reported a problem".
@@ -11,8 +17,6 @@
  *   with no problem label (2.1.163+).
  *
  * In both JSON modes the report lines go to the user in `systemMessage`.
- * `context` falls back to `stderr` on a release without it
- * ({@link chooseOutput}).
  *
  * @module
  */
@@ -25,7 +29,43 @@ import {
   type Release,
   supports,
 } from "../claude_client/release.ts";
-import type { Outcome } from "./outcome.ts";
+import { allowOutcome, type Outcome } from "../decision/outcome.ts";
+import type { Run, StallRequest } from "../decision/run_handler.ts";
+
+/**
+ * A block in the output mode, or an allow with the brake's line.
+ *
+ * @param hookEvent `Stop` or `SubagentStop`.
+ * @param release The release that wrote the judged turn, when its entries
+ * say: it picks the output mode.
+ */
+export async function stalledStopOutcome(
+  stall: StallRequest,
+  hookEvent: string,
+  release: Release | null,
+  run: Run,
+): Promise<Outcome> {
+  const output = chooseOutput(run.settings.output, release);
+  const decision = await run.decide(
+    output.fallback
+      ? {
+        ...stall,
+        details: { ...stall.details, output_fallback: output.fallback },
+      }
+      : stall,
+  );
+  if (decision.action === "suppress") {
+    return allowOutcome(await run.configNotice(), [decision.line]);
+  }
+  return blockOutcome(output.mode, {
+    message: decision.message,
+    prompt: decision.prompt,
+    report: decision.report,
+    hookEvent,
+    // Exit 2 cannot carry JSON: in stderr mode the notice waits.
+    notice: output.mode === "stderr" ? null : await run.configNotice(),
+  });
+}
 
 /** The output mode a block uses, and why it is not the configured one. */
 export interface ChosenOutput {
@@ -59,7 +99,7 @@ export function chooseOutput(
 }
 
 /** What to write for a block. */
-export interface BlockParts {
+interface BlockParts {
   /** Report lines and prompt: the stderr form. */
   message: string;
   /** The prompt alone. */
@@ -72,13 +112,8 @@ export interface BlockParts {
   notice: string | null;
 }
 
-/**
- * The exit code and output of a block in `mode`.
- *
- * Exit 2 must not be combined with JSON on stdout, so in `stderr` mode a
- * config notice waits for the next allowed stop.
- */
-export function blockOutcome(
+/** The exit code and output of a block in `mode`. */
+function blockOutcome(
   mode: OutputMode,
   parts: BlockParts,
 ): Outcome {
