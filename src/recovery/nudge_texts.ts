@@ -53,8 +53,19 @@ const LOST_TOOL_CALL_NUDGE = "Your last message stopped to call a tool, " +
   "call again, or say what you meant to do.";
 
 /**
- * The first line of the prompt for an announcement with no call: no tool
- * failed, so the stall headers do not fit. Both presets use it.
+ * A subagent that ended without text after its last call: its parent got
+ * no report. It is told so, and to end with its report as text (the seed
+ * had no such kind, so both presets use this text).
+ */
+const SUBAGENT_NO_REPORT_NUDGE = "You are a subagent, and the agent that " +
+  "started you receives only the text of your final message. Your final " +
+  "message, after {tool_name} ({tool_input}), had none, so your report " +
+  "never reached it. End now with your complete report as text: write out " +
+  "again what you found and did, and make no tool call after it.";
+
+/**
+ * The first line of the prompt for an announcement with no call after it:
+ * no tool failed, so the stall headers do not fit. Both presets use it.
  */
 export const ANNOUNCED_HEADER = "stall_watch recovery: your last message " +
   "ended with words that read as a next step of your own, and the turn " +
@@ -100,6 +111,7 @@ export const DEFAULT_TEXT: RecoveryText = Object.freeze({
     missing_followup: "{tool_name} ({tool_input}) returned a result you " +
       "have not answered. Read that result above and continue the task the " +
       "user asked for.",
+    subagent_no_report: SUBAGENT_NO_REPORT_NUDGE,
     lost_tool_call: LOST_TOOL_CALL_NUDGE,
     announced_no_call: ANNOUNCED_NUDGE,
   }),
@@ -129,6 +141,7 @@ export const SEED_TEXT: RecoveryText = Object.freeze({
     missing_followup: "The tool_result for {tool_name} at line " +
       "{line_number} was never interpreted. Summarize what the tool returned " +
       "and continue the task the user asked for.",
+    subagent_no_report: SUBAGENT_NO_REPORT_NUDGE,
     lost_tool_call: LOST_TOOL_CALL_NUDGE,
     announced_no_call: ANNOUNCED_NUDGE,
   }),
