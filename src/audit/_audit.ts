@@ -10,6 +10,7 @@ import type { StallSignature } from "../detection/classify.ts";
 import { describe } from "../shared/errors.ts";
 import { openRegularFile } from "../shared/regular_file.ts";
 import {
+  countsAsAnnounced,
   HISTORY_READER_OPTIONS,
   readHistoryVerdicts,
   type TurnEnding,
@@ -45,8 +46,9 @@ export interface AnnouncedTurn {
 
 /**
  * A turn that looks stalled but shows no sign that it ended: no later
- * turn, no record of its end, or its process died and was resumed (see
- * `TurnEnding`). Reported apart from stalls.
+ * turn, no record of its end, its process died and was resumed, or (a
+ * subagent's) its parent was still waiting for it (see `TurnEnding`).
+ * Reported apart from stalls.
  */
 export interface UnfinishedTurn extends StalledTurn {
   ending: Exclude<TurnEnding, "ended">;
@@ -65,9 +67,12 @@ export interface FileAudit {
   /** Turns that look stalled but show no sign that they ended. */
   unfinishedTurns: UnfinishedTurn[];
   /**
-   * Turns that ended on a usage or session limit: an API-error ending, not
-   * a stall.
+   * Turns that ended on an API error no nudge can fix (a usage limit, a
+   * prompt too long, compaction thrashing, ...): API-error endings, not
+   * stalls.
    */
+  unfixableErrorTurns: number;
+  /** Of those, the turns that ended on a usage or session limit. */
   usageLimitTurns: number;
   /** Turns whose last words announced an action they ended without. */
   announcedTurns: AnnouncedTurn[];
@@ -142,7 +147,7 @@ export async function auditFile(
     if (notTranscript !== null) {
       return { ...audit, error: `not a transcript: ${notTranscript}` };
     }
-    const history = { ...options, subagent: file.subagent };
+    const history = { ...options, subagent: file.subagent, path: file.path };
     // A Codex rollout (its first line is the session's session_meta).
     const verdicts = isRolloutFile(handle)
       ? readRolloutVerdicts(handle, options)
@@ -150,24 +155,37 @@ export async function auditFile(
     for await (const turn of verdicts) {
       audit.turns++;
       const { verdict } = turn;
-      if (turn.overBudget) audit.unjudgedTurns++;
+      if (verdict.endedOnUnfixableError) audit.unfixableErrorTurns++;
       if (verdict.endedOnUsageLimit) audit.usageLimitTurns++;
-      if (turn.announced && turn.ending === "ended") {
+      if (turn.announced && countsAsAnnounced(turn)) {
         audit.announcedTurns.push({
           startLine: turn.startLine,
           line: turn.announced.line,
           announcement: turn.announced.announcement,
         });
       }
-      if (verdict.signatures.length === 0) continue;
       const stalled: StalledTurn = {
         startLine: turn.startLine,
         endLine: turn.endLine,
         signatures: verdict.signatures,
         endedOnApiError: verdict.endedOnApiError === true,
       };
-      if (turn.ending === "ended") audit.stalledTurns.push(stalled);
-      else audit.unfinishedTurns.push({ ...stalled, ending: turn.ending });
+      switch (turn.outcome) {
+        case "not_judged":
+          audit.unjudgedTurns++;
+          break;
+        case "stalled":
+          audit.stalledTurns.push(stalled);
+          break;
+        case "unfinished":
+          audit.unfinishedTurns.push({
+            ...stalled,
+            ending: turn.ending as UnfinishedTurn["ending"],
+          });
+          break;
+        case "healthy":
+          break;
+      }
     }
     return audit;
   } catch (error) {
@@ -185,6 +203,7 @@ function noTurns() {
     unjudgedTurns: 0,
     stalledTurns: [] as StalledTurn[],
     unfinishedTurns: [] as UnfinishedTurn[],
+    unfixableErrorTurns: 0,
     usageLimitTurns: 0,
     announcedTurns: [] as AnnouncedTurn[],
   };

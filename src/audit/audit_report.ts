@@ -8,7 +8,7 @@
 
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import { STALL_KINDS } from "../detection/classify.ts";
-import type { AuditSummary } from "./audit_summary.ts";
+import type { AuditSummary, UnfinishedStall } from "./audit_summary.ts";
 import { formatBytes, formatCount } from "../shared/number_format.ts";
 import type { Style } from "../shared/term_style.ts";
 import {
@@ -20,6 +20,13 @@ import {
 import { clipMiddle } from "../shared/errors.ts";
 import { pluginOf } from "../transcript/tool_name.ts";
 import { MAX_HISTORY_TURN_ENTRIES } from "../detection/history_turns.ts";
+
+/** Why a turn counts as unfinished, in the report's words. */
+const UNFINISHED_WHY: Readonly<Record<UnfinishedStall["ending"], string>> = {
+  no_end: "no end",
+  process_died: "process died",
+  agent_running: "parent still waiting",
+};
 
 /** Rows shown per ranking before "... and N more". */
 export const TOP_ROWS = 10;
@@ -68,11 +75,14 @@ export function renderAuditReport(
       } (Claude Code wrote "API Error: ..."; the model never answered)\n`,
     );
   }
-  if (summary.usageLimitTurns > 0) {
+  if (summary.unfixableErrorTurns > 0) {
+    const limits = summary.usageLimitTurns > 0
+      ? `, ${formatCount(summary.usageLimitTurns)} of them on a usage limit`
+      : "";
     out.push(
-      `  turns that ended on a usage limit: ${
-        formatCount(summary.usageLimitTurns)
-      } (an API error no nudge can fix before it resets; not stalls)\n`,
+      `  turns that ended on an API error no nudge can fix: ${
+        formatCount(summary.unfixableErrorTurns)
+      } (a usage limit, a prompt too long, a bad request, login or billing${limits}; not stalls)\n`,
     );
   }
   if (summary.announcedTurns > 0) {
@@ -155,7 +165,7 @@ export function renderAuditReport(
       (u) => [
         `line ${u.turnLine}`,
         `line ${u.data.line ?? "?"}`,
-        u.ending === "process_died" ? "process died" : "no end",
+        UNFINISHED_WHY[u.ending],
         u.path,
       ],
       tableOptions,

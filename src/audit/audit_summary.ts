@@ -54,8 +54,14 @@ export interface AuditSummary {
    */
   apiErrorTurns: number;
   /**
-   * Turns that ended on a usage or session limit: API-error endings, not
-   * stalls (no nudge works until the limit resets).
+   * Turns that ended on an API error no nudge can fix (a usage limit, a
+   * prompt too long, compaction thrashing, a bad request, login or
+   * billing): API-error endings, not stalls.
+   */
+  unfixableErrorTurns: number;
+  /**
+   * Of those, the turns that ended on a usage or session limit (no nudge
+   * works until the limit resets).
    */
   usageLimitTurns: number;
   /**
@@ -107,6 +113,7 @@ export function summarizeAudit(
     unjudgedTurns: 0,
     stalledTurns: 0,
     apiErrorTurns: 0,
+    unfixableErrorTurns: 0,
     usageLimitTurns: 0,
     unfinishedTurns: 0,
     unfinished: [],
@@ -131,6 +138,7 @@ export function summarizeAudit(
     summary.bytes += audit.size;
     summary.turns += audit.turns;
     summary.unjudgedTurns += audit.unjudgedTurns;
+    summary.unfixableErrorTurns += audit.unfixableErrorTurns;
     summary.usageLimitTurns += audit.usageLimitTurns;
     for (const turn of audit.announcedTurns) {
       summary.announcedTurns++;
@@ -205,6 +213,7 @@ export function auditJson(
     unjudged_turns: summary.unjudgedTurns,
     stalled_turns: summary.stalledTurns,
     api_error_turns: summary.apiErrorTurns,
+    unfixable_error_turns: summary.unfixableErrorTurns,
     usage_limit_turns: summary.usageLimitTurns,
     unfinished_turns: summary.unfinishedTurns,
     announced_turns: summary.announcedTurns,

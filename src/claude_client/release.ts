@@ -28,7 +28,8 @@ export type ClientFeature =
   | "interrupted_call_result"
   | "lost_call_retry"
   | "status_line_refresh"
-  | "stop_skipped_on_api_error";
+  | "stop_skipped_on_api_error"
+  | "subagent_last_text";
 
 /** One feature, the first release that has it, and what it means. */
 export interface FeatureFloor {
@@ -106,6 +107,13 @@ const FLOORS: Readonly<Record<ClientFeature, Omit<FeatureFloor, "feature">>> =
       since: "2.1.97",
       what: "a status line with `refreshInterval` is run again every few " +
         "seconds, also while a tool call runs (before: only after events)",
+    },
+    subagent_last_text: {
+      since: "2.1.72",
+      what: "a subagent whose final message holds no text hands its parent " +
+        "the text of its last message that has some (before: the parent " +
+        "gets the final message's text only: \"(Subagent completed but returned no " +
+        'output.)")',
     },
     lost_call_retry: {
       since: "2.1.251",

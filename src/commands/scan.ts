@@ -29,8 +29,10 @@ import {
   UsageError,
 } from "../shared/errors.ts";
 import {
+  countsAsAnnounced,
   type HistoryVerdict,
   readHistoryVerdicts,
+  type TurnEnding,
 } from "../detection/history_turns.ts";
 import { formatCount } from "../shared/number_format.ts";
 import { openTranscript } from "../transcript/tail_scan.ts";
@@ -57,10 +59,12 @@ Usage:
 Judges the current turn (what follows the last human prompt, or the entries
 of --prompt-id) exactly as the Stop hook would, without the lag wait, and
 prints the verdict, why, and each stalled call: kind, tool, tool_use_id and
-1-based line. With --all-turns, judges every turn of the file by the history
-rules the audit uses (a call the model moved on from is not a stall), each
-with the line where it starts; --stalled lists only the stalled ones (the
-count still covers every turn).
+1-based line. With --all-turns, judges every turn of the file exactly as
+the audit does, each with the line where it starts: "block" for a stalled
+turn, "unfinished" for one that would be blocked but shows no sign it
+ended (the file ends in it, its process died, or a subagent's parent was
+still waiting for it: not a stall), else "allow"; --stalled lists only the
+stalled ones (the counts still cover every turn).
 
 A --prompt-id that no entry near the end carries is noted on stderr (the
 hook meets it when the turn is not written yet). A file that is plainly
@@ -77,18 +81,25 @@ task_started.
 
 --json prints one object:
   {"path", "subagent", "prompt_id", "verdict": "allow"|"block", "reason",
-   "ended_on_api_error", "signatures": [{"kind", "tool_name", "tool_use_id",
-  "line"}]}
-With --all-turns: {"path", "subagent", "turns": [{"start_line", "verdict",
-  "reason", "ended_on_api_error", "signatures"}], "stalled_turns"}
-("turns" only the stalled ones with --stalled).
+   "ended_on_api_error", "ended_on_unfixable_error", "signatures": [{"kind",
+   "tool_name", "tool_use_id", "line"}]}
+With --all-turns: {"path", "subagent", "turns": [{"start_line", "verdict":
+  "allow"|"block"|"unfinished", "reason", "ended_on_api_error",
+  "ended_on_unfixable_error", "ending", "signatures"}], "stalled_turns",
+  "unfinished_turns"} ("turns" only the stalled ones with --stalled).
 "ended_on_api_error" is true when the turn ends on the entry Claude Code
 writes after an API failure ("API Error: ..."): it is not the model's
 answer, so a tool result before it is still unanswered (missing_followup).
-Neither is any other entry Claude Code writes itself (model <synthetic>,
-"No response requested.") nor its "(no content)" placeholder. A turn that
-ends on a message stopped for tool_use with no call on file is a
-lost_tool_call; its "tool_name" is "" and its "tool_use_id" the message's id.
+"ended_on_unfixable_error" says that failure is one no nudge can fix (a
+usage limit, "Prompt is too long", "Autocompact is thrashing", a bad
+request, login or billing): an API-error ending, allowed. Neither is any
+other entry Claude Code writes itself (model <synthetic>, "No response
+requested.") nor its "(no content)" placeholder. A turn that ends on a
+message stopped for tool_use with no call on file is a lost_tool_call; its
+"tool_name" is "" and its "tool_use_id" the message's id. A subagent that
+gave its answer before its last call and then ended without text, where its
+parent receives the final message's text only (before Claude Code 2.1.72),
+is a subagent_no_report.
 
 Exit codes: 0 the scan ran (whatever the verdict: read it from the output),
 1 the transcript is missing or unreadable, 64 usage error. Never 2.
@@ -184,6 +195,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     signatures: detection.signatures,
     reason: detection.reason,
     endedOnApiError: detection.endedOnApiError,
+    endedOnUnfixableError: detection.endedOnUnfixableError === true,
     announced: announced ?? null,
   };
   io.writeStdout(
@@ -221,9 +233,10 @@ async function allTurns(
   try {
     refuseNonTranscript(path, file);
     const turns: HistoryVerdict[] = [];
+    const history = { subagent, path: absolute };
     const verdicts = isRolloutFile(file)
       ? readRolloutVerdicts(file)
-      : readHistoryVerdicts(file, { subagent });
+      : readHistoryVerdicts(file, history);
     for await (const turn of verdicts) {
       turns.push(turn);
     }
@@ -260,14 +273,19 @@ interface CurrentTurn {
   signatures: StallSignature[];
   reason: string;
   endedOnApiError: boolean;
+  /** That API error is one no nudge can fix: the stop is allowed. */
+  endedOnUnfixableError: boolean;
   /** The turn ended on an announcement with no call (`announced_no_call`). */
   announced: StallSignature | null;
 }
 
 /** What scan says about a turn that shows no sign it ended. */
-const UNFINISHED_NOTE: Record<string, string> = {
+const UNFINISHED_NOTE: Readonly<Record<TurnEnding, string>> = {
+  ended: "",
   no_end: "unfinished: nothing on file shows the turn ended",
   process_died: "unfinished: its process died and was resumed",
+  agent_running:
+    "unfinished: its parent was still waiting for this subagent when the session ended",
 };
 
 /** What scan says about a turn that ended on Claude Code's API-error entry. */
@@ -283,6 +301,7 @@ export function currentTurnJson(turn: CurrentTurn): Record<string, unknown> {
     verdict: turn.signatures.length > 0 ? "block" : "allow",
     reason: turn.reason,
     ended_on_api_error: turn.endedOnApiError,
+    ended_on_unfixable_error: turn.endedOnUnfixableError,
     signatures: turn.signatures.map(signatureData),
     announced: turn.announced === null ? null : {
       line: turn.announced.line,
@@ -299,44 +318,59 @@ export function allTurnsJson(
   onlyStalled = false,
 ): Record<string, unknown> {
   const shown = onlyStalled
-    ? turns.filter((t) => t.verdict.signatures.length > 0)
+    ? turns.filter((t) => t.outcome === "stalled")
     : turns;
   return {
     path,
     subagent,
     turns: shown.map((t) => ({
       start_line: t.startLine,
-      verdict: t.verdict.signatures.length > 0 ? "block" : "allow",
+      verdict: turnVerdict(t),
       reason: t.verdict.reason,
       ended_on_api_error: t.verdict.endedOnApiError === true,
+      ended_on_unfixable_error: t.verdict.endedOnUnfixableError === true,
       ending: t.ending,
       signatures: t.verdict.signatures.map(signatureData),
       announced: t.announced
         ? { line: t.announced.line, announcement: t.announced.announcement }
         : null,
     })),
-    stalled_turns: turns.filter((t) => t.verdict.signatures.length > 0).length,
-    unfinished_turns: turns.filter(isUnfinished).length,
-    announced_turns: turns.filter((t) => t.announced !== undefined).length,
+    stalled_turns: turns.filter((t) => t.outcome === "stalled").length,
+    unfinished_turns: turns.filter((t) => t.outcome === "unfinished").length,
+    announced_turns: turns.filter(countsAsAnnounced).length,
   };
 }
 
 /**
- * A turn the hook would block at its end, though the file shows no sign
- * that it ended (`audit` reports it apart from stalls).
+ * A history turn's verdict in a word: `block` for a stalled turn (the hook
+ * blocks it at its end), `unfinished` for one that would be blocked but
+ * shows no sign it ended (no stall: `audit` lists it apart), else `allow`.
  */
-function isUnfinished(turn: HistoryVerdict): boolean {
-  return turn.verdict.signatures.length > 0 && turn.ending !== "ended";
+function turnVerdict(turn: HistoryVerdict): "block" | "unfinished" | "allow" {
+  switch (turn.outcome) {
+    case "stalled":
+      return "block";
+    case "unfinished":
+      return "unfinished";
+    default:
+      return "allow";
+  }
 }
 
 function formatJson(value: unknown): string {
   return JSON.stringify(value, null, 2) + "\n";
 }
 
-function verdictCell(blocked: boolean, style: Style): Cell {
-  return blocked
-    ? { text: "block", paint: style.red }
-    : { text: "allow", paint: style.green };
+function verdictCell(
+  verdict: "block" | "unfinished" | "allow",
+  style: Style,
+): Cell {
+  const paint = verdict === "block"
+    ? style.red
+    : verdict === "unfinished"
+    ? style.yellow
+    : style.green;
+  return { text: verdict, paint };
 }
 
 /** Signature rows: line, kind, tool, id, rule. */
@@ -396,20 +430,27 @@ function renderAllTurns(
   style: Style,
   onlyStalled: boolean,
 ): string {
-  const stalled = turns.filter((t) => t.verdict.signatures.length > 0).length;
+  const stalled = turns.filter((t) => t.outcome === "stalled").length;
+  const unfinished = turns.filter((t) => t.outcome === "unfinished").length;
   const rows: Cell[][] = [];
   turns.forEach((turn, i) => {
     const { signatures, reason, endedOnApiError } = turn.verdict;
-    const note = (endedOnApiError ? "; the turn ended on an API error" : "") +
-      (isUnfinished(turn) ? `; ${UNFINISHED_NOTE[turn.ending]}` : "") +
-      (turn.announced
+    const note = (endedOnApiError && !turn.verdict.endedOnUnfixableError
+      ? "; the turn ended on an API error"
+      : "") +
+      (turn.outcome === "unfinished"
+        ? `; ${UNFINISHED_NOTE[turn.ending]}`
+        : "") +
+      (turn.announced && countsAsAnnounced(turn)
         ? `; announced, then stopped (line ${turn.announced.line}): ${turn.announced.announcement}`
         : "");
-    if (onlyStalled && signatures.length === 0) return;
+    if (onlyStalled && turn.outcome !== "stalled") {
+      return;
+    }
     const head: Cell[] = [
       String(i + 1),
       String(turn.startLine),
-      verdictCell(signatures.length > 0, style),
+      verdictCell(turnVerdict(turn), style),
     ];
     if (signatures.length === 0) {
       rows.push([...head, "", "", "", "", {
@@ -430,6 +471,10 @@ function renderAllTurns(
     stalled > 0
       ? style.red(`${formatCount(stalled)} stalled`)
       : style.green("none stalled")
+  }${
+    unfinished > 0
+      ? `, ${style.yellow(`${formatCount(unfinished)} unfinished`)}`
+      : ""
   }\n`;
   return summary + (rows.length > 0 ? "\n" : "") + renderTable(
     ["turn", "line", "verdict", "at", "kind", "tool", "tool_use_id", "why"],

@@ -6,17 +6,36 @@
  *   answer (a report, or a hand-back to the user) followed by a call whose
  *   result nobody read is bookkeeping, not a stall (`classify.ts`).
  * - Did the model's last words announce an immediate action of its own
- *   ("Let me run the tests now:") that never came (`announcement.ts`)?
+ *   ("Let me run the tests now:", "现在我来更新计划文件：", "이제 테스트를
+ *   실행하겠습니다.") that never came (`announcement.ts`)?
  *
- * English first. The phrasings it knows are listed in docs/detection.md;
- * text in other languages is judged on its shape only (a closing colon,
- * a question mark, its length), never as an announcement.
+ * Judged by structure and by words. Structure: only the model's own prose
+ * is read (`_closing_prose.ts`: code, quotations and tables are someone
+ * else's words); the reply ends on a sentence, or on a list, a code block
+ * or a table that a lead-in line introduces. Words: the phrasings of each
+ * language (`_announce_phrases.ts`), and what makes a sentence something
+ * other than an announcement (a question, a hand-back, a condition, a
+ * promise about later), in the sentence itself or the one before it. The
+ * rules are listed in docs/detection.md.
  *
  * @module
  */
 
+import {
+  type ClosingLine,
+  MAX_CLOSING_CHARS,
+  readClosing,
+} from "./_closing_prose.ts";
+import {
+  type Announced,
+  announcedIn,
+  conditionalOrLater,
+  handsBack,
+  normalise,
+} from "./_announce_phrases.ts";
+
 /** Most characters of a text that are looked at (its end). */
-export const MAX_TEXT_CHARS = 16 * 1024;
+export const MAX_TEXT_CHARS = MAX_CLOSING_CHARS;
 
 /** Most characters of an announcement quoted back. */
 export const MAX_QUOTE_CHARS = 200;
@@ -29,6 +48,15 @@ const COMPLETE_MIN_CHARS = 400;
 
 /** ... and spans at least this many non-empty lines. */
 const COMPLETE_MIN_LINES = 3;
+
+/**
+ * A sentence longer than this announces nothing: announcements are short,
+ * and the clause search stays bounded.
+ */
+const MAX_SENTENCE_CHARS = 600;
+
+/** Clauses of a sentence, from its end, where an opener is looked for. */
+const MAX_CLAUSES = 4;
 
 /** What the closing text says. */
 export interface TextJudgement {
@@ -61,163 +89,294 @@ export interface TextJudgement {
  * are read.
  */
 export function judgeClosingText(text: string): TextJudgement {
+  const closing = readClosing(text);
+  const lines = closing.lines;
+  const last = lines.at(-1);
+  const words = lastWordsLine(lines);
+  const closingSentence = words === null ? null : sentencesOf(words).at(-1);
+  const backed = (closingSentence !== null && closingSentence !== undefined &&
+    handsBack(normalise(closingSentence.masked))) ||
+    leadInHandsBack(lines);
+  const announcement = closing.ambiguous ? null : announced(lines);
+  const colon = last !== undefined && last === words &&
+    /[:：]\s*$/.test(last.plain);
+  const leadsOn = announcement !== null || (colon && !backed);
   const tail = text.length > MAX_TEXT_CHARS
     ? text.slice(text.length - MAX_TEXT_CHARS)
     : text;
-  const lines = tail.split(/\r?\n/).map(plainLine).filter((l) => l !== "");
-  const last = lines.at(-1) ?? "";
-  const sentence = lastSentence(last);
-  const announcement = announcedAction(last, sentence);
-  const handsBack = handsTurnBack(sentence);
-  const colon = /[:：]\s*$/.test(last);
-  const leadsOn = announcement !== null || (colon && !handsBack);
   const substantial = tail.trim().length >= COMPLETE_MIN_CHARS &&
     lines.length >= COMPLETE_MIN_LINES;
   return {
     announcement,
-    handsBack,
+    handsBack: backed,
     leadsOn,
-    complete: !leadsOn && (handsBack || substantial),
+    complete: !leadsOn && (backed || substantial),
   };
 }
 
-/** A line without markdown decoration: bullets, headings, emphasis, marks. */
-function plainLine(line: string): string {
-  return line
-    .replace(/^\s*(?:[-*+>]|\d+[.)]|#{1,6})\s+/, "")
-    .replace(/[*_`~]+/g, "")
-    .replace(/^[\s\p{Extended_Pictographic}\u2190-\u21ff\u2700-\u27bf]+/u, "")
-    .trim();
-}
-
-/** The last sentence of a line (sentences end in `.`, `!` or `?`). */
-function lastSentence(line: string): string {
-  const parts = line.split(/(?<=[.!?])\s+(?=\S)/);
-  return (parts.at(-1) ?? "").trim();
-}
-
-/**
- * Words that open a sentence without changing what it does ("Now let me",
- * "OK, I'll", "Great! Next, let's").
- */
-const LEAD_IN =
-  /^(?:(?:now|next|first|then|so|ok|okay|alright|all right|great|good|perfect|right|finally|and)\b[,!.:]?\s+)*/i;
-
-/** Openers of a sentence that announces the model's own next action. */
-const OPENER =
-  /^(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i'm now going to|i'm about to|i am about to)\s+(?:now\s+|next\s+|also\s+|first\s+|then\s+|go ahead and\s+|quickly\s+)*([a-z][a-z-]*)/i;
-
-/**
- * Verbs after an opener that announce no action: waiting, offering,
- * handing back ("Let me know", "I'll wait", "I'll be happy to").
- */
-const NO_ACTION_VERBS: ReadonlySet<string> = new Set([
-  "know",
-  "wait",
-  "be",
-  "leave",
-  "stop",
-  "pause",
-  "hold",
-  "keep",
-  "let",
-  "await",
-  "standby",
-  "stand",
-  "remain",
-  "defer",
-  "discuss",
-  "talk",
-  "hear",
-  "assume",
-  "not",
-  "never",
-  "no",
-  "need",
-  "have",
-  "require",
-]);
-
-/**
- * Verbs of saying: "Let me summarize:" announces words to come, but "Let me
- * note that the build passed." already said them.
- */
-const SAYING_VERBS: ReadonlySet<string> = new Set([
-  "add",
-  "clarify",
-  "describe",
-  "emphasize",
-  "explain",
-  "highlight",
-  "mention",
-  "note",
-  "outline",
-  "point",
-  "recap",
-  "reiterate",
-  "remind",
-  "say",
-  "stress",
-  "summarise",
-  "summarize",
-]);
-
-/** Words that put the action off: not an immediate one. */
-const DEFERRED =
-  /\b(?:later|tomorrow|next time|another time|at some point|eventually|in the future|in (?:a|the) (?:next|following|future|later) (?:session|turn|step|pass|round)|afterwards?|(?:get|check|come) back)\b/i;
-
-/**
- * Words that make a sentence conditional on something still to happen
- * (the user, or work running elsewhere): "once you confirm, I'll...",
- * "I'll summarise when it finishes", "if you'd like, I can...".
- */
-const CONDITIONAL =
-  /\b(?:once|when|whenever|after|until|unless|as soon as|in case|if (?:you|your|that|this|it's|it is|needed|necessary|desired|required|wanted|preferred|so|not|there's|any))\b/i;
-
-/**
- * A "Next:" label followed by a present participle: the model's own work
- * under way ("Next: creating the admin pages"). An imperative after it is
- * a step for the user to take, and does not count.
- */
-const NEXT_LABEL_DOING = /^next(?: up| step)?\s*[:：-]\s*([a-z]+ing)\b/i;
-
-/** "... while I continue with the rest": the model says it carries on. */
-const WHILE_I_CONTINUE =
-  /\bwhile i(?:'m| am)?\s+(?:continue|continuing|proceed|proceeding|work on|working on|move on|moving on|finish|finishing)\b/i;
-
-/**
- * The action the closing line announces, or null (see the module notes
- * for what counts).
- */
-function announcedAction(line: string, sentence: string): string | null {
-  if (sentence === "" || /\?\s*$/.test(sentence)) return null;
-  if (handsTurnBack(sentence)) return null;
-  if (CONDITIONAL.test(sentence) || DEFERRED.test(sentence)) return null;
-  if (NEXT_LABEL_DOING.test(line)) return quote(line);
-  // What the sentence announces it already holds after a colon.
-  if (/[:：]\s*\S/.test(sentence)) return null;
-  const body = sentence.replace(LEAD_IN, "");
-  const opener = OPENER.exec(body);
-  if (opener) {
-    const verb = (opener[1] as string).toLowerCase();
-    if (NO_ACTION_VERBS.has(verb)) return null;
-    if (SAYING_VERBS.has(verb) && !/[:：]\s*$/.test(sentence)) return null;
-    return quote(sentence);
+/** The last line that holds the model's words (prose, a heading, an item). */
+function lastWordsLine(lines: readonly ClosingLine[]): ClosingLine | null {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] as ClosingLine;
+    if (line.plain !== "") return line;
   }
-  if (WHILE_I_CONTINUE.test(sentence)) return quote(sentence);
   return null;
 }
 
 /**
- * Phrases that hand the turn back to the user: a request, an offer, a
- * question put as a statement.
+ * A reply that ends on a list whose lead-in asks ("Which would you like:"
+ * then the options) hands the turn back.
  */
-const HAND_BACK =
-  /\b(?:let me know|tell me|please (?:confirm|review|check|let|run|try|test|share|provide|send)|feel free|would you like|do you want|if you(?:'d| would) like|shall i|should i|your call|up to you|which (?:one|option|approach) (?:would|do) you)\b/i;
+function leadInHandsBack(lines: readonly ClosingLine[]): boolean {
+  if (lines.at(-1)?.kind !== "item") return false;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] as ClosingLine;
+    if (line.kind === "item") continue;
+    if (line.kind !== "prose") return false;
+    const sentence = sentencesOf(line).at(-1);
+    return sentence !== undefined && handsBack(normalise(sentence.masked));
+  }
+  return false;
+}
 
-/** Whether a sentence hands the turn back to the user. */
-function handsTurnBack(sentence: string): boolean {
-  return /\?\s*$/.test(sentence) || HAND_BACK.test(sentence);
+/** One sentence of a line: as written, and masked (see `ClosingLine`). */
+interface Sentence {
+  plain: string;
+  masked: string;
+}
+
+/** A sentence ends at `.`, `!`, `?`, `…` before a space, or at `。！？`. */
+const SENTENCE_END = /[.!?…](?=\s+\S)|[。！？](?=\s*\S)/g;
+
+/** The sentences of a line, in order, split where its masked text ends one. */
+function sentencesOf(line: ClosingLine): Sentence[] {
+  const sentences: Sentence[] = [];
+  let start = 0;
+  for (const end of line.masked.matchAll(SENTENCE_END)) {
+    const stop = (end.index ?? 0) + 1;
+    pushSentence(sentences, line, start, stop);
+    start = stop;
+  }
+  pushSentence(sentences, line, start, line.masked.length);
+  return sentences;
+}
+
+function pushSentence(
+  into: Sentence[],
+  line: ClosingLine,
+  start: number,
+  stop: number,
+): void {
+  const masked = line.masked.slice(start, stop);
+  const lead = masked.length - masked.trimStart().length;
+  const trail = masked.trimEnd().length;
+  if (trail <= lead) return;
+  into.push({
+    plain: line.plain.slice(start + lead, start + trail),
+    masked: masked.slice(lead, trail),
+  });
+}
+
+/**
+ * The announcement the closing text ends on, by structure:
+ *
+ * - it ends on a sentence of prose that announces an action of the
+ *   model's own (or a "Next: creating ..." label, or "... while I
+ *   continue");
+ * - it ends on a list, a code block, a quotation or a table (past labels
+ *   and headings) whose lead-in announces an action (not words to say:
+ *   "Let me summarise:" then the summary said it), and the lead-in closes
+ *   with a colon or says the action is immediate ("now", "现在").
+ *
+ * Never when the sentence, or the one before it, asks, hands back, waits
+ * on a condition or puts the action off.
+ */
+function announced(lines: readonly ClosingLine[]): string | null {
+  const last = lines.at(-1);
+  if (last === undefined) return null;
+  if (last.kind === "prose" || last.kind === "heading") {
+    const sentences = sentencesOf(last);
+    const sentence = sentences.at(-1);
+    if (sentence === undefined) return null;
+    if (asksBefore(lines, lines.length - 1, sentences)) return null;
+    const label = nextLabel(last);
+    if (label !== null) return quote(label);
+    const found = announcement(sentence, last);
+    if (found !== null && !(found.kind === "saying" && !found.closingColon)) {
+      return quote(sentence.plain);
+    }
+    if (continuesWhile(sentence)) return quote(sentence.plain);
+    return null;
+  }
+  // The reply ends on a block: find the prose that leads into it.
+  let codeLike = false;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] as ClosingLine;
+    if (
+      line.kind === "code" || line.kind === "quote" || line.kind === "table"
+    ) {
+      codeLike = true;
+      continue;
+    }
+    if (line.kind === "item" || line.kind === "other") continue;
+    const sentences = sentencesOf(line);
+    const sentence = sentences.at(-1);
+    if (sentence === undefined) continue;
+    const found = announcement(sentence, line);
+    if (found === null) {
+      if (line.kind === "heading" || isLabel(line)) continue;
+      return null;
+    }
+    if (found.kind === "saying" || found.bare) return null;
+    if (!found.closingColon && (!found.immediate || codeLike)) return null;
+    if (asksBefore(lines, i, sentences)) return null;
+    if (endsAsking(lines)) return null;
+    return quote(sentence.plain);
+  }
+  return null;
+}
+
+/** What a sentence announces, with where its colon stands. */
+interface Found extends Announced {
+  /** The sentence ends with a colon: it leads into what comes next. */
+  closingColon: boolean;
+}
+
+/**
+ * A colon that ends a clause (not `http://` or `10:30`): one followed by a
+ * space, the end, or a letter of a language written without spaces (a
+ * full-width `：` reads as `:` once normalised).
+ */
+const CLAUSE_COLON = /:(?=\s|$|[\u0080-\uffff])/;
+
+/**
+ * What a sentence announces, or null. Only its words before a colon are
+ * read for the opener; after the colon may stand only the name of what
+ * it will do ("I'll now move on to the next task: **Add caching**"), not
+ * what it already said ("Let me explain: the cache was stale.").
+ */
+function announcement(sentence: Sentence, line: ClosingLine): Found | null {
+  if (sentence.masked.length > MAX_SENTENCE_CHARS) return null;
+  const s = normalise(sentence.masked);
+  if (s === "" || handsBack(s) || conditionalOrLater(s)) return null;
+  const colon = CLAUSE_COLON.exec(s);
+  const head = colon === null ? s : s.slice(0, colon.index).trim();
+  const after = colon === null ? "" : s.slice(colon.index + 1).trim();
+  const found = inClauses(head, colon !== null && after === "");
+  if (found === null) return null;
+  if (after !== "") {
+    if (found.kind === "saying" || !namesWork(head, after, line)) {
+      return null;
+    }
+    return { ...found, closingColon: false };
+  }
+  return { ...found, closingColon: colon !== null };
+}
+
+/**
+ * The opener of `head`, at its start or at the start of one of its last
+ * clauses ("You're right, I'll fix it", "好的，我来处理").
+ */
+function inClauses(head: string, colon: boolean): Announced | null {
+  const found = announcedIn(head, colon);
+  if (found !== null) return found;
+  const starts: number[] = [];
+  for (let i = head.length - 1; i > 0 && starts.length < MAX_CLAUSES; i--) {
+    if (head[i - 1] === "," || head[i - 1] === ";") starts.push(i);
+  }
+  for (const start of starts.reverse()) {
+    // After a topic ("この関数では、"), the clause says what that does.
+    if (/は,$/.test(head.slice(0, start).trimEnd())) continue;
+    const clause = head.slice(start).trim();
+    const inClause = announcedIn(clause, colon);
+    // A verb with no subject, after other clauses, may be the user's step
+    // those clauses set up ("now you can add X, then run Y").
+    if (inClause !== null && !inClause.bare) return inClause;
+  }
+  return null;
+}
+
+/**
+ * What follows an announcement's colon names the work: it is emphasised,
+ * code or quoted in the line as written ("I'll now move on to the next
+ * task: **Add caching**"), or a short label with no sentence's end ("next
+ * task: Add caching").
+ */
+function namesWork(head: string, after: string, line: ClosingLine): boolean {
+  if (line.emphasised || NAMED_AFTER_COLON.test(line.raw)) return true;
+  // After "the next task:", a task's name may close with a full stop.
+  const named = TASK_WORDS.test(head) ? after.replace(/[.。!]$/, "") : after;
+  return named.length <= 60 && !/[.!?。！？]/.test(named);
+}
+
+/** Words that name a unit of work, whose name a colon may introduce. */
+const TASK_WORDS =
+  /\b(?:task|step|phase|item|part|todo|ticket|issue|stage|milestone)s?\b|任务|任務|步骤|步驟|阶段|階段|タスク|ステップ|フェーズ|작업|단계|tarea|paso|fase|tarefa|passo|etapa|tâche|étape|aufgabe|schritt|phase|задач|шаг|этап/;
+
+/** A line that ends with a colon, then one emphasised, code or quoted name. */
+const NAMED_AFTER_COLON =
+  /[:：]\s*(?:\*\*[^*]+\*\*|__[^_]+__|`[^`]+`|"[^"]+"|“[^”]+”|「[^」]+」)\s*[.。!]?\s*$/;
+
+/**
+ * A prose line that names a section rather than saying something: short
+ * and ending with a colon ("Changes:", "笔记内容："), or wholly emphasised.
+ */
+function isLabel(line: ClosingLine): boolean {
+  return line.emphasised ||
+    (line.plain.length <= 60 && /[:：]\s*$/.test(line.plain) &&
+      !/[.!?。！？]\s/.test(line.plain));
+}
+
+/**
+ * Whether the sentence before the last (in the line, or the last of the
+ * line before) asks or hands back: "Shall I commit? I'll wait for you."
+ */
+function asksBefore(
+  lines: readonly ClosingLine[],
+  at: number,
+  sentences: readonly Sentence[],
+): boolean {
+  let previous = sentences.at(-2);
+  if (previous === undefined) {
+    const line = lines[at - 1];
+    if (line === undefined || line.plain === "") return false;
+    previous = sentencesOf(line).at(-1);
+  }
+  return previous !== undefined && handsBack(normalise(previous.masked));
+}
+
+/** Whether a reply that ends on a list ends on a question in its last item. */
+function endsAsking(lines: readonly ClosingLine[]): boolean {
+  const last = lines.at(-1);
+  if (last === undefined || last.plain === "") return false;
+  const sentence = sentencesOf(last).at(-1);
+  return sentence !== undefined && handsBack(normalise(sentence.masked));
+}
+
+/**
+ * A "Next:" label followed by a verb in -ing (English), -ando/-iendo
+ * (Spanish), -ando/-endo/-indo (Portuguese): the model's own work under
+ * way ("Next: creating the admin pages"). An imperative after it is a
+ * step for the user to take, and does not count.
+ */
+const NEXT_LABEL_DOING =
+  /^(?:next(?: up| step)?|siguiente(?: paso)?|a continuación|próximo(?: passo)?|a seguir|em seguida)\s*[:：-]\s*(?:[a-z]+ing|[\p{L}]+(?:ando|iendo|endo|indo))(?=[\s,.!]|$)/iu;
+
+/** The line's "Next: <doing>" label, or null. */
+function nextLabel(line: ClosingLine): string | null {
+  const plain = line.plain.trim();
+  if (!NEXT_LABEL_DOING.test(plain)) return null;
+  const s = normalise(line.masked);
+  return conditionalOrLater(s) || handsBack(s) ? null : plain;
+}
+
+/** "... while I continue with the rest": the model says it carries on. */
+const WHILE_I_CONTINUE =
+  /\bwhile i(?:'m| am)?\s+(?:continue|continuing|proceed|proceeding|work on|working on|move on|moving on|finish|finishing)\b/;
+
+function continuesWhile(sentence: Sentence): boolean {
+  const s = normalise(sentence.masked);
+  return WHILE_I_CONTINUE.test(s) && !handsBack(s) && !conditionalOrLater(s);
 }
 
 /** `text` cut to {@link MAX_QUOTE_CHARS}, with an ellipsis when cut. */

@@ -8,7 +8,9 @@
  * work before, its final message holds no call and was not cut off, the
  * user did not interrupt, no API error ended it, no other stall fired, and
  * no background work the model may be waiting for was started or is
- * running. Pure.
+ * running. And never on words the turn's tools brought in: a sentence that
+ * also stands in a result or a call's input of the turn (as much of them
+ * as the entries keep) is quoted, not the model's own. Pure.
  *
  * @module
  */
@@ -17,7 +19,7 @@ import type { BackgroundTask } from "./background_tasks.ts";
 import type { StallSignature } from "./classify.ts";
 import { launchedBackgroundTasks } from "./background_launch.ts";
 import { provesFollowUp } from "./_follow_up_proof.ts";
-import { judgeClosingText } from "./_model_text.ts";
+import { judgeClosingText, MAX_TEXT_CHARS } from "./_model_text.ts";
 import {
   type AssistantEntry,
   type Entry,
@@ -56,6 +58,38 @@ export function announcedStop(
   context: AnnouncementContext,
   stalled: boolean,
 ): AnnouncedStop | null {
+  const stop = silentStop(turn, context, stalled);
+  if (stop === null) return null;
+  const { announcement } = judgeClosingText(closingText(stop.final));
+  if (announcement === null || echoedInTurn(announcement, turn)) return null;
+  const end = stop.final.at(-1) as AssistantEntry;
+  return {
+    announcement,
+    messageId: end.messageId ?? `offset:${end.offset}`,
+    offset: end.offset,
+    line: end.line,
+  };
+}
+
+/** A turn that ended on a model message with no call, by the model's choice. */
+export interface SilentStop {
+  /** The final message's lines, in file order. */
+  final: AssistantEntry[];
+}
+
+/**
+ * The turn's final message when only its words can say whether the turn
+ * stopped short (see the module notes), or null when its shape already
+ * explains the stop.
+ *
+ * @param turn The turn's entries in file order.
+ * @param stalled Another stall kind fired on the turn: it explains the stop.
+ */
+export function silentStop(
+  turn: readonly Entry[],
+  context: AnnouncementContext,
+  stalled: boolean,
+): SilentStop | null {
   if (stalled) return null;
   if (context.backgroundTasks.length > 0) return null;
   const last = turn.findLastIndex(isModelActivity);
@@ -75,16 +109,7 @@ export function announcedStop(
   const first = turn.indexOf(final[0] as Entry);
   if (!didToolWork(turn.slice(0, first))) return null;
   if (launchedBackgroundTasks(turn).length > 0) return null;
-  const text = final.flatMap((e) => e.texts).join("\n");
-  const { announcement } = judgeClosingText(text);
-  if (announcement === null) return null;
-  const end = final.at(-1) as AssistantEntry;
-  return {
-    announcement,
-    messageId: end.messageId ?? `offset:${end.offset}`,
-    offset: end.offset,
-    line: end.line,
-  };
+  return { final };
 }
 
 /**
@@ -126,7 +151,7 @@ export function announcedStopAtEnd(
   return announcedStop([...turn, reply], context, false);
 }
 
-/** The lines of the model message that ends at `turn[last]`. */
+/** The lines of the model message that ends at `turn[last]`, in order. */
 function finalMessage(
   turn: readonly Entry[],
   last: number,
@@ -138,9 +163,67 @@ function finalMessage(
     const entry = turn[i] as Entry;
     if (entry.kind !== "assistant") break;
     if (entry.messageId !== end.messageId) break;
-    lines.unshift(entry);
+    lines.push(entry);
   }
-  return lines;
+  return lines.reverse();
+}
+
+/**
+ * The end of a message's text, as the judge reads it: its texts joined,
+ * gathered from the last until the judge's window is full, so a message
+ * of megabytes costs no more than its end.
+ */
+function closingText(final: readonly AssistantEntry[]): string {
+  const parts: string[] = [];
+  let chars = 0;
+  for (let i = final.length - 1; i >= 0 && chars <= MAX_TEXT_CHARS; i--) {
+    const texts = (final[i] as AssistantEntry).texts;
+    for (let j = texts.length - 1; j >= 0 && chars <= MAX_TEXT_CHARS; j--) {
+      const text = texts[j] as string;
+      parts.push(text);
+      chars += text.length + 1;
+    }
+  }
+  return parts.reverse().join("\n");
+}
+
+/** Shortest announcement looked for among the turn's results and inputs. */
+const MIN_ECHO_CHARS = 12;
+
+/** Most characters of an announcement looked for (results are cut too). */
+const MAX_ECHO_CHARS = 80;
+
+/**
+ * Whether the announcement also stands in a result or a call's input of
+ * the turn: then the model quoted what a tool brought in (a file's line, a
+ * page, a message), and the words are not its own.
+ */
+function echoedInTurn(announcement: string, turn: readonly Entry[]): boolean {
+  const needle = echoKey(announcement.replace(/…$/, "")).slice(
+    0,
+    MAX_ECHO_CHARS,
+  );
+  if (needle.length < MIN_ECHO_CHARS) return false;
+  for (const entry of turn) {
+    if (entry.kind === "results") {
+      for (const result of entry.results) {
+        if (echoKey(result.snippet).includes(needle)) return true;
+      }
+    } else if (entry.kind === "assistant") {
+      for (const use of entry.toolUses) {
+        if (use.input && echoKey(use.input.value).includes(needle)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/** Text as compared for an echo: no markdown marks, quotes or spacing. */
+function echoKey(text: string): string {
+  return text.toLowerCase()
+    .replace(/[*_`~>#"“”「」『』«»\u2019\u2018']/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /** Whether the model called a tool in `entries`. */

@@ -20,11 +20,13 @@ import {
   type ToolUse,
 } from "../transcript/entry.ts";
 import type { ToolInputSummary } from "../transcript/tool_input.ts";
+import { releaseOf, supports } from "../claude_client/release.ts";
 import { judgeClosingText } from "./_model_text.ts";
+import { unfixableApiError, USAGE_LIMIT } from "./_api_error.ts";
 
 /**
  * The stall kinds; the identifiers are part of the public contract. The
- * classifier finds the first five; `announced_no_call` (the turn's last
+ * classifier finds the first six; `announced_no_call` (the turn's last
  * words announced an action that never came) is found apart, by
  * `announcement.ts`, and blocks only when the settings say so.
  */
@@ -33,6 +35,7 @@ export type StallKind =
   | "hung_mcp_call"
   | "empty_tool_result"
   | "missing_followup"
+  | "subagent_no_report"
   | "lost_tool_call"
   | "announced_no_call";
 
@@ -42,6 +45,7 @@ export const STALL_KINDS: readonly StallKind[] = [
   "empty_tool_result",
   "hung_mcp_call",
   "missing_followup",
+  "subagent_no_report",
   "lost_tool_call",
   "announced_no_call",
 ];
@@ -73,12 +77,10 @@ export interface ClassifyContext {
   /** Running background work from the Stop payload. */
   backgroundTasks: readonly BackgroundTask[];
   /**
-   * History rule: a call left without a result is not a stall when the
-   * model acted again in a later message of the turn (it moved on, e.g.
-   * retried after a nudge), so only the turn's last model activity can
-   * stall. Off for the hook, which nudges every unanswered call.
+   * The turn is a subagent's: its parent receives only what its final
+   * message says (see `subagent_no_report`).
    */
-  ignoreSupersededCalls?: boolean;
+  subagent?: boolean;
   /**
    * The turn's agent is still running (a SubagentStop whose subagent the
    * payload's `background_tasks` lists as running): a call without a
@@ -98,8 +100,14 @@ export interface TurnVerdict {
    */
   endedOnApiError?: true;
   /**
-   * That API error was a usage or session limit: the turn is not a stall
-   * (a nudge would fail the same way until the limit resets).
+   * That API error is one no nudge can fix (see `_api_error.ts`: a usage
+   * limit, a prompt too long, compaction thrashing, a bad request, login or
+   * billing): the turn is an API-error ending, not a stall.
+   */
+  endedOnUnfixableError?: true;
+  /**
+   * That API error was a usage or session limit (one of the unfixable
+   * ones: a nudge fails the same way until the limit resets).
    */
   endedOnUsageLimit?: true;
 }
@@ -145,13 +153,18 @@ export function classifyTurn(
   context: ClassifyContext,
 ): TurnVerdict {
   const ending = apiErrorEnding(turn);
-  if (ending?.usageLimit) {
+  const unfixable = ending === null ? null : unfixableApiError(ending);
+  if (unfixable !== null) {
+    const usageLimit = unfixable === USAGE_LIMIT;
     return {
       ...healthy(
-        "the turn ended on a usage limit: no nudge works until it resets",
+        usageLimit
+          ? "the turn ended on a usage limit: no nudge works until it resets"
+          : `the turn ended on an API error no nudge can fix (${unfixable})`,
       ),
       endedOnApiError: true,
-      endedOnUsageLimit: true,
+      endedOnUnfixableError: true,
+      ...(usageLimit ? { endedOnUsageLimit: true as const } : {}),
     };
   }
   const verdict = judgeTurn(turn, context);
@@ -272,9 +285,12 @@ function judgeTurn(
 
   const lastEntry = turn[lastActivity];
   const lastMessage = lastEntry ? messageKey(lastEntry) : null;
+  // A call the model has moved past: it wrote a later message, which the
+  // API answers only once every call before has its result (the result was
+  // sent, it just never reached the file). Only the calls of its last
+  // message can be what the turn is stuck on.
   const superseded = (use: Located<ToolUse>): boolean =>
-    context.ignoreSupersededCalls === true && use.index < lastActivity &&
-    messageKey(use.entry) !== lastMessage;
+    use.index < lastActivity && messageKey(use.entry) !== lastMessage;
   const candidates: StallSignature[] = [];
   const running =
     [...uses.values()].filter((use) =>
@@ -316,17 +332,28 @@ function judgeTurn(
   const last = trailing.at(-1);
   if (candidates.length === 0 && last && !lost) {
     if (answeredBeforeLastCall(turn, lastActivity)) {
-      return healthy(
-        "the model had given its answer before its last call, whose " +
-          "result needs none",
-      );
+      if (!context.subagent || parentGetsEarlierText(turn)) {
+        return healthy(
+          "the model had given its answer before its last call, whose " +
+            "result needs none",
+        );
+      }
+      // Its parent gets the final message's text only: the answer is lost.
+      candidates.push(resultSignature(
+        "subagent_no_report",
+        last,
+        uses,
+        "the subagent's final message holds no text: its parent receives " +
+          "no report",
+      ));
+    } else {
+      candidates.push(resultSignature(
+        "missing_followup",
+        last,
+        uses,
+        "no assistant text or tool call after the last tool_result",
+      ));
     }
-    candidates.push(resultSignature(
-      "missing_followup",
-      last,
-      uses,
-      "no assistant text or tool call after the last tool_result",
-    ));
   }
 
   const signatures: StallSignature[] = [];
@@ -379,6 +406,18 @@ function answeredBeforeLastCall(
     texts.unshift(...entry.texts);
   }
   return texts.length > 0 && judgeClosingText(texts.join("\n")).complete;
+}
+
+/**
+ * Whether the parent of a subagent that ended silent after its last call
+ * still gets the text the subagent wrote before that call: from the release
+ * `subagent_last_text` names, Claude Code hands the parent the subagent's
+ * last message with text when its final message has none; before, the
+ * final message's text only (nothing). A file that names no release is
+ * taken to be of the older kind.
+ */
+function parentGetsEarlierText(turn: readonly Entry[]): boolean {
+  return supports(releaseOf(turn), "subagent_last_text") === true;
 }
 
 /** Why a turn a hook ended on purpose is healthy, naming the hook. */

@@ -57,6 +57,8 @@ export interface Detection {
   waitedFor?: BehindReason;
   /** The turn ended on Claude Code's synthetic API-error entry. */
   endedOnApiError: boolean;
+  /** That API error is one no nudge can fix (the stop is allowed). */
+  endedOnUnfixableError?: true;
   /**
    * Set when a budget kept detection from judging the whole turn and what
    * it did read proves no stall: the stop is allowed and the user told.
@@ -141,6 +143,7 @@ export async function detectStalls(
   const context = {
     backgroundTasks: input.backgroundTasks,
     callsRunning: input.subagentRunning === true,
+    subagent: input.isSubagent,
   };
   const payload = {
     promptId: input.promptId,
@@ -260,6 +263,7 @@ export async function detectStalls(
       waitedMs,
       ...waitedFor,
       endedOnApiError,
+      ...(verdict.endedOnUnfixableError ? { endedOnUnfixableError: true } : {}),
       exhausted: null,
     };
   }

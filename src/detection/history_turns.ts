@@ -30,6 +30,7 @@ import {
   readLinesForward,
 } from "../transcript/line_reader.ts";
 import { type AnnouncedStop, announcedStop } from "./announcement.ts";
+import { agentReturn } from "./_agent_return.ts";
 import { launchWords } from "./background_launch.ts";
 import { MAX_TEXT_CHARS as MAX_JUDGED_TEXT_CHARS } from "./_model_text.ts";
 import { ForwardTurnSplitter, type SplitTurn } from "../transcript/turn.ts";
@@ -81,6 +82,12 @@ export interface HistoryTurn {
 export interface HistoryOptions {
   /** The file is a subagent transcript: its sidechain entries count. */
   subagent: boolean;
+  /**
+   * Where the file is: for a subagent's, {@link readHistoryVerdicts} reads
+   * its parent's file beside it when its last turn looks stalled (see
+   * `agent_running` in {@link TurnEnding}).
+   */
+  path?: string;
   /** Called with the number of bytes after each read, for progress. */
   onRead?: (bytes: number) => void;
   /**
@@ -190,12 +197,16 @@ function isResumeFiller(entry: Entry): boolean {
  *   turn's opener, see {@link opensWithResume}): its process had died in
  *   the middle of the turn;
  * - `no_end`: none of that (the session hung, or the file was committed,
- *   copied or killed mid-turn).
+ *   copied or killed mid-turn);
+ * - `agent_running`: a subagent's last turn whose parent's file shows no
+ *   return of it (see `_agent_return.ts`): the parent was still waiting for
+ *   it when the session ended.
  *
  * A subagent's file holds no record of its end (its end shows in the
- * parent's result), so it counts as ended.
+ * parent's result), so it counts as ended unless its parent's file says
+ * otherwise.
  */
-export type TurnEnding = "ended" | "process_died" | "no_end";
+export type TurnEnding = "ended" | "process_died" | "no_end" | "agent_running";
 
 /** How `turn` ended (see {@link TurnEnding}). */
 export function turnEnding(turn: HistoryTurn, subagent: boolean): TurnEnding {
@@ -220,24 +231,64 @@ export function turnEnding(turn: HistoryTurn, subagent: boolean): TurnEnding {
 }
 
 /**
- * How history turns are classified: no background work is known, and a
- * call the model moved on from is not a stall (see `ClassifyContext`).
+ * How history turns of a main transcript are classified: no background
+ * work is known (see `ClassifyContext`).
  */
 export const HISTORY_CONTEXT: ClassifyContext = Object.freeze({
   backgroundTasks: [],
-  ignoreSupersededCalls: true,
 });
+
+/** How a subagent transcript's turns are classified. */
+const SUBAGENT_HISTORY_CONTEXT: ClassifyContext = Object.freeze({
+  backgroundTasks: [],
+  subagent: true,
+});
+
+/**
+ * What a history turn comes to: the one answer `scan --all-turns` and
+ * `audit` both give (see {@link turnOutcome}).
+ *
+ * - `stalled`: the hook would block it at its end, and the file shows that
+ *   it ended;
+ * - `unfinished`: it would be blocked, but nothing shows that it ended
+ *   ({@link TurnEnding}): no stall, since no Stop fired there;
+ * - `not_judged`: over the entries budget;
+ * - `healthy`: anything else (an API-error ending no nudge can fix among
+ *   them).
+ */
+export type TurnOutcome = "stalled" | "unfinished" | "not_judged" | "healthy";
+
+/** What a turn comes to, from its verdict and its ending. */
+export function turnOutcome(
+  turn: Pick<HistoryVerdict, "verdict" | "ending" | "overBudget">,
+): TurnOutcome {
+  if (turn.overBudget) return "not_judged";
+  if (turn.verdict.signatures.length === 0) return "healthy";
+  return turn.ending === "ended" ? "stalled" : "unfinished";
+}
+
+/**
+ * Whether a turn counts as announced, then stopped: it ended on an
+ * announcement, and the file shows that it ended.
+ */
+export function countsAsAnnounced(turn: HistoryVerdict): boolean {
+  return turn.announced !== undefined && turn.ending === "ended";
+}
 
 /** One classified turn of a transcript's history. */
 export interface HistoryVerdict {
   /** See {@link HistoryTurn.startLine}. */
   startLine: number;
+  /** 1-based line of its first line on file (a late entry may lead). */
+  firstLine: number;
   /** 1-based line of its last entry (its start line when it has none). */
   endLine: number;
   /** The classifier's verdict; signature lines are 1-based. */
   verdict: TurnVerdict;
   /** Whether the file shows that the turn ended (see {@link TurnEnding}). */
   ending: TurnEnding;
+  /** What the turn comes to (see {@link TurnOutcome}). */
+  outcome: TurnOutcome;
   /**
    * The announcement a main transcript's turn ended on without a call
    * (`announced_no_call`, see `announcement.ts`), when it did.
@@ -257,7 +308,17 @@ export async function* readHistoryVerdicts(
   options: HistoryOptions,
 ): AsyncGenerator<HistoryVerdict> {
   for await (const turn of readHistoryTurns(file, options)) {
-    yield historyVerdict(turn, options.subagent);
+    const judged = historyVerdict(turn, options.subagent);
+    // A subagent's last turn ends where its parent got its return.
+    if (
+      options.subagent && options.path !== undefined && !turn.followed &&
+      judged.outcome === "stalled" &&
+      await agentReturn(options.path) === "waiting"
+    ) {
+      yield { ...judged, ending: "agent_running", outcome: "unfinished" };
+    } else {
+      yield judged;
+    }
   }
 }
 
@@ -273,23 +334,33 @@ export function historyVerdict(
   if (turn.overBudget) {
     return {
       startLine: turn.startLine,
+      firstLine: turn.startLine,
       endLine: turn.startLine,
       verdict: OVER_BUDGET,
       ending: turn.followed ? "ended" : "no_end",
+      outcome: "not_judged",
       overBudget: true,
     };
   }
-  const verdict = classifyTurn(turn.entries, HISTORY_CONTEXT);
+  const verdict = classifyTurn(
+    turn.entries,
+    subagent ? SUBAGENT_HISTORY_CONTEXT : HISTORY_CONTEXT,
+  );
   const announced = subagent ? null : announcedStop(
     turn.entries,
     HISTORY_CONTEXT,
     verdict.signatures.length > 0,
   );
+  const ending = turnEnding(turn, subagent);
+  let firstLine = turn.startLine;
+  for (const entry of turn.entries) firstLine = Math.min(firstLine, entry.line);
   return {
     startLine: turn.startLine,
+    firstLine,
     endLine: turn.entries.at(-1)?.line ?? turn.startLine,
     verdict,
-    ending: turnEnding(turn, subagent),
+    ending,
+    outcome: turnOutcome({ verdict, ending }),
     ...(announced ? { announced } : {}),
   };
 }

@@ -26,6 +26,7 @@ export const KIND_LABELS: Readonly<Record<StallKind, string>> = Object.freeze({
   empty_tool_result: "empty tool_result",
   hung_mcp_call: "hung mcp call",
   missing_followup: "missing follow-up",
+  subagent_no_report: "subagent without a report",
   lost_tool_call: "lost tool call",
   announced_no_call: "announced action without a call",
 });

@@ -150,6 +150,7 @@ export const CONFIG_KEYS = {
       empty_tool_result: "string",
       hung_mcp_call: "string",
       missing_followup: "string",
+      subagent_no_report: "string",
       lost_tool_call: "string",
       announced_no_call: "string",
     },

@@ -115,6 +115,14 @@ export interface AssistantEntry extends EntryBase {
    * Such an entry is an `apiError` too.
    */
   usageLimit?: true;
+  /**
+   * For an `apiError` entry: the kind of failure Claude Code recorded with
+   * it (its `error` field, written since 2.0.x: `invalid_request`,
+   * `rate_limit`, `server_error`, `authentication_failed`, ...), when it did.
+   */
+  apiErrorCategory?: string;
+  /** For an `apiError` entry: the HTTP status it records (`apiErrorStatus`). */
+  apiErrorStatus?: number;
 }
 
 /** A user line carrying tool results. */
@@ -427,6 +435,13 @@ function assistantEntry(
   if ((synthetic || entry.apiError) && texts.some(isUsageLimitText)) {
     entry.apiError = true;
     entry.usageLimit = true;
+  }
+  if (entry.apiError) {
+    const category = stringOrNull(raw.error);
+    if (category !== null) entry.apiErrorCategory = category.slice(0, 64);
+    if (Number.isInteger(raw.apiErrorStatus)) {
+      entry.apiErrorStatus = raw.apiErrorStatus as number;
+    }
   }
   return entry;
 }

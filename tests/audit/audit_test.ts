@@ -47,7 +47,12 @@ async function handBuiltCorpus(root: string) {
   a.call("m3", "toolu_web", "WebFetch");
   const empty = a.result("toolu_web", "");
   a.prompt("Thanks.");
-  a.text("m4", "You're welcome.");
+  // The subagent below returned to this session (its file has no end).
+  a.call("m4", "toolu_task", "Task", { prompt: "Find the readers." });
+  a.result("toolu_task", [{ type: "text", text: "src/line_reader.ts" }], {
+    toolUseResult: { status: "completed", agentId: "x1", content: [] },
+  });
+  a.text("m5", "You're welcome.");
 
   const agent = new TranscriptBuilder("sess-a", { sidechain: true });
   const agentT1 = agent.prompt("Find the readers.");

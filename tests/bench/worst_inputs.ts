@@ -234,6 +234,41 @@ export function writeWorstInputs(
     env: NO_LAG,
   });
 
+  // A finished turn whose final message is 30 MiB of text ending on an
+  // announcement (with blocking on, the announced_no_call judge and its
+  // nudge run): only the end of the message may be read and joined,
+  // however long it is (the code before joined every text of it).
+  const announced = path("announced-long-final");
+  write(announced, (out) => {
+    out.text(prompt(1, "Check every module and fix what fails."));
+    out.text(assistant(2, "msg_read", [call("toolu_read", "Read")]));
+    out.text(result(3, "toolu_read", "export const port = 8080;"));
+    const line = (text: string) =>
+      JSON.stringify({
+        type: "assistant",
+        message: {
+          id: "msg_final",
+          content: [{ type: "text", text }],
+          stop_reason: null,
+        },
+      }) + "\n";
+    const body = line('Checked `mod.ts`: **ok**, "fine". '.repeat(1_600));
+    while (out.bytes + body.length <= 30 * MIB) out.text(body);
+    out.text(line("Let me run the tests now:"));
+  });
+  inputs.push({
+    name: "announced, 30 MiB final",
+    what: "a finished turn whose final message is 30 MiB of 64 KB text " +
+      "lines ending on an announcement; an 8 MB last_assistant_message " +
+      "ending on it; announced_no_call: block",
+    transcript: announced,
+    payload: stop({
+      last_assistant_message: "Checked `mod.ts`: ok. ".repeat(400_000) +
+        "Let me run the tests now:",
+    }),
+    env: { ...NO_LAG, STALL_WATCH_ANNOUNCED_NO_CALL: "block" },
+  });
+
   // 4. An 8 GiB sparse file without one newline.
   const sparse = path("sparse-8g");
   sparseFile(sparse, 8 * 1024 * MIB, "");

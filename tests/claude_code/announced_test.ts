@@ -2,8 +2,9 @@
  * Real Claude Code, a model that announces its next step after tool work
  * and then ends the turn without it (`announced_no_call`): with blocking
  * on, the stop is nudged once, quoting the announcement, and the model
- * makes the call; a question is never nudged; with blocking off (the
- * default) both stops are allowed and the announcement is logged.
+ * makes the call (in English, and in Chinese as a lead-in to a list); a
+ * question is never nudged; with blocking off (the default) both stops are
+ * allowed and the announcement is logged.
  */
 
 import assert from "node:assert/strict";
@@ -78,7 +79,7 @@ claudeTest(
     );
     assert.ok(
       block!.stderr.includes(
-        `- [announced_no_call] You wrote "${ANNOUNCEMENT}" and then ended the turn without doing it.`,
+        `- [announced_no_call] Your message ended with "${ANNOUNCEMENT}". If that was a step you meant to take, take it now.`,
       ),
       block!.stderr,
     );
@@ -91,6 +92,27 @@ claudeTest(
       e.event === "stall_detected"
     );
     assert.equal(detected.length, 1);
+  },
+);
+
+claudeTest(
+  "announced_no_call set to block: a Chinese lead-in to a list ('现在我来更新计划文件：' and its points) is nudged once, and the model makes the call",
+  async (client) => {
+    const lead = "现在我来更新计划文件：";
+    const outcome = await turnEndingOn(
+      client,
+      `${lead}\n\n- 第二点：补充错误处理\n- 第三点：同步文档`,
+      { STALL_WATCH_ANNOUNCED_NO_CALL: "block" },
+      [toolCall(TOOL, { text: "plan" }, "更新中。"), text("计划文件已更新。")],
+    );
+    assertAnswered(outcome, "计划文件已更新。");
+    assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [2, 0]);
+    const [block] = runsOf(outcome.hookRuns, "Stop");
+    assert.ok(
+      block!.stderr.includes(`Your message ended with "${lead}".`),
+      block!.stderr,
+    );
+    assertCarriesFeedback(outcome, outcome.requests[2], block!);
   },
 );
 

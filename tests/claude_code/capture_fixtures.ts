@@ -13,7 +13,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   findOrInstallClaude,
@@ -28,7 +28,7 @@ import {
   text,
   toolCall,
 } from "./support/fake_api.ts";
-import { withClaudeSession } from "./support/session.ts";
+import { type ClaudeSession, withClaudeSession } from "./support/session.ts";
 
 const OUT = fileURLToPath(new URL("../../fixtures/real/", import.meta.url));
 
@@ -61,6 +61,15 @@ interface Capture {
   killAt?: "call" | "result";
   /** Hooks registered beside stall-watch's Stop hook (event -> handlers). */
   otherHooks?: Record<string, unknown[]>;
+  /**
+   * What to write: the main transcript (default); the subagent's file as
+   * the session left it (`subagent`); or both in Claude Code's layout
+   * (`session`: `<name>/<session>.jsonl` and `<name>/<session>/subagents/
+   * agent-<id>.jsonl`), the subagent's call killed 2 s after it is on file.
+   */
+  files?: "subagent" | "session";
+  /** Run with stall-watch switched off (the file ends as the model left it). */
+  disabled?: true;
 }
 
 /** A hook that ends the turn on purpose, as a policy hook does. */
@@ -114,6 +123,51 @@ function launchedThenTyped(launch: Reply, what: string): Script {
 /** A reply of one text block of `value` (blank ones included). */
 function textBlock(value: string): Reply {
   return { kind: "message", blocks: [{ type: "text", text: value }] };
+}
+
+/** The subagent's task in the subagent captures. */
+const SUBAGENT_TASK = "SUBAGENT-TASK: look at the module and report.";
+
+/** A subagent's full report, written before a last bookkeeping call. */
+const SUBAGENT_REPORT = [
+  "Report: I looked at the module.",
+  "",
+  "- The reader splits lines on newlines only and keeps long lines' ends.",
+  "- The two directions share their options; the tests cover both.",
+  "- Nothing is broken; one comment is out of date, in line_reader.ts.",
+  "- Long lines are clipped to their first and last bytes, as the docs say.",
+  "- Reads are chunked, and a chunk's buffer is reused from file to file.",
+  "",
+  "In short: the module works as documented, and needs no change beyond " +
+  "that one comment, which I have not touched.",
+].join("\n");
+
+/**
+ * A session that delegates to one foreground subagent (`Task` or `Agent`,
+ * whichever the release offers), whose requests are told apart by its
+ * task: `sub` answers them, the main conversation delegates and then ends.
+ */
+function delegating(sub: Reply[]): Script {
+  let subIndex = 0;
+  let mainIndex = 0;
+  return (request) => {
+    const messages = request.body?.messages;
+    const first = JSON.stringify(Array.isArray(messages) ? messages[0] : "");
+    if (first.includes(SUBAGENT_TASK)) return sub[subIndex++] ?? text("ok");
+    const tools = Array.isArray(request.body?.tools) ? request.body.tools : [];
+    const agent = tools.some((t) => (t as { name?: unknown })?.name === "Agent")
+      ? "Agent"
+      : "Task";
+    return [
+      toolCall(agent, {
+        description: "look at the module",
+        prompt: SUBAGENT_TASK,
+        subagent_type: "general-purpose",
+        run_in_background: false,
+      }, "Delegating."),
+      text("Main: the subagent reported back."),
+    ][mainIndex++] ?? text("ok");
+  };
 }
 
 const CAPTURES: Capture[] = [
@@ -380,6 +434,56 @@ const CAPTURES: Capture[] = [
     continueWith: "carry on",
     killAt: "call",
   },
+  ...["2.1.332", "2.0.76"].map((release): Capture => ({
+    // The request after a tool result is refused as too long: Claude Code
+    // writes its "Prompt is too long" entry, an error no nudge can fix.
+    name: release === "2.1.332"
+      ? "real_prompt_too_long_after_tool_result.jsonl"
+      : `real_prompt_too_long_after_tool_result_${release}.jsonl`,
+    release,
+    prompt: "use mcp__stub__echo",
+    tool: "mcp__stub__echo",
+    script: (_request, index) =>
+      index === 0 ? toolCall("mcp__stub__echo", { text: "forty-two" }) : {
+        kind: "http_error",
+        status: 400,
+        errorType: "invalid_request_error",
+        message: "prompt is too long: 204452 tokens > 200000 maximum",
+      },
+    at: "end",
+  })),
+  ...["2.1.47", "2.1.332"].map((release): Capture => ({
+    // A subagent gives its report with a last call, gets the call's
+    // result, and ends with no text (an empty reply, twice where Claude
+    // Code retries one): before 2.1.72 its parent receives nothing.
+    name: `real_subagent_report_then_call_${release}.jsonl`,
+    release,
+    prompt: "delegate a look at the module",
+    tool: "mcp__stub__echo",
+    script: delegating([
+      toolCall("mcp__stub__echo", { text: "noted" }, SUBAGENT_REPORT),
+      empty(),
+      empty(),
+    ]),
+    moreTools: ["Task", "Agent"],
+    at: "end",
+    files: "subagent",
+    disabled: true,
+  })),
+  {
+    // The session ends (claude killed) while its subagent's call runs: the
+    // parent's call never got the subagent's return.
+    name: "real_subagent_killed_mid_call_2.1.332",
+    prompt: "delegate a look at the module",
+    tool: "mcp__stub__slow",
+    script: delegating([
+      toolCall("mcp__stub__slow", { seconds: 60 }, "Waiting for the module."),
+    ]),
+    moreTools: ["Task", "Agent"],
+    at: "end",
+    files: "session",
+    killAt: "call",
+  },
 ];
 
 function cutStrings(value: unknown): unknown {
@@ -418,6 +522,55 @@ function placeholders(
     .replaceAll(root, "<WORK>");
 }
 
+/**
+ * Writes a capture's subagent file, or the session's files in their layout
+ * (see {@link Capture.files}), as the session left them.
+ */
+async function writeSessionFiles(
+  capture: Capture,
+  session: ClaudeSession,
+  code: number | null,
+): Promise<void> {
+  const files = await session.transcripts();
+  const agents = [];
+  for (const path of files) {
+    if (!/\/agent-[^/]*\.jsonl$/.test(path)) continue;
+    const text = await Deno.readTextFile(path);
+    if (text.includes(SUBAGENT_TASK)) agents.push({ path, text });
+  }
+  const main = files.find((path) => !/\/agent-[^/]*$/.test(path));
+  const [agent] = agents;
+  if (agents.length !== 1 || agent === undefined || main === undefined) {
+    throw new Error(
+      `${capture.name}: ${agents.length} subagent files (claude exited ${code})`,
+    );
+  }
+  const write = async (to: string, text: string) => {
+    const cut = text.split("\n").map(cutLine).join("\n");
+    await Deno.mkdir(join(to, ".."), { recursive: true });
+    await Deno.writeTextFile(
+      to,
+      placeholders(cut, session.root, session.project, session.hookCommand),
+    );
+    console.log(`${to.slice(OUT.length)}: ${cut.split("\n").length - 1} lines`);
+  };
+  if (capture.files === "subagent") {
+    await write(join(OUT, capture.name), agent.text);
+    return;
+  }
+  const sessionId = basename(main, ".jsonl");
+  const folder = join(OUT, capture.name);
+  await Deno.remove(folder, { recursive: true }).catch(() => {});
+  await write(
+    join(folder, `${sessionId}.jsonl`),
+    await Deno.readTextFile(main),
+  );
+  await write(
+    join(folder, sessionId, "subagents", basename(agent.path)),
+    agent.text,
+  );
+}
+
 const wanted = new Set(Deno.args);
 await Deno.mkdir(OUT, { recursive: true });
 for (const capture of CAPTURES) {
@@ -438,7 +591,8 @@ for (const capture of CAPTURES) {
           JSON.stringify(settings),
         );
       }
-      const env = { STALL_WATCH_TIER_SNAPSHOTS: "1" };
+      const env: Record<string, string> = { STALL_WATCH_TIER_SNAPSHOTS: "1" };
+      if (capture.disabled) env.STALL_WATCH_DISABLED = "1";
       for (const [name, text] of Object.entries(capture.projectFiles ?? {})) {
         const path = join(session.project, name);
         await Deno.mkdir(join(path, ".."), { recursive: true });
@@ -446,9 +600,12 @@ for (const capture of CAPTURES) {
       }
       let calledAt = 0;
       const callRunning = async () => {
-        const [main] = await session.transcripts();
-        if (calledAt === 0 && main !== undefined) {
-          const text = await Deno.readTextFile(main);
+        // The call is in the main transcript, or in a subagent's.
+        const files = await session.transcripts();
+        const [main] = files;
+        for (const path of capture.files === "session" ? files : [main]) {
+          if (calledAt !== 0 || path === undefined) continue;
+          const text = await Deno.readTextFile(path);
           if (text.includes(`"name":"${capture.tool}"`)) calledAt = Date.now();
         }
         return calledAt > 0 && Date.now() - calledAt > 2_000;
@@ -463,10 +620,14 @@ for (const capture of CAPTURES) {
         allowedTools: [capture.tool, ...capture.moreTools ?? []],
         env,
         timeoutMs: 180_000,
-        ...(capture.continueWith
+        ...(capture.continueWith || capture.files === "session"
           ? { killWhen: capture.killAt === "call" ? callRunning : resultOnFile }
           : {}),
       });
+      if (capture.files !== undefined) {
+        await writeSessionFiles(capture, session, run.code);
+        return;
+      }
       const next = capture.continueWith ?? capture.then;
       if (next !== undefined) {
         run = await session.runPrint(next, {

@@ -3,7 +3,8 @@
  * transcript line is far over 64 KiB (the `tool_use_id` comes after the
  * content in error blocks), and an API failure after a tool result, which
  * ends the session with a synthetic `API Error` entry (and, since 2.1.78,
- * no Stop at all).
+ * no Stop at all): a passing one (HTTP 500) is nudged, one no nudge can fix
+ * (a prompt too long) is allowed.
  */
 
 import assert from "node:assert/strict";
@@ -13,6 +14,7 @@ import {
   httpError,
   lastUserText,
   queue,
+  type Reply,
   sentToolUseId,
   text,
   toolCall,
@@ -24,7 +26,9 @@ import {
   assertNoFeedback,
   blockLabel,
   claudeTest,
+  type Client,
   codesOf,
+  type Outcome,
   runScenario,
   runsOf,
 } from "./support/scenario.ts";
@@ -70,16 +74,9 @@ claudeTest(
 claudeTest(
   "HTTP 500 on the request after a tool result: the session ends on a synthetic API error that is no answer (Stop skipped since 2.1.78; before, the hook blocks it once)",
   async (client) => {
-    const outcome = await runScenario(client, {
-      prompt: "use mcp__stub__echo",
-      // Every request after the call fails, the nudge's too, however often
-      // Claude Code retries (CLAUDE_CODE_MAX_RETRIES=1).
-      script: (_request, index) =>
-        index === 0
-          ? toolCall("mcp__stub__echo", { text: "forty-two" })
-          : httpError(500),
-      allowedTools: ["mcp__stub__echo"],
-    });
+    // Every request after the call fails, the nudge's too, however often
+    // Claude Code retries (CLAUDE_CODE_MAX_RETRIES=1).
+    const outcome = await echoThenFailing(client, httpError(500));
     const callId = sentToolUseId(outcome.requests[0]);
     // Every failed request carried the tool result, unanswered.
     assert.ok(outcome.requests.length >= 3, `${outcome.requests.length}`);
@@ -132,6 +129,55 @@ claudeTest(
       scanned.signatures.map((s) => [s.kind, s.tool_use_id]),
       [["missing_followup", callId]],
     );
+  },
+);
+
+/** A session whose echo call is answered and every request after fails. */
+function echoThenFailing(client: Client, failure: Reply): Promise<Outcome> {
+  return runScenario(client, {
+    prompt: "use mcp__stub__echo",
+    script: (_request, index) =>
+      index === 0
+        ? toolCall("mcp__stub__echo", { text: "forty-two" })
+        : failure,
+    allowedTools: ["mcp__stub__echo"],
+  });
+}
+
+/** The API's refusal of a request over the context window. */
+const PROMPT_TOO_LONG: Reply = {
+  kind: "http_error",
+  status: 400,
+  errorType: "invalid_request_error",
+  message: "prompt is too long: 204452 tokens > 200000 maximum",
+};
+
+claudeTest(
+  "a prompt too long after a tool result: an API-error ending no nudge can fix, allowed where Stop fires (before 2.1.78), not a stall",
+  async (client) => {
+    const outcome = await echoThenFailing(client, PROMPT_TOO_LONG);
+    const callId = sentToolUseId(outcome.requests[0]);
+    if (has(client.release, "stop_skipped_on_api_error")) {
+      assert.deepEqual(outcome.hookRuns, []);
+    } else {
+      // Stop fires on the failed turn, and the hook lets it end: a nudge
+      // would send the same conversation, too long again.
+      assert.deepEqual(codesOf(outcome.hookRuns, "Stop"), [0]);
+    }
+    assertNoFeedback(outcome);
+    // The transcript ends on Claude Code's own entry for the refusal.
+    const text = outcome.transcripts[0]!.text;
+    const last = text.trim().split("\n").map((l) => JSON.parse(l))
+      .findLast((e) => e.type === "assistant");
+    assert.equal(last.isApiErrorMessage, true);
+    assert.match(last.message.content[0].text, /^Prompt is too long/);
+    assert.ok(text.includes(callId));
+    // `stall-watch scan` on that real file: an API-error ending, allowed.
+    const scanned = await scanJson(text);
+    assert.equal(scanned.verdict, "allow", String(scanned.reason));
+    assert.equal(scanned.ended_on_api_error, true);
+    assert.equal(scanned.ended_on_unfixable_error, true);
+    assert.deepEqual(scanned.signatures, []);
   },
 );
 

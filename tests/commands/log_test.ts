@@ -87,6 +87,7 @@ Deno.test("log --json summarises the events the hook wrote, the rotated file fir
     empty_tool_result: 0,
     hung_mcp_call: 1,
     missing_followup: 0,
+    subagent_no_report: 0,
     lost_tool_call: 0,
     announced_no_call: 0,
   });

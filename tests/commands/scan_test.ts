@@ -11,6 +11,11 @@ import { caseName, FIXTURES_DIR, loadCases } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";
 import { runStallWatch } from "../support/hook_process.ts";
 import { tempProject } from "../support/temp_project.ts";
+import {
+  DEFAULT_CORPUS,
+  linkLayout,
+  readCorpus,
+} from "../corpus/corpus_files.ts";
 
 /** Runs `stall-watch <args>` in process; returns exit code and output. */
 async function cli(args: string[], overrides: Record<string, unknown> = {}) {
@@ -95,6 +100,7 @@ Deno.test("scan --all-turns --json gives every turn with its start line and verd
       verdict: "block",
       reason: "tool_use has no tool_result in this turn",
       ended_on_api_error: false,
+      ended_on_unfixable_error: false,
       ending: "ended",
       announced: null,
       signatures: [{
@@ -109,6 +115,7 @@ Deno.test("scan --all-turns --json gives every turn with its start line and verd
       verdict: "allow",
       reason: "the model answered",
       ended_on_api_error: false,
+      ended_on_unfixable_error: false,
       ending: "ended",
       signatures: [],
       announced: null,
@@ -322,3 +329,140 @@ Deno.test("scan as a process under the release permissions exits 0 on a stall an
   assert.equal(json.signatures[0].kind, "hung_mcp_call");
   assert.deepEqual([...Deno.readDirSync(dir)], []);
 });
+
+/** Every turn of one file as `scan --all-turns --json` shows it. */
+interface ScannedTurn {
+  start_line: number;
+  verdict: "allow" | "block" | "unfinished";
+}
+
+/**
+ * Runs `audit --json` over `root` and `scan --all-turns --json` on each of
+ * its transcripts, and asserts both give every turn the same verdict: the
+ * same stalled turns and the same unfinished turns, file by file and turn
+ * by turn, and the same number of turns.
+ */
+async function assertReadersAgree(root: string, paths: readonly string[]) {
+  const audit = JSON.parse((await cli(["audit", root, "--json"])).stdout);
+  const stalledByAudit = new Map<string, Set<number>>();
+  for (const session of audit.sessions) {
+    stalledByAudit.set(
+      session.path,
+      new Set(session.stalls.map((s: { turn_line: number }) => s.turn_line)),
+    );
+  }
+  const unfinishedByAudit = new Map<string, number[]>();
+  for (const u of audit.unfinished) {
+    unfinishedByAudit.set(u.path, [
+      ...unfinishedByAudit.get(u.path) ?? [],
+      u.turn_line,
+    ]);
+  }
+  let turns = 0;
+  let stalled = 0;
+  let unfinished = 0;
+  for (const path of paths) {
+    const { code, stdout, stderr } = await cli([
+      "scan",
+      path,
+      "--all-turns",
+      "--json",
+    ]);
+    assert.equal(code, 0, `${path}: ${stderr}`);
+    const scanned: ScannedTurn[] = JSON.parse(stdout).turns;
+    turns += scanned.length;
+    const lines = (verdict: ScannedTurn["verdict"]) =>
+      scanned.filter((t) => t.verdict === verdict).map((t) => t.start_line);
+    assert.deepEqual(
+      lines("block"),
+      [...stalledByAudit.get(path) ?? []].sort((a, b) => a - b),
+      `${path}: stalled turns`,
+    );
+    assert.deepEqual(
+      lines("unfinished"),
+      unfinishedByAudit.get(path) ?? [],
+      `${path}: unfinished turns`,
+    );
+    stalled += lines("block").length;
+    unfinished += lines("unfinished").length;
+  }
+  assert.equal(turns, audit.turns);
+  assert.equal(stalled, audit.stalled_turns);
+  assert.equal(unfinished, audit.unfinished_turns);
+  return { turns, stalled, unfinished };
+}
+
+/** Every `.jsonl` file under `dir`, its subfolders included. */
+function transcriptsUnder(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) found.push(...transcriptsUnder(path));
+    else if (entry.name.endsWith(".jsonl")) found.push(path);
+  }
+  return found.sort();
+}
+
+Deno.test("scan --all-turns and audit give every turn of every fixture the same verdict; unfinished turns are never shown as block", async () => {
+  await using project = await tempProject();
+  const root = join(project.dir, "projects");
+  const subagentFixtures = new Set(
+    loadCases().filter((c) => c.payload.agent_transcript_is_fixture)
+      .map((c) => c.fixture),
+  );
+  for (const dir of ["", "real"]) {
+    for (const entry of Deno.readDirSync(join(FIXTURES_DIR, dir))) {
+      const name = join(dir, entry.name);
+      if (!entry.isFile || !name.endsWith(".jsonl")) continue;
+      const slug = name.replaceAll(/[^A-Za-z0-9]/g, "-");
+      const target = subagentFixtures.has(name)
+        ? join(
+          root,
+          "fixtures",
+          `s-${slug}`,
+          "subagents",
+          `agent-${slug}.jsonl`,
+        )
+        : join(root, "fixtures", `${slug}.jsonl`);
+      await Deno.mkdir(join(target, ".."), { recursive: true });
+      await Deno.copyFile(fixture(name), target);
+    }
+  }
+  // A session folder as Claude Code leaves it: parent and subagent.
+  await copyTree(
+    fixture("real/real_subagent_killed_mid_call_2.1.332"),
+    join(root, "killed"),
+  );
+  const { stalled, unfinished } = await assertReadersAgree(
+    root,
+    transcriptsUnder(root),
+  );
+  assert.ok(stalled > 20 && unfinished > 5, `${stalled}, ${unfinished}`);
+});
+
+Deno.test("scan --all-turns and audit agree turn by turn on the real corpus (skipped without ../shared/corpus)", async () => {
+  const corpus = readCorpus(DEFAULT_CORPUS);
+  if (corpus === null) {
+    console.log(`no corpus at ${DEFAULT_CORPUS}: skipped`);
+    return;
+  }
+  await using project = await tempProject();
+  const links = linkLayout(corpus, project.dir);
+  const { turns } = await assertReadersAgree(
+    join(project.dir, "projects"),
+    [
+      ...links.values(),
+    ].sort(),
+  );
+  assert.ok(turns > 1000, `${turns} turns`);
+});
+
+/** Copies the folder `from` to `to`, recursively. */
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for (const entry of Deno.readDirSync(from)) {
+    if (entry.isDirectory) {
+      await copyTree(join(from, entry.name), join(to, entry.name));
+    } else await Deno.copyFile(join(from, entry.name), join(to, entry.name));
+  }
+}

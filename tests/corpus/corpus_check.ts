@@ -36,8 +36,7 @@ import { auditFiles } from "../../src/audit/_audit.ts";
 import { summarizeAudit } from "../../src/audit/audit_summary.ts";
 import {
   type HistoryVerdict,
-  historyVerdict,
-  readHistoryTurns,
+  readHistoryVerdicts,
 } from "../../src/detection/history_turns.ts";
 import { runHook } from "../../src/hook/_hook.ts";
 import { findTranscripts } from "../../src/transcript/transcript_files.ts";
@@ -72,23 +71,24 @@ const MIN_ANNOUNCEMENTS_CAUGHT = 3;
 
 /** One turn of a corpus file, as the audit judges it. */
 interface JudgedTurn extends HistoryVerdict {
-  /** 1-based line of its first line on file (a late entry may lead). */
-  firstLine: number;
   /** Where `announced_no_call` fires: the announcing message's line. */
   announcedLine: number | null;
   announcement: string;
 }
 
-/** Every turn of `file`, judged as `audit` judges it. */
+/**
+ * Every turn of `file`, judged as `audit` judges it (the shared reader, at
+ * its layout path: a subagent's parent is beside it).
+ */
 async function judgeFile(path: string, subagent: boolean) {
   const handle = await Deno.open(path);
   try {
     const turns: JudgedTurn[] = [];
-    for await (const turn of readHistoryTurns(handle, { subagent })) {
-      const judged = historyVerdict(turn, subagent);
+    for await (
+      const judged of readHistoryVerdicts(handle, { subagent, path })
+    ) {
       turns.push({
         ...judged,
-        firstLine: Math.min(turn.startLine, ...turn.entries.map((e) => e.line)),
         announcedLine: judged.announced?.line ?? null,
         announcement: judged.announced?.announcement ?? "",
       });
@@ -222,11 +222,18 @@ async function hookExit(
   return outcome.exitCode;
 }
 
+/**
+ * The label of a turn that ended on an API error no nudge can fix: an
+ * API-error ending, never a stall, allowed by the hook.
+ */
+const API_ERROR_LABEL = "API-ERR";
+
 /** What a label expects of its turn. */
 function expectation(verdict: string): "stall" | "no stall" | "unknown" {
   if (verdict === "TRUE" || verdict.startsWith("UNVERIFIED")) return "stall";
   if (
-    verdict === "BENIGN" || verdict.startsWith("FP-") || verdict.includes("†")
+    verdict === "BENIGN" || verdict === API_ERROR_LABEL ||
+    verdict.startsWith("FP-") || verdict.includes("†")
   ) return "no stall";
   return "unknown";
 }
@@ -279,7 +286,7 @@ async function check(
   const started = performance.now();
 
   // The audit itself, over the linked layout.
-  linkLayout(corpus, work);
+  const links = linkLayout(corpus, work);
   const found = findTranscripts(join(work, "projects"));
   const summary = summarizeAudit(await auditFiles(found.files));
 
@@ -292,18 +299,20 @@ async function check(
   const view: CorpusView = new Map();
   for (const file of corpus.files) {
     const path = storedPath(corpus, file.stored);
-    const turns = await judgeFile(path, file.subagent);
+    const turns = await judgeFile(
+      links.get(file.stored) ?? path,
+      file.subagent,
+    );
     judged.set(file.stored, turns);
     byStored.set(file.stored, file);
     const text = await Deno.readTextFile(path);
     const filePrompts = countHumanPrompts(text, file.subagent);
     prompts += filePrompts;
-    const flagged = turns.filter((t) => t.verdict.signatures.length > 0);
     addFile(view, file.stored, {
       prompts: filePrompts,
       turns: turns.length,
-      stalled: flagged.filter((t) => t.ending === "ended").length,
-      unfinished: flagged.filter((t) => t.ending !== "ended").length,
+      stalled: turns.filter((t) => t.outcome === "stalled").length,
+      unfinished: turns.filter((t) => t.outcome === "unfinished").length,
     });
     if (file.subagent) continue;
     for (const turn of forwardTurns(text)) {
@@ -335,8 +344,7 @@ async function check(
   // The labels.
   const turnAt = (stored: string, line: number) =>
     judged.get(stored)?.find((t) => t.firstLine <= line && line <= t.endLine);
-  const stalled = (t: JudgedTurn | undefined) =>
-    t !== undefined && t.verdict.signatures.length > 0 && t.ending === "ended";
+  const stalled = (t: JudgedTurn | undefined) => t?.outcome === "stalled";
   const labelled = new Set<string>();
   const held: string[] = [];
   for (const label of corpus.labels) {
@@ -345,7 +353,7 @@ async function check(
     const want = expectation(label.verdict);
     const got = stalled(turn)
       ? "stall"
-      : turn?.verdict.signatures.length
+      : turn?.outcome === "unfinished"
       ? "unfinished"
       : "no stall";
     const name = `row ${label.row} ${label.verdict}`;
@@ -356,9 +364,14 @@ async function check(
     } else {
       held.push(`${name}: ${got}`);
     }
+    if (
+      label.verdict === API_ERROR_LABEL && !turn?.verdict.endedOnUnfixableError
+    ) {
+      failures.push(`${name}: the audit does not count an API-error ending`);
+    }
     const hookWant = label.verdict === "TRUE"
       ? 2
-      : label.verdict === "BENIGN"
+      : label.verdict === "BENIGN" || label.verdict === API_ERROR_LABEL
       ? 0
       : null;
     if (hookWant !== null && turn) {
@@ -416,17 +429,34 @@ async function check(
   let caught = 0;
   const wrong: string[] = [];
   const announceLines: string[] = [];
+  // Per repository (a rule that moves one repository only is about it).
+  const byRepository = new Map<
+    string,
+    { ends: number; fired: number; caught: number; missed: number }
+  >();
+  const repositoryOf = (stored: string) => {
+    const name = stored.slice(0, stored.indexOf("/"));
+    let counts = byRepository.get(name);
+    if (!counts) {
+      counts = { ends: 0, fired: 0, caught: 0, missed: 0 };
+      byRepository.set(name, counts);
+    }
+    return counts;
+  };
   for (const [stored, turns] of judged) {
     if (byStored.get(stored)?.subagent) continue;
     for (const t of turns) {
       turnEnds++;
+      repositoryOf(stored).ends++;
       if (t.announcedLine === null) continue;
+      repositoryOf(stored).fired++;
       const label = announceLabels.get(`${stored}:${t.announcedLine}`);
       const where = `${stored}: line ${t.announcedLine}, ${
         JSON.stringify(t.announcement)
       }`;
       if (label !== undefined && ANNOUNCED_LABELS.has(label)) {
         caught++;
+        repositoryOf(stored).caught++;
         announceLines.push(`${label} caught: ${where}`);
       } else if (label !== undefined) {
         wrong.push(`labelled ${label}: ${where}`);
@@ -443,6 +473,7 @@ async function check(
       t.announcedLine === label.lastLine
     );
     if (!fired) {
+      repositoryOf(label.stored).missed++;
       announceLines.push(
         `${label.label} missed: ${label.stored}: line ${label.lastLine}`,
       );
@@ -468,7 +499,7 @@ async function check(
     }${driftText})`,
   );
   console.log(
-    `  stalled turns: ${summary.stalledTurns}   unfinished turns: ${summary.unfinishedTurns}   stalled turns on an API error: ${summary.apiErrorTurns}   usage-limit endings: ${limitTurns}`,
+    `  stalled turns: ${summary.stalledTurns}   unfinished turns: ${summary.unfinishedTurns}   stalled turns on an API error: ${summary.apiErrorTurns}   API-error endings no nudge can fix: ${summary.unfixableErrorTurns} (usage limits: ${limitTurns})`,
   );
   console.log(
     `  labelled verdicts: ${corpus.labels.length}, checks held: ${held.length}, failed: ${failures.length}`,
@@ -480,6 +511,14 @@ async function check(
     `  announced_no_call: fired ${firings} times on ${turnEnds} turn ends of main transcripts; precision ${precision}, recall ${caught}/${positives.length} (labels 1a, 1b)`,
   );
   for (const line of announceLines) console.log(`  announced_no_call ${line}`);
+  for (
+    const [name, n] of [...byRepository].sort(([a], [b]) => a < b ? -1 : 1)
+  ) {
+    if (n.fired === 0 && n.missed === 0) continue;
+    console.log(
+      `  announced_no_call in ${name}: ${n.ends} turn ends, fired ${n.fired} (${n.caught} labelled), missed ${n.missed}`,
+    );
+  }
   console.log("  per repository:");
   for (const line of formatView(view)) console.log(line);
   if (viewOptions.before !== null) {

@@ -53,6 +53,7 @@ Deno.test("judgeClosingText() knows an announcement of the model's own next acti
         `${REPORT}\n\nNow let me commit these changes.`,
         "Now let me commit these changes.",
       ],
+      ["讓我檢查一下建置結果：", "讓我檢查一下建置結果："],
     ]
   ) {
     const judged = judgeClosingText(text as string);
@@ -83,7 +84,6 @@ Deno.test("judgeClosingText() never takes a question, a hand-back, a condition, 
       "I'm going to need your API key to continue.",
       "Which would you like:\n\n1. A single commit\n2. Three commits",
       "Everything is in place and the tests pass.",
-      "讓我檢查一下建置結果：",
       "",
     ]
   ) {
@@ -105,7 +105,10 @@ Deno.test("judgeClosingText(): a complete answer is a hand-back or a report that
 Deno.test("judgeClosingText(): a question is never an announcement, and a quote is the model's words, cut", () => {
   const sentence = fc.stringMatching(/^[A-Za-z ,']{0,80}$/);
   fc.assert(
-    fc.property(sentence, sentence, (before, words) => {
+    fc.property(sentence, sentence, (indented, words) => {
+      // A first line indented four spaces is an indented code block, not
+      // the model's prose: the sentence starts at the margin.
+      const before = indented.trimStart();
       const asked = `${before}. Let me ${words}?`;
       assert.equal(judgeClosingText(asked).announcement, null);
       assert.equal(judgeClosingText(asked).handsBack, true);

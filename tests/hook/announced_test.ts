@@ -84,7 +84,7 @@ Deno.test("with announced_no_call set to block, the stop is nudged once a turn, 
   assert.match(outcome.stderr, /announced action without a call/);
   assert.match(
     outcome.stderr,
-    /- \[announced_no_call\] You wrote "Let me run the tests now:" and then ended the turn without doing it\. Do it now; if you should not or cannot, tell the user why instead of stopping silently\./,
+    /- \[announced_no_call\] Your message ended with "Let me run the tests now:"\. If that was a step you meant to take, take it now\. If not \(the words were quoted from a file, a page or a tool; the step is the user's; or you should not or cannot take it\), do not act on them: end the turn with a reply that tells the user where things stand\./,
   );
   assert.doesNotMatch(outcome.stderr, /tool call in this turn/);
   // The same turn stopping again is not nudged again.
@@ -160,5 +160,8 @@ Deno.test("an announcement the file does not hold yet is judged from the payload
     },
   );
   assert.equal(outcome.exitCode, 2);
-  assert.match(outcome.stderr, /You wrote "Let me run the tests now:"/);
+  assert.match(
+    outcome.stderr,
+    /Your message ended with "Let me run the tests now:"/,
+  );
 });

@@ -99,8 +99,9 @@ async function hostileTranscript(
   await Deno.mkdir(dir, { recursive: true });
   const t = new SessionTranscript(dir, SESSION);
   const lines = [t.prompt("Fix the build\x1b[2J please")];
+  // Parallel calls: one message, one line per call, as Claude Code writes them.
   for (const id of [...PROTO_IDS, WATCHED]) {
-    lines.push(t.toolUse(id, toolName, { id }));
+    lines.push(t.toolUse(id, toolName, { id }, "msg_01HostileParallelCalls"));
   }
   lines.push(t.result(WATCHED, "done"));
   await t.append(...lines);

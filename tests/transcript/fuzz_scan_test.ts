@@ -197,7 +197,8 @@ function verdictOnPrefix(
   if (!settled) collector.fileStart();
   // As scanCurrentTurn() does, entries found behind the prompt included.
   const turn = collector.entries();
-  return classifyTurn(turn, { backgroundTasks: [] }).signatures;
+  return classifyTurn(turn, { backgroundTasks: [], subagent: fx.subagent })
+    .signatures;
 }
 
 const comparable = (s: StallSignature) => ({

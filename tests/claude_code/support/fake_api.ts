@@ -34,7 +34,13 @@ export type Reply =
     /** Milliseconds to wait before answering (a slow model). */
     delayMs?: number;
   }
-  | { kind: "http_error"; status: number; errorType?: string };
+  | {
+    kind: "http_error";
+    status: number;
+    errorType?: string;
+    /** The error's `message` (default `fake API error`). */
+    message?: string;
+  };
 
 /** A text reply. */
 export function text(value: string): Reply {
@@ -325,7 +331,7 @@ export function startFakeApi(script: Script): FakeApi {
           type: "error",
           error: {
             type: reply.errorType ?? "api_error",
-            message: "fake API error",
+            message: reply.message ?? "fake API error",
           },
         }, { status: reply.status });
       }

@@ -658,6 +658,81 @@ const asyncHooks: Probe = {
   },
 };
 
+/** The probe subagent's task, by which its requests are told apart. */
+const PROBE_SUBAGENT_TASK = "PROBE-SUBAGENT: report, then note it.";
+
+/** The probe subagent's report, written before its last call. */
+const PROBE_REPORT = "PROBE-REPORT: the echo tool works.";
+
+const subagentLastText: Probe = {
+  name: "subagent_last_text",
+  question:
+    "a subagent that ends with no text after its last call hands its parent the text it wrote before that call",
+  run: async (claude) => {
+    // The subagent writes its report with a call, then ends silent (an
+    // empty reply, twice where Claude Code retries one itself).
+    const sub = [
+      toolCall(TOOL, { text: "noted" }, PROBE_REPORT),
+      empty(),
+      empty(),
+    ];
+    let subIndex = 0;
+    let mainIndex = 0;
+    const script = (request: RecordedRequest): Reply => {
+      if (!isParentRequest(request)) {
+        return sub[subIndex++] ?? text("overrun");
+      }
+      const tools = Array.isArray(request.body?.tools)
+        ? request.body.tools
+        : [];
+      const agentTool =
+        tools.some((t) => (t as { name?: unknown })?.name === "Agent")
+          ? "Agent"
+          : "Task";
+      return [
+        toolCall(agentTool, {
+          description: "probe",
+          prompt: PROBE_SUBAGENT_TASK,
+          subagent_type: "general-purpose",
+          run_in_background: false,
+        }, "Delegating."),
+        text("Main: done."),
+      ][mainIndex++] ?? text("overrun");
+    };
+    let result: ProbeResult | undefined;
+    await withClaudeSession({ claude, script }, async (session) => {
+      const run = await session.runPrint("delegate the probe", {
+        allowedTools: ["Agent", "Task", TOOL],
+        env: { STALL_WATCH_DISABLED: "1" },
+        timeoutMs: 120_000,
+      });
+      if (run.timedOut) fail("subagent_last_text", run.stderr);
+      const after = session.api.mainRequests().filter(isParentRequest)[1];
+      if (!after) {
+        fail("subagent_last_text", "no parent request after the subagent");
+      }
+      const handed = lastUserText(after);
+      const has = handed.includes(PROBE_REPORT);
+      result = {
+        has,
+        saw: has
+          ? "the parent's result carries the report"
+          : `the parent's result lacks the report: ${
+            JSON.stringify(handed.slice(0, 120))
+          }`,
+      };
+    });
+    return result as ProbeResult;
+  },
+};
+
+/** A request of the parent conversation: its first message is not the subagent's task. */
+function isParentRequest(request: RecordedRequest): boolean {
+  const messages = request.body?.messages;
+  const first = Array.isArray(messages) ? messages[0] : undefined;
+  return !JSON.stringify(first ?? "").includes(PROBE_SUBAGENT_TASK);
+}
+
 /** The input line: `❯ ` since 2.1, `> ` in 2.0. */
 export const PROMPT_LINE = /^[❯>]\s/m;
 
@@ -683,4 +758,5 @@ export const PROBES: readonly Probe[] = [
   hookStoppedTrace,
   interruptedCallResult,
   statusLineRefresh,
+  subagentLastText,
 ];

@@ -40,7 +40,7 @@ export interface SilentSubagent {
  * The subagent tool a request offers: `Agent`, or `Task` in older releases
  * (2.0.76 and 2.1.47 offer `Task`).
  */
-function subagentTool(request: RecordedRequest): string {
+export function subagentTool(request: RecordedRequest): string {
   const tools = Array.isArray(request.body?.tools) ? request.body.tools : [];
   const names = tools.map((t) => (t as { name?: unknown })?.name);
   return names.includes("Agent") ? "Agent" : "Task";

@@ -1,0 +1,299 @@
+/**
+ * The end of a model message, read as markdown: which lines are the
+ * model's own prose and which are code, quotations, tables or list items.
+ * Only prose (and list items, headings) can carry the model's words; a
+ * fenced block, an indented block and a `>` quotation carry someone
+ * else's, a file's or a page's, and are never judged as the model's own.
+ *
+ * Bounded: only the last {@link MAX_CLOSING_CHARS} characters are read,
+ * each once. When that window starts inside a fenced block, which of its
+ * lines are code cannot be told, and the reader says so (`ambiguous`).
+ *
+ * @module
+ */
+
+/** Most characters of a text that are read (its end). */
+export const MAX_CLOSING_CHARS = 16 * 1024;
+
+/** What a non-blank line of the closing text is. */
+export type LineKind =
+  /** The model's own words: a paragraph line. */
+  | "prose"
+  /** A list item (`-`, `*`, `+`, `1.`, `1)`), or a line continuing one. */
+  | "item"
+  /** A markdown heading. */
+  | "heading"
+  /** Inside a fenced or indented code block, or a fence line itself. */
+  | "code"
+  /** A `>` quotation. */
+  | "quote"
+  /** A table row. */
+  | "table"
+  /** A thematic break (`---`) or a line of markup only (`</details>`). */
+  | "other";
+
+/** One non-blank line of the closing text. */
+export interface ClosingLine {
+  kind: LineKind;
+  /**
+   * The words without markdown decoration (markers, emphasis, backticks),
+   * as the model wrote them; `""` for code, quotations, tables and markup.
+   */
+  plain: string;
+  /**
+   * `plain` with the insides of inline code and of quotation marks masked
+   * (each character an `x`), so what is quoted is never read as the
+   * model's own words; as long as `plain`, so indices agree.
+   */
+  masked: string;
+  /** The line was wholly emphasised or code: a name or a label. */
+  emphasised: boolean;
+  /** The line as written, markdown and all. */
+  raw: string;
+  /** The line followed a blank line (it opens a paragraph or block). */
+  afterBlank: boolean;
+}
+
+/** The closing text as read. */
+export interface ClosingText {
+  /** Its non-blank lines, in order. */
+  lines: ClosingLine[];
+  /**
+   * The window was cut from a longer text and holds an odd number of
+   * fence lines, or the close of an HTML block it never opened: it may
+   * start inside a block, so no line can be trusted to be prose.
+   */
+  ambiguous: boolean;
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const LIST_ITEM = /^\s*(?:[-*+•]|\d{1,3}[.)])\s+/;
+const HEADING = /^ {0,3}#{1,6}(?:\s+|$)/;
+const QUOTE = /^ {0,3}>/;
+const TABLE = /^\s*\|/;
+const RULE = /^ {0,3}(?:[-*_]\s*){3,}$/;
+const MARKUP_ONLY = /^\s*<\/?[A-Za-z][^>]*>\s*$/;
+
+/**
+ * An HTML block that holds someone else's words (`<pre>`, `<blockquote>`,
+ * ...) opened on a line of its own: its lines are code or quotation up to
+ * the line that closes it.
+ */
+const HTML_BLOCK =
+  /^\s*<(pre|blockquote|code|samp|script|textarea)\b[^>]*>\s*$/i;
+
+/** The close of such a block, on a line of its own. */
+const HTML_BLOCK_END =
+  /^\s*<\/(?:pre|blockquote|code|samp|script|textarea)\s*>\s*$/i;
+
+/**
+ * Reads the end of `text` (see the module notes).
+ *
+ * @param text The message's text, its blocks joined by newlines.
+ */
+export function readClosing(text: string): ClosingText {
+  const cut = text.length > MAX_CLOSING_CHARS;
+  let window = cut ? text.slice(text.length - MAX_CLOSING_CHARS) : text;
+  // A cut leaves a partial first line: it is not read.
+  if (cut) window = window.slice(window.indexOf("\n") + 1);
+  const lines: ClosingLine[] = [];
+  let fence: string | null = null;
+  let fences = 0;
+  let html: RegExp | null = null;
+  // A block closed in a cut window that never opened in it began before it.
+  let orphanClose = false;
+  let blank = true;
+  let previous: LineKind | null = null;
+  for (const raw of window.split("\n")) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    const marker = FENCE.exec(line)?.[1];
+    if (fence !== null) {
+      fences += marker !== undefined ? 1 : 0;
+      if (
+        marker !== undefined && marker[0] === fence[0] &&
+        marker.length >= fence.length && line.trim() === marker
+      ) {
+        fence = null;
+      }
+      lines.push(other("code", blank));
+      blank = false;
+      previous = "code";
+      continue;
+    }
+    if (marker !== undefined) {
+      fences++;
+      fence = marker;
+      lines.push(other("code", blank));
+      blank = false;
+      previous = "code";
+      continue;
+    }
+    if (html !== null) {
+      if (html.test(line)) html = null;
+      lines.push(other("code", blank));
+      blank = false;
+      previous = "code";
+      continue;
+    }
+    if (line.trim() === "") {
+      blank = true;
+      continue;
+    }
+    if (HTML_BLOCK_END.test(line)) orphanClose = true;
+    const opened = HTML_BLOCK.exec(line)?.[1];
+    if (opened !== undefined) {
+      html = new RegExp(`</${opened}\\s*>`, "i");
+      lines.push(other("code", blank));
+      blank = false;
+      previous = "code";
+      continue;
+    }
+    const kind = kindOf(line, blank, previous);
+    lines.push(
+      kind === "prose" || kind === "item" || kind === "heading"
+        ? wordsOf(line, kind, blank)
+        : other(kind, blank),
+    );
+    blank = false;
+    previous = kind;
+  }
+  return { lines, ambiguous: cut && (fences % 2 === 1 || orphanClose) };
+}
+
+/** What a line outside a fenced block is. */
+function kindOf(
+  line: string,
+  afterBlank: boolean,
+  previous: LineKind | null,
+): LineKind {
+  if (QUOTE.test(line)) return "quote";
+  if (TABLE.test(line)) return "table";
+  if (RULE.test(line) || MARKUP_ONLY.test(line)) return "other";
+  if (HEADING.test(line)) return "heading";
+  if (LIST_ITEM.test(line)) return "item";
+  const indent = /^(?: {4}|\t)/.test(line);
+  // Indented after a list item: the item goes on. Indented after a blank
+  // line or code: an indented code block.
+  if (indent && (previous === "item")) return "item";
+  if (indent && (afterBlank || previous === "code" || previous === null)) {
+    return "code";
+  }
+  return "prose";
+}
+
+function other(kind: LineKind, afterBlank: boolean): ClosingLine {
+  return {
+    kind,
+    plain: "",
+    masked: "",
+    emphasised: false,
+    raw: "",
+    afterBlank,
+  };
+}
+
+/**
+ * An inline code span. Runs of at most three backticks: a longer run
+ * would make the match retry quadratically on a line of backticks.
+ */
+const INLINE_CODE = /(`{1,3})([^`]*)\1/g;
+
+/** A prose line, item or heading: its words, plain and masked. */
+function wordsOf(
+  line: string,
+  kind: LineKind,
+  afterBlank: boolean,
+): ClosingLine {
+  const body = line
+    .replace(/^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/, "")
+    .replace(/^ {0,3}#{1,6}\s*/, "")
+    .replace(/\s+#+\s*$/, "");
+  const emphasised = /^\s*(?:\*\*[^*]+\*\*|__[^_]+__|`[^`]+`)[\s:：.。]*$/.test(
+    body,
+  );
+  let plain = "";
+  let masked = "";
+  // Inline code keeps its words and loses its backticks; it is masked.
+  let at = 0;
+  for (const span of body.matchAll(INLINE_CODE)) {
+    const before = undecorated(body.slice(at, span.index), at === 0);
+    plain += before;
+    masked += before;
+    const code = span[2] as string;
+    plain += code;
+    masked += "x".repeat(code.length);
+    at = (span.index ?? 0) + span[0].length;
+  }
+  const rest = undecorated(body.slice(at), at === 0);
+  plain += rest;
+  masked += rest;
+  const start = plain.search(/\S/);
+  const leading = start < 0 ? plain.length : start;
+  const trimmedEnd = plain.trimEnd().length;
+  return {
+    kind,
+    plain: plain.slice(leading, trimmedEnd),
+    masked: maskQuotations(masked).slice(leading, trimmedEnd),
+    emphasised,
+    raw: line,
+    afterBlank,
+  };
+}
+
+/**
+ * Text outside inline code without emphasis markers (`**`, `__`, `~~`,
+ * `*`, a `_` at a word's edge) and without leading pictographs and arrows
+ * ("✅ Done", "→ Next"). Underscores inside words (`file_name`) stay.
+ */
+function undecorated(text: string, first: boolean): string {
+  const words = text
+    .replace(/[*~]+/g, "")
+    .replace(/(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu, "");
+  return first ? words.replace(LEADING_MARKS, "") : words;
+}
+
+const LEADING_MARKS =
+  /^[\s\p{Extended_Pictographic}\u2190-\u21ff\u2700-\u27bf\ufe0f]+/u;
+
+/** Quotation marks, each opening one with the mark that closes it. */
+const QUOTATIONS: ReadonlyMap<string, string> = new Map([
+  ['"', '"'],
+  ["\u201c", "\u201d"], // “ ”
+  ["\u201e", "\u201c"], // „ “
+  ["\u00ab", "\u00bb"], // « »
+  ["\u2018", "\u2019"], // ‘ ’
+  ["\u300c", "\u300d"], // 「 」
+  ["\u300e", "\u300f"], // 『 』
+  ["\uff02", "\uff02"], // ＂ ＂
+  ["\u2039", "\u203a"], // ‹ ›
+  ["\u301d", "\u301e"], // 〝 〞
+  ["\u201a", "\u2018"], // ‚ ‘
+]);
+
+/**
+ * `text` with the inside of every closed quotation masked: what the model
+ * quotes (a file's line, a message, a page) is not its own sentence.
+ */
+function maskQuotations(text: string): string {
+  let out = "";
+  let i = 0;
+  // A closing mark not found after one place is not after any later one:
+  // each is looked for to the end at most once, so this stays linear.
+  const absent = new Set<string>();
+  while (i < text.length) {
+    const close = QUOTATIONS.get(text[i] as string);
+    const end = close === undefined || absent.has(close)
+      ? -1
+      : text.indexOf(close, i + 1);
+    if (close !== undefined && end < 0) absent.add(close);
+    // An apostrophe-like ‘ with no closing mark is left alone.
+    if (end < 0) {
+      out += text[i];
+      i++;
+      continue;
+    }
+    out += (text[i] as string) + "x".repeat(end - i - 1) + (close as string);
+    i = end + 1;
+  }
+  return out;
+}
