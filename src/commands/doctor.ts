@@ -154,7 +154,10 @@ async function gatherFacts(
     };
     files.push(facts);
     try {
-      const file = readSettingsFile(path);
+      const file = readSettingsFile(
+        path,
+        scope === "user" ? null : io.cwd,
+      );
       facts.exists = file.exists;
       if (!file.exists) continue;
       const settings = parseSettingsText(file.text, display);

@@ -229,6 +229,58 @@ Deno.test({
   },
 });
 
+Deno.test({
+  ...skipWhere(
+    "ensureConfinedDir() judges a link from its text, hop by hop: a hop out of the start directory is refused there even when it links back inside",
+    PLANTS_POSIX_LINKS,
+  ),
+  fn: async () => {
+    await using temp = await tempProject();
+    const project = join(temp.dir, "project");
+    await Deno.mkdir(join(project, ".claude/real"), { recursive: true });
+    await Deno.mkdir(join(project, "config"));
+    // Outside the start directory, a hop that links straight back inside:
+    // the resolved path is inside, the walk leaves at the first hop.
+    await Deno.symlink(join(project, ".claude/real"), join(temp.dir, "hop"));
+    await Deno.symlink("../../hop", join(project, ".claude/stall_watch"));
+    assert.throws(
+      () => ensureConfinedDir(project, ".claude/stall_watch", "state folder"),
+      (error: Error) =>
+        error instanceof ConfinementError &&
+        error.message.endsWith(
+          `.claude/stall_watch is a symlink to outside ${
+            join(project, ".claude")
+          } (to "../../hop")`,
+        ),
+    );
+    // A link further on names the hop that left.
+    await Deno.symlink("../config/out", join(project, ".claude/chain"));
+    await Deno.symlink("../../hop", join(project, "config/out"));
+    assert.throws(
+      () => ensureConfinedDir(project, ".claude/chain", "state folder"),
+      /symlink to outside .* \(via .*\/config\/out -> "\.\.\/\.\.\/hop"\)$/,
+    );
+    // `.claude` itself, through the same hop: refused at the hop.
+    await Deno.rename(join(project, ".claude"), join(project, "claude-real"));
+    await Deno.symlink(join(temp.dir, "hop"), join(project, ".claude"));
+    assert.throws(
+      () => ensureConfinedDir(project, ".claude/stall_watch", "state folder"),
+      /\.claude is a symlink to outside .*project \(to ".*\/hop"\)$/,
+    );
+    // And a `.claude` linked inside the start directory, by a relative
+    // chain, is the user's choice: it works, and its recheck holds.
+    await Deno.remove(join(project, ".claude"));
+    await Deno.symlink("claude-alias", join(project, ".claude"));
+    await Deno.symlink("./claude-real", join(project, "claude-alias"));
+    const dir = ensureConfinedDir(project, ".claude/state", "state folder");
+    createConfinedFile(dir, "x.json", bytes("{}"), "state file");
+    assert.equal(
+      Deno.readTextFileSync(join(project, "claude-real/state/x.json")),
+      "{}",
+    );
+  },
+});
+
 /** Deno calls that change the file system. */
 const WRITE_API =
   /\bDeno\.(writeFile|writeTextFile|create|remove|rename|mkdir|truncate|chmod|chown|symlink|link|utime|makeTempDir|makeTempFile|copyFile)(Sync)?\b/;
