@@ -45,10 +45,13 @@ import {
   hooksShapeProblems,
 } from "../install/hook_registration.ts";
 import { formatProblems, loadSettings } from "../settings/load_settings.ts";
-import { isOwnStatusLine } from "../install/status_line.ts";
+import { runsStallWatchStatusLine } from "../install/status_line.ts";
 import { readSettingsFile } from "../claude_settings/settings_file.ts";
 import { parseSettingsText } from "../claude_settings/settings_json.ts";
-import { applicableSettingsFiles } from "../claude_settings/settings_scope.ts";
+import {
+  applicableSettingsFiles,
+  type Scope,
+} from "../claude_settings/settings_scope.ts";
 import { displayPath } from "../claude_settings/settings_update.ts";
 import { colorEnabled } from "../shared/term_style.ts";
 import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
@@ -139,7 +142,12 @@ async function gatherFacts(
   const turnEnding: string[] = [];
   const statusLines = new Map<
     string,
-    { file: string; refreshSeconds: number | null }
+    {
+      file: string;
+      scope: Scope;
+      refreshSeconds: number | null;
+      value: Record<string, unknown>;
+    }
   >();
   for (const { scope, path } of applicableSettingsFiles(io.env, io.cwd)) {
     const display = displayPath(io.cwd, path);
@@ -164,14 +172,26 @@ async function gatherFacts(
       facts.handlers = findOwnHandlers(settings, knownPaths);
       facts.shapeProblems = hooksShapeProblems(settings);
       facts.misregistered = findMisregistered(settings, knownPaths);
-      if (isOwnStatusLine(settings.statusLine, knownPaths)) {
+      // Recognised by name, as a hook is; whose program it runs is
+      // checked as a hook's is (doctor_checks.ts).
+      if (runsStallWatchStatusLine(settings.statusLine, knownPaths)) {
         const refresh = settings.statusLine.refreshInterval;
         statusLines.set(scope, {
           file: display,
+          scope,
           refreshSeconds: typeof refresh === "number" && refresh > 0
             ? refresh
             : null,
+          value: settings.statusLine,
         });
+        for (
+          const resolved of handlerPaths(settings.statusLine, io.cwd)
+            .resolved
+        ) {
+          if (!paths.has(resolved)) {
+            paths.set(resolved, await pathFacts(resolved, platform));
+          }
+        }
       }
       turnEnding.push(
         ...findTurnEndingHooks(settings, knownPaths).map((hook) =>
@@ -211,9 +231,15 @@ async function gatherFacts(
       idleSeconds: loaded.settings.idleSeconds,
       turnEndingHooks: turnEnding,
       statusLine: statusLine === undefined ? null : {
-        ...statusLine,
+        file: statusLine.file,
+        refreshSeconds: statusLine.refreshSeconds,
         afterSeconds: loaded.settings.statusLineAfterSeconds,
       },
+    },
+    statusLine: statusLine === undefined ? null : {
+      file: statusLine.file,
+      scope: statusLine.scope,
+      value: statusLine.value,
     },
     plugin,
     version: VERSION,

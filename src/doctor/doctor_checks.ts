@@ -94,6 +94,18 @@ export interface DoctorFacts {
   plugin: PluginFacts;
   /** The Claude Code release the project runs (`_doctor_client.ts`). */
   client: ClientFacts;
+  /**
+   * The status line Claude Code shows (the most specific file's), when it
+   * runs a stall-watch's `statusline`; its program's paths are in
+   * {@link paths}; absent or `null`: none.
+   */
+  statusLine?: {
+    /** The settings file, as shown. */
+    file: string;
+    scope: Scope;
+    /** The `statusLine` value. */
+    value: Readonly<Record<string, unknown>>;
+  } | null;
 }
 
 /** The files a handler runs: the program, and `main.ts` for `deno run`. */
@@ -198,7 +210,13 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
     announcedCheck(facts),
   );
   results.push(...timerChecks(facts.timers));
-  results.push(...clientChecks(facts.client));
+  const statusLine = statusLineChecks(facts);
+  results.push(...clientChecks(
+    statusLine.length === 0
+      ? facts.client
+      : { ...facts.client, statusLine: null },
+  ));
+  results.push(...statusLine);
   return results;
 }
 
@@ -332,39 +350,12 @@ function handlerChecks(
   const runs = `${
     [...paths.written, ...own.args].join(" ")
   } (timeout ${timeout} s)`;
-  const results: CheckResult[] = [];
-  // The file that is stall-watch: `main.ts` for `deno run`, else the program.
-  const identifying = paths.resolved.at(-1);
-  const real = identifying === undefined
-    ? undefined
-    : facts.paths.get(identifying)?.realPath;
-  if (
-    real !== undefined && facts.selfPath !== undefined &&
-    real !== facts.selfPath
-  ) {
-    // A program of the same name is not this stall-watch: a repository can
-    // register its own "stall-watch" (say, a curl | sh) for Stop.
-    results.push({
-      status: "warn",
-      text:
-        `${at}: runs ${runs}, a different program than this stall-watch (${facts.selfPath}), which doctor cannot vouch for`,
-      fix: `if you did not put it there, remove it and ${reinstall}`,
-    });
-  } else {
-    results.push({ status: "ok", text: `${at}: ${runs}` });
-  }
-  // As written: a link inside the project can be changed like a file.
-  if (
-    identifying !== undefined && isPathInside(facts.projectDir, identifying)
-  ) {
-    results.push({
-      status: "warn",
-      text: `${at}: ${
-        paths.written.at(-1)
-      } lives inside the project, so whatever changes the project (a pull, a cloned repository, a tool) changes what runs at every stop`,
-      fix: `install stall-watch outside the project and ${reinstall} with it`,
-    });
-  }
+  const results = programChecks(facts, at, paths, {
+    runs,
+    ok: `${at}: ${runs}`,
+    when: "at every stop",
+    reinstall,
+  });
   const [program, ...words] = parsed?.words ?? [];
   if (program !== undefined && isInNpxCache(program)) {
     results.push({
@@ -403,6 +394,94 @@ function handlerChecks(
     });
   }
   return results;
+}
+
+/** How {@link programChecks} words its lines. */
+interface ProgramWording {
+  /** What runs, as shown ("/x/stall-watch (timeout 30 s)"). */
+  runs: string;
+  /** The line when doctor can vouch for the program; `null`: none. */
+  ok: string | null;
+  /** When the program runs ("at every stop"). */
+  when: string;
+  /** How to register it again. */
+  reinstall: string;
+}
+
+/**
+ * What doctor can vouch for of the program a hook or the status line
+ * runs, the same checks for both: whether it is this stall-watch (the
+ * binary, or `main.ts` for `deno run`, links resolved), and whether it
+ * lives inside the project, where a pull or a cloned repository changes
+ * what runs. A repository can register its own `tools/stall-watch` under
+ * either (say, a `curl | sh`).
+ */
+function programChecks(
+  facts: DoctorFacts,
+  at: string,
+  paths: HandlerPaths,
+  wording: ProgramWording,
+): CheckResult[] {
+  const results: CheckResult[] = [];
+  // The file that is stall-watch: `main.ts` for `deno run`, else the program.
+  const identifying = paths.resolved.at(-1);
+  const real = identifying === undefined
+    ? undefined
+    : facts.paths.get(identifying)?.realPath;
+  if (
+    real !== undefined && facts.selfPath !== undefined &&
+    real !== facts.selfPath
+  ) {
+    results.push({
+      status: "warn",
+      text:
+        `${at}: runs ${wording.runs}, a different program than this stall-watch (${facts.selfPath}), which doctor cannot vouch for`,
+      fix: `if you did not put it there, remove it and ${wording.reinstall}`,
+    });
+  } else if (wording.ok !== null) {
+    results.push({ status: "ok", text: wording.ok });
+  }
+  // As written: a link inside the project can be changed like a file. A
+  // relative path is found in the session's folder, the project.
+  if (
+    identifying !== undefined &&
+    (!isAbsolutePath(identifying) ||
+      isPathInside(facts.projectDir, identifying))
+  ) {
+    results.push({
+      status: "warn",
+      text: `${at}: ${
+        paths.written.at(-1)
+      } lives inside the project, so whatever changes the project (a pull, a cloned repository, a tool) changes what runs ${wording.when}`,
+      fix:
+        `install stall-watch outside the project and ${wording.reinstall} with it`,
+    });
+  }
+  return results;
+}
+
+/**
+ * The status line Claude Code shows, when it runs a stall-watch's
+ * `statusline`: the program checks of a hook ({@link programChecks}).
+ * doctor's other line on it (what it names, how often) is an `ok` only
+ * when nothing here warned.
+ */
+function statusLineChecks(facts: DoctorFacts): CheckResult[] {
+  const line = facts.statusLine;
+  if (!line) return [];
+  const at = `the status line in ${line.file}`;
+  const paths = handlerPaths(line.value, facts.projectDir);
+  return programChecks(
+    facts,
+    at,
+    paths,
+    {
+      runs: `${paths.written.join(" ")} statusline`,
+      ok: null,
+      when: "on screen",
+      reinstall: `run "stall-watch install --statusline --scope ${line.scope}"`,
+    },
+  );
 }
 
 function duplicateChecks(facts: DoctorFacts): CheckResult[] {

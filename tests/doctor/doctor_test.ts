@@ -882,3 +882,60 @@ Deno.test("install --statusline registers the status line, doctor finds it, unin
   const after = JSON.parse(await Deno.readTextFile(join(s.project, LOCAL)));
   assert.equal("statusLine" in after, false);
 });
+
+Deno.test("doctorChecks() applies a hook's program checks to the status line: a different program inside the project gets warnings, not the ok", () => {
+  const statusLine = {
+    file: ".claude/settings.local.json",
+    scope: "local" as const,
+    value: {
+      type: "command",
+      command: '"$CLAUDE_PROJECT_DIR"/tools/stall-watch statusline',
+    },
+  };
+  const client = {
+    transcript: null,
+    release: [2, 1, 332] as [number, number, number],
+    watch: false,
+    output: "stderr" as const,
+    idleSeconds: 30,
+    statusLine: {
+      file: statusLine.file,
+      refreshSeconds: 30,
+      afterSeconds: 300,
+    },
+  };
+  const program = "C:/p/tools/stall-watch";
+  const checks = doctorChecks(facts({
+    statusLine,
+    client,
+    selfPath: "C:/t/stall-watch.exe",
+    paths: new Map([[program, {
+      exists: true,
+      isFile: true,
+      executable: true,
+      realPath: program,
+    }]]),
+  })).filter((c) => c.text.includes("status line"));
+  assert.deepEqual(checks.map((c) => c.status), ["warn", "warn"]);
+  assert.match(
+    checks[0]!.text,
+    /^the status line in \.claude\/settings\.local\.json: runs \$CLAUDE_PROJECT_DIR\/tools\/stall-watch statusline, a different program than this stall-watch \(C:\/t\/stall-watch\.exe\)/,
+  );
+  assert.match(checks[1]!.text, /lives inside the project/);
+  // This stall-watch, outside the project: the ok line about what it shows.
+  const own = doctorChecks(facts({
+    statusLine: {
+      ...statusLine,
+      value: { type: "command", command: "C:/t/stall-watch.exe statusline" },
+    },
+    client,
+    selfPath: "C:/t/stall-watch.exe",
+    paths: new Map([["C:/t/stall-watch.exe", {
+      exists: true,
+      isFile: true,
+      executable: true,
+      realPath: "C:/t/stall-watch.exe",
+    }]]),
+  })).filter((c) => c.text.includes("status line"));
+  assert.deepEqual(own.map((c) => c.status), ["ok"]);
+});
