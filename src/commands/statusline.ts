@@ -13,6 +13,7 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import { stdinPayload } from "../shared/command_options.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
+import { clipMiddle } from "../shared/errors.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import { scanCurrentTurn } from "../transcript/tail_scan.ts";
 import {
@@ -24,6 +25,17 @@ import {
   requiredPath,
   stringField,
 } from "../decision/payload.ts";
+
+/**
+ * Longest tool name, and longest input, shown: escapes included, both ends
+ * kept. A transcript's tool name has no length of its own (a 60,000
+ * character name, or 20,000 zero-width characters that escaping makes six
+ * times longer), and the status line shares the screen.
+ */
+const MAX_NAME_CHARS = 80;
+
+/** Longest status line, like every other field stall-watch puts on screen. */
+export const MAX_STATUS_LINE_CHARS = 200;
 
 /** Largest status line payload read (Claude Code's is a few KiB). */
 export const MAX_STATUS_PAYLOAD_BYTES = 1024 * 1024;
@@ -102,13 +114,19 @@ export function statusLineText(
   const [oldest] = late;
   if (oldest === undefined) return null;
   const input = oldest.toolInput && oldest.toolInput.field !== ""
-    ? ` (${oldest.toolInput.field}=${oldest.toolInput.value})`
+    ? ` (${shown(`${oldest.toolInput.field}=${oldest.toolInput.value}`)})`
     : "";
   const more = late.length > 1 ? ` (and ${late.length - 1} more)` : "";
-  return escapeTerminal(
-    `stall-watch: ${oldest.toolName || "a tool"}${input} has had no result ` +
-      `for ${duration(now - oldest.startedAt)}${more}`,
+  return clipMiddle(
+    `stall-watch: ${shown(oldest.toolName || "a tool")}${input} has had ` +
+      `no result for ${duration(now - oldest.startedAt)}${more}`,
+    MAX_STATUS_LINE_CHARS,
   );
+}
+
+/** A field from the transcript, escaped, then capped. */
+function shown(text: string): string {
+  return clipMiddle(escapeTerminal(text), MAX_NAME_CHARS);
 }
 
 /** `45 s`, `12 min`, `2 h 5 min`. */

@@ -330,3 +330,41 @@ Deno.test({
     }
   },
 });
+
+/**
+ * The clone's transcript replaced by a turn whose last message, an hour
+ * ago, called `name` and has had no result since.
+ */
+function hourOldCall(name: string): Planting {
+  return {
+    name: "a call started an hour ago, named by the attacker",
+    after: async (project) => {
+      const t = new SessionTranscript(join(project, "transcripts"), SESSION);
+      await Deno.remove(t.path);
+      t.madeAt = new Date(Date.now() - 3600_000);
+      await t.append(
+        t.prompt("Run the tests"),
+        t.toolUse("toolu_late", name, { command: "npm test" }),
+      );
+    },
+  };
+}
+
+for (
+  const [what, name] of [
+    ["a 60,000-character tool name", "T".repeat(60_000)],
+    ["a tool name of 20,000 zero-width characters", "\u200b".repeat(20_000)],
+  ]
+) {
+  attackTest(
+    "transcripts",
+    `the status line caps ${what} after escaping, and the whole line at 200 characters`,
+    [hourOldCall(name!)],
+    ["statusline"],
+    (_c, results) => {
+      const out = results.get("statusline")![0]!.stdout;
+      assert.match(out, /^stall-watch: .* has had no result for 1 h 0 min\n$/);
+      assert.ok(out.length <= 201, `a line of ${out.length - 1} characters`);
+    },
+  );
+}
