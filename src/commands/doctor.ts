@@ -19,7 +19,7 @@ import {
   removeConfined,
   removeEmptyDir,
 } from "../confined/confined_file.ts";
-import { killSwitchOf } from "../decision/kill_switch.ts";
+import { killSwitchOf, lookAtMarker } from "../decision/kill_switch.ts";
 import {
   doctorChecks,
   type DoctorFacts,
@@ -45,6 +45,7 @@ import {
   hooksShapeProblems,
 } from "../install/hook_registration.ts";
 import { formatProblems, loadSettings } from "../settings/load_settings.ts";
+import type { Settings } from "../settings/settings.ts";
 import { runsStallWatchStatusLine } from "../install/status_line.ts";
 import { readSettingsFile } from "../claude_settings/settings_file.ts";
 import { parseSettingsText } from "../claude_settings/settings_json.ts";
@@ -253,6 +254,7 @@ async function gatherFacts(
     configPath: loaded.configPath,
     problems: formatProblems(loaded.problems),
     killSwitch: killSwitchOf(loaded.settings, io),
+    killSwitchMarker: markerFacts(loaded.settings, io.cwd),
     announcedNoCall: loaded.settings.announcedNoCall,
     watchMaxSeconds: loaded.settings.watchMaxSeconds,
     timers: {
@@ -262,6 +264,20 @@ async function gatherFacts(
       maxRetries: loaded.settings.maxRetries,
       env: io.env,
     },
+  };
+}
+
+/** The kill-switch marker in force, where it was set, and what a look found. */
+function markerFacts(
+  settings: Settings,
+  cwd: string,
+): NonNullable<DoctorFacts["killSwitchMarker"]> | null {
+  const path = settings.killSwitchFile;
+  if (path === null) return null;
+  return {
+    path,
+    source: settings.killSwitchFileSource ?? "the settings",
+    look: lookAtMarker(cwd, path),
   };
 }
 

@@ -275,7 +275,7 @@ function realStart(start: string): string {
  * directory ends the walk at that hop, its target never looked at. Links
  * that stay inside are followed, whatever they lead through.
  */
-function walkBelowStart(start: string, path: string): Within {
+export function walkBelowStart(start: string, path: string): Within {
   const steps = stepsBelow(start, path);
   if (steps === null) return { inside: false, link: path, target: path };
   return pathWithin(start, realStart(start), steps.join(NATIVE.sep));

@@ -8,6 +8,7 @@
  */
 
 import type { KillSwitchStatus } from "../guardrails/guardrails.ts";
+import type { MarkerLook } from "../decision/kill_switch.ts";
 import type { AnnouncedNoCallMode } from "../settings/settings.ts";
 import {
   handlerIdentity,
@@ -85,6 +86,16 @@ export interface DoctorFacts {
   /** Config and environment problems, one line each. */
   problems: readonly string[];
   killSwitch: KillSwitchStatus;
+  /**
+   * The kill-switch marker in force: its path as given, where it was set
+   * (`env STALL_WATCH_KILL_SWITCH_FILE`, or the config's `file:line:col`)
+   * and what a look found; absent or `null`: none is set.
+   */
+  killSwitchMarker?: {
+    path: string;
+    source: string;
+    look: MarkerLook;
+  } | null;
   /** What the hook does with an announced action that never came. */
   announcedNoCall: AnnouncedNoCallMode;
   watchMaxSeconds: number;
@@ -207,6 +218,7 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
   results.push(
     ...configChecks(facts),
     killSwitchCheck(facts),
+    ...markerCheck(facts),
     announcedCheck(facts),
   );
   results.push(...timerChecks(facts.timers));
@@ -549,6 +561,31 @@ function announcedCheck(facts: DoctorFacts): CheckResult {
       "last words announce an action that never came is allowed and logged " +
       `(${measured}); "announced_no_call": "block" nudges it`,
   };
+}
+
+/**
+ * Which kill-switch marker is in force, who set it, and whether it is
+ * there: a marker that cannot work (a link on the way leads out of the
+ * project) is a warning, since the operator counts on it.
+ */
+function markerCheck(facts: DoctorFacts): CheckResult[] {
+  const marker = facts.killSwitchMarker;
+  if (!marker) return [];
+  const named = `kill-switch marker ${marker.path} (set by ${marker.source})`;
+  const { look } = marker;
+  if (look.state === "refused") {
+    return [{
+      status: "warn",
+      text: `${named} is never looked at: ${look.reason}`,
+      fix: "name a marker reached without a link leading out of the project",
+    }];
+  }
+  return [{
+    status: "ok",
+    text: look.state === "present"
+      ? `${named} exists: every stop is allowed while it does`
+      : `${named} does not exist (create it to allow every stop)`,
+  }];
 }
 
 function killSwitchCheck(facts: DoctorFacts): CheckResult {

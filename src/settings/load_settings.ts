@@ -8,6 +8,7 @@
 import { DEFAULT_CONFIG_PATH, loadConfigFile } from "./config_file.ts";
 import { confinedPath, ConfinementError } from "../confined/confine.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
+import { isInside, NATIVE, resolvePath } from "../shared/paths.ts";
 import {
   DEFAULT_SETTINGS,
   resolveSettings,
@@ -38,7 +39,17 @@ export async function loadSettings(
 ): Promise<LoadedSettings> {
   const configPath = env.STALL_WATCH_CONFIG || DEFAULT_CONFIG_PATH;
   const config = await loadConfigFile(configPath, cwd);
-  const resolved = resolveSettings(env, config.values);
+  // A config file inside the project is the project's (a cloned
+  // repository wrote it); one elsewhere, named in the environment, the
+  // user's own.
+  const owner = isInside(cwd, resolvePath(cwd, configPath))
+    ? "project"
+    : "user";
+  const resolved = resolveSettings(env, config.values, {
+    configOwner: owner,
+    cwd,
+    style: NATIVE,
+  });
   const settings = resolved.settings;
   // An array literal, not unshift(...): a hostile config may hold 200,000
   // unknown keys, and a call with that many arguments overflows the stack.

@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { clientChecks } from "../../src/doctor/_doctor_client.ts";
+import type { MarkerLook } from "../../src/decision/kill_switch.ts";
 import { sanitizeTerminalStream } from "../../src/shared/terminal_text.ts";
 import type { CheckResult } from "../../src/doctor/doctor_report.ts";
 import { projectSlug } from "../../src/transcript/transcript_files.ts";
@@ -938,4 +939,28 @@ Deno.test("doctorChecks() applies a hook's program checks to the status line: a 
     }]]),
   })).filter((c) => c.text.includes("status line"));
   assert.deepEqual(own.map((c) => c.status), ["ok"]);
+});
+
+Deno.test("doctorChecks() says which kill-switch marker is in force, who set it, and whether it exists", () => {
+  const about = (look: MarkerLook) =>
+    doctorChecks(facts({
+      killSwitchMarker: {
+        path: "/tmp/stall_off",
+        source: "env STALL_WATCH_KILL_SWITCH_FILE",
+        look,
+      },
+    })).filter((c) => c.text.includes("kill-switch marker"));
+  assert.deepEqual(about({ state: "absent" }), [{
+    status: "ok",
+    text:
+      "kill-switch marker /tmp/stall_off (set by env STALL_WATCH_KILL_SWITCH_FILE) does not exist (create it to allow every stop)",
+  }]);
+  assert.match(about({ state: "present" })[0]!.text, /exists: every stop/);
+  const refused = about({ state: "refused", reason: "x is a symlink" });
+  assert.equal(refused[0]?.status, "warn");
+  assert.match(refused[0]!.text, /is never looked at: x is a symlink$/);
+  assert.deepEqual(
+    doctorChecks(facts()).filter((c) => c.text.includes("marker")),
+    [],
+  );
 });
