@@ -12,6 +12,7 @@
 
 import {
   dirname,
+  isDeviceName,
   isInside,
   joinPath,
   NATIVE,
@@ -55,7 +56,25 @@ export function confinedPath(cwd: string, path: string, what: string): string {
       `Refusing ${what} "${path}": stall-watch only writes inside ${root}`,
     );
   }
+  const device = (stepsBelow(root, absolute) ?? []).find(isDeviceName);
+  if (device !== undefined) throw deviceRefusal(what, path, device);
   return absolute;
+}
+
+/**
+ * The refusal of a name Windows keeps for a device (`COM1.log`, `NUL`,
+ * `AUX`: see `isDeviceName`): a write there would reach the device, not
+ * a file. Refused on every platform, as one config serves them all.
+ */
+export function deviceRefusal(
+  what: string,
+  path: string,
+  name: string,
+): ConfinementError {
+  return new ConfinementError(
+    `Refusing ${what} "${path}": "${name}" is a Windows device name ` +
+      "(CON, PRN, AUX, NUL, COM1-9, LPT1-9), not a file",
+  );
 }
 
 /**

@@ -26,10 +26,11 @@
  * @module
  */
 
-import { joinPath, NATIVE } from "../shared/paths.ts";
+import { isDeviceName, joinPath, NATIVE } from "../shared/paths.ts";
 import {
   type ConfinedDir,
   ConfinementError,
+  deviceRefusal,
   recheckConfinedDir,
   symlinkRefusal,
 } from "./confine.ts";
@@ -55,6 +56,7 @@ export function confinedFile(dir: ConfinedDir, name: string): string {
   if (name === "" || name === "." || name === ".." || /[\\/\0]/.test(name)) {
     throw new ConfinementError(`Refusing file name "${name}" in ${dir}`);
   }
+  if (isDeviceName(name)) throw deviceRefusal("file", `${dir}/${name}`, name);
   return joinPath(NATIVE, dir, name);
 }
 

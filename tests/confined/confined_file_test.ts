@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   appendConfined,
+  confinedFile,
   createConfinedFile,
   readConfinedText,
   removeConfined,
@@ -17,6 +18,7 @@ import {
   touchConfined,
 } from "../../src/confined/confined_file.ts";
 import {
+  confinedPath,
   ConfinementError,
   ensureConfinedDir,
   OWN_GITIGNORE,
@@ -324,4 +326,34 @@ Deno.test("every write in src/ goes through src/confined/ (a new Deno write call
     join(SRC, "confined/confined_file.ts"),
   );
   assert.ok(WRITE_API.test(primitive) && OPEN.test(primitive));
+});
+
+Deno.test("confinedPath() and confinedFile() refuse a Windows device name anywhere below .claude, on every platform", async () => {
+  await using p = await confinedProject();
+  for (
+    const path of [
+      ".claude/COM1.log",
+      ".claude/con",
+      ".claude/AUX/state",
+      ".claude/sw/Nul. .jsonl",
+      ".claude/LPT1",
+    ]
+  ) {
+    assert.throws(
+      () => confinedPath(p.project, path, "event log"),
+      /is a Windows device name/,
+      path,
+    );
+  }
+  assert.equal(
+    confinedPath(p.project, ".claude/console.log", "event log"),
+    join(p.project, ".claude/console.log"),
+  );
+  for (const name of ["CON.json", "nul", "com9.lock"]) {
+    assert.throws(
+      () => confinedFile(p.sw, name),
+      /is a Windows device name/,
+      name,
+    );
+  }
 });
