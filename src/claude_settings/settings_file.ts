@@ -11,12 +11,12 @@ import {
   type ConfinedDir,
   confinedPath,
   ensureConfinedDir,
-  ensureOwnGitignore,
   isInside,
 } from "../confined/confine.ts";
 import {
   assertPlainOrMissing,
   createConfinedFile,
+  ensureOwnedDir,
   lstatOrNull,
   replaceConfinedFile,
 } from "../confined/confined_file.ts";
@@ -123,12 +123,10 @@ export function writeSettingsFile(
   const mode = info?.mode != null ? info.mode & 0o777 : undefined;
   let backup: string | null = null;
   if (options.previous.exists) {
-    const backups = ensureConfinedDir(cwd, BACKUP_DIR, "backup folder");
     // `.claude/stall_watch` is stall-watch's own; one made by an older
-    // version has no `.gitignore` yet, and backups may hold an API key.
-    ensureOwnGitignore(
-      ensureConfinedDir(cwd, dirname(BACKUP_DIR), "backup folder"),
-    );
+    // version has no `.gitignore` yet, a cloned repository's may say `!*`,
+    // and backups may hold an API key.
+    const backups = ensureOwnedDir(cwd, BACKUP_DIR, "backup folder");
     backup = writeBackup(backups, basename(target), options, mode);
   }
   replaceConfinedFile(dir, basename(target), text, "settings file", {

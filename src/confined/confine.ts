@@ -424,14 +424,6 @@ function ensureDirectoryStep(
   return { created, id: folderId(current, info, what, requested) };
 }
 
-/**
- * Gives a folder that is stall-watch's alone a `.gitignore` of `*` when it
- * has none, created exclusively (an existing one is left alone).
- */
-export function ensureOwnGitignore(dir: ConfinedDir): void {
-  writeOwnGitignore(dir);
-}
-
 /** Creates `<dir>/.gitignore` exclusively; an existing one is left alone. */
 function writeOwnGitignore(dir: string): void {
   try {

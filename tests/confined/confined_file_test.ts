@@ -11,6 +11,7 @@ import {
   appendConfined,
   confinedFile,
   createConfinedFile,
+  ensureOwnGitignore,
   readConfinedText,
   removeConfined,
   renameConfined,
@@ -356,4 +357,44 @@ Deno.test("confinedPath() and confinedFile() refuse a Windows device name anywhe
       name,
     );
   }
+});
+
+Deno.test({
+  ...skipWhere(
+    "ensureOwnGitignore() keeps its own .gitignore, creates a missing one, and moves one it did not write aside unchanged (at most 3 kept)",
+    PLANTS_POSIX_LINKS,
+  ),
+  fn: async () => {
+    await using p = await confinedProject();
+    const ignore = join(p.sw, ".gitignore");
+    const text = () => Deno.readTextFileSync(ignore);
+    ensureOwnGitignore(p.sw);
+    assert.equal(text(), OWN_GITIGNORE);
+    ensureOwnGitignore(p.sw);
+    assert.deepEqual(
+      [...Deno.readDirSync(p.sw)].map((e) => e.name).sort(),
+      [".gitignore"],
+    );
+    for (const planted of ["!*\n", "*.json\n", { link: p.outside }]) {
+      await Deno.remove(ignore);
+      if (typeof planted === "string") {
+        await Deno.writeTextFile(ignore, planted);
+      } else await Deno.symlink(planted.link, ignore);
+      ensureOwnGitignore(p.sw);
+      assert.equal(text(), OWN_GITIGNORE);
+    }
+    assert.equal(Deno.readTextFileSync(`${ignore}.quarantined-1`), "!*\n");
+    assert.equal(Deno.readTextFileSync(`${ignore}.quarantined-2`), "*.json\n");
+    assert.ok(Deno.lstatSync(`${ignore}.quarantined-3`).isSymlink);
+    assert.equal(
+      Deno.readTextFileSync(p.outside),
+      "ssh-ed25519 AAAA keep\n",
+      "the link's target untouched",
+    );
+    // Past 3 aside, a fourth foreign one is left as it is.
+    await Deno.remove(ignore);
+    await Deno.writeTextFile(ignore, "!*\n");
+    ensureOwnGitignore(p.sw);
+    assert.equal(text(), "!*\n");
+  },
 });

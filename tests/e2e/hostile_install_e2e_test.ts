@@ -588,3 +588,44 @@ Deno.test({
     assert.deepEqual(await listNames(world.data), ["bin", "fetch-status"]);
   },
 });
+
+/** `git status --porcelain` of the clone, one entry a line. */
+function gitStatus(project: string): string[] {
+  const out = new Deno.Command("git", {
+    args: ["status", "--porcelain", "--untracked-files=all"],
+    cwd: project,
+    stdout: "piped",
+  }).outputSync();
+  return new TextDecoder().decode(out.stdout).split("\n").filter((l) =>
+    l !== ""
+  );
+}
+
+attackTest(
+  "install",
+  "a .gitignore of !* planted in .claude/stall_watch is moved aside: git shows no settings backup, log or state",
+  [{
+    name: ".claude/stall_watch/.gitignore says !*",
+    files: { ".claude/stall_watch/.gitignore": "!*\n" },
+  }],
+  ["install", "hook", "uninstall"],
+  (c) => {
+    const status = gitStatus(c.project);
+    const shown = status.filter((l) =>
+      l.includes(".claude/stall_watch/") &&
+      !l.endsWith("stall_watch/.gitignore")
+    );
+    assert.deepEqual(shown, [], status.join("\n"));
+    assert.ok(
+      [...Deno.readDirSync(join(c.project, ".claude/stall_watch/backups"))]
+        .length > 0,
+      "install made a backup",
+    );
+    assert.equal(
+      Deno.readTextFileSync(
+        join(c.project, ".claude/stall_watch/.gitignore.quarantined-1"),
+      ),
+      "!*\n",
+    );
+  },
+);
