@@ -138,9 +138,9 @@ function finalMessage(
     const entry = turn[i] as Entry;
     if (entry.kind !== "assistant") break;
     if (entry.messageId !== end.messageId) break;
-    lines.unshift(entry);
+    lines.push(entry); // newest first, turned round once: linear
   }
-  return lines;
+  return lines.reverse();
 }
 
 /** Whether the model called a tool in `entries`. */
