@@ -59,6 +59,7 @@ import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
 import { pluginDataDir } from "../claude_settings/plugin_records.ts";
 import type { PluginFacts, PluginRuntime } from "../doctor/doctor_plugin.ts";
 import { VERSION } from "../shared/version.ts";
+import { networkPathReason } from "../shared/paths.ts";
 import { readRegularText } from "../shared/regular_file.ts";
 import {
   defaultProjectsDirs,
@@ -373,6 +374,17 @@ function isFile(path: string): Promise<boolean> {
 }
 
 async function pathFacts(path: string, platform: Platform): Promise<PathFacts> {
+  // A settings file a repository wrote may name `\\host\share\x`: on
+  // Windows a look at it opens an SMB session that sends the NTLM hash.
+  const network = networkPathReason(path);
+  if (network !== null) {
+    return {
+      exists: false,
+      isFile: false,
+      executable: false,
+      refused: network,
+    };
+  }
   try {
     const info = await Deno.stat(path);
     const executable = platform === "windows"

@@ -62,6 +62,8 @@ export interface PathFacts {
   executable: boolean;
   /** Where it leads, links resolved (absent: not known). */
   realPath?: string;
+  /** Why it was never looked at (a network path); absent: it was. */
+  refused?: string;
 }
 
 /** Everything the checks look at. */
@@ -309,7 +311,9 @@ function handlerChecks(
   paths.written.forEach((written, i) => {
     const resolved = paths.resolved[i] as string;
     const path = facts.paths.get(resolved);
-    if (!isAbsolutePath(resolved)) {
+    if (path?.refused !== undefined) {
+      fail(`${written} was never looked at: ${path.refused}`, reinstall);
+    } else if (!isAbsolutePath(resolved)) {
       fail(`${written} is not an absolute path`, reinstall);
     } else if (!path?.exists) {
       fail(

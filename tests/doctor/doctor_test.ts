@@ -964,3 +964,36 @@ Deno.test("doctorChecks() says which kill-switch marker is in force, who set it,
     [],
   );
 });
+
+Deno.test("doctor never looks at a handler's program on a network path (\\\\host\\share, //host): it fails the handler, naming why", async () => {
+  await using s = await tempSetup();
+  for (
+    const program of [
+      "//stallwatch-host/share/stall-watch",
+      "\\\\stallwatch-host\\share\\stall-watch.exe",
+    ]
+  ) {
+    await s.write(
+      "settings.local.json",
+      JSON.stringify({
+        hooks: {
+          Stop: [{
+            // The exec form: a shell would drop the backslashes.
+            hooks: [{
+              type: "command",
+              command: program,
+              args: [],
+              timeout: 30,
+            }],
+          }],
+        },
+      }),
+    );
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1, out);
+    assert.match(
+      out,
+      /FAIL  Stop in .*: .*stall-watch(\.exe)? was never looked at: it is a network or device path/,
+    );
+  }
+});
