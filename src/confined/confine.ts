@@ -347,17 +347,10 @@ function ensureRoot(
         `${clip(readLinkOrUnknown(root))}, which does not exist`,
     );
   }
-  if (!target.isDirectory) {
-    throw new ConfinementError(
-      `Cannot use ${what} "${requested}": ${root} is not a directory`,
-    );
-  }
   return {
-    path: root,
+    ...folderId(root, target, what, requested),
     link: true,
     real: walked.path,
-    dev: target.dev,
-    ino: target.ino,
   };
 }
 

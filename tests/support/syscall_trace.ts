@@ -8,7 +8,7 @@
  * @module
  */
 
-import { hookCommand, type RunOptions } from "./hook_process.ts";
+import { type RunOptions, runStallWatch } from "./hook_process.ts";
 import { missing, offLinux, type Skip } from "./platform.ts";
 
 /** Whether `strace` runs here. */
@@ -45,23 +45,16 @@ export interface TracedRun {
 }
 
 /**
- * Runs stall-watch once under `strace -f` (threads and children too),
- * with `options` as {@link RunOptions} and a minimal environment.
+ * Runs stall-watch once under `strace -f` (threads and children too), as
+ * `runStallWatch` does.
  */
 export async function tracedRun(options: RunOptions): Promise<TracedRun> {
   const trace = await Deno.makeTempFile({ prefix: "stall-watch-trace-" });
   try {
-    const env: Record<string, string> = {
-      STALL_WATCH_LAG_WAIT_MS: "0",
-      NO_COLOR: "1",
-    };
-    for (const name of ["PATH", "HOME", "DENO_DIR", "TMPDIR"]) {
-      const value = Deno.env.get(name);
-      if (value !== undefined) env[name] = value;
-    }
-    Object.assign(env, options.env ?? {});
-    const child = new Deno.Command("strace", {
-      args: [
+    const run = await runStallWatch({
+      ...options,
+      wrapper: [
+        "strace",
         "-f",
         "-qq",
         "-s",
@@ -70,28 +63,10 @@ export async function tracedRun(options: RunOptions): Promise<TracedRun> {
         "trace=%file,readlink,readlinkat",
         "-o",
         trace,
-        ...hookCommand(),
-        ...(options.args ?? []),
       ],
-      cwd: options.cwd,
-      env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    const stdin = typeof options.stdin === "object"
-      ? JSON.stringify(options.stdin)
-      : options.stdin ?? "";
-    await writer.write(new TextEncoder().encode(stdin)).catch(() => {});
-    await writer.close().catch(() => {});
-    const output = await child.output();
-    const decoder = new TextDecoder();
+    });
     return {
-      code: output.code,
-      stdout: decoder.decode(output.stdout),
-      stderr: decoder.decode(output.stderr),
+      ...run,
       paths: pathsNamed(await Deno.readTextFile(trace), options.cwd),
     };
   } finally {
