@@ -59,7 +59,9 @@ import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
 import { pluginDataDir } from "../claude_settings/plugin_records.ts";
 import type { PluginFacts, PluginRuntime } from "../doctor/doctor_plugin.ts";
 import { VERSION } from "../shared/version.ts";
-import { networkPathReason } from "../shared/paths.ts";
+import { isAbsolute, networkPathReason, stepsBelow } from "../shared/paths.ts";
+import { walkBelowStart } from "../confined/confine.ts";
+import type { Within } from "../shared/regular_file.ts";
 import { readRegularText } from "../shared/regular_file.ts";
 import {
   defaultProjectsDirs,
@@ -191,7 +193,7 @@ async function gatherFacts(
             .resolved
         ) {
           if (!paths.has(resolved)) {
-            paths.set(resolved, await pathFacts(resolved, platform));
+            paths.set(resolved, await pathFacts(resolved, platform, io.cwd));
           }
         }
       }
@@ -207,7 +209,7 @@ async function gatherFacts(
     for (const own of facts.handlers) {
       for (const resolved of handlerPaths(own.handler, io.cwd).resolved) {
         if (!paths.has(resolved)) {
-          paths.set(resolved, await pathFacts(resolved, platform));
+          paths.set(resolved, await pathFacts(resolved, platform, io.cwd));
         }
       }
     }
@@ -373,24 +375,41 @@ function isFile(path: string): Promise<boolean> {
   return Deno.stat(path).then((info) => info.isFile, () => false);
 }
 
-async function pathFacts(path: string, platform: Platform): Promise<PathFacts> {
-  // A settings file a repository wrote may name `\\host\share\x`: on
-  // Windows a look at it opens an SMB session that sends the NTLM hash.
+async function pathFacts(
+  path: string,
+  platform: Platform,
+  projectDir: string,
+): Promise<PathFacts> {
+  // A settings file a repository wrote may name `\\host\share\x` (on
+  // Windows a look at it opens an SMB session that sends the NTLM hash),
+  // or a program behind a link it committed, leading there.
+  const refused = (why: string) => ({
+    exists: false,
+    isFile: false,
+    executable: false,
+    refused: why,
+  });
   const network = networkPathReason(path);
-  if (network !== null) {
-    return {
-      exists: false,
-      isFile: false,
-      executable: false,
-      refused: network,
-    };
+  if (network !== null) return refused(network);
+  let look = path;
+  if (isAbsolute(path) && stepsBelow(projectDir, path) !== null) {
+    let walked: Within;
+    try {
+      walked = walkBelowStart(projectDir, path);
+    } catch {
+      return { exists: false, isFile: false, executable: false };
+    }
+    if (!walked.inside) {
+      return refused(`${walked.link} is a symlink leading out of the project`);
+    }
+    look = walked.path;
   }
   try {
-    const info = await Deno.stat(path);
+    const info = await Deno.stat(look);
     const executable = platform === "windows"
       ? /\.(exe|cmd|bat)$/i.test(path)
       : ((info.mode ?? 0) & 0o111) !== 0;
-    const real = realPathOrNull(path, platform);
+    const real = realPathOrNull(look, platform);
     return {
       exists: true,
       isFile: info.isFile,

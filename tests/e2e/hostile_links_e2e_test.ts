@@ -392,11 +392,27 @@ attackTest(
 /** Where the links of the trace test lead: a host no run may reach. */
 const NET_TARGET = "/net/stallwatch-attacker-host/s";
 
+/** A committed Stop hook whose program lies below `tools`. */
+const TOOLS_HOOK = {
+  ".claude/settings.local.json": JSON.stringify({
+    hooks: {
+      Stop: [{
+        hooks: [{
+          type: "command",
+          command: '"$CLAUDE_PROJECT_DIR"/tools/stall-watch',
+          timeout: 30,
+        }],
+      }],
+    },
+  }),
+};
+
 /**
  * What the trace test plants, each a link to {@link NET_TARGET}, with the
- * commands that use it (every command for the folders).
+ * commands that use it (every command for the folders) and what else the
+ * repository commits.
  */
-const NET_LINKS: [string, string[]][] = [
+const NET_LINKS: [string, string[], Record<string, string>?][] = [
   [".claude/stall_watch", EVERY_COMMAND],
   [".claude", EVERY_COMMAND],
   [".claude/settings.local.json", ["install", "uninstall", "doctor"]],
@@ -406,6 +422,7 @@ const NET_LINKS: [string, string[]][] = [
   [".claude/stall-watch.jsonc", ["hook", "watch", "doctor"]],
   [".claude/stall_watch/events.jsonl", ["hook", "log"]],
   [".claude/stall_watch/events.jsonl.1", ["log"]],
+  ["tools", ["doctor"], TOOLS_HOOK],
 ];
 
 Deno.test({
@@ -415,11 +432,14 @@ Deno.test({
     ...NEEDS_STRACE,
   ),
   fn: async () => {
-    for (const [link, commands] of NET_LINKS) {
+    for (const [link, commands, extra] of NET_LINKS) {
       await using temp = await tempProject("stall-watch-hostile-");
       const c = await cloneWith(
         temp.dir,
-        [{ name: "net link", files: { [link]: { link: NET_TARGET } } }],
+        [{
+          name: "net link",
+          files: { ...extra, [link]: { link: NET_TARGET } },
+        }],
         "Read",
       );
       for (const name of commands) {
