@@ -27,10 +27,10 @@ import {
 } from "../decision/payload.ts";
 
 /**
- * Longest tool name, and longest input, shown: escapes included, both ends
- * kept. A transcript's tool name has no length of its own (a 60,000
- * character name, or 20,000 zero-width characters that escaping makes six
- * times longer), and the status line shares the screen.
+ * Longest tool name shown: escapes included, both ends kept. A transcript's
+ * tool name has no length of its own (a 60,000 character name, or 20,000
+ * zero-width characters that escaping makes six times longer), and the
+ * status line shares the screen.
  */
 const MAX_NAME_CHARS = 80;
 
@@ -113,20 +113,34 @@ export function statusLineText(
   const late = calls.filter((c) => now - c.startedAt >= afterSeconds * 1000);
   const [oldest] = late;
   if (oldest === undefined) return null;
-  const input = oldest.toolInput && oldest.toolInput.field !== ""
-    ? ` (${shown(`${oldest.toolInput.field}=${oldest.toolInput.value}`)})`
-    : "";
   const more = late.length > 1 ? ` (and ${late.length - 1} more)` : "";
-  return clipMiddle(
-    `stall-watch: ${shown(oldest.toolName || "a tool")}${input} has had ` +
-      `no result for ${duration(now - oldest.startedAt)}${more}`,
-    MAX_STATUS_LINE_CHARS,
-  );
+  const head = `stall-watch: ${
+    clipMiddle(escapeTerminal(oldest.toolName || "a tool"), MAX_NAME_CHARS)
+  }`;
+  const tail = ` has had no result for ${
+    duration(now - oldest.startedAt)
+  }${more}`;
+  // The input gets the room left, its start kept (how a command begins
+  // says most), escapes included.
+  const room = MAX_STATUS_LINE_CHARS - head.length - tail.length - 3;
+  const input = oldest.toolInput && oldest.toolInput.field !== ""
+    ? ` (${
+      startOf(
+        escapeTerminal(`${oldest.toolInput.field}=${oldest.toolInput.value}`),
+        room,
+      )
+    })`
+    : "";
+  return clipMiddle(`${head}${input}${tail}`, MAX_STATUS_LINE_CHARS);
 }
 
-/** A field from the transcript, escaped, then capped. */
-function shown(text: string): string {
-  return clipMiddle(escapeTerminal(text), MAX_NAME_CHARS);
+/** `text`, or its first `max - 1` characters and `…`, never half a surrogate pair. */
+function startOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - 1);
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
 }
 
 /** `45 s`, `12 min`, `2 h 5 min`. */
