@@ -67,7 +67,7 @@ export function lookUpPlugin(
   const layers: SettingsLayer[] = [];
   for (const { scope, path } of applicableSettingsFiles(env, cwd)) {
     try {
-      const file = readSettingsFile(path);
+      const file = readSettingsFile(path, scope === "user" ? null : cwd);
       if (file.exists) {
         layers.push({ scope, settings: parseSettingsText(file.text, path) });
       }

@@ -13,12 +13,12 @@ import {
   confinedPath,
   type ConfinedRoot,
   ensureConfinedDir,
-  ensureOwnGitignore,
   isInside,
 } from "../confined/confine.ts";
 import {
   assertPlainOrMissing,
   createConfinedFile,
+  ensureOwnedDir,
   lstatOrNull,
   replaceConfinedFile,
 } from "../confined/confined_file.ts";
@@ -51,16 +51,25 @@ export const MAX_SETTINGS_FILE_BYTES = 4 * 1024 * 1024;
  * Reads a settings file as UTF-8, only when it is a regular file of at most
  * {@link MAX_SETTINGS_FILE_BYTES} (`shared/regular_file.ts`: a FIFO is
  * never opened, a device never read). A missing file reads as empty.
- * Requires `--allow-read`.
+ * A project's own file (`projectDir` given) is reached only through links
+ * that stay inside the project, walked from it: a committed link to
+ * `/net/<host>/x` (or `\\host\share` on Windows) is refused, never
+ * followed. Requires `--allow-read`.
  *
+ * @param projectDir The start directory, for the project and local
+ * scopes; `null` for the user's own file.
  * @throws {InputError} When it is a folder, a FIFO or device, too large,
  * unreadable, or not UTF-8.
  */
-export function readSettingsFile(path: string): SettingsFileText {
+export function readSettingsFile(
+  path: string,
+  projectDir: string | null,
+): SettingsFileText {
   const bytes = readRegularBytes(
     path,
     "settings file",
     MAX_SETTINGS_FILE_BYTES,
+    projectDir === null ? {} : { inside: projectDir },
   );
   if (bytes === null) {
     return { path, exists: false, text: "" };
@@ -130,12 +139,14 @@ export function writeSettingsFile(
   const mode = info?.mode != null ? info.mode & 0o777 : undefined;
   let backup: string | null = null;
   if (options.previous.exists) {
-    const backupDir = backupDirOf(root);
-    const backups = ensureConfinedDir(cwd, backupDir, "backup folder", root);
     // `.claude/stall_watch` is stall-watch's own; one made by an older
-    // version has no `.gitignore` yet, and backups may hold an API key.
-    ensureOwnGitignore(
-      ensureConfinedDir(cwd, dirname(backupDir), "backup folder", root),
+    // version has no `.gitignore` yet, a cloned repository's may say `!*`,
+    // and backups may hold an API key.
+    const backups = ensureOwnedDir(
+      cwd,
+      backupDirOf(root),
+      "backup folder",
+      root,
     );
     backup = writeBackup(backups, basename(target), options, mode);
   }

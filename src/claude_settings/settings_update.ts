@@ -71,7 +71,10 @@ export async function updateSettings(
   if (!request.dryRun && !writable) {
     throw new InputError(outsideMessage(io.cwd, request));
   }
-  const file = readSettingsFile(path);
+  const file = readSettingsFile(
+    path,
+    request.scope === "user" ? null : io.cwd,
+  );
   let result: SettingsEdit;
   try {
     result = plan(file.text, name);

@@ -10,10 +10,10 @@
  */
 
 import type { Entry } from "../transcript/entry.ts";
-import { readLinesForward, syncReader } from "../transcript/line_reader.ts";
 import {
-  openTranscript,
-  SCAN_LINE_OPTIONS,
+  type AppendedLines,
+  appendedLinesMatching,
+  type AppendedLinesOptions,
   type TranscriptReader,
   type TurnScan,
 } from "../transcript/tail_scan.ts";
@@ -48,33 +48,21 @@ export const codexReader: TranscriptReader = {
 };
 
 /**
- * Whether the lines appended to a rollout from `from` on hold a record
- * (an entry or a turn marker); a line still being written is not looked
- * at. Requires `--allow-read`.
+ * Whether the lines appended to a rollout from `from` on hold a record (an
+ * entry or a turn marker), within the options' byte budget and deadline;
+ * a line still being written is not looked at. Requires `--allow-read`.
  *
  * @returns `null` when the file is gone or cannot be read.
  */
-export async function appendedRolloutLines(
+export function appendedRolloutLines(
   path: string,
   from: number,
-): Promise<boolean | null> {
-  let file: Deno.FsFile | null;
-  try {
-    file = openTranscript(path);
-  } catch {
-    return null;
-  }
-  if (!file) return null;
-  try {
-    const reader = syncReader(file);
-    await reader.seek(from, Deno.SeekMode.Start);
-    for await (const raw of readLinesForward(reader, SCAN_LINE_OPTIONS)) {
-      if (rolloutLineRecords(raw).length > 0) return true;
-    }
-    return false;
-  } catch {
-    return null;
-  } finally {
-    file.close();
-  }
+  options: AppendedLinesOptions,
+): Promise<AppendedLines | null> {
+  return appendedLinesMatching(
+    path,
+    from,
+    options,
+    (raw) => rolloutLineRecords(raw).length > 0,
+  );
 }

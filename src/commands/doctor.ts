@@ -19,7 +19,7 @@ import {
   removeConfined,
   removeEmptyDir,
 } from "../confined/confined_file.ts";
-import { killSwitchOf } from "../decision/kill_switch.ts";
+import { killSwitchOf, lookAtMarker } from "../decision/kill_switch.ts";
 import {
   doctorChecks,
   type DoctorFacts,
@@ -45,10 +45,14 @@ import {
   hooksShapeProblems,
 } from "../install/hook_registration.ts";
 import { formatProblems, loadSettings } from "../settings/load_settings.ts";
-import { isOwnStatusLine } from "../install/status_line.ts";
+import type { Settings } from "../settings/settings.ts";
+import { runsStallWatchStatusLine } from "../install/status_line.ts";
 import { readSettingsFile } from "../claude_settings/settings_file.ts";
 import { parseSettingsText } from "../claude_settings/settings_json.ts";
-import { applicableSettingsFiles } from "../claude_settings/settings_scope.ts";
+import {
+  applicableSettingsFiles,
+  type Scope,
+} from "../claude_settings/settings_scope.ts";
 import { displayPath } from "../claude_settings/settings_update.ts";
 import { colorEnabled } from "../shared/term_style.ts";
 import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
@@ -56,6 +60,9 @@ import { pluginDataDir } from "../claude_settings/plugin_records.ts";
 import type { PluginFacts, PluginRuntime } from "../doctor/doctor_plugin.ts";
 import { VERSION } from "../shared/version.ts";
 import { codexChecks, gatherCodexFacts } from "../doctor/doctor_codex.ts";
+import { isAbsolute, networkPathReason, stepsBelow } from "../shared/paths.ts";
+import { walkBelowStart } from "../confined/confine.ts";
+import type { Within } from "../shared/regular_file.ts";
 import { readRegularText } from "../shared/regular_file.ts";
 import {
   defaultProjectsDirs,
@@ -149,7 +156,12 @@ async function gatherFacts(
   const turnEnding: string[] = [];
   const statusLines = new Map<
     string,
-    { file: string; refreshSeconds: number | null }
+    {
+      file: string;
+      scope: Scope;
+      refreshSeconds: number | null;
+      value: Record<string, unknown>;
+    }
   >();
   for (const { scope, path } of applicableSettingsFiles(io.env, io.cwd)) {
     const display = displayPath(io.cwd, path);
@@ -164,21 +176,36 @@ async function gatherFacts(
     };
     files.push(facts);
     try {
-      const file = readSettingsFile(path);
+      const file = readSettingsFile(
+        path,
+        scope === "user" ? null : io.cwd,
+      );
       facts.exists = file.exists;
       if (!file.exists) continue;
       const settings = parseSettingsText(file.text, display);
       facts.handlers = findOwnHandlers(settings, knownPaths);
       facts.shapeProblems = hooksShapeProblems(settings);
       facts.misregistered = findMisregistered(settings, knownPaths);
-      if (isOwnStatusLine(settings.statusLine, knownPaths)) {
+      // Recognised by name, as a hook is; whose program it runs is
+      // checked as a hook's is (doctor_checks.ts).
+      if (runsStallWatchStatusLine(settings.statusLine, knownPaths)) {
         const refresh = settings.statusLine.refreshInterval;
         statusLines.set(scope, {
           file: display,
+          scope,
           refreshSeconds: typeof refresh === "number" && refresh > 0
             ? refresh
             : null,
+          value: settings.statusLine,
         });
+        for (
+          const resolved of handlerPaths(settings.statusLine, io.cwd)
+            .resolved
+        ) {
+          if (!paths.has(resolved)) {
+            paths.set(resolved, await pathFacts(resolved, platform, io.cwd));
+          }
+        }
       }
       turnEnding.push(
         ...findTurnEndingHooks(settings, knownPaths).map((hook) =>
@@ -192,7 +219,7 @@ async function gatherFacts(
     for (const own of facts.handlers) {
       for (const resolved of handlerPaths(own.handler, io.cwd).resolved) {
         if (!paths.has(resolved)) {
-          paths.set(resolved, await pathFacts(resolved, platform));
+          paths.set(resolved, await pathFacts(resolved, platform, io.cwd));
         }
       }
     }
@@ -218,9 +245,15 @@ async function gatherFacts(
       idleSeconds: loaded.settings.idleSeconds,
       turnEndingHooks: turnEnding,
       statusLine: statusLine === undefined ? null : {
-        ...statusLine,
+        file: statusLine.file,
+        refreshSeconds: statusLine.refreshSeconds,
         afterSeconds: loaded.settings.statusLineAfterSeconds,
       },
+    },
+    statusLine: statusLine === undefined ? null : {
+      file: statusLine.file,
+      scope: statusLine.scope,
+      value: statusLine.value,
     },
     plugin,
     version: VERSION,
@@ -234,6 +267,7 @@ async function gatherFacts(
     configPath: loaded.configPath,
     problems: formatProblems(loaded.problems),
     killSwitch: killSwitchOf(loaded.settings, io),
+    killSwitchMarker: markerFacts(loaded.settings, io.cwd),
     announcedNoCall: loaded.settings.announcedNoCall,
     watchMaxSeconds: loaded.settings.watchMaxSeconds,
     timers: {
@@ -243,6 +277,20 @@ async function gatherFacts(
       maxRetries: loaded.settings.maxRetries,
       env: io.env,
     },
+  };
+}
+
+/** The kill-switch marker in force, where it was set, and what a look found. */
+function markerFacts(
+  settings: Settings,
+  cwd: string,
+): NonNullable<DoctorFacts["killSwitchMarker"]> | null {
+  const path = settings.killSwitchFile;
+  if (path === null) return null;
+  return {
+    path,
+    source: settings.killSwitchFileSource ?? "the settings",
+    look: lookAtMarker(cwd, path),
   };
 }
 
@@ -337,13 +385,41 @@ function isFile(path: string): Promise<boolean> {
   return Deno.stat(path).then((info) => info.isFile, () => false);
 }
 
-async function pathFacts(path: string, platform: Platform): Promise<PathFacts> {
+async function pathFacts(
+  path: string,
+  platform: Platform,
+  projectDir: string,
+): Promise<PathFacts> {
+  // A settings file a repository wrote may name `\\host\share\x` (on
+  // Windows a look at it opens an SMB session that sends the NTLM hash),
+  // or a program behind a link it committed, leading there.
+  const refused = (why: string) => ({
+    exists: false,
+    isFile: false,
+    executable: false,
+    refused: why,
+  });
+  const network = networkPathReason(path);
+  if (network !== null) return refused(network);
+  let look = path;
+  if (isAbsolute(path) && stepsBelow(projectDir, path) !== null) {
+    let walked: Within;
+    try {
+      walked = walkBelowStart(projectDir, path);
+    } catch {
+      return { exists: false, isFile: false, executable: false };
+    }
+    if (!walked.inside) {
+      return refused(`${walked.link} is a symlink leading out of the project`);
+    }
+    look = walked.path;
+  }
   try {
-    const info = await Deno.stat(path);
+    const info = await Deno.stat(look);
     const executable = platform === "windows"
       ? /\.(exe|cmd|bat)$/i.test(path)
       : ((info.mode ?? 0) & 0o111) !== 0;
-    const real = realPathOrNull(path, platform);
+    const real = realPathOrNull(look, platform);
     return {
       exists: true,
       isFile: info.isFile,

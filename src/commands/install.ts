@@ -261,7 +261,9 @@ function readGitignores(cwd: string): string {
   return [join(cwd, ".gitignore"), join(cwd, ".claude", ".gitignore")].map(
     (path) => {
       try {
-        return readRegularText(path, ".gitignore", MAX_GITIGNORE_BYTES) ?? "";
+        return readRegularText(path, ".gitignore", MAX_GITIGNORE_BYTES, {
+          inside: cwd,
+        }) ?? "";
       } catch {
         return "";
       }

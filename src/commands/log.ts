@@ -99,7 +99,10 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   });
   const files: string[] = [];
   for (const candidate of [`${path}.1`, path]) {
-    if (await readLog(candidate, summarizer)) files.push(candidate);
+    // The configured log is the project's: walked from the start
+    // directory, never through a committed link leading out of it.
+    const inside = typeof options.file === "string" ? null : io.cwd;
+    if (await readLog(candidate, inside, summarizer)) files.push(candidate);
   }
   if (files.length === 0 && typeof options.file === "string") {
     throw new InputError(
@@ -148,14 +151,21 @@ function parseLast(value: string): number {
  * large). A last line without a newline is a write in progress and is
  * skipped. Requires `--allow-read`.
  *
+ * @param inside The start directory, for the configured log (a link on
+ * the way leading out of it is refused); `null` for `--file`.
  * @returns False when the file does not exist.
  * @throws {InputError} When it exists but cannot be read.
  */
 async function readLog(
   path: string,
+  inside: string | null,
   summarizer: EventLogSummarizer,
 ): Promise<boolean> {
-  const file = openRegularFile(path, "event log");
+  const file = openRegularFile(
+    path,
+    "event log",
+    inside === null ? {} : { inside },
+  );
   if (file === null) return false;
   try {
     for await (const raw of readLinesForward(file)) {

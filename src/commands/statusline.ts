@@ -13,6 +13,7 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import { stdinPayload } from "../shared/command_options.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
+import { clipMiddle } from "../shared/errors.ts";
 import { loadSettings } from "../settings/load_settings.ts";
 import { scanCurrentTurn } from "../transcript/tail_scan.ts";
 import {
@@ -24,6 +25,17 @@ import {
   requiredPath,
   stringField,
 } from "../claude_client/hook_payload.ts";
+
+/**
+ * Longest tool name shown: escapes included, both ends kept. A transcript's
+ * tool name has no length of its own (a 60,000 character name, or 20,000
+ * zero-width characters that escaping makes six times longer), and the
+ * status line shares the screen.
+ */
+const MAX_NAME_CHARS = 80;
+
+/** Longest status line, like every other field stall-watch puts on screen. */
+export const MAX_STATUS_LINE_CHARS = 200;
 
 /** Largest status line payload read (Claude Code's is a few KiB). */
 export const MAX_STATUS_PAYLOAD_BYTES = 1024 * 1024;
@@ -101,14 +113,34 @@ export function statusLineText(
   const late = calls.filter((c) => now - c.startedAt >= afterSeconds * 1000);
   const [oldest] = late;
   if (oldest === undefined) return null;
-  const input = oldest.toolInput && oldest.toolInput.field !== ""
-    ? ` (${oldest.toolInput.field}=${oldest.toolInput.value})`
-    : "";
   const more = late.length > 1 ? ` (and ${late.length - 1} more)` : "";
-  return escapeTerminal(
-    `stall-watch: ${oldest.toolName || "a tool"}${input} has had no result ` +
-      `for ${duration(now - oldest.startedAt)}${more}`,
-  );
+  const head = `stall-watch: ${
+    clipMiddle(escapeTerminal(oldest.toolName || "a tool"), MAX_NAME_CHARS)
+  }`;
+  const tail = ` has had no result for ${
+    duration(now - oldest.startedAt)
+  }${more}`;
+  // The input gets the room left, its start kept (how a command begins
+  // says most), escapes included.
+  const room = MAX_STATUS_LINE_CHARS - head.length - tail.length - 3;
+  const input = oldest.toolInput && oldest.toolInput.field !== ""
+    ? ` (${
+      startOf(
+        escapeTerminal(`${oldest.toolInput.field}=${oldest.toolInput.value}`),
+        room,
+      )
+    })`
+    : "";
+  return clipMiddle(`${head}${input}${tail}`, MAX_STATUS_LINE_CHARS);
+}
+
+/** `text`, or its first `max - 1` characters and `…`, never half a surrogate pair. */
+function startOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - 1);
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
 }
 
 /** `45 s`, `12 min`, `2 h 5 min`. */

@@ -101,7 +101,13 @@ export async function run(
   }, (text, name) => planUninstall(text, name, knownPaths));
   for (const other of applicableSettingsFiles(io.env, io.cwd)) {
     if (other.path === path) continue;
-    if (registersStallWatch(other.path, knownPaths)) {
+    if (
+      registersStallWatch(
+        other.path,
+        other.scope === "user" ? null : io.cwd,
+        knownPaths,
+      )
+    ) {
       io.writeStdout(
         `stall-watch is still registered in ${
           displayPath(io.cwd, other.path)
@@ -114,10 +120,11 @@ export async function run(
 
 function registersStallWatch(
   path: string,
+  projectDir: string | null,
   knownPaths: readonly string[],
 ): boolean {
   try {
-    const { text } = readSettingsFile(path);
+    const { text } = readSettingsFile(path, projectDir);
     return findOwnHandlers(parseSettingsText(text, path), knownPaths).length >
       0;
   } catch {

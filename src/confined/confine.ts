@@ -12,17 +12,18 @@
  */
 
 import {
-  basename,
   dirname,
+  isDeviceName,
   isInside,
   joinPath,
   NATIVE,
   resolvePath,
   stepsBelow,
 } from "../shared/paths.ts";
+import { pathWithin, type Within } from "../shared/regular_file.ts";
 
 export { isInside };
-import { StallWatchError } from "../shared/errors.ts";
+import { clipMiddle, StallWatchError } from "../shared/errors.ts";
 import { ExitCode } from "../shared/errors.ts";
 
 /** The name of the folder stall-watch writes to for Claude Code. */
@@ -73,7 +74,25 @@ export function confinedPath(
       `Refusing ${what} "${path}": stall-watch only writes inside ${root}`,
     );
   }
+  const device = (stepsBelow(root, absolute) ?? []).find(isDeviceName);
+  if (device !== undefined) throw deviceRefusal(what, path, device);
   return absolute;
+}
+
+/**
+ * The refusal of a name Windows keeps for a device (`COM1.log`, `NUL`,
+ * `AUX`: see `isDeviceName`): a write there would reach the device, not
+ * a file. Refused on every platform, as one config serves them all.
+ */
+export function deviceRefusal(
+  what: string,
+  path: string,
+  name: string,
+): ConfinementError {
+  return new ConfinementError(
+    `Refusing ${what} "${path}": "${name}" is a Windows device name ` +
+      "(CON, PRN, AUX, NUL, COM1-9, LPT1-9), not a file",
+  );
 }
 
 /**
@@ -129,6 +148,8 @@ interface FolderId {
   path: string;
   /** It was a symlink (only `.claude` may be one). */
   link: boolean;
+  /** For a link: the real folder inside the start directory it was walked to. */
+  real: string | null;
   /** Device and inode of the folder (through the link); `null` where Deno reports none (Windows). */
   dev: number;
   ino: number | null;
@@ -162,11 +183,19 @@ export function recheckConfinedDir(dir: ConfinedDir, what: string): void {
   for (const seen of chain) {
     let same = false;
     try {
-      const link = Deno.lstatSync(seen.path).isSymlink;
-      const now = link ? Deno.statSync(seen.path) : Deno.lstatSync(seen.path);
-      same = link === seen.link && now.isDirectory &&
-        (seen.ino === null || now.ino === null ||
-          (now.ino === seen.ino && now.dev === seen.dev));
+      const info = Deno.lstatSync(seen.path);
+      // A link is walked again hop by hop: never followed by the kernel
+      // here, so a `.claude` swapped for a link to a network path is
+      // refused without that path being touched.
+      const folder = info.isSymlink !== seen.link
+        ? null
+        : seen.link
+        ? walkedFolder(seen.path)
+        : { path: seen.path, info };
+      same = folder !== null && (!seen.link || folder.path === seen.real) &&
+        folder.info.isDirectory &&
+        (seen.ino === null || folder.info.ino === null ||
+          (folder.info.ino === seen.ino && folder.info.dev === seen.dev));
     } catch {
       // Gone, or a link that leads nowhere: not the folder checked.
     }
@@ -194,69 +223,122 @@ export function existingConfinedDir(
 ): ConfinedDir | null {
   const target = confinedPath(cwd, dir, what, rootName);
   const root = claudeRoot(cwd, rootName);
+  const top = lstatOrNull(root);
+  if (top === null) return null;
+  // `.claude` is judged before anything below it is looked at: a path
+  // below a link is resolved through it by the kernel.
+  if (top.isSymlink) {
+    const walked = walkBelowStart(cwd, root);
+    if (walked.inside && lstatOrNull(walked.path) === null) return null;
+    ensureRoot(cwd, root, what, dir); // refuses a link leading out
+  }
   let current = root;
-  for (const step of [null, ...(stepsBelow(root, target) ?? [])]) {
-    if (step !== null) current = joinPath(NATIVE, current, step);
+  for (const step of stepsBelow(root, target) ?? []) {
+    current = joinPath(NATIVE, current, step);
     if (lstatOrNull(current) === null) return null;
   }
   return ensureConfinedDir(cwd, dir, what, rootName);
 }
 
 /**
- * The refusal of a symlink: stall-watch writes through none, and says where
- * it leads when that is outside `.claude`.
+ * The refusal of a symlink: stall-watch writes through none, and says
+ * where it leads when that is outside `.claude`. Where it leads is found
+ * from the link's own text, hop by hop below the start directory
+ * ({@link walkBelowStart}): a link out of it (to `/net/<host>/x`, or
+ * `\\host\share` on Windows) is named, never followed, so wording a
+ * refusal touches no target (an automount or an SMB session would).
  */
 export function symlinkRefusal(
   root: string,
   link: string,
   what: string,
 ): ConfinementError {
-  let outside = false;
+  const start = dirname(root);
+  let walked: Within;
+  let claude: Within;
   try {
-    outside = !isInside(realRoot(root), linkTarget(link));
+    walked = walkBelowStart(start, link);
+    claude = walkBelowStart(start, root);
   } catch {
-    outside = true; // a loop or an unreadable link leads nowhere good
+    // An unreadable link leads nowhere good.
+    walked = { inside: false, link, target: "an unreadable target" };
+    claude = walked;
+  }
+  if (walked.inside && claude.inside && isInside(claude.path, walked.path)) {
+    return new ConfinementError(
+      `Refusing ${what} "${link}": it is a symlink, and stall-watch ` +
+        "writes through none",
+    );
   }
   return new ConfinementError(
-    outside
-      ? `Refusing ${what} "${link}": it is a symlink to outside ${root}`
-      : `Refusing ${what} "${link}": it is a symlink, and stall-watch ` +
-        "writes through none",
+    `Refusing ${what} "${link}": it is a symlink to outside ${root} (${
+      walked.inside ? `to ${clip(walked.path)}` : hop(link, walked)
+    })`,
   );
 }
 
+/** Longest link text or path shown in a refusal. */
+const MAX_SHOWN_CHARS = 200;
+
+function clip(text: string): string {
+  return clipMiddle(text, MAX_SHOWN_CHARS);
+}
+
 /**
- * Where the symlink `link` leads. A dangling one is judged by the place a
- * write through it would create, not failed with a bare realpath error.
+ * Where the hop that leaves the start directory leads, from its text:
+ * `to "<text>"` for `link` itself, `via <hop> -> "<text>"` for a link
+ * further on.
  */
-function linkTarget(link: string): string {
+function hop(link: string, out: { link: string; target: string }): string {
+  const text = clip(JSON.stringify(out.target));
+  return out.link === link ? `to ${text}` : `via ${clip(out.link)} -> ${text}`;
+}
+
+/**
+ * The start directory as the kernel spells it. It is the user's choice (the
+ * folder Claude Code or the user started in), so resolving it touches
+ * nothing a repository chose.
+ */
+function realStart(start: string): string {
   try {
-    return Deno.realPathSync(link);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    return Deno.realPathSync(start);
+  } catch {
+    return start;
   }
-  let current = link;
-  for (let hops = 0; hops < 40; hops++) {
-    const target = resolvePath(dirname(current), Deno.readLinkSync(current));
-    const info = lstatOrNull(target);
-    if (info?.isSymlink) {
-      current = target;
-      continue;
-    }
-    let folder = dirname(target);
-    try {
-      folder = Deno.realPathSync(folder);
-    } catch {
-      // A missing folder is judged by its spelled-out path.
-    }
-    return joinPath(NATIVE, folder, basename(target));
-  }
-  throw new Error(`Too many levels of symbolic links: "${link}"`);
+}
+
+/**
+ * Where `path` (absolute, at or below the start directory `start`) really
+ * leads, found with `lstat` and `readlink` one step at a time from the
+ * start directory (`pathWithin`): a link whose text leaves the start
+ * directory ends the walk at that hop, its target never looked at. Links
+ * that stay inside are followed, whatever they lead through.
+ */
+export function walkBelowStart(start: string, path: string): Within {
+  const steps = stepsBelow(start, path);
+  if (steps === null) return { inside: false, link: path, target: path };
+  return pathWithin(start, realStart(start), steps.join(NATIVE.sep));
+}
+
+/**
+ * The real folder a `.claude` symlink was walked to, with what `lstat`
+ * says of it, or `null` when the walk left the start directory or ended
+ * at nothing.
+ */
+function walkedFolder(
+  root: string,
+): { path: string; info: Deno.FileInfo } | null {
+  const walked = walkBelowStart(dirname(root), root);
+  if (!walked.inside) return null;
+  const info = lstatOrNull(walked.path);
+  return info === null ? null : { path: walked.path, info };
 }
 
 /**
  * `.claude` must be a folder; it may be a symlink (the user's choice) only
- * to a folder inside the start directory.
+ * to a folder inside the start directory, which is checked from the link's
+ * text, hop by hop, never by following it (a committed `.claude ->
+ * /net/<host>/s` must not reach the host).
  *
  * @returns Its identity: for a symlink, that of the folder inside the start
  * directory it was checked to lead to.
@@ -267,20 +349,75 @@ function ensureRoot(
   what: string,
   requested: string,
 ): FolderId {
-  const step = ensureDirectoryStep(root, root, what, requested, true);
-  if (!step.id.link) return step.id;
-  const real = Deno.realPathSync(root);
-  if (!isInside(realRoot(cwd), real)) {
+  const { info } = lstatOrCreateFolder(root);
+  if (!info.isSymlink) return folderId(root, info, what, requested);
+  const walked = walkBelowStart(cwd, root);
+  if (!walked.inside) {
     throw new ConfinementError(
-      `Refusing ${what} "${requested}": ${root} is a symlink to ${real}, outside ${cwd}`,
+      `Refusing ${what} "${requested}": ${root} is a symlink to outside ${cwd} (${
+        hop(root, walked)
+      })`,
     );
   }
-  const info = Deno.statSync(real);
-  return { path: root, link: true, dev: info.dev, ino: info.ino };
+  const target = lstatOrNull(walked.path);
+  if (target === null) {
+    // A committed `.claude -> missing`: say so, not "internal error".
+    throw new ConfinementError(
+      `Cannot use ${what} "${requested}": ${root} is a symlink to ` +
+        `${clip(readLinkOrUnknown(root))}, which does not exist`,
+    );
+  }
+  return {
+    ...folderId(root, target, what, requested),
+    link: true,
+    real: walked.path,
+  };
+}
+
+/** `lstat` of `current`, creating it as a folder when missing. */
+function lstatOrCreateFolder(
+  current: string,
+): { created: boolean; info: Deno.FileInfo } {
+  try {
+    return { created: false, info: Deno.lstatSync(current) };
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  let created = false;
+  try {
+    Deno.mkdirSync(current);
+    created = true;
+  } catch (mkdirError) {
+    // Another hook of the same session may have created it meanwhile.
+    if (!(mkdirError instanceof Deno.errors.AlreadyExists)) throw mkdirError;
+  }
+  return { created, info: Deno.lstatSync(current) };
+}
+
+/** The identity of a folder that is no symlink, or the refusal of anything else. */
+function folderId(
+  current: string,
+  info: Deno.FileInfo,
+  what: string,
+  requested: string,
+): FolderId {
+  if (!info.isDirectory) {
+    throw new ConfinementError(
+      `Cannot use ${what} "${requested}": ${current} is not a directory`,
+    );
+  }
+  return {
+    path: current,
+    link: false,
+    real: null,
+    dev: info.dev,
+    ino: info.ino,
+  };
 }
 
 /**
- * Makes sure `current` is a folder, creating it.
+ * Makes sure `current`, below `.claude`, is a folder and no symlink,
+ * creating it.
  *
  * @returns Whether it was created, and the identity of the folder checked.
  */
@@ -289,58 +426,15 @@ function ensureDirectoryStep(
   root: string,
   what: string,
   requested: string,
-  symlinkAllowed = false,
 ): { created: boolean; id: FolderId } {
-  let info: Deno.FileInfo;
-  let created = false;
-  try {
-    info = Deno.lstatSync(current);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    try {
-      Deno.mkdirSync(current);
-      created = true;
-    } catch (mkdirError) {
-      // Another hook of the same session may have created it meanwhile.
-      if (!(mkdirError instanceof Deno.errors.AlreadyExists)) throw mkdirError;
-    }
-    info = Deno.lstatSync(current);
-  }
-  if (info.isSymlink && !symlinkAllowed) {
+  const { created, info } = lstatOrCreateFolder(current);
+  if (info.isSymlink) {
     const refusal = symlinkRefusal(root, current, what);
     throw new ConfinementError(
       refusal.message.replace(`"${current}": it`, `"${requested}": ${current}`),
     );
   }
-  const link = info.isSymlink;
-  if (link) {
-    const target = statOrNull(current);
-    if (target === null) {
-      // A committed `.claude -> missing`: say so, not "internal error".
-      throw new ConfinementError(
-        `Cannot use ${what} "${requested}": ${current} is a symlink to ` +
-          `${readLinkOrUnknown(current)}, which does not exist`,
-      );
-    }
-    info = target;
-  }
-  if (!info.isDirectory) {
-    throw new ConfinementError(
-      `Cannot use ${what} "${requested}": ${current} is not a directory`,
-    );
-  }
-  return {
-    created,
-    id: { path: current, link, dev: info.dev, ino: info.ino },
-  };
-}
-
-/**
- * Gives a folder that is stall-watch's alone a `.gitignore` of `*` when it
- * has none, created exclusively (an existing one is left alone).
- */
-export function ensureOwnGitignore(dir: ConfinedDir): void {
-  writeOwnGitignore(dir);
+  return { created, id: folderId(current, info, what, requested) };
 }
 
 /** Creates `<dir>/.gitignore` exclusively; an existing one is left alone. */
@@ -357,26 +451,6 @@ function writeOwnGitignore(dir: string): void {
     }
   } catch {
     // Best effort: the folder works without it.
-  }
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return path;
-  }
-}
-
-function realRoot(root: string): string {
-  return realOrSelf(root);
-}
-
-function statOrNull(path: string): Deno.FileInfo | null {
-  try {
-    return Deno.statSync(path);
-  } catch {
-    return null;
   }
 }
 

@@ -26,10 +26,21 @@
  * @module
  */
 
-import { joinPath, NATIVE } from "../shared/paths.ts";
 import {
+  isDeviceName,
+  isInside,
+  joinPath,
+  NATIVE,
+  relativePath,
+} from "../shared/paths.ts";
+import {
+  CLAUDE_DIR,
+  claudeRoot,
   type ConfinedDir,
   ConfinementError,
+  deviceRefusal,
+  ensureConfinedDir,
+  OWN_GITIGNORE,
   recheckConfinedDir,
   symlinkRefusal,
 } from "./confine.ts";
@@ -55,6 +66,7 @@ export function confinedFile(dir: ConfinedDir, name: string): string {
   if (name === "" || name === "." || name === ".." || /[\\/\0]/.test(name)) {
     throw new ConfinementError(`Refusing file name "${name}" in ${dir}`);
   }
+  if (isDeviceName(name)) throw deviceRefusal("file", `${dir}/${name}`, name);
   return joinPath(NATIVE, dir, name);
 }
 
@@ -594,5 +606,75 @@ export function removeEmptyDir(dir: ConfinedDir): void {
     Deno.removeSync(dir); // not recursive: fails unless empty
   } catch {
     // Not empty, or gone: leave it.
+  }
+}
+
+/**
+ * The folder below `.claude` that is stall-watch's alone by its name: the
+ * default state folder and event log, settings backups, relocated state.
+ */
+export const OWN_FOLDER = "stall_watch";
+
+/** How many foreign `.gitignore` files are kept moved aside. */
+const MAX_GITIGNORES_ASIDE = 3;
+
+/**
+ * `ensureConfinedDir`, and when `dir` is `.claude/stall_watch` or a folder
+ * below it, that folder's own `.gitignore` ({@link ensureOwnGitignore}):
+ * every write of state, logs or backups there goes through this.
+ */
+export function ensureOwnedDir(
+  cwd: string,
+  dir: string,
+  what: string,
+  rootName: string = CLAUDE_DIR,
+): ConfinedDir {
+  const made = ensureConfinedDir(cwd, dir, what, rootName);
+  const own = joinPath(NATIVE, claudeRoot(cwd, rootName), OWN_FOLDER);
+  if (isInside(own, made)) {
+    ensureOwnGitignore(
+      made === own
+        ? made
+        : ensureConfinedDir(cwd, relativePath(cwd, own), what, rootName),
+    );
+  }
+  return made;
+}
+
+/**
+ * Makes sure `dir`, a folder that is stall-watch's alone, carries
+ * stall-watch's own `.gitignore` of `*`, so git shows none of its state,
+ * logs and settings backups (which may hold an API key), whatever a
+ * `.gitignore` higher up says (git reads the deepest one last, and skips
+ * folders it ignores, `.gitignore` files and all). It is created when
+ * missing; one stall-watch did not write (a cloned repository's `!*`, a
+ * symlink, a FIFO) is moved aside unchanged, to `.gitignore.quarantined-<n>`
+ * as an unusable state file is (a rename never opens it nor follows a
+ * link), and replaced. At most 3 are kept aside; past that it is left.
+ * Best effort: the folder works without it.
+ */
+export function ensureOwnGitignore(dir: ConfinedDir): void {
+  const name = ".gitignore";
+  const what = "git ignore file";
+  try {
+    const path = confinedFile(dir, name);
+    const seen = lstatOrNull(path);
+    if (seen !== null) {
+      let text: string | null = null;
+      try {
+        text = readConfinedText(path, what);
+      } catch {
+        // A link, FIFO or hard link: not stall-watch's.
+      }
+      if (text === OWN_GITIGNORE) return;
+      if (
+        quarantineConfined(dir, name, what, seen, MAX_GITIGNORES_ASIDE) === null
+      ) {
+        return;
+      }
+    }
+    createConfinedFile(dir, name, encoder.encode(OWN_GITIGNORE), what);
+  } catch {
+    // Another run made it meanwhile, or the folder changed: leave it.
   }
 }

@@ -6,10 +6,17 @@
  * @module
  */
 
-import { basename, dirname } from "../shared/paths.ts";
+import {
+  basename,
+  dirname,
+  joinPath,
+  NATIVE,
+  resolvePath,
+  stepsBelow,
+} from "../shared/paths.ts";
 import type { CliIO } from "../shared/cli_io.ts";
-import { existingConfinedDir } from "../confined/confine.ts";
-import { confinedFile, lstatOrNull } from "../confined/confined_file.ts";
+import { walkBelowStart } from "../confined/confine.ts";
+import { lstatOrNull } from "../confined/confined_file.ts";
 import {
   type KillSwitchStatus,
   killSwitchStatus,
@@ -30,25 +37,57 @@ export function killSwitchOf(
     env: io.env,
     envName: settings.killSwitchEnv,
     file,
-    fileExists: file !== null && markerExists(io.cwd, file),
+    fileExists: file !== null && lookAtMarker(io.cwd, file).state === "present",
     configured: settings.killSwitch,
   });
 }
 
+/** What a look at the kill-switch marker found. */
+export type MarkerLook =
+  | { state: "present" | "absent" }
+  /** Not looked at: a folder on the way is a link leading out of the project. */
+  | { state: "refused"; reason: string };
+
 /**
- * Whether the marker is there: `file` (a relative path inside `.claude`,
- * as the settings let it through) is looked at with `lstat`, so a marker
- * that is a symlink counts without its target being touched, and only
- * through folders that are no symlinks below `.claude` (a committed
- * `.claude/net -> /net/host` must not lead the look elsewhere). A refused
- * folder counts as no marker.
+ * Whether the marker is there. `file` is one the settings let through
+ * (`markerRefusal` in `settings/settings.ts`: never a network or device
+ * path). Inside the project (a path a cloned repository's links can reach)
+ * it is walked from the start directory with `lstat` and `readlink`, and
+ * a folder on the way that is a link leading out of the project is
+ * refused without its target being touched (a committed `.claude ->
+ * /net/host/s` must not lead the look there); the marker itself is looked
+ * at with `lstat`, so a symlink counts without being followed. Outside the
+ * project it is the operator's own path (`/tmp/stall_off`), looked at
+ * with `lstat`. Requires `--allow-read`.
  */
-function markerExists(cwd: string, file: string): boolean {
+export function lookAtMarker(cwd: string, file: string): MarkerLook {
+  const path = resolvePath(cwd, file);
+  if (stepsBelow(cwd, path) === null) return present(lstatOrNullSafe(path));
   try {
-    const dir = existingConfinedDir(cwd, dirname(file), "kill-switch file");
-    return dir !== null &&
-      lstatOrNull(confinedFile(dir, basename(file))) !== null;
+    const folder = walkBelowStart(cwd, dirname(path));
+    if (!folder.inside) {
+      return {
+        state: "refused",
+        reason: `${folder.link} is a symlink leading out of ${cwd}`,
+      };
+    }
+    return present(
+      lstatOrNullSafe(joinPath(NATIVE, folder.path, basename(path))),
+    );
   } catch {
-    return false;
+    return { state: "absent" }; // unreadable on the way: no marker seen
+  }
+}
+
+function present(info: Deno.FileInfo | null): MarkerLook {
+  return { state: info === null ? "absent" : "present" };
+}
+
+/** `lstat`, or `null` for anything that is not there to see. */
+function lstatOrNullSafe(path: string): Deno.FileInfo | null {
+  try {
+    return lstatOrNull(path);
+  } catch {
+    return null;
   }
 }

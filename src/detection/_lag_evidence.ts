@@ -147,7 +147,9 @@ function finalReplyOnFile(
 ): boolean {
   if (lastAssistantMessage === null) return false;
   if (isClaudeCodeText(lastAssistantMessage)) return false;
-  const texts: string[] = [];
+  // Newest line first, turned round once: an unshift per line would be
+  // quadratic in a message of 50,000 lines.
+  const lines: (readonly string[])[] = [];
   let messageId: string | null | undefined;
   for (let i = turn.length - 1; i >= 0; i--) {
     const entry = turn[i] as Entry;
@@ -161,8 +163,9 @@ function finalReplyOnFile(
     }
     if (messageId === undefined) messageId = entry.messageId;
     else if (messageId === null || entry.messageId !== messageId) break;
-    texts.unshift(...entry.texts);
+    lines.push(entry.texts);
   }
+  const texts = lines.reverse().flat();
   return texts.length > 0 && normalisedEquals(lastAssistantMessage, texts);
 }
 

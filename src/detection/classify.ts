@@ -398,13 +398,15 @@ function answeredBeforeLastCall(
     return false;
   }
   const key = messageKey(lastEntry);
-  const texts: string[] = [];
+  // Newest line first, turned round once (an unshift per line is quadratic).
+  const lines: (readonly string[])[] = [];
   for (let i = lastActivity; i >= 0; i--) {
     const entry = turn[i] as Entry;
     if (entry.kind !== "assistant" || isOwnEntry(entry)) continue;
     if (messageKey(entry) !== key) break;
-    texts.unshift(...entry.texts);
+    lines.push(entry.texts);
   }
+  const texts = lines.reverse().flat();
   return texts.length > 0 && judgeClosingText(texts.join("\n")).complete;
 }
 

@@ -185,6 +185,15 @@ export async function detectStalls(
   const firstReason = behind(now);
   const waited = firstReason !== null && clock.now() + now.ms < deadline;
   let seenSize = now.scan?.fileSize ?? null;
+  // Where the appended lines were read up to: each poll goes on from there.
+  let checkedTo = now.scan?.endOffset ?? 0;
+  const appended = {
+    includeSidechains: input.isSubagent,
+    // The look's own byte budget, and the wait's deadline: a file that
+    // keeps growing, or one append of gigabytes, cannot keep it reading.
+    maxBytes: { ...DEFAULT_SCAN_BUDGETS, ...options.budgets }.bytes,
+    stopWhen: () => clock.now() >= deadline,
+  };
   while (behind(now) !== null && clock.now() + now.ms < deadline) {
     await clock.sleep(Math.min(poll, deadline - clock.now()));
     const size = await sizeOf(path);
@@ -196,16 +205,18 @@ export async function detectStalls(
     if (!damaged && now.scan !== null) {
       // Only metadata appended (progress lines, snapshots): nothing to look
       // again for, and a long turn is not read again for it.
-      const grew = await reader.appended(path, now.scan.endOffset, {
-        includeSidechains: input.isSubagent,
-      });
-      if (grew === false) continue;
+      const grew = await reader.appended(path, checkedTo, appended);
+      if (grew !== null && !grew.changed) {
+        checkedTo = grew.to;
+        continue;
+      }
     }
     if (damaged || clock.now() + now.ms < deadline) {
       // Let go of the last look's entries first: a long turn read twice
       // over would hold two copies at the peak.
       now = { scan: null, verdict: null, proven: false, ms: now.ms };
       now = await look();
+      checkedTo = now.scan?.endOffset ?? checkedTo;
     }
     if (damaged) break;
   }

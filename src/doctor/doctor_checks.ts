@@ -8,6 +8,7 @@
  */
 
 import type { KillSwitchStatus } from "../guardrails/guardrails.ts";
+import type { MarkerLook } from "../decision/kill_switch.ts";
 import type { AnnouncedNoCallMode } from "../settings/settings.ts";
 import {
   handlerIdentity,
@@ -61,6 +62,8 @@ export interface PathFacts {
   executable: boolean;
   /** Where it leads, links resolved (absent: not known). */
   realPath?: string;
+  /** Why it was never looked at (a network path); absent: it was. */
+  refused?: string;
 }
 
 /** Everything the checks look at. */
@@ -85,6 +88,16 @@ export interface DoctorFacts {
   /** Config and environment problems, one line each. */
   problems: readonly string[];
   killSwitch: KillSwitchStatus;
+  /**
+   * The kill-switch marker in force: its path as given, where it was set
+   * (`env STALL_WATCH_KILL_SWITCH_FILE`, or the config's `file:line:col`)
+   * and what a look found; absent or `null`: none is set.
+   */
+  killSwitchMarker?: {
+    path: string;
+    source: string;
+    look: MarkerLook;
+  } | null;
   /** What the hook does with an announced action that never came. */
   announcedNoCall: AnnouncedNoCallMode;
   watchMaxSeconds: number;
@@ -94,6 +107,18 @@ export interface DoctorFacts {
   plugin: PluginFacts;
   /** The Claude Code release the project runs (`_doctor_client.ts`). */
   client: ClientFacts;
+  /**
+   * The status line Claude Code shows (the most specific file's), when it
+   * runs a stall-watch's `statusline`; its program's paths are in
+   * {@link paths}; absent or `null`: none.
+   */
+  statusLine?: {
+    /** The settings file, as shown. */
+    file: string;
+    scope: Scope;
+    /** The `statusLine` value. */
+    value: Readonly<Record<string, unknown>>;
+  } | null;
 }
 
 /** The files a handler runs: the program, and `main.ts` for `deno run`. */
@@ -195,10 +220,17 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
   results.push(
     ...configChecks(facts),
     killSwitchCheck(facts),
+    ...markerCheck(facts),
     announcedCheck(facts),
   );
   results.push(...timerChecks(facts.timers));
-  results.push(...clientChecks(facts.client));
+  const statusLine = statusLineChecks(facts);
+  results.push(...clientChecks(
+    statusLine.length === 0
+      ? facts.client
+      : { ...facts.client, statusLine: null },
+  ));
+  results.push(...statusLine);
   return results;
 }
 
@@ -279,7 +311,9 @@ function handlerChecks(
   paths.written.forEach((written, i) => {
     const resolved = paths.resolved[i] as string;
     const path = facts.paths.get(resolved);
-    if (!isAbsolutePath(resolved)) {
+    if (path?.refused !== undefined) {
+      fail(`${written} was never looked at: ${path.refused}`, reinstall);
+    } else if (!isAbsolutePath(resolved)) {
       fail(`${written} is not an absolute path`, reinstall);
     } else if (!path?.exists) {
       fail(
@@ -332,39 +366,12 @@ function handlerChecks(
   const runs = `${
     [...paths.written, ...own.args].join(" ")
   } (timeout ${timeout} s)`;
-  const results: CheckResult[] = [];
-  // The file that is stall-watch: `main.ts` for `deno run`, else the program.
-  const identifying = paths.resolved.at(-1);
-  const real = identifying === undefined
-    ? undefined
-    : facts.paths.get(identifying)?.realPath;
-  if (
-    real !== undefined && facts.selfPath !== undefined &&
-    real !== facts.selfPath
-  ) {
-    // A program of the same name is not this stall-watch: a repository can
-    // register its own "stall-watch" (say, a curl | sh) for Stop.
-    results.push({
-      status: "warn",
-      text:
-        `${at}: runs ${runs}, a different program than this stall-watch (${facts.selfPath}), which doctor cannot vouch for`,
-      fix: `if you did not put it there, remove it and ${reinstall}`,
-    });
-  } else {
-    results.push({ status: "ok", text: `${at}: ${runs}` });
-  }
-  // As written: a link inside the project can be changed like a file.
-  if (
-    identifying !== undefined && isPathInside(facts.projectDir, identifying)
-  ) {
-    results.push({
-      status: "warn",
-      text: `${at}: ${
-        paths.written.at(-1)
-      } lives inside the project, so whatever changes the project (a pull, a cloned repository, a tool) changes what runs at every stop`,
-      fix: `install stall-watch outside the project and ${reinstall} with it`,
-    });
-  }
+  const results = programChecks(facts, at, paths, {
+    runs,
+    ok: `${at}: ${runs}`,
+    when: "at every stop",
+    reinstall,
+  });
   const [program, ...words] = parsed?.words ?? [];
   if (program !== undefined && isInNpxCache(program)) {
     results.push({
@@ -403,6 +410,94 @@ function handlerChecks(
     });
   }
   return results;
+}
+
+/** How {@link programChecks} words its lines. */
+interface ProgramWording {
+  /** What runs, as shown ("/x/stall-watch (timeout 30 s)"). */
+  runs: string;
+  /** The line when doctor can vouch for the program; `null`: none. */
+  ok: string | null;
+  /** When the program runs ("at every stop"). */
+  when: string;
+  /** How to register it again. */
+  reinstall: string;
+}
+
+/**
+ * What doctor can vouch for of the program a hook or the status line
+ * runs, the same checks for both: whether it is this stall-watch (the
+ * binary, or `main.ts` for `deno run`, links resolved), and whether it
+ * lives inside the project, where a pull or a cloned repository changes
+ * what runs. A repository can register its own `tools/stall-watch` under
+ * either (say, a `curl | sh`).
+ */
+function programChecks(
+  facts: DoctorFacts,
+  at: string,
+  paths: HandlerPaths,
+  wording: ProgramWording,
+): CheckResult[] {
+  const results: CheckResult[] = [];
+  // The file that is stall-watch: `main.ts` for `deno run`, else the program.
+  const identifying = paths.resolved.at(-1);
+  const real = identifying === undefined
+    ? undefined
+    : facts.paths.get(identifying)?.realPath;
+  if (
+    real !== undefined && facts.selfPath !== undefined &&
+    real !== facts.selfPath
+  ) {
+    results.push({
+      status: "warn",
+      text:
+        `${at}: runs ${wording.runs}, a different program than this stall-watch (${facts.selfPath}), which doctor cannot vouch for`,
+      fix: `if you did not put it there, remove it and ${wording.reinstall}`,
+    });
+  } else if (wording.ok !== null) {
+    results.push({ status: "ok", text: wording.ok });
+  }
+  // As written: a link inside the project can be changed like a file. A
+  // relative path is found in the session's folder, the project.
+  if (
+    identifying !== undefined &&
+    (!isAbsolutePath(identifying) ||
+      isPathInside(facts.projectDir, identifying))
+  ) {
+    results.push({
+      status: "warn",
+      text: `${at}: ${
+        paths.written.at(-1)
+      } lives inside the project, so whatever changes the project (a pull, a cloned repository, a tool) changes what runs ${wording.when}`,
+      fix:
+        `install stall-watch outside the project and ${wording.reinstall} with it`,
+    });
+  }
+  return results;
+}
+
+/**
+ * The status line Claude Code shows, when it runs a stall-watch's
+ * `statusline`: the program checks of a hook ({@link programChecks}).
+ * doctor's other line on it (what it names, how often) is an `ok` only
+ * when nothing here warned.
+ */
+function statusLineChecks(facts: DoctorFacts): CheckResult[] {
+  const line = facts.statusLine;
+  if (!line) return [];
+  const at = `the status line in ${line.file}`;
+  const paths = handlerPaths(line.value, facts.projectDir);
+  return programChecks(
+    facts,
+    at,
+    paths,
+    {
+      runs: `${paths.written.join(" ")} statusline`,
+      ok: null,
+      when: "on screen",
+      reinstall: `run "stall-watch install --statusline --scope ${line.scope}"`,
+    },
+  );
 }
 
 function duplicateChecks(facts: DoctorFacts): CheckResult[] {
@@ -470,6 +565,31 @@ function announcedCheck(facts: DoctorFacts): CheckResult {
       "last words announce an action that never came is allowed and logged " +
       `(${measured}); "announced_no_call": "block" nudges it`,
   };
+}
+
+/**
+ * Which kill-switch marker is in force, who set it, and whether it is
+ * there: a marker that cannot work (a link on the way leads out of the
+ * project) is a warning, since the operator counts on it.
+ */
+function markerCheck(facts: DoctorFacts): CheckResult[] {
+  const marker = facts.killSwitchMarker;
+  if (!marker) return [];
+  const named = `kill-switch marker ${marker.path} (set by ${marker.source})`;
+  const { look } = marker;
+  if (look.state === "refused") {
+    return [{
+      status: "warn",
+      text: `${named} is never looked at: ${look.reason}`,
+      fix: "name a marker reached without a link leading out of the project",
+    }];
+  }
+  return [{
+    status: "ok",
+    text: look.state === "present"
+      ? `${named} exists: every stop is allowed while it does`
+      : `${named} does not exist (create it to allow every stop)`,
+  }];
 }
 
 function killSwitchCheck(facts: DoctorFacts): CheckResult {

@@ -149,7 +149,7 @@ async function fileFacts(
     missingPrograms: [],
   };
   try {
-    const file = readSettingsFile(path);
+    const file = readSettingsFile(path, scope === "user" ? null : cwd);
     facts.exists = file.exists;
     if (!file.exists) return facts;
     const handlers = findOwnCodexHandlers(

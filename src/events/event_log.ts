@@ -10,10 +10,11 @@
  */
 
 import { basename, dirname } from "../shared/paths.ts";
-import { type ConfinedDir, ensureConfinedDir } from "../confined/confine.ts";
+import type { ConfinedDir } from "../confined/confine.ts";
 import {
   appendConfined,
   confinedFile,
+  ensureOwnedDir,
   lstatOrNull,
   renameConfined,
 } from "../confined/confined_file.ts";
@@ -159,7 +160,7 @@ export async function appendEvents(
   options: EventLogOptions,
 ): Promise<void> {
   if (records.length === 0) return;
-  const dir = ensureConfinedDir(
+  const dir = ensureOwnedDir(
     options.cwd,
     dirname(options.path),
     "event log folder",

@@ -6,12 +6,16 @@
  * @module
  */
 
+import { isDeviceName } from "../shared/paths.ts";
+
 /**
  * A session id fit for a file name: characters outside `[A-Za-z0-9._-]`
- * become `_`, so `../../etc` cannot leave the state folder.
+ * become `_`, so `../../etc` cannot leave the state folder, and a Windows
+ * device name (`CON`, `NUL.x`: `CON.json` would open the console) gets a
+ * `_` in front.
  */
 export function safeSessionId(sessionId: string): string {
   const safe = sessionId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 128);
   if (safe === "" || /^\.+$/.test(safe)) return `session${safe.length}`;
-  return safe;
+  return isDeviceName(`${safe}.json`) ? `_${safe}` : safe;
 }

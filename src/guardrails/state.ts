@@ -20,11 +20,11 @@
 import {
   type ConfinedDir,
   ConfinementError,
-  ensureConfinedDir,
   existingConfinedDir,
 } from "../confined/confine.ts";
 import {
   confinedFile,
+  ensureOwnedDir,
   lstatOrNull,
   quarantineConfined,
   readConfinedText,
@@ -263,7 +263,7 @@ export class StateStore {
    */
   #sessionFiles(sessionId: string, stateDir: string): SessionFiles {
     return sessionFilesIn(
-      ensureConfinedDir(this.#options.cwd, stateDir, "state folder"),
+      ensureOwnedDir(this.#options.cwd, stateDir, "state folder"),
       sessionId,
     );
   }

@@ -4,7 +4,12 @@
  * seconds (also while a tool call runs, 2.1.97+), so a call hung in flight is
  * named on screen. A settings file holds one `statusLine`: install adds
  * stall-watch's where there is none, updates its own, and never replaces
- * someone else's; uninstall removes only its own.
+ * someone else's; uninstall removes only its own. A status line is
+ * recognised by the hook's program rules (`hook_command.ts`), and is its
+ * own only when install could have written it: a repository's own
+ * `"$CLAUDE_PROJECT_DIR"/tools/stall-watch statusline` is a program
+ * inside the project, which is not stall-watch's to update or remove
+ * (doctor warns of it as it does of such a hook).
  *
  * Pure: settings in, edits out.
  *
@@ -14,6 +19,7 @@
 import {
   describeCommand,
   type Invocation,
+  isDenoProgram,
   ownCommandArgs,
   parseHandlerCommand,
 } from "./hook_command.ts";
@@ -41,8 +47,13 @@ export function buildStatusLine(
   };
 }
 
-/** Whether a `statusLine` value runs this stall-watch's `statusline`. */
-export function isOwnStatusLine(
+/**
+ * Whether a `statusLine` value runs a stall-watch's `statusline`, by the
+ * hook's program rules: this stall-watch, a release binary's name, or
+ * `deno run` of a `main.ts` with the release flags. Whose program that is
+ * doctor checks as it does a hook's.
+ */
+export function runsStallWatchStatusLine(
   value: unknown,
   knownPaths: readonly string[],
 ): value is Record<string, unknown> {
@@ -50,6 +61,39 @@ export function isOwnStatusLine(
   const parsed = parseHandlerCommand(value);
   const args = parsed && ownCommandArgs(parsed, knownPaths);
   return args?.length === 1 && args[0] === "statusline";
+}
+
+/**
+ * Whether a `statusLine` value is stall-watch's own, to update or remove:
+ * it runs a stall-watch's `statusline` ({@link runsStallWatchStatusLine})
+ * from a program install could have written, an absolute path or a name
+ * on the `PATH`, never one the project holds (see {@link programInProject}).
+ */
+export function isOwnStatusLine(
+  value: unknown,
+  knownPaths: readonly string[],
+): value is Record<string, unknown> {
+  return runsStallWatchStatusLine(value, knownPaths) &&
+    !programInProject(value);
+}
+
+/**
+ * Whether the program a command runs (or the `main.ts` of `deno run`) is
+ * written as a file in the project: below `$CLAUDE_PROJECT_DIR`, or a
+ * relative path, which Claude Code resolves in the session's folder.
+ * install writes neither: it names the program by its absolute path.
+ */
+export function programInProject(value: Record<string, unknown>): boolean {
+  const [program, ...rest] = parseHandlerCommand(value)?.words ?? [];
+  if (program === undefined) return false;
+  const files = [program];
+  if (isDenoProgram(program)) {
+    files.push(...rest.filter((word) => /\.[jt]s$/.test(word)));
+  }
+  return files.some((file) =>
+    /\$\{?CLAUDE_PROJECT_DIR\b/.test(file) ||
+    (/[\\/]/.test(file) && !/^(\/|[A-Za-z]:[\\/]|\\\\|~[\\/])/.test(file))
+  );
 }
 
 /**

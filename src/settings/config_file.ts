@@ -8,7 +8,7 @@
  * @module
  */
 
-import { resolvePath } from "../shared/paths.ts";
+import { networkPathReason, resolvePath } from "../shared/paths.ts";
 import { describe } from "../shared/errors.ts";
 import {
   readRegularText,
@@ -66,6 +66,19 @@ export async function loadConfigFile(
   path: string,
   cwd?: string,
 ): Promise<ConfigFile> {
+  const network = networkPathReason(path);
+  if (network !== null) {
+    // A `STALL_WATCH_CONFIG` of `\\host\share\c.jsonc` would be read at
+    // every stop: on Windows that opens an SMB session.
+    return {
+      path,
+      values: new Map(),
+      problems: [{
+        source: path,
+        message: `cannot read the config file: ${network}, never looked at`,
+      }],
+    };
+  }
   const file = cwd === undefined ? path : resolvePath(cwd, path);
   let text: string | null;
   try {

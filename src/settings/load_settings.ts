@@ -12,6 +12,7 @@ import {
   ConfinementError,
 } from "../confined/confine.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
+import { isInside, NATIVE, resolvePath } from "../shared/paths.ts";
 import {
   DEFAULT_SETTINGS,
   resolveSettings,
@@ -57,7 +58,18 @@ export async function loadSettings(
     stateDir: `${clientDir}/stall_watch`,
     eventLogPath: `${clientDir}/stall_watch/events.jsonl`,
   };
-  const resolved = resolveSettings(env, config.values, defaults);
+  // A config file inside the project is the project's (a cloned
+  // repository wrote it); one elsewhere, named in the environment, the
+  // user's own.
+  const owner = isInside(cwd, resolvePath(cwd, configPath))
+    ? "project"
+    : "user";
+  const resolved = resolveSettings(
+    env,
+    config.values,
+    { configOwner: owner, cwd, style: NATIVE },
+    defaults,
+  );
   const settings = resolved.settings;
   // An array literal, not unshift(...): a hostile config may hold 200,000
   // unknown keys, and a call with that many arguments overflows the stack.

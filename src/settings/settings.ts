@@ -12,10 +12,14 @@ import type { StallKind } from "../detection/classify.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 import {
   isAbsolute,
+  isDeviceName,
+  isDriveRelative,
+  isInside,
   NATIVE,
+  networkPathReason,
   normalize,
-  POSIX,
-  WINDOWS,
+  type PathStyle,
+  resolvePath,
 } from "../shared/paths.ts";
 import {
   NUDGE_PRESETS,
@@ -64,7 +68,13 @@ export interface Settings {
   /** Config file `kill_switch: true` turns recovery off. */
   killSwitch: boolean;
   killSwitchEnv: string;
+  /** The kill-switch marker, as given (see {@link markerRefusal}). */
   killSwitchFile: string | null;
+  /**
+   * Where {@link killSwitchFile} was set: `env STALL_WATCH_KILL_SWITCH_FILE`
+   * or the config file's `file:line:column`; `null` with no marker.
+   */
+  killSwitchFileSource: string | null;
   output: OutputMode;
   /** Which texts the recovery prompt starts from. */
   nudgePreset: NudgePreset;
@@ -108,6 +118,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   killSwitch: false,
   killSwitchEnv: "STALL_WATCH_DISABLED",
   killSwitchFile: null,
+  killSwitchFileSource: null,
   output: "stderr",
   nudgePreset: "default",
   stateDir: ".claude/stall_watch",
@@ -174,15 +185,42 @@ export interface ResolvedSettings {
 }
 
 /**
+ * Who chose the config file's values: the project (the default
+ * `.claude/stall-watch.jsonc`, or any config file inside the start
+ * directory: a cloned repository wrote it) or the user (a config file
+ * elsewhere, named by `STALL_WATCH_CONFIG`).
+ */
+export type ConfigOwner = "project" | "user";
+
+/** What {@link resolveSettings} judges a path by: who chose it, and where it runs. */
+export interface SettingsOrigin {
+  /** Who wrote the config file. */
+  configOwner: ConfigOwner;
+  /** The start directory; `null`: paths are judged on their text alone. */
+  cwd: string | null;
+  /** How paths are spelled here. */
+  style: PathStyle;
+}
+
+/** A project's config, judged on the text of its paths alone. */
+const PROJECT_CONFIG: SettingsOrigin = {
+  configOwner: "project",
+  cwd: null,
+  style: NATIVE,
+};
+
+/**
  * Merges environment, config file and defaults.
  *
  * @param env The process environment.
  * @param file Values from the config file (see `config_file.ts`).
+ * @param origin Who wrote the config file, and the start directory.
  * @param defaults What an unset setting is (a client's own state folder).
  */
 export function resolveSettings(
   env: Readonly<Record<string, string>>,
   file: ConfigValues,
+  origin: SettingsOrigin = PROJECT_CONFIG,
   defaults: Readonly<Settings> = DEFAULT_SETTINGS,
 ): ResolvedSettings {
   const problems: SettingProblem[] = [];
@@ -230,12 +268,8 @@ export function resolveSettings(
       d.killSwitchEnv,
       envName,
     ),
-    killSwitchFile: pick(
-      "STALL_WATCH_KILL_SWITCH_FILE",
-      "kill_switch_file",
-      d.killSwitchFile,
-      markerFile as Converter<string | null>,
-    ),
+    killSwitchFile: null,
+    killSwitchFileSource: null,
     output: pick(
       "STALL_WATCH_OUTPUT",
       "output",
@@ -307,7 +341,106 @@ export function resolveSettings(
     presetText(settings.nudgePreset),
     problems,
   );
+  const marker = killSwitchMarker(env, file, origin, problems);
+  if (marker !== null) {
+    settings.killSwitchFile = marker.path;
+    settings.killSwitchFileSource = marker.source;
+  }
   return { settings, problems };
+}
+
+/** Who may name a kill-switch marker where (see {@link markerRefusal}). */
+export type MarkerChooser = "operator" | "project";
+
+/**
+ * The kill-switch marker, from the environment (the operator's), else the
+ * config file (the operator's when the user wrote it, else the
+ * project's), each judged by {@link markerRefusal}; a refused value is a
+ * problem and the next source is tried.
+ */
+function killSwitchMarker(
+  env: Readonly<Record<string, string>>,
+  file: ConfigValues,
+  origin: SettingsOrigin,
+  problems: SettingProblem[],
+): { path: string; source: string } | null {
+  const name = "STALL_WATCH_KILL_SWITCH_FILE";
+  const raw = env[name];
+  if (raw !== undefined && raw !== "") {
+    const refusal = markerRefusal(raw, "operator", origin);
+    if (refusal === null) return { path: raw, source: `env ${name}` };
+    problems.push({ source: `env ${name}`, message: refusal });
+  }
+  const found = file.get("kill_switch_file");
+  if (found === undefined) return null;
+  const chooser = origin.configOwner === "user" ? "operator" : "project";
+  const refusal = typeof found.value === "string"
+    ? markerRefusal(found.value, chooser, origin)
+    : `must be a non-empty path, got ${show(found.value)}`;
+  if (refusal === null) {
+    return { path: found.value as string, source: found.where };
+  }
+  problems.push({
+    source: found.where,
+    message: `"kill_switch_file" ${refusal}`,
+  });
+  return null;
+}
+
+/**
+ * Why a kill-switch marker cannot be used, from its text alone, before
+ * anything touches the disk; `null` when it can. The marker is looked at
+ * at every stalled stop and by every watcher, so:
+ * - from any source, a network or device path (`\\host\share\x`,
+ *   `//host/x`, `\\?\UNC\...`, `\\.\...`) is refused: on Windows a look
+ *   at a UNC path opens an SMB session that sends the user's NTLM hash;
+ *   so are a drive-relative `C:x`, on Windows a path without its drive
+ *   (`\x`), on POSIX a Windows drive path, and a Windows device name
+ *   (`NUL`, `COM1.off`) anywhere in it;
+ * - the operator's marker (the environment, or a config file of the
+ *   user's own) may be any other path: `/tmp/stall_off` is the original
+ *   design's own example;
+ * - the project's config (a cloned repository's) may name only a path
+ *   inside the project, which is then walked from the start directory and
+ *   never through a link leading out (`decision/kill_switch.ts`).
+ */
+export function markerRefusal(
+  text: string,
+  chooser: MarkerChooser,
+  origin: Pick<SettingsOrigin, "cwd" | "style">,
+): string | null {
+  const given = path(text);
+  if (!given.ok) return given.message;
+  const never = (what: string) =>
+    `must not be ${what}, which is never looked at; got ${show(text)}`;
+  if (networkPathReason(text) !== null) {
+    return never(
+      "a network or device path (\\\\host, //host, \\\\?\\, \\\\.\\)",
+    );
+  }
+  if (isDriveRelative(text)) {
+    return never("a drive-relative path (C:x, on that drive's current folder)");
+  }
+  const style = origin.style;
+  if (style.windows && /^[\\/]/.test(text)) {
+    return never("a path without its drive (\\x, on the current drive)");
+  }
+  if (!style.windows && /^[A-Za-z]:[\\/]/.test(text)) {
+    return never("a Windows drive path on this system");
+  }
+  if (text.split(/[\\/]/).some(isDeviceName)) {
+    return never("a Windows device name (CON, NUL, COM1, LPT1, ...)");
+  }
+  if (chooser === "operator") return null;
+  const inside = origin.cwd === null
+    ? !isAbsolute(text, style) &&
+      normalize(text, style).split(style.sep)[0] !== ".."
+    : isInside(origin.cwd, resolvePath(origin.cwd, text, style), style);
+  return inside
+    ? null
+    : `must be a path inside the project (the project's config names no marker elsewhere; the environment may), got ${
+      show(text)
+    }`;
 }
 
 /**
@@ -420,37 +553,6 @@ const path: Converter<string> = (raw) =>
   typeof raw === "string" && raw.trim() !== "" && !raw.includes("\0")
     ? ok(raw)
     : fail(`must be a non-empty path, got ${show(raw)}`);
-
-/**
- * The kill-switch marker: a relative path to a file inside `.claude`,
- * checked on the text alone, before anything touches the disk. The marker
- * is looked at at every stalled stop and by every watcher, so a committed
- * config must not point it anywhere else: on Windows a UNC path
- * (`\\host\share\x`) opens an SMB session that sends the user's NTLM
- * hash, on macOS `/net/host/x` mounts the host, and a hung network mount
- * blocks the hook. Absolute, drive-letter and UNC values are refused in
- * either platform's spelling (one config file serves every platform).
- */
-const markerFile: Converter<string> = (raw) => {
-  const given = path(raw);
-  if (!given.ok) return given;
-  const text = given.value;
-  if (
-    isAbsolute(text, POSIX) || isAbsolute(text, WINDOWS) ||
-    /^[A-Za-z]:/.test(text)
-  ) {
-    return fail(
-      `must be a relative path inside .claude (an absolute, drive or network path is never looked at), got ${
-        show(text)
-      }`,
-    );
-  }
-  const [top, ...below] = normalize(text, NATIVE).split(NATIVE.sep);
-  const claude = NATIVE.windows ? top?.toLowerCase() : top;
-  return claude === ".claude" && below.length > 0
-    ? ok(text)
-    : fail(`must name a file inside .claude, got ${show(text)}`);
-};
 
 function show(raw: unknown): string {
   if (isPlainObject(raw)) return "an object";

@@ -90,11 +90,26 @@ export function describe(error: unknown): string {
   return clipMiddle(line, MAX_LINE_CHARS);
 }
 
-/** `text`, or its start and end joined by `…` when it is longer than `max`. */
+/**
+ * `text`, or its start and end joined by `…` when it is longer than `max`.
+ * A cut never splits a surrogate pair (half of one would be a lone
+ * surrogate, which a terminal cannot show).
+ */
 export function clipMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const keep = Math.floor((max - 1) / 2);
-  return `${text.slice(0, keep)}…${text.slice(text.length - keep)}`;
+  const head = isHighSurrogate(text.charCodeAt(keep - 1)) ? keep - 1 : keep;
+  const from = text.length - keep;
+  const tail = isLowSurrogate(text.charCodeAt(from)) ? from + 1 : from;
+  return `${text.slice(0, head)}…${text.slice(tail)}`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /**

@@ -209,3 +209,46 @@ export function relativePath(
     ...down.slice(shared),
   ].join(style.sep);
 }
+
+/**
+ * Why a path's text names a network share or a device namespace, in either
+ * platform's spelling, or `null`: `\\host\share`, `//host/share` (what
+ * Windows, Cygwin and macOS's automounter read as a host), `\\?\...`,
+ * `\\.\...` and `\??\...`. Such a path is never looked at: on Windows a
+ * look at `\\host\share\x` opens an SMB session that sends the user's
+ * NTLM hash.
+ */
+export function networkPathReason(text: string): string | null {
+  if (/^[\\/]{2}/.test(text)) {
+    return "it is a network or device path (\\\\host, //host, \\\\?\\, \\\\.\\)";
+  }
+  if (/^\\\?\?\\/.test(text)) return "it is a device path (\\??\\)";
+  return null;
+}
+
+/**
+ * Whether `text` names a drive but no folder on it (`C:x`): Windows reads
+ * it from that drive's current folder, which a process cannot know.
+ */
+export function isDriveRelative(text: string): boolean {
+  return /^[A-Za-z]:(?![\\/])/.test(text);
+}
+
+/**
+ * The names Windows keeps for devices: `CON`, `PRN`, `AUX`, `NUL`,
+ * `COM0`-`COM9`, `LPT0`-`LPT9` (with superscript digits too), `CONIN$`,
+ * `CONOUT$`, `CLOCK$`, in any case, with any extension, and with trailing
+ * dots or spaces (which Windows drops): `.claude/COM1.log` opens a serial
+ * port, `NUL.json` writes nowhere.
+ */
+const DEVICE_NAME =
+  /^(?:CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|CLOCK\$|COM[0-9\u00b9\u00b2\u00b3]|LPT[0-9\u00b9\u00b2\u00b3]) *(?:[.:].*)?$/i;
+
+/**
+ * Whether a file or folder name is a Windows device name (see
+ * {@link DEVICE_NAME}). Checked on every platform: one config serves
+ * every platform, and a name is refused alike everywhere.
+ */
+export function isDeviceName(name: string): boolean {
+  return DEVICE_NAME.test(name.replace(/[. ]+$/, ""));
+}

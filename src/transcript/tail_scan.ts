@@ -18,6 +18,7 @@ import { topLevelType } from "./line_prefilter.ts";
 import {
   type LineReaderOptions,
   type RawLine,
+  type ReadableAt,
   readLinesBackward,
   readLinesForward,
   syncReader,
@@ -207,24 +208,70 @@ export async function scanCurrentTurn(
   }
 }
 
+/** What {@link appendedTurnLines} found in the lines appended. */
+export interface AppendedLines {
+  /** A line that can change a scan of the current turn was appended. */
+  changed: boolean;
+  /**
+   * Where the last complete line it examined ends: the next call goes on
+   * from here, so appended metadata is read once, not at every poll.
+   */
+  to: number;
+}
+
+/** Options of {@link appendedTurnLines}. */
+export interface AppendedLinesOptions
+  extends Pick<TurnOptions, "includeSidechains"> {
+  /** Bytes read at most (a lag wait gives it the look's byte budget). */
+  maxBytes?: number;
+  /** Checked before each read: stop, the wait's deadline has come. */
+  stopWhen?: () => boolean;
+}
+
 /**
  * Whether the lines appended to `path` from `from` on hold anything that can
  * change a scan of its current turn: a conversation entry, or an
  * end-of-turn line. Metadata alone (progress, snapshots, queue operations)
  * does not, so a lag wait need not read the whole turn again for it. A line
- * still being written is not looked at: the next look sees it whole.
+ * still being written is not looked at: the next look sees it whole. The
+ * read ends at `maxBytes` or when `stopWhen` says so: a file that keeps
+ * growing, or one append of gigabytes, cannot keep it reading.
  *
  * Requires `--allow-read`.
  *
  * @param from Where the last scan's newest complete line ended
- * (`TurnScan.endOffset`).
+ * (`TurnScan.endOffset`), or where the last call's read stopped
+ * (`AppendedLines.to`).
  * @returns `null` when the file is gone or cannot be read.
  */
-export async function appendedTurnLines(
+export function appendedTurnLines(
   path: string,
   from: number,
-  options: Pick<TurnOptions, "includeSidechains">,
-): Promise<boolean | null> {
+  options: AppendedLinesOptions,
+): Promise<AppendedLines | null> {
+  return appendedLinesMatching(
+    path,
+    from,
+    options,
+    (raw) =>
+      isTurnEndLine(raw) ||
+      lineEntries(raw).some((e) => !e.sidechain || options.includeSidechains),
+  );
+}
+
+/**
+ * Whether a line appended to `path` from `from` on `matters`, and where the
+ * read stopped, within `options`' byte budget and deadline: the reading of
+ * {@link appendedTurnLines}, for any client's lines. Requires `--allow-read`.
+ *
+ * @returns `null` when the file is gone or cannot be read.
+ */
+export async function appendedLinesMatching(
+  path: string,
+  from: number,
+  options: AppendedLinesOptions,
+  matters: (raw: RawLine) => boolean,
+): Promise<AppendedLines | null> {
   let file: Deno.FsFile | null;
   try {
     file = openTranscript(path);
@@ -233,15 +280,19 @@ export async function appendedTurnLines(
   }
   if (!file) return null;
   try {
-    const reader = syncReader(file);
+    const reader = cappedReader(syncReader(file), options.maxBytes);
     await reader.seek(from, Deno.SeekMode.Start);
-    for await (const raw of readLinesForward(reader, SCAN_LINE_OPTIONS)) {
-      if (isTurnEndLine(raw)) return true;
-      if (
-        lineEntries(raw).some((e) => !e.sidechain || options.includeSidechains)
-      ) return true;
+    let to = from;
+    const lines = readLinesForward(reader, {
+      ...SCAN_LINE_OPTIONS,
+      ...(options.stopWhen ? { stopWhen: options.stopWhen } : {}),
+    });
+    for await (const raw of lines) {
+      // The reader counts offsets from where it was put.
+      to = from + raw.offset + raw.length + 1;
+      if (matters(raw)) return { changed: true, to };
     }
-    return false;
+    return { changed: false, to };
   } catch {
     return null;
   } finally {
@@ -263,14 +314,15 @@ export interface TranscriptReader {
    */
   currentTurn(path: string, options: ScanOptions): Promise<TurnScan | null>;
   /**
-   * Whether lines appended from `from` on can change the current turn;
+   * Whether lines appended from `from` on can change the current turn, and
+   * where the read stopped (within `options`' byte budget and deadline);
    * `null` when the file is gone or cannot be read.
    */
   appended(
     path: string,
     from: number,
-    options: Pick<TurnOptions, "includeSidechains">,
-  ): Promise<boolean | null>;
+    options: AppendedLinesOptions,
+  ): Promise<AppendedLines | null>;
 }
 
 /** Claude Code's transcript, read by this folder. */
@@ -278,6 +330,26 @@ export const claudeCodeReader: TranscriptReader = {
   currentTurn: scanCurrentTurn,
   appended: appendedTurnLines,
 };
+
+/** `reader`, reading at most `maxBytes` (none: no cap). */
+function cappedReader(
+  reader: ReadableAt,
+  maxBytes: number | undefined,
+): ReadableAt {
+  if (maxBytes === undefined) return reader;
+  let left = maxBytes;
+  return {
+    seek: (offset, whence) => reader.seek(offset, whence),
+    async read(buffer) {
+      if (left <= 0) return null;
+      const read = await reader.read(
+        buffer.subarray(0, Math.min(buffer.length, left)),
+      );
+      if (read !== null) left -= read;
+      return read;
+    },
+  };
+}
 
 /** Whether a raw line is Claude Code's end-of-turn line. */
 function isTurnEndLine(raw: RawLine): boolean {

@@ -24,6 +24,12 @@ import {
 import type { RawLine } from "../../src/transcript/line_reader.ts";
 import { BackwardTurnCollector } from "../../src/transcript/turn.ts";
 import { ensureTranscript } from "./bench_data.ts";
+import { behindReason } from "../../src/detection/_lag_evidence.ts";
+import {
+  scanCurrentTurn,
+  type TurnScan,
+} from "../../src/transcript/tail_scan.ts";
+import { TranscriptBuilder } from "../support/transcript_builder.ts";
 import type { Tail } from "./gen_transcript.ts";
 
 const DATA_DIR = fileURLToPath(new URL("../../bench-data", import.meta.url));
@@ -144,3 +150,59 @@ for (const tail of ["healthy", "stalled"] as const) {
     },
   });
 }
+
+/**
+ * One model message of 45,000 text lines (within the entries budget), then
+ * its call: answered (the classifier reads the message's text before the
+ * call) or not (the lag evidence compares `last_assistant_message` with
+ * it). Each reader collects the message's lines newest first; an
+ * `unshift` per line made both quadratic (`deno task bench:micro`, 45K
+ * lines, one run at load about 7: 135.7 ms and 100.8 ms before, 22.9 ms
+ * and 9.9 ms after; issue 41).
+ */
+async function longMessageTurn(answered: boolean): Promise<TurnScan> {
+  const t = new TranscriptBuilder("bench");
+  t.prompt("Plan the release.");
+  for (let i = 0; i < 45_000; i++) {
+    t.text("msg_1", `step ${i}: checked the module and its tests.`);
+  }
+  t.call("msg_1", "toolu_todo", "TodoWrite");
+  if (answered) t.result("toolu_todo", "Todos updated");
+  const path = await Deno.makeTempFile({ suffix: ".jsonl" });
+  try {
+    await Deno.writeTextFile(path, t.toString());
+    const scan = await scanCurrentTurn(path, {
+      promptId: null,
+      includeSidechains: false,
+    });
+    if (scan === null) throw new Error("no turn");
+    return scan;
+  } finally {
+    await Deno.remove(path);
+  }
+}
+
+const longAnswered = await longMessageTurn(true);
+const longPending = await longMessageTurn(false);
+
+Deno.bench({
+  name: "classifyTurn: a call after 45K text lines of its message, answered",
+  group: "long message",
+  baseline: true,
+  fn() {
+    classifyTurn(longAnswered.entries, { backgroundTasks: [] });
+  },
+});
+
+Deno.bench({
+  name:
+    "behindReason: a pending call after 45K text lines of its message, last_assistant_message set",
+  group: "long message",
+  fn() {
+    behindReason(longPending, {
+      promptId: null,
+      lastAssistantMessage: "Done.",
+      payloadSendsLastMessage: true,
+    }, ["pending_tool_use"]);
+  },
+});

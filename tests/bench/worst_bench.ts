@@ -86,6 +86,7 @@ async function runOnce(
   const grower = input.growEveryMs === undefined
     ? null
     : Deno.openSync(input.transcript, { append: true });
+  const sizeBefore = Deno.statSync(input.transcript).size;
   let timer: ReturnType<typeof setInterval> | undefined;
   try {
     await input.prepareCwd?.(cwd);
@@ -96,7 +97,11 @@ async function runOnce(
     });
     const line = new TextEncoder().encode(GROWTH_LINE);
     if (grower) {
-      timer = setInterval(() => grower.writeSync(line), input.growEveryMs);
+      let size = sizeBefore;
+      const grow = input.growBytes === undefined
+        ? () => grower.writeSync(line)
+        : () => grower.truncateSync(size += input.growBytes!);
+      timer = setInterval(grow, input.growEveryMs);
     }
     return await measure(
       { argv, cwd, env: input.env, stdin, timeoutMs },
@@ -104,6 +109,8 @@ async function runOnce(
     );
   } finally {
     clearInterval(timer);
+    // A hole is undone, so every round starts from the same file.
+    if (input.growBytes !== undefined) grower?.truncateSync(sizeBefore);
     grower?.close();
     await Deno.remove(cwd, { recursive: true });
   }

@@ -29,6 +29,12 @@ export interface WorstInput {
   readonly prepareCwd?: (cwd: string) => Promise<void>;
   /** While the hook runs, appends to the transcript every this many ms. */
   readonly growEveryMs?: number;
+  /**
+   * What each growth appends: this many NUL bytes, a sparse hole made by
+   * extending the file (no disk; undone after each run), in place of a
+   * metadata line.
+   */
+  readonly growBytes?: number;
   /** Also time `wc -l` of the transcript, for the line-number target. */
   readonly compareWc?: boolean;
 }
@@ -342,6 +348,43 @@ export function writeWorstInputs(
     payload: stop(),
     env: {},
     growEveryMs: 10,
+  });
+
+  // 7b. A stalled turn that keeps growing during the lag wait, faster than
+  // anything can read it (issue 41): 1 MiB every 10 ms, and 2 GiB at once
+  // every 500 ms (the first lands after the first look at low load; at high
+  // load a look may meet the hole and stop at its byte budget). The wait's reads have the look's byte budget and its
+  // deadline, and go on from where the last one stopped.
+  const growingFast = path("growing-fast");
+  write(growingFast, (out) => {
+    out.text(prompt(1, "Refactor the billing module."));
+    const chunk = "The invoice total is computed per line item. ".repeat(10);
+    let uuid = 2;
+    for (let i = 0; i < 200; i++) {
+      out.text(assistant(uuid++, `msg_${i}`, [call(`toolu_${i}`, "Read")]));
+      out.text(result(uuid++, `toolu_${i}`, chunk));
+    }
+    out.text(assistant(uuid, "msg_last", [call("toolu_pending", "Read")]));
+  });
+  inputs.push({
+    name: "growing 100 MiB/s",
+    what: "a stalled turn growing by 1 MiB of NUL bytes every 10 ms; " +
+      "lag wait 1,000 ms (default)",
+    transcript: growingFast,
+    payload: stop(),
+    env: {},
+    growEveryMs: 10,
+    growBytes: MIB,
+  });
+  inputs.push({
+    name: "growing 2 GiB at once",
+    what: "a stalled turn growing by 2 GiB of NUL bytes every 500 ms; " +
+      "lag wait 1,000 ms (default)",
+    transcript: growingFast,
+    payload: stop(),
+    env: {},
+    growEveryMs: 500,
+    growBytes: 2048 * MIB,
   });
 
   // 8. 738K pending calls (100 per line), event log on.

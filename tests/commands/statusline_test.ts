@@ -9,7 +9,10 @@ import assert from "node:assert/strict";
 import { resolve } from "node:path";
 import { main } from "../../src/cli.ts";
 import { callsInFlight } from "../../src/detection/calls_in_flight.ts";
-import { statusLineText } from "../../src/commands/statusline.ts";
+import {
+  MAX_STATUS_LINE_CHARS,
+  statusLineText,
+} from "../../src/commands/statusline.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { fakeIO } from "../support/fake_io.ts";
@@ -168,4 +171,29 @@ Deno.test("statusLineText() names the oldest late call with its input, counts th
     ),
     "stall-watch: Bash (command=make\\u001b[2J) has had no result for 2 h 5 min (and 1 more)",
   );
+});
+
+Deno.test("statusLineText() caps the tool name and input after escaping, and the whole line at 200 characters, keeping how long", () => {
+  const now = 10 * 60 * MINUTE;
+  for (
+    const name of [
+      "T".repeat(60_000),
+      "\u200b".repeat(20_000),
+      "😀".repeat(30_000),
+    ]
+  ) {
+    const line = statusLineText(
+      [{
+        toolName: name,
+        toolUseId: "a",
+        toolInput: { field: "k".repeat(50_000), value: "\u200b".repeat(999) },
+        startedAt: now - 7 * MINUTE,
+      }],
+      now,
+      300,
+    )!;
+    assert.ok(line.length <= MAX_STATUS_LINE_CHARS, `${line.length}`);
+    assert.match(line, /^stall-watch: .* has had no result for 7 min$/);
+    assert.doesNotMatch(line, /[\u200b\p{Cs}]/u);
+  }
 });

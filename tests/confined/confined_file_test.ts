@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   appendConfined,
+  confinedFile,
   createConfinedFile,
+  ensureOwnGitignore,
   readConfinedText,
   removeConfined,
   renameConfined,
@@ -17,6 +19,7 @@ import {
   touchConfined,
 } from "../../src/confined/confined_file.ts";
 import {
+  confinedPath,
   ConfinementError,
   ensureConfinedDir,
   OWN_GITIGNORE,
@@ -229,6 +232,58 @@ Deno.test({
   },
 });
 
+Deno.test({
+  ...skipWhere(
+    "ensureConfinedDir() judges a link from its text, hop by hop: a hop out of the start directory is refused there even when it links back inside",
+    PLANTS_POSIX_LINKS,
+  ),
+  fn: async () => {
+    await using temp = await tempProject();
+    const project = join(temp.dir, "project");
+    await Deno.mkdir(join(project, ".claude/real"), { recursive: true });
+    await Deno.mkdir(join(project, "config"));
+    // Outside the start directory, a hop that links straight back inside:
+    // the resolved path is inside, the walk leaves at the first hop.
+    await Deno.symlink(join(project, ".claude/real"), join(temp.dir, "hop"));
+    await Deno.symlink("../../hop", join(project, ".claude/stall_watch"));
+    assert.throws(
+      () => ensureConfinedDir(project, ".claude/stall_watch", "state folder"),
+      (error: Error) =>
+        error instanceof ConfinementError &&
+        error.message.endsWith(
+          `.claude/stall_watch is a symlink to outside ${
+            join(project, ".claude")
+          } (to "../../hop")`,
+        ),
+    );
+    // A link further on names the hop that left.
+    await Deno.symlink("../config/out", join(project, ".claude/chain"));
+    await Deno.symlink("../../hop", join(project, "config/out"));
+    assert.throws(
+      () => ensureConfinedDir(project, ".claude/chain", "state folder"),
+      /symlink to outside .* \(via .*\/config\/out -> "\.\.\/\.\.\/hop"\)$/,
+    );
+    // `.claude` itself, through the same hop: refused at the hop.
+    await Deno.rename(join(project, ".claude"), join(project, "claude-real"));
+    await Deno.symlink(join(temp.dir, "hop"), join(project, ".claude"));
+    assert.throws(
+      () => ensureConfinedDir(project, ".claude/stall_watch", "state folder"),
+      /\.claude is a symlink to outside .*project \(to ".*\/hop"\)$/,
+    );
+    // And a `.claude` linked inside the start directory, by a relative
+    // chain, is the user's choice: it works, and its recheck holds.
+    await Deno.remove(join(project, ".claude"));
+    await Deno.symlink("claude-alias", join(project, ".claude"));
+    await Deno.symlink("./claude-real", join(project, "claude-alias"));
+    const dir = ensureConfinedDir(project, ".claude/state", "state folder");
+    createConfinedFile(dir, "x.json", bytes("{}"), "state file");
+    assert.equal(
+      Deno.readTextFileSync(join(project, "claude-real/state/x.json")),
+      "{}",
+    );
+  },
+});
+
 /** Deno calls that change the file system. */
 const WRITE_API =
   /\bDeno\.(writeFile|writeTextFile|create|remove|rename|mkdir|truncate|chmod|chown|symlink|link|utime|makeTempDir|makeTempFile|copyFile)(Sync)?\b/;
@@ -272,4 +327,74 @@ Deno.test("every write in src/ goes through src/confined/ (a new Deno write call
     join(SRC, "confined/confined_file.ts"),
   );
   assert.ok(WRITE_API.test(primitive) && OPEN.test(primitive));
+});
+
+Deno.test("confinedPath() and confinedFile() refuse a Windows device name anywhere below .claude, on every platform", async () => {
+  await using p = await confinedProject();
+  for (
+    const path of [
+      ".claude/COM1.log",
+      ".claude/con",
+      ".claude/AUX/state",
+      ".claude/sw/Nul. .jsonl",
+      ".claude/LPT1",
+    ]
+  ) {
+    assert.throws(
+      () => confinedPath(p.project, path, "event log"),
+      /is a Windows device name/,
+      path,
+    );
+  }
+  assert.equal(
+    confinedPath(p.project, ".claude/console.log", "event log"),
+    join(p.project, ".claude/console.log"),
+  );
+  for (const name of ["CON.json", "nul", "com9.lock"]) {
+    assert.throws(
+      () => confinedFile(p.sw, name),
+      /is a Windows device name/,
+      name,
+    );
+  }
+});
+
+Deno.test({
+  ...skipWhere(
+    "ensureOwnGitignore() keeps its own .gitignore, creates a missing one, and moves one it did not write aside unchanged (at most 3 kept)",
+    PLANTS_POSIX_LINKS,
+  ),
+  fn: async () => {
+    await using p = await confinedProject();
+    const ignore = join(p.sw, ".gitignore");
+    const text = () => Deno.readTextFileSync(ignore);
+    ensureOwnGitignore(p.sw);
+    assert.equal(text(), OWN_GITIGNORE);
+    ensureOwnGitignore(p.sw);
+    assert.deepEqual(
+      [...Deno.readDirSync(p.sw)].map((e) => e.name).sort(),
+      [".gitignore"],
+    );
+    for (const planted of ["!*\n", "*.json\n", { link: p.outside }]) {
+      await Deno.remove(ignore);
+      if (typeof planted === "string") {
+        await Deno.writeTextFile(ignore, planted);
+      } else await Deno.symlink(planted.link, ignore);
+      ensureOwnGitignore(p.sw);
+      assert.equal(text(), OWN_GITIGNORE);
+    }
+    assert.equal(Deno.readTextFileSync(`${ignore}.quarantined-1`), "!*\n");
+    assert.equal(Deno.readTextFileSync(`${ignore}.quarantined-2`), "*.json\n");
+    assert.ok(Deno.lstatSync(`${ignore}.quarantined-3`).isSymlink);
+    assert.equal(
+      Deno.readTextFileSync(p.outside),
+      "ssh-ed25519 AAAA keep\n",
+      "the link's target untouched",
+    );
+    // Past 3 aside, a fourth foreign one is left as it is.
+    await Deno.remove(ignore);
+    await Deno.writeTextFile(ignore, "!*\n");
+    ensureOwnGitignore(p.sw);
+    assert.equal(text(), "!*\n");
+  },
 });

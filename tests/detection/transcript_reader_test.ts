@@ -57,7 +57,8 @@ function fakeReader(): TranscriptReader & { reads: number } {
         endedOnFile: false,
       });
     },
-    appended: () => Promise.resolve(false),
+    appended: (_path: string, from: number) =>
+      Promise.resolve({ changed: false, to: from }),
   };
   return reader;
 }

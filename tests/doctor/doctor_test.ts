@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { clientChecks } from "../../src/doctor/_doctor_client.ts";
+import type { MarkerLook } from "../../src/decision/kill_switch.ts";
 import { sanitizeTerminalStream } from "../../src/shared/terminal_text.ts";
 import type { CheckResult } from "../../src/doctor/doctor_report.ts";
 import { projectSlug } from "../../src/transcript/transcript_files.ts";
@@ -881,4 +882,118 @@ Deno.test("install --statusline registers the status line, doctor finds it, unin
   assert.equal(await main(["uninstall"], s.io()), 0);
   const after = JSON.parse(await Deno.readTextFile(join(s.project, LOCAL)));
   assert.equal("statusLine" in after, false);
+});
+
+Deno.test("doctorChecks() applies a hook's program checks to the status line: a different program inside the project gets warnings, not the ok", () => {
+  const statusLine = {
+    file: ".claude/settings.local.json",
+    scope: "local" as const,
+    value: {
+      type: "command",
+      command: '"$CLAUDE_PROJECT_DIR"/tools/stall-watch statusline',
+    },
+  };
+  const client = {
+    transcript: null,
+    release: [2, 1, 332] as [number, number, number],
+    watch: false,
+    output: "stderr" as const,
+    idleSeconds: 30,
+    statusLine: {
+      file: statusLine.file,
+      refreshSeconds: 30,
+      afterSeconds: 300,
+    },
+  };
+  const program = "C:/p/tools/stall-watch";
+  const checks = doctorChecks(facts({
+    statusLine,
+    client,
+    selfPath: "C:/t/stall-watch.exe",
+    paths: new Map([[program, {
+      exists: true,
+      isFile: true,
+      executable: true,
+      realPath: program,
+    }]]),
+  })).filter((c) => c.text.includes("status line"));
+  assert.deepEqual(checks.map((c) => c.status), ["warn", "warn"]);
+  assert.match(
+    checks[0]!.text,
+    /^the status line in \.claude\/settings\.local\.json: runs \$CLAUDE_PROJECT_DIR\/tools\/stall-watch statusline, a different program than this stall-watch \(C:\/t\/stall-watch\.exe\)/,
+  );
+  assert.match(checks[1]!.text, /lives inside the project/);
+  // This stall-watch, outside the project: the ok line about what it shows.
+  const own = doctorChecks(facts({
+    statusLine: {
+      ...statusLine,
+      value: { type: "command", command: "C:/t/stall-watch.exe statusline" },
+    },
+    client,
+    selfPath: "C:/t/stall-watch.exe",
+    paths: new Map([["C:/t/stall-watch.exe", {
+      exists: true,
+      isFile: true,
+      executable: true,
+      realPath: "C:/t/stall-watch.exe",
+    }]]),
+  })).filter((c) => c.text.includes("status line"));
+  assert.deepEqual(own.map((c) => c.status), ["ok"]);
+});
+
+Deno.test("doctorChecks() says which kill-switch marker is in force, who set it, and whether it exists", () => {
+  const about = (look: MarkerLook) =>
+    doctorChecks(facts({
+      killSwitchMarker: {
+        path: "/tmp/stall_off",
+        source: "env STALL_WATCH_KILL_SWITCH_FILE",
+        look,
+      },
+    })).filter((c) => c.text.includes("kill-switch marker"));
+  assert.deepEqual(about({ state: "absent" }), [{
+    status: "ok",
+    text:
+      "kill-switch marker /tmp/stall_off (set by env STALL_WATCH_KILL_SWITCH_FILE) does not exist (create it to allow every stop)",
+  }]);
+  assert.match(about({ state: "present" })[0]!.text, /exists: every stop/);
+  const refused = about({ state: "refused", reason: "x is a symlink" });
+  assert.equal(refused[0]?.status, "warn");
+  assert.match(refused[0]!.text, /is never looked at: x is a symlink$/);
+  assert.deepEqual(
+    doctorChecks(facts()).filter((c) => c.text.includes("marker")),
+    [],
+  );
+});
+
+Deno.test("doctor never looks at a handler's program on a network path (\\\\host\\share, //host): it fails the handler, naming why", async () => {
+  await using s = await tempSetup();
+  for (
+    const program of [
+      "//stallwatch-host/share/stall-watch",
+      "\\\\stallwatch-host\\share\\stall-watch.exe",
+    ]
+  ) {
+    await s.write(
+      "settings.local.json",
+      JSON.stringify({
+        hooks: {
+          Stop: [{
+            // The exec form: a shell would drop the backslashes.
+            hooks: [{
+              type: "command",
+              command: program,
+              args: [],
+              timeout: 30,
+            }],
+          }],
+        },
+      }),
+    );
+    const { code, out } = await s.doctor();
+    assert.equal(code, 1, out);
+    assert.match(
+      out,
+      /FAIL {2}Stop in .*: .*stall-watch(\.exe)? was never looked at: it is a network or device path/,
+    );
+  }
 });

@@ -181,6 +181,44 @@ Deno.test("the kill switch wins over cooldown and cap, from env or marker file",
   assert.deepEqual(state.retries, { toolu_01StuckRead: 1 });
 });
 
+Deno.test("the operator's kill-switch marker at an absolute path outside the project allows the stop; a network, device or drive-relative marker is refused from the environment", async () => {
+  await using p = await stalledProject();
+  await using elsewhere = await tempProject("stall-watch-marker-");
+  const marker = join(elsewhere.dir, "stall_off");
+  const absent = await hook(p, { STALL_WATCH_KILL_SWITCH_FILE: marker });
+  assert.equal(absent.code, 2, "no marker yet: the stall is nudged");
+  await Deno.writeTextFile(marker, "");
+  const present = await hook(p, { STALL_WATCH_KILL_SWITCH_FILE: marker });
+  assert.equal(present.code, 0, present.stderr);
+  assert.equal(
+    present.stderr,
+    `stall_watch: kill switch active (file ${marker}); recovery skipped\n`,
+  );
+  for (
+    const refused of [
+      "\\\\stallwatch-host\\share\\off",
+      "//stallwatch-host/share/off",
+      "\\\\?\\UNC\\stallwatch-host\\share\\off",
+      "C:off",
+      ".claude/NUL",
+    ]
+  ) {
+    const run = await hook(p, {
+      STALL_WATCH_KILL_SWITCH_FILE: refused,
+      STALL_WATCH_OUTPUT: "json",
+      STALL_WATCH_MAX_RETRIES: "7",
+    }, `s-${refused.length}-${refused.charCodeAt(2)}`);
+    assert.equal(run.code, 0, `${refused}: ${run.stderr}`);
+    const output = JSON.parse(run.stdout);
+    assert.equal(output.decision, "block", refused);
+    assert.match(
+      output.systemMessage,
+      /env STALL_WATCH_KILL_SWITCH_FILE: must not be .*, which is never looked at/,
+      refused,
+    );
+  }
+});
+
 /**
  * The runs of a race that did not get the session's lock within its budget
  * (3 s): each allowed its stop with the one line that says so, counting

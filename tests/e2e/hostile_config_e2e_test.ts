@@ -8,8 +8,10 @@
  */
 
 import assert from "node:assert/strict";
-import { attack, attackTest } from "../support/hostile_attack.ts";
-import { FORGED } from "../support/hostile_clone.ts";
+import { attack, attackTest, COMMANDS } from "../support/hostile_attack.ts";
+import { type Clone, cloneWith, FORGED } from "../support/hostile_clone.ts";
+import { NEEDS_STRACE, tracedRun } from "../support/syscall_trace.ts";
+import { tempProject } from "../support/temp_project.ts";
 import { PLANTINGS } from "../support/hostile_plantings.ts";
 import { linesOf } from "../support/sandbox.ts";
 import { join } from "node:path";
@@ -144,7 +146,7 @@ Deno.test({
 
 attackTest(
   "config",
-  "a kill_switch_file outside .claude (an absolute path) is refused before any disk access: the stall is still nudged, and doctor names the refusal",
+  "a project's kill_switch_file outside the project (an absolute path) is refused before any disk access: the stall is still nudged, and doctor names the refusal",
   [{
     name: "a kill-switch file at an absolute path outside the project",
     // Written after the clone: the absolute path is the victim's.
@@ -164,7 +166,7 @@ attackTest(
     assert.doesNotMatch(hook.stderr, /kill switch active/);
     assert.match(
       results.get("doctor")![0]!.stdout,
-      /"kill_switch_file" must be a relative path inside \.claude \(an absolute, drive or network path is never looked at\)/,
+      /"kill_switch_file" must be a path inside the project \(the project's config names no marker elsewhere; the environment may\)/,
     );
   },
 );
@@ -190,3 +192,171 @@ attackTest(
     assert.doesNotMatch(results.get("watch")![0]!.stderr, /kill switch/);
   },
 );
+
+/** Where the operator's marker lives, for the test below. */
+type MarkerCase = {
+  what: string;
+  /** The marker's absolute path in the clone's temporary folder. */
+  marker: (c: Clone) => string;
+  /** The environment the commands run with. */
+  env: (c: Clone) => Record<string, string>;
+  /** What the kill switch's set-by names. */
+  source: RegExp;
+};
+
+const OPERATOR_MARKERS: MarkerCase[] = [
+  {
+    what: "the environment, outside the project (the design's /tmp/stall_off)",
+    marker: (c) => join(c.root, "stall_off"),
+    env: (c) => ({ STALL_WATCH_KILL_SWITCH_FILE: join(c.root, "stall_off") }),
+    source: /env STALL_WATCH_KILL_SWITCH_FILE/,
+  },
+  {
+    what: "the environment, the project's .claude by its absolute path",
+    marker: (c) => join(c.project, ".claude/stall_watch.off"),
+    env: (c) => ({
+      STALL_WATCH_KILL_SWITCH_FILE: join(c.project, ".claude/stall_watch.off"),
+    }),
+    source: /env STALL_WATCH_KILL_SWITCH_FILE/,
+  },
+  {
+    what: "the user's own config file (STALL_WATCH_CONFIG outside the project)",
+    marker: (c) => join(c.home, "stall_off"),
+    env: (c) => ({ STALL_WATCH_CONFIG: join(c.home, "stall-watch.jsonc") }),
+    source: /.*\/home\/stall-watch\.jsonc:1:\d+/,
+  },
+];
+
+for (const m of OPERATOR_MARKERS) {
+  Deno.test({
+    ...skipWhere(
+      `hostile clone, config: the operator's kill-switch marker from ${m.what} allows every stop and ends the watcher once it exists, and doctor names it`,
+      HOSTILE_CLONES,
+    ),
+    fn: () =>
+      attack(
+        [{
+          name: "the operator's marker, present",
+          after: async (_project, root) => {
+            const c = {
+              root,
+              home: join(root, "home"),
+              project: join(root, "project"),
+            } as Clone;
+            await Deno.writeTextFile(m.marker(c), "");
+            await Deno.writeTextFile(
+              join(c.home, "stall-watch.jsonc"),
+              JSON.stringify({
+                kill_switch_file: m.marker(c),
+                watch: { idle_seconds: 0.05, max_seconds: 1 },
+              }),
+            );
+          },
+        }],
+        ["hook", "watch", "doctor"],
+        (c, results) => {
+          const hook = results.get("hook")![0]!;
+          assert.equal(hook.code, 0, `the stop is allowed: ${hook.stderr}`);
+          const line = new RegExp(
+            `^stall_watch: kill switch active \\(file ${
+              m.marker(c).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+            }\\); (recovery|watch) skipped\\n$`,
+          );
+          assert.match(hook.stderr, line);
+          assert.match(results.get("watch")![0]!.stderr, line);
+          const doctor = results.get("doctor")![0]!.stdout;
+          assert.match(doctor, /kill switch is on \(file /);
+          assert.match(
+            doctor,
+            new RegExp(
+              `ok {4}kill-switch marker .* \\(set by ${m.source.source}\\) exists`,
+            ),
+          );
+        },
+        "Read",
+        m.env,
+      ),
+  });
+}
+
+attackTest(
+  "config",
+  "a project's kill_switch_file inside the project but outside .claude is honoured, one outside the project is refused on its text",
+  [{
+    name: "the project's marker at its root, present",
+    files: {
+      "stall-watch.off": "",
+      ".claude/stall-watch.jsonc": JSON.stringify({
+        kill_switch_file: "stall-watch.off",
+        watch: { idle_seconds: 0.05, max_seconds: 1 },
+      }),
+    },
+  }],
+  ["hook", "watch"],
+  (_c, results) => {
+    for (const name of ["hook", "watch"]) {
+      const r = results.get(name)![0]!;
+      assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+      assert.match(r.stderr, /kill switch active \(file stall-watch\.off\)/);
+    }
+  },
+);
+
+/** A host no marker may reach. */
+const MARKER_HOST = "stallwatch-marker-host";
+
+Deno.test({
+  ...skipWhere(
+    "hostile clone, config: a network kill-switch marker (UNC, //host, \\\\?\\UNC) from the environment, the user's config or the project's config is refused without a system call naming it",
+    HOSTILE_CLONES,
+    ...NEEDS_STRACE,
+  ),
+  fn: async () => {
+    const markers = [
+      `//${MARKER_HOST}/share/off`,
+      `\\\\${MARKER_HOST}\\share\\off`,
+      `\\\\?\\UNC\\${MARKER_HOST}\\share\\off`,
+    ];
+    for (const marker of markers) {
+      for (const source of ["env", "user config", "project config"]) {
+        await using temp = await tempProject("stall-watch-hostile-");
+        const config = JSON.stringify({
+          kill_switch_file: marker,
+          watch: { idle_seconds: 0.05, max_seconds: 1 },
+        });
+        const c = await cloneWith(temp.dir, [{
+          name: "a network marker",
+          files: source === "project config"
+            ? { ".claude/stall-watch.jsonc": config }
+            : {},
+        }], "Read");
+        await Deno.writeTextFile(join(c.home, "stall-watch.jsonc"), config);
+        const env: Record<string, string> = { HOME: c.home };
+        if (source === "env") env.STALL_WATCH_KILL_SWITCH_FILE = marker;
+        if (source === "user config") {
+          env.STALL_WATCH_CONFIG = join(c.home, "stall-watch.jsonc");
+        }
+        for (const name of ["hook", "watch", "doctor"]) {
+          const run = await tracedRun({ ...COMMANDS[name]!(c), env });
+          const what = `${name}, ${marker} from the ${source}`;
+          assert.notEqual(run.code, 3, `${what}: ${run.stderr}`);
+          assert.deepEqual(
+            run.paths.filter((p) => p.path.includes(MARKER_HOST)),
+            [],
+            what,
+          );
+          if (name === "hook") {
+            assert.equal(run.code, 2, `${what}: the stall is nudged`);
+          }
+          if (name === "doctor") {
+            assert.match(
+              run.stdout,
+              /(kill_switch_file|KILL_SWITCH_FILE).*must not be a network or device path/,
+              what,
+            );
+          }
+        }
+      }
+    }
+  },
+});

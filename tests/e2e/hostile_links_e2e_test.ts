@@ -10,12 +10,24 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { attack, attackTest } from "../support/hostile_attack.ts";
+import {
+  attack,
+  attackTest,
+  COMMANDS,
+  EVERY_COMMAND,
+} from "../support/hostile_attack.ts";
 import {
   AUTHORIZED_KEYS,
+  cloneWith,
   LOCAL_SETTINGS,
   mkfifo,
 } from "../support/hostile_clone.ts";
+import {
+  NEEDS_STRACE,
+  reachedThrough,
+  tracedRun,
+} from "../support/syscall_trace.ts";
+import { tempProject } from "../support/temp_project.ts";
 import { PLANTINGS } from "../support/hostile_plantings.ts";
 import { spawnStallWatch } from "../support/hook_process.ts";
 import { linesOf, tempSandbox } from "../support/sandbox.ts";
@@ -204,20 +216,23 @@ Deno.test({
 /** Where each of install, uninstall and doctor must say the settings file is unusable. */
 function assertSettingsRefused(
   results: Map<string, { code: number; stdout: string; stderr: string }[]>,
+  why = "it is not a regular file",
 ): void {
   for (const name of ["install", "uninstall"]) {
     const r = results.get(name)![0]!;
     assert.equal(r.code, 1, `${name}: ${r.stderr}`);
     assert.match(
       r.stderr,
-      /^stall-watch: Cannot read settings file ".*settings\.local\.json": it is not a regular file\n$/,
+      new RegExp(
+        `^stall-watch: Cannot read settings file ".*settings\\.local\\.json": ${why}\n$`,
+      ),
       name,
     );
   }
   const doctor = results.get("doctor")![0]!;
   assert.match(
     doctor.stdout,
-    /settings\.local\.json.*it is not a regular file/,
+    new RegExp(`settings\\.local\\.json.*${why}`),
     doctor.stdout,
   );
 }
@@ -234,7 +249,13 @@ Deno.test({
         files: { ".claude/settings.local.json": { link: "/dev/zero" } },
       }],
       ["install", "uninstall", "doctor"],
-      (_c, results) => assertSettingsRefused(results),
+      // A link out of the project is refused on its text before the
+      // file type is looked at.
+      (_c, results) =>
+        assertSettingsRefused(
+          results,
+          "it leads out of .*project \\(.*settings\\.local\\.json is a symlink to /dev/zero\\)",
+        ),
       "Read",
     ),
 });
@@ -341,3 +362,103 @@ attackTest(
     assert.equal(results.get("hook")![0]!.code, 2, "the stop is still judged");
   },
 );
+
+attackTest(
+  "links",
+  "a state folder linked out of the start directory is refused from the link's text at its first hop, even when a hop outside links back inside",
+  [{
+    name: ".claude/stall_watch -> ../../hop, hop -> project/.claude/real",
+    files: {
+      ".claude/real/keep": "",
+      ".claude/stall_watch": { link: "../../hop" },
+    },
+    // Outside the clone, a hop straight back into its .claude: a resolved
+    // path would call the link inside; the walk refuses it at the hop.
+    after: (project, root) =>
+      Deno.symlink(join(project, ".claude/real"), join(root, "hop")),
+  }],
+  ["hook", "watch"],
+  (_c, results) => {
+    for (const name of ["hook", "watch"]) {
+      assert.match(
+        results.get(name)![0]!.stderr,
+        /stall_watch is a symlink to outside .*\/project\/\.claude \(to "\.\.\/\.\.\/hop"\)/,
+        name,
+      );
+    }
+  },
+);
+
+/** Where the links of the trace test lead: a host no run may reach. */
+const NET_TARGET = "/net/stallwatch-attacker-host/s";
+
+/** A committed Stop hook whose program lies below `tools`. */
+const TOOLS_HOOK = {
+  ".claude/settings.local.json": JSON.stringify({
+    hooks: {
+      Stop: [{
+        hooks: [{
+          type: "command",
+          command: '"$CLAUDE_PROJECT_DIR"/tools/stall-watch',
+          timeout: 30,
+        }],
+      }],
+    },
+  }),
+};
+
+/**
+ * What the trace test plants, each a link to {@link NET_TARGET}, with the
+ * commands that use it (every command for the folders) and what else the
+ * repository commits.
+ */
+const NET_LINKS: [string, string[], Record<string, string>?][] = [
+  [".claude/stall_watch", EVERY_COMMAND],
+  [".claude", EVERY_COMMAND],
+  [".claude/settings.local.json", ["install", "uninstall", "doctor"]],
+  [".claude/settings.json", ["install", "uninstall", "doctor"]],
+  [".gitignore", ["install"]],
+  [".claude/.gitignore", ["install"]],
+  [".claude/stall-watch.jsonc", ["hook", "watch", "doctor"]],
+  [".claude/stall_watch/events.jsonl", ["hook", "log"]],
+  [".claude/stall_watch/events.jsonl.1", ["log"]],
+  ["tools", ["doctor"], TOOLS_HOOK],
+];
+
+Deno.test({
+  ...skipWhere(
+    "hostile clone, links: a folder or file stall-watch uses, linked to /net/<host>/..., is refused or passed over without a system call of any command following the link",
+    HOSTILE_CLONES,
+    ...NEEDS_STRACE,
+  ),
+  fn: async () => {
+    for (const [link, commands, extra] of NET_LINKS) {
+      await using temp = await tempProject("stall-watch-hostile-");
+      const c = await cloneWith(
+        temp.dir,
+        [{
+          name: "net link",
+          files: { ...extra, [link]: { link: NET_TARGET } },
+        }],
+        "Read",
+      );
+      for (const name of commands) {
+        const run = await tracedRun({
+          ...COMMANDS[name]!(c),
+          // A refused config leaves the watcher its default 600 s.
+          env: {
+            HOME: c.home,
+            STALL_WATCH_IDLE_SECONDS: "0.05",
+            STALL_WATCH_WATCH_MAX_SECONDS: "1",
+          },
+        });
+        assert.notEqual(run.code, 3, `${name}: ${run.stderr}`);
+        assert.deepEqual(
+          reachedThrough(run.paths, join(c.project, link), NET_TARGET),
+          [],
+          `${name} followed ${link} -> ${NET_TARGET}`,
+        );
+      }
+    }
+  },
+});

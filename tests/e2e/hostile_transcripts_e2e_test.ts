@@ -24,7 +24,14 @@ import {
   postToolUsePayload,
   SessionTranscript,
 } from "../support/watch_session.ts";
-import { HOSTILE_CLONES, onWindows, skipWhere } from "../support/platform.ts";
+import {
+  HOSTILE_CLONES,
+  offLinux,
+  onWindows,
+  skipWhere,
+} from "../support/platform.ts";
+import { spawnStallWatch } from "../support/hook_process.ts";
+import { TranscriptBuilder } from "../support/transcript_builder.ts";
 
 Deno.test({
   ...skipWhere(
@@ -425,5 +432,135 @@ Deno.test({
       /If that was a step you meant to take, take it now\. If not/,
     );
     assert.doesNotMatch(own.stderr, /Do it now/);
+  },
+});
+
+/**
+ * The clone's transcript replaced by a turn whose last message, an hour
+ * ago, called `name` and has had no result since.
+ */
+function hourOldCall(name: string): Planting {
+  return {
+    name: "a call started an hour ago, named by the attacker",
+    after: async (project) => {
+      const t = new SessionTranscript(join(project, "transcripts"), SESSION);
+      await Deno.remove(t.path);
+      t.madeAt = new Date(Date.now() - 3600_000);
+      await t.append(
+        t.prompt("Run the tests"),
+        t.toolUse("toolu_late", name, { command: "npm test" }),
+      );
+    },
+  };
+}
+
+for (
+  const [what, name] of [
+    ["a 60,000-character tool name", "T".repeat(60_000)],
+    ["a tool name of 20,000 zero-width characters", "\u200b".repeat(20_000)],
+  ]
+) {
+  attackTest(
+    "transcripts",
+    `the status line caps ${what} after escaping, and the whole line at 200 characters`,
+    [hourOldCall(name!)],
+    ["statusline"],
+    (_c, results) => {
+      const out = results.get("statusline")![0]!.stdout;
+      assert.match(out, /^stall-watch: .* has had no result for 1 h 0 min\n$/);
+      assert.ok(out.length <= 201, `a line of ${out.length - 1} characters`);
+    },
+  );
+}
+
+/**
+ * Says "ready", reads a process id from stdin, polls `/proc/<pid>/fd`
+ * until that process has had the transcript open and closed it again (its
+ * first look, which the wait follows), then makes the file grow by a
+ * tebibyte of NUL bytes, a sparse hole that takes no disk, and exits. Run
+ * by `deno eval` (all permissions), started before the hook.
+ */
+const GROW_AFTER_LOOK = `
+const [path] = Deno.args;
+console.log("ready");
+const buf = new Uint8Array(64);
+const n = await Deno.stdin.read(buf);
+const pid = new TextDecoder().decode(buf.subarray(0, n ?? 0)).trim();
+function isOpen() {
+  for (const entry of Deno.readDirSync(\`/proc/\${pid}/fd\`)) {
+    try {
+      if (Deno.readLinkSync(\`/proc/\${pid}/fd/\${entry.name}\`) === path) {
+        return true;
+      }
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return false;
+}
+try {
+  while (!isOpen()) await new Promise((resolve) => setTimeout(resolve, 1));
+  while (isOpen());
+} catch {
+  Deno.exit(1); // the process ended
+}
+Deno.truncateSync(path, Deno.statSync(path).size + 2 ** 40);
+`;
+
+Deno.test({
+  ...skipWhere(
+    "hostile clone, transcripts: a transcript that grows by a tebibyte during the lag wait keeps the Stop no longer than the wait: the read has the look's byte budget and the wait's deadline",
+    offLinux("watches /proc/<pid>/fd, which only Linux has"),
+  ),
+  fn: async () => {
+    await using s = await tempSandbox();
+    // A turn long enough that its first look is seen from outside.
+    const t = new TranscriptBuilder("grow");
+    t.prompt("Summarise every module.");
+    const output = "export function total(items) { return 0; }\n".repeat(20);
+    for (let i = 0; i < 1000; i++) {
+      t.call(`msg_${i}`, `toolu_${i}`, "Read");
+      t.result(`toolu_${i}`, output);
+    }
+    t.call("msg_last", "toolu_pending", "Read");
+    await Deno.writeTextFile(s.transcript, t.toString());
+    const grower = new Deno.Command(Deno.execPath(), {
+      args: ["eval", GROW_AFTER_LOOK, s.transcript],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const reader = grower.stdout.getReader();
+    assert.match(
+      new TextDecoder().decode((await reader.read()).value),
+      /^ready/,
+    );
+    reader.releaseLock();
+    const hook = await spawnStallWatch({
+      cwd: s.project,
+      stdin: stopPayload("grow", s.transcript, s.project),
+      env: { STALL_WATCH_LAG_WAIT_MS: "1000" },
+    });
+    const writer = grower.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(`${hook.pid}\n`));
+    await writer.close();
+    // Before, the wait read the whole tebibyte (2 GiB took 11 s): a hang.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const result = await Promise.race([
+      hook.finished,
+      new Promise<null>((resolve) => timer = setTimeout(resolve, 30_000, null)),
+    ]);
+    clearTimeout(timer);
+    if (result === null) hook.kill();
+    const grew = await grower.status;
+    await grower.stdout.cancel();
+    await hook.finished;
+    assert.ok(grew.success, "the hook never looked at the transcript");
+    assert.notEqual(result, null, "the hook was still reading after 30 s");
+    assert.ok(
+      (await Deno.stat(s.transcript)).size > 2 ** 40,
+      "the transcript grew",
+    );
+    assert.equal(result!.code, 2, `the stall is judged: ${result!.stderr}`);
   },
 });

@@ -146,3 +146,43 @@ Deno.test({
     assert.deepEqual(await s.snapshotOutsideClaude(), before);
   },
 });
+
+/** Names Windows keeps for devices, as a state folder or log would use them. */
+const DEVICE_NAMES = [
+  ".claude/COM1",
+  ".claude/aux.d",
+  ".claude/NUL. ",
+  ".claude/lpt9 .x",
+];
+
+Deno.test("a state folder or log named like a Windows device (CON, NUL, AUX, COM1, LPT9, any case or extension) is refused and the default used; a session named CON keeps its state in _CON.json", async () => {
+  await using s = await stalledSandbox();
+  for (const [i, path] of DEVICE_NAMES.entries()) {
+    const session = `device${i}`;
+    const result = await hook(s, session, {
+      STALL_WATCH_STATE_DIR: path,
+      STALL_WATCH_LOG_FILE: `.claude/${
+        ["CON", "con.LOG", "Com1.log", "nul.jsonl"][i]
+      }`,
+      STALL_WATCH_OUTPUT: "json",
+    });
+    assert.equal(result.code, 0, `${path}: ${result.stderr}`);
+    const output = JSON.parse(result.stdout);
+    assert.equal(output.decision, "block", path);
+    assert.match(
+      output.systemMessage,
+      /Refusing state folder ".*": ".*" is a Windows device name/,
+      path,
+    );
+    assert.match(
+      output.systemMessage,
+      /Refusing event log ".*": ".*" is a Windows device name/,
+      path,
+    );
+    assert.deepEqual(await retries(s, session), { [TOOL_ID]: 1 }, path);
+  }
+  const con = await hook(s, "CON");
+  assert.equal(con.code, 2, con.stderr);
+  const text = await Deno.readTextFile(join(s.project, STATE_DIR, "_CON.json"));
+  assert.deepEqual(parseState(text).state.retries, { [TOOL_ID]: 1 });
+});

@@ -530,3 +530,35 @@ Deno.test("planUninstall() removes stall-watch's status line and keeps someone e
   });
   assert.deepEqual(uninstall(theirs).changes, []);
 });
+
+Deno.test("a status line running a program inside the project is not stall-watch's: uninstall keeps it, install --statusline leaves it", () => {
+  for (
+    const command of [
+      '"$CLAUDE_PROJECT_DIR"/tools/stall-watch statusline',
+      "${CLAUDE_PROJECT_DIR}/bin/stall-watch statusline",
+      "tools/stall-watch statusline",
+      "./stall-watch statusline",
+      'deno run --quiet --allow-read --allow-write=.claude --allow-env --no-prompt "$CLAUDE_PROJECT_DIR/main.ts" statusline',
+    ]
+  ) {
+    const text = JSON.stringify({ statusLine: { type: "command", command } });
+    assert.deepEqual(uninstall(text).changes, [], command);
+    assert.throws(
+      () =>
+        planInstall(text, "settings.json", { ...request(), statusLine: true }),
+      /already has a status line/,
+      command,
+    );
+  }
+  // A release binary named by an absolute path or on the PATH is one
+  // install may have written.
+  for (
+    const command of [
+      "/opt/sw/stall-watch statusline",
+      "stall-watch statusline",
+    ]
+  ) {
+    const text = JSON.stringify({ statusLine: { type: "command", command } });
+    assert.equal(uninstall(text).changes.length, 1, command);
+  }
+});

@@ -12,6 +12,7 @@ import {
   resolveSettings,
 } from "../../src/settings/settings.ts";
 import { SEED_TEXT } from "../../src/recovery/nudge_texts.ts";
+import { POSIX, WINDOWS } from "../../src/shared/paths.ts";
 
 const fixture = (name: string) =>
   fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
@@ -254,45 +255,133 @@ Deno.test("loadSettings() refuses an event log path that could name another file
   assert.equal(ok.settings.eventLogPath, ".claude/stall_watch.log");
 });
 
-Deno.test("resolveSettings() refuses a kill_switch_file outside .claude on its text alone: absolute, drive-letter and UNC paths in either platform's spelling", () => {
-  for (
-    const value of [
-      "/etc/passwd",
-      "//host/share/x",
-      "\\\\host\\share\\x",
-      "\\\\?\\C:\\x",
-      "\\\\.\\pipe\\x",
-      "C:\\Users\\me\\off",
-      "C:off",
-      "c:/off",
-      "\\off",
+/** A network, device or drive-relative marker, in either platform's spelling. */
+const NEVER_LOOKED_AT = [
+  "//host/share/x",
+  "\\\\host\\share\\x",
+  "\\\\?\\UNC\\host\\share\\x",
+  "\\\\?\\C:\\x",
+  "\\\\.\\pipe\\x",
+  "\\??\\C:\\x",
+  "/\\host\\share",
+  "C:off",
+  "c:..\\off",
+  ".claude/NUL",
+  ".claude/com1.off",
+  "/tmp/CON .txt",
+];
+
+Deno.test("resolveSettings() refuses a network, device or drive-relative kill_switch_file from every source, on its text alone", () => {
+  for (const style of [POSIX, WINDOWS]) {
+    const cwd = style.windows ? "C:\\work\\p" : "/work/p";
+    for (const configOwner of ["project", "user"] as const) {
+      for (const value of NEVER_LOOKED_AT) {
+        for (
+          const [env, file] of [
+            [{ STALL_WATCH_KILL_SWITCH_FILE: value }, new Map()],
+            [{}, new Map([["kill_switch_file", { value, where: "c:1:2" }]])],
+          ] as const
+        ) {
+          const { settings, problems } = resolveSettings(env, file, {
+            configOwner,
+            cwd,
+            style,
+          });
+          const what = `${value} (${configOwner}, ${style.sep})`;
+          assert.equal(settings.killSwitchFile, null, what);
+          assert.equal(problems.length, 1, what);
+          assert.match(
+            problems[0]!.message,
+            /must not be .*, which is never looked at; got /,
+            what,
+          );
+        }
+      }
+    }
+  }
+  // Each platform's own spelling of a path without its drive or root.
+  const on = (style: typeof POSIX, value: string) =>
+    resolveSettings({ STALL_WATCH_KILL_SWITCH_FILE: value }, new Map(), {
+      configOwner: "user",
+      cwd: null,
+      style,
+    }).settings.killSwitchFile;
+  assert.equal(on(WINDOWS, "\\off"), null);
+  assert.equal(on(WINDOWS, "/tmp/stall_off"), null);
+  assert.equal(on(POSIX, "C:\\off"), null);
+  assert.equal(on(WINDOWS, "C:\\off"), "C:\\off");
+  assert.equal(on(POSIX, "/tmp/stall_off"), "/tmp/stall_off");
+});
+
+Deno.test("resolveSettings() takes any local kill_switch_file from the operator (environment, the user's config) and only one inside the project from the project's config", () => {
+  for (const style of [POSIX, WINDOWS]) {
+    const cwd = style.windows ? "C:\\work\\p" : "/work/p";
+    const abs = (rest: string) =>
+      style.windows ? `C:\\${rest.replaceAll("/", "\\")}` : `/${rest}`;
+    const inside = [
+      ".claude/stall-watch.off",
       "stall-watch.off",
-      ".claude",
-      ".claude/../off",
+      ".claude/a/../off",
+      abs("work/p/.claude/stall_watch.off"),
+    ];
+    const outside = [
+      abs("tmp/stall_off"),
+      "../off",
       ".claude/../../off",
-      "../.claude/off",
-    ]
-  ) {
-    for (
-      const [env, file] of [
-        [{ STALL_WATCH_KILL_SWITCH_FILE: value }, new Map()],
-        [{}, new Map([["kill_switch_file", { value, where: "c.jsonc:1:2" }]])],
-      ] as const
-    ) {
-      const { settings, problems } = resolveSettings(env, file);
-      assert.equal(settings.killSwitchFile, null, value);
-      assert.equal(problems.length, 1, value);
+      abs("work/other/off"),
+    ];
+    const resolve = (
+      value: string,
+      configOwner: "project" | "user",
+      fromEnv: boolean,
+    ) =>
+      resolveSettings(
+        fromEnv ? { STALL_WATCH_KILL_SWITCH_FILE: value } : {},
+        fromEnv
+          ? new Map()
+          : new Map([["kill_switch_file", { value, where: "c.jsonc:1:2" }]]),
+        { configOwner, cwd, style },
+      );
+    for (const value of [...inside, ...outside]) {
+      // The operator's: the environment, whoever wrote the config...
+      const env = resolve(value, "project", true);
+      assert.deepEqual(
+        [env.settings.killSwitchFile, env.settings.killSwitchFileSource],
+        [value, "env STALL_WATCH_KILL_SWITCH_FILE"],
+        value,
+      );
+      assert.deepEqual(env.problems, [], value);
+      // ... and a config file of the user's own.
+      const user = resolve(value, "user", false);
+      assert.deepEqual(
+        [user.settings.killSwitchFile, user.settings.killSwitchFileSource],
+        [value, "c.jsonc:1:2"],
+        value,
+      );
+    }
+    for (const value of inside) {
+      const project = resolve(value, "project", false);
+      assert.equal(project.settings.killSwitchFile, value, value);
+      assert.deepEqual(project.problems, [], value);
+    }
+    for (const value of outside) {
+      const project = resolve(value, "project", false);
+      assert.equal(project.settings.killSwitchFile, null, value);
       assert.match(
-        problems[0]!.message,
-        /must (be a relative path|name a file) inside \.claude/,
+        project.problems[0]?.message ?? "",
+        /^"kill_switch_file" must be a path inside the project/,
+        value,
       );
     }
   }
-  for (const value of [".claude/stall-watch.off", ".claude/a/../off"]) {
-    const { settings, problems } = resolveSettings(
-      { STALL_WATCH_KILL_SWITCH_FILE: value },
-      new Map(),
-    );
-    assert.deepEqual([settings.killSwitchFile, problems], [value, []]);
-  }
+  // Without a start directory, the project's config is judged on its text:
+  // relative and not climbing out.
+  const text = (value: string) =>
+    resolveSettings(
+      {},
+      new Map([["kill_switch_file", { value, where: "c.jsonc:1:2" }]]),
+    ).settings.killSwitchFile;
+  assert.equal(text(".claude/off"), ".claude/off");
+  assert.equal(text("/etc/passwd"), null);
+  assert.equal(text("../off"), null);
 });

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { describe } from "../../src/shared/errors.ts";
+import { clipMiddle, describe } from "../../src/shared/errors.ts";
 import { tempProject } from "../support/temp_project.ts";
 import { skipWhere, underWine } from "../support/platform.ts";
 
@@ -64,4 +64,16 @@ Deno.test({
       "it (or a folder on its path) is not a folder",
     );
   },
+});
+
+Deno.test("clipMiddle() keeps both ends within max and never splits a surrogate pair", () => {
+  assert.equal(clipMiddle("abcdef", 10), "abcdef");
+  assert.equal(clipMiddle("abcdefghij", 5), "ab…ij");
+  for (let max = 3; max < 12; max++) {
+    for (const text of ["😀".repeat(20), `a${"😀".repeat(20)}`]) {
+      const clipped = clipMiddle(text, max);
+      assert.ok(clipped.length <= max, `${max}: ${clipped}`);
+      assert.doesNotMatch(clipped, /\p{Cs}/u, `${max}: ${clipped}`);
+    }
+  }
 });

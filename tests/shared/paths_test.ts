@@ -5,10 +5,13 @@ import {
   basename,
   dirname,
   isAbsolute,
+  isDeviceName,
+  isDriveRelative,
   isInside,
   join,
   joinPath,
   NATIVE,
+  networkPathReason,
   normalize,
   POSIX,
   relativePath,
@@ -262,4 +265,60 @@ Deno.test("resolvePath() keeps a Windows path on its base's device", () => {
       `${base} + ${path}`,
     );
   }
+});
+
+Deno.test("isDeviceName() knows Windows' device names in any case, with any extension and trailing dots or spaces, and nothing else", () => {
+  for (
+    const name of [
+      "CON",
+      "con",
+      "PRN.txt",
+      "aux.tar.gz",
+      "NUL",
+      "nul.",
+      "NUL:",
+      "COM1.log",
+      "com9",
+      "COM¹",
+      "LPT1",
+      "lpt9 .x",
+      "lpt3...  ",
+      "CONIN$",
+      "conout$.log",
+    ]
+  ) assert.equal(isDeviceName(name), true, name);
+  for (
+    const name of [
+      "CONSOLE",
+      "COM10",
+      "LPT",
+      "xcon",
+      "events.jsonl",
+      "_CON.json",
+      "stall_watch",
+      "con_x",
+    ]
+  ) assert.equal(isDeviceName(name), false, name);
+});
+
+Deno.test("networkPathReason() and isDriveRelative() read a path's text in either platform's spelling", () => {
+  for (
+    const text of [
+      "//host/share",
+      "\\\\host\\share",
+      "/\\host",
+      "\\\\?\\UNC\\host\\s",
+      "\\\\?\\C:\\x",
+      "\\\\.\\pipe\\x",
+      "\\??\\C:\\x",
+    ]
+  ) assert.notEqual(networkPathReason(text), null, text);
+  for (const text of ["/tmp/x", "C:\\x", "x", "\\x", ".claude/off"]) {
+    assert.equal(networkPathReason(text), null, text);
+  }
+  assert.equal(isDriveRelative("C:x"), true);
+  assert.equal(isDriveRelative("c:..\\x"), true);
+  assert.equal(isDriveRelative("C:\\x"), false);
+  assert.equal(isDriveRelative("C:/x"), false);
+  assert.equal(isDriveRelative("x:"), true);
 });

@@ -58,6 +58,8 @@ export interface RunOptions {
   args?: string[];
   /** Extra environment; the rest is a clean minimal environment. */
   env?: Record<string, string>;
+  /** A program and its arguments that run stall-watch (`strace -f ...`). */
+  wrapper?: string[];
 }
 
 /** Environment variables every run inherits from the test process. */
@@ -94,7 +96,7 @@ export interface RunningStallWatch {
 export async function spawnStallWatch(
   options: RunOptions,
 ): Promise<RunningStallWatch> {
-  const [program, ...baseArgs] = hookCommand();
+  const [program, ...baseArgs] = [...options.wrapper ?? [], ...hookCommand()];
   const env: Record<string, string> = {
     STALL_WATCH_LAG_WAIT_MS: "0",
     NO_COLOR: "1",

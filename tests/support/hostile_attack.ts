@@ -113,7 +113,11 @@ const DENO_DIR = Deno.env.get("DENO_DIR") ??
   ).denoDir as string;
 
 /** Runs `name` in the clone with a secret in the environment and checks its output. */
-async function run(c: Clone, name: string): Promise<ProcessResult> {
+async function run(
+  c: Clone,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<ProcessResult> {
   const options = COMMANDS[name]!(c);
   const result = await runBounded({
     ...options,
@@ -122,6 +126,7 @@ async function run(c: Clone, name: string): Promise<ProcessResult> {
       DENO_DIR,
       GITHUB_TOKEN: SECRET,
       ...(options.env ?? {}),
+      ...env,
     },
   });
   const output = result.stdout + result.stderr;
@@ -158,7 +163,8 @@ const inClaude = (rel: string) =>
  * Runs `commands` in a clone with `plantings` and checks the promises:
  * nothing outside `.claude` changed, no planted file inside it changed
  * (but the settings file install and uninstall exist to edit), no secret in
- * any file.
+ * any file. `env` is added to every command's environment (the
+ * operator's, or what the repository's settings would set).
  */
 export async function attack(
   plantings: Planting[],
@@ -168,6 +174,7 @@ export async function attack(
     results: Map<string, ProcessResult[]>,
   ) => Promise<void> | void = () => {},
   toolName = HOSTILE_NAME,
+  env: (c: Clone) => Record<string, string> = () => ({}),
 ): Promise<void> {
   await using temp = await tempProject("stall-watch-hostile-");
   const root = temp.dir;
@@ -176,7 +183,7 @@ export async function attack(
   const planted = await claudeSnapshot(root);
   const results = new Map<string, ProcessResult[]>();
   for (const name of commands) {
-    const result = await run(c, name);
+    const result = await run(c, name, env(c));
     results.set(name, [...(results.get(name) ?? []), result]);
   }
   assert.deepEqual(

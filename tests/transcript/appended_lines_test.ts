@@ -25,8 +25,13 @@ Deno.test("appendedTurnLines() is false for appended metadata and an unfinished 
   const { t, end } = stalled();
   t.meta("progress", { data: { type: "hook_progress" } });
   t.meta("file-history-snapshot");
-  await using file = await tempTranscript(t.toString() + '{"parentUuid"');
-  assert.equal(await appendedTurnLines(file.path, end, MAIN), false);
+  const whole = t.toString();
+  await using file = await tempTranscript(whole + '{"parentUuid"');
+  // Read up to the end of the last complete line, where the next look goes on.
+  assert.deepEqual(await appendedTurnLines(file.path, end, MAIN), {
+    changed: false,
+    to: new TextEncoder().encode(whole).length,
+  });
 });
 
 Deno.test("appendedTurnLines() is true for an appended result, and for an end-of-turn line", async () => {
@@ -34,12 +39,18 @@ Deno.test("appendedTurnLines() is true for an appended result, and for an end-of
   result.t.meta("progress");
   result.t.result("toolu_1", []);
   await using one = await tempTranscript(result.t.toString());
-  assert.equal(await appendedTurnLines(one.path, result.end, MAIN), true);
+  assert.equal(
+    (await appendedTurnLines(one.path, result.end, MAIN))?.changed,
+    true,
+  );
 
   const ended = stalled();
   ended.t.meta("system", { subtype: "turn_duration", durationMs: 10 });
   await using two = await tempTranscript(ended.t.toString());
-  assert.equal(await appendedTurnLines(two.path, ended.end, MAIN), true);
+  assert.equal(
+    (await appendedTurnLines(two.path, ended.end, MAIN))?.changed,
+    true,
+  );
 });
 
 Deno.test("appendedTurnLines() passes over a subagent's sidechain lines in a main transcript", async () => {
@@ -47,9 +58,10 @@ Deno.test("appendedTurnLines() passes over a subagent's sidechain lines in a mai
   const side = new TranscriptBuilder("s", { sidechain: true });
   side.prompt("Subtask.");
   await using file = await tempTranscript(text + side.toString());
-  assert.equal(await appendedTurnLines(file.path, end, MAIN), false);
+  assert.equal((await appendedTurnLines(file.path, end, MAIN))?.changed, false);
   assert.equal(
-    await appendedTurnLines(file.path, end, { includeSidechains: true }),
+    (await appendedTurnLines(file.path, end, { includeSidechains: true }))
+      ?.changed,
     true,
   );
 });
@@ -60,4 +72,41 @@ Deno.test("appendedTurnLines() is null for a transcript that is gone", async () 
     await appendedTurnLines(`${folder.dir}/gone.jsonl`, 0, MAIN),
     null,
   );
+});
+
+Deno.test("appendedTurnLines() reads at most maxBytes, stops when told, and goes on from where it stopped", async () => {
+  const { t, end } = stalled();
+  for (let i = 0; i < 200; i++) t.meta("progress", { data: { i } });
+  t.result("toolu_1", []);
+  const text = t.toString();
+  await using file = await tempTranscript(text);
+  const size = new TextEncoder().encode(text).length;
+  // Within a budget too small to reach the result: metadata only, and
+  // where it stopped, at a line's end.
+  const first = await appendedTurnLines(file.path, end, {
+    ...MAIN,
+    maxBytes: 4096,
+  });
+  assert.equal(first?.changed, false);
+  assert.ok(first!.to > end && first!.to <= end + 4096, `${first?.to}`);
+  assert.equal(text[first!.to - 1], "\n");
+  // Stopped before its first read: nothing read, nowhere further.
+  assert.deepEqual(
+    await appendedTurnLines(file.path, end, { ...MAIN, stopWhen: () => true }),
+    { changed: false, to: end },
+  );
+  // Going on from there, read by read, the result is found.
+  let from = first!.to;
+  let found = false;
+  for (let reads = 0; reads < 100 && !found; reads++) {
+    const next = await appendedTurnLines(file.path, from, {
+      ...MAIN,
+      maxBytes: 4096,
+    });
+    found = next!.changed;
+    assert.ok(next!.to >= from);
+    from = next!.to;
+  }
+  assert.ok(found);
+  assert.equal(from, size);
 });
