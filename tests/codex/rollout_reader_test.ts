@@ -273,29 +273,23 @@ Deno.test("codexReader, the TranscriptReader a Codex door hands detection: the t
   const path = `${dir.path}/rollout.jsonl`;
   await Deno.writeFile(path, fixture.bytes);
   const end = fixture.bytes.length;
-  assert.equal(
-    await codexReader.appended(path, end, { includeSidechains: false }),
-    false,
-  );
+  const changed = async (from: number) =>
+    (await codexReader.appended(path, from, { includeSidechains: false }))
+      ?.changed;
+  assert.equal(await changed(end), false);
   // A token count changes nothing; the turn's task_complete does.
   await Deno.writeTextFile(
     path,
     '{"timestamp":"2026-12-06T05:28:52.125Z","ordinal":30,"type":"event_msg","payload":{"type":"token_count","info":null}}\n',
     { append: true },
   );
-  assert.equal(
-    await codexReader.appended(path, end, { includeSidechains: false }),
-    false,
-  );
+  assert.equal(await changed(end), false);
   await Deno.writeTextFile(
     path,
     `{"timestamp":"2026-12-06T05:28:52.125Z","ordinal":31,"type":"event_msg","payload":{"type":"task_complete","turn_id":"${fixture.turnId}"}}\n`,
     { append: true },
   );
-  assert.equal(
-    await codexReader.appended(path, end, { includeSidechains: false }),
-    true,
-  );
+  assert.equal(await changed(end), true);
   assert.equal(
     await codexReader.appended(`${dir.path}/gone.jsonl`, 0, {
       includeSidechains: false,
