@@ -223,6 +223,61 @@ async function hookExit(
 }
 
 /**
+ * The turns of `path` at whose end the Stop hook blocks, the file cut right
+ * after each turn as Claude Code would have had it when that turn's Stop
+ * fired. One copy, cut from the end (a truncate per turn), and a clock that
+ * moves only when the hook sleeps: the lag wait costs nothing.
+ */
+async function hookAtEveryTurnEnd(
+  path: string,
+  turns: readonly JudgedTurn[],
+  subagent: boolean,
+  work: string,
+): Promise<JudgedTurn[]> {
+  const bytes = await Deno.readFile(path);
+  const lineEnds: number[] = [];
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x0a) lineEnds.push(i + 1);
+  }
+  if (bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) {
+    lineEnds.push(bytes.length);
+  }
+  const cwd = await Deno.makeTempDir({ dir: work, prefix: "ends-" });
+  const cut = join(cwd, "transcript.jsonl");
+  await Deno.writeFile(cut, bytes);
+  let clock = Date.now();
+  const blocked: JudgedTurn[] = [];
+  try {
+    for (let i = turns.length - 1; i >= 0; i--) {
+      const next = turns[i + 1];
+      const lastLine = next ? next.firstLine - 1 : lineEnds.length;
+      await Deno.truncate(cut, lineEnds[lastLine - 1] ?? 0);
+      const payload = {
+        session_id: `corpus-end-${i}`,
+        transcript_path: cut,
+        cwd,
+        hook_event_name: subagent ? "SubagentStop" : "Stop",
+        stop_hook_active: false,
+        ...(subagent ? { agent_transcript_path: cut, agent_id: "corpus" } : {}),
+      };
+      const outcome = await runHook(JSON.stringify(payload), {
+        env: {},
+        cwd,
+        now: () => clock,
+        sleep: (ms: number) => {
+          clock += ms;
+          return Promise.resolve();
+        },
+      });
+      if (outcome.exitCode === 2) blocked.push(turns[i] as JudgedTurn);
+    }
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+  return blocked;
+}
+
+/**
  * The label of a turn that ended on an API error no nudge can fix: an
  * API-error ending, never a stall, allowed by the hook.
  */
@@ -393,6 +448,37 @@ async function check(
       } else held.push(`${name}: the hook exits ${exit} at the turn's end`);
     }
   }
+
+  // The hook at every turn end: it blocks only turns a label calls a stall
+  // (or one no Stop ever reached: a file captured mid-turn, `†`).
+  let hookedEnds = 0;
+  for (const file of corpus.files) {
+    const turns = judged.get(file.stored) ?? [];
+    const blocked = await hookAtEveryTurnEnd(
+      storedPath(corpus, file.stored),
+      turns,
+      file.subagent,
+      work,
+    );
+    hookedEnds += turns.length;
+    for (const turn of blocked) {
+      const labels = corpus.labels.filter((l) =>
+        l.stored === file.stored && turn.firstLine <= l.signatureLine &&
+        l.signatureLine <= turn.endLine
+      );
+      const expected = labels.some((l) =>
+        expectation(l.verdict) === "stall" || l.verdict.includes("†")
+      );
+      if (!expected) {
+        failures.push(
+          `${file.stored}: the hook blocks at the end of the turn at line ${turn.startLine}, which no label calls a stall`,
+        );
+      }
+    }
+  }
+  held.push(
+    `the hook at all ${hookedEnds} turn ends blocks only labelled stalls`,
+  );
 
   // Usage limits: API-error endings, never stalls.
   let limitTurns = 0;
