@@ -8,7 +8,7 @@
 
 import { basename, dirname } from "../shared/paths.ts";
 import type { CliIO } from "../shared/cli_io.ts";
-import { existingConfinedDir } from "../confined/confine.ts";
+import { CLAUDE_DIR, existingConfinedDir } from "../confined/confine.ts";
 import { confinedFile, lstatOrNull } from "../confined/confined_file.ts";
 import {
   type KillSwitchStatus,
@@ -18,19 +18,23 @@ import type { Settings } from "../settings/settings.ts";
 
 /**
  * The kill switch: the variable, the marker file (checked on disk,
- * relative to the start directory) and the config file. Requires
- * `--allow-read`.
+ * relative to the start directory, inside the client's folder) and the
+ * config file. Requires `--allow-read`.
+ *
+ * @param clientDir The client's folder the marker lies in: `.claude`
+ * (default) or Codex's `.codex`.
  */
 export function killSwitchOf(
   settings: Settings,
   io: Pick<CliIO, "env" | "cwd">,
+  clientDir: string = CLAUDE_DIR,
 ): KillSwitchStatus {
   const file = settings.killSwitchFile;
   return killSwitchStatus({
     env: io.env,
     envName: settings.killSwitchEnv,
     file,
-    fileExists: file !== null && markerExists(io.cwd, file),
+    fileExists: file !== null && markerExists(io.cwd, file, clientDir),
     configured: settings.killSwitch,
   });
 }
@@ -43,9 +47,14 @@ export function killSwitchOf(
  * `.claude/net -> /net/host` must not lead the look elsewhere). A refused
  * folder counts as no marker.
  */
-function markerExists(cwd: string, file: string): boolean {
+function markerExists(cwd: string, file: string, clientDir: string): boolean {
   try {
-    const dir = existingConfinedDir(cwd, dirname(file), "kill-switch file");
+    const dir = existingConfinedDir(
+      cwd,
+      dirname(file),
+      "kill-switch file",
+      clientDir,
+    );
     return dir !== null &&
       lstatOrNull(confinedFile(dir, basename(file))) !== null;
   } catch {

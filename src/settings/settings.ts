@@ -304,7 +304,10 @@ export function resolveSettings(
   };
   settings.recovery = recoveryText(
     file,
-    presetText(settings.nudgePreset),
+    // The defaults' own texts for their preset (a client's words).
+    settings.nudgePreset === d.nudgePreset
+      ? d.recovery
+      : presetText(settings.nudgePreset),
     problems,
   );
   return { settings, problems };

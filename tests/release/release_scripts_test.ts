@@ -75,9 +75,11 @@ Deno.test("compileArgs() bakes in exactly the release permission flags, relative
     assert.deepEqual(args, [
       "compile",
       "--allow-read",
-      "--allow-write=.claude",
+      "--allow-write=.claude,.codex",
       "--allow-env",
+      "--allow-run=codex",
       "--no-prompt",
+      "--quiet",
       "--no-code-cache",
       "--exclude-unused-npm",
       "--target",
@@ -92,6 +94,9 @@ Deno.test("compileArgs() bakes in exactly the release permission flags, relative
     assert.deepEqual(permissionFlags, [...HOOK_PERMISSION_FLAGS]);
   }
   assert.ok(BUILD_FLAGS.includes("--no-code-cache"));
+  // The log level is baked in: quiet, or a stop on a machine without Codex
+  // prints Deno's "Failed to resolve 'codex' for allow-run" line.
+  assert.ok(BUILD_FLAGS.includes("--quiet"));
 });
 
 Deno.test("the compile step embeds every src module, including the lazily imported ones", () => {
