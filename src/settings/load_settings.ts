@@ -78,6 +78,16 @@ export async function loadSettings(
     });
   settings.stateDir = confined("stateDir", "state folder");
   settings.eventLogPath = confined("eventLogPath", "event log");
+  if (settings.killSwitchFile !== null) {
+    // Looked at only inside the door's own folder (`kill_switch.ts`).
+    settings.killSwitchFile = confinedOrDefault(
+      cwd,
+      clientDir,
+      settings.killSwitchFile,
+      null,
+      { what: "kill-switch file", problems },
+    );
+  }
   // The log is appended to and rotated away: never let it name a file such
   // as .claude/settings.json.
   if (!/\.(jsonl|log)$/i.test(settings.eventLogPath)) {
@@ -91,13 +101,13 @@ export async function loadSettings(
   return { settings, problems, configPath: config.path };
 }
 
-function confinedOrDefault(
+function confinedOrDefault<Fallback extends string | null>(
   cwd: string,
   clientDir: string,
   path: string,
-  fallback: string,
+  fallback: Fallback,
   { what, problems }: { what: string; problems: SettingProblem[] },
-): string {
+): string | Fallback {
   try {
     confinedPath(cwd, path, what, clientDir);
     return path;
@@ -107,7 +117,7 @@ function confinedOrDefault(
     // source in front, or the line would say it twice.
     problems.push({
       source: "",
-      message: `${error.message}; using ${fallback}`,
+      message: `${error.message}; using ${fallback ?? "none"}`,
     });
     return fallback;
   }

@@ -449,10 +449,12 @@ const markerFile: Converter<string> = (raw) => {
     );
   }
   const [top, ...below] = normalize(text, NATIVE).split(NATIVE.sep);
-  const claude = NATIVE.windows ? top?.toLowerCase() : top;
-  return claude === ".claude" && below.length > 0
+  const folder = NATIVE.windows ? top?.toLowerCase() : top;
+  // A client's folder: `.codex` for Codex's door (load_settings.ts checks
+  // it is the running door's).
+  return (folder === ".claude" || folder === ".codex") && below.length > 0
     ? ok(text)
-    : fail(`must name a file inside .claude, got ${show(text)}`);
+    : fail(`must name a file inside .claude (or .codex), got ${show(text)}`);
 };
 
 function show(raw: unknown): string {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseConfigText } from "../../src/settings/config_file.ts";
 import {
@@ -12,6 +12,7 @@ import {
   resolveSettings,
 } from "../../src/settings/settings.ts";
 import { SEED_TEXT } from "../../src/recovery/nudge_texts.ts";
+import { tempProject } from "../support/temp_project.ts";
 
 const fixture = (name: string) =>
   fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
@@ -295,4 +296,34 @@ Deno.test("resolveSettings() refuses a kill_switch_file outside .claude on its t
     );
     assert.deepEqual([settings.killSwitchFile, problems], [value, []]);
   }
+});
+
+Deno.test("loadSettings() for Codex's door: .codex/stall-watch.jsonc, state and log under .codex, a kill-switch file only inside .codex, Codex's MCP nudge", async () => {
+  await using project = await tempProject();
+  await Deno.mkdir(join(project.dir, ".codex"));
+  await Deno.writeTextFile(
+    join(project.dir, ".codex", "stall-watch.jsonc"),
+    '{ "max_retries": 2, "kill_switch_file": ".codex/off" }\n',
+  );
+  const codex = await loadSettings({}, project.dir, { clientDir: ".codex" });
+  assert.deepEqual(codex.problems, []);
+  assert.equal(codex.configPath, ".codex/stall-watch.jsonc");
+  assert.equal(codex.settings.maxRetries, 2);
+  assert.equal(codex.settings.stateDir, ".codex/stall_watch");
+  assert.equal(codex.settings.eventLogPath, ".codex/stall_watch/events.jsonl");
+  assert.equal(codex.settings.killSwitchFile, ".codex/off");
+  assert.doesNotMatch(codex.settings.recovery.nudges.hung_mcp_call, /\/mcp/);
+  const claude = await loadSettings({
+    STALL_WATCH_KILL_SWITCH_FILE: ".codex/off",
+  }, project.dir);
+  assert.equal(claude.configPath, null, "Codex's config is not Claude Code's");
+  assert.equal(claude.settings.killSwitchFile, null);
+  assert.match(claude.problems[0]!.message, /Refusing kill-switch file/);
+  assert.match(claude.settings.recovery.nudges.hung_mcp_call, /\/mcp/);
+  const seed = await loadSettings(
+    { STALL_WATCH_NUDGE_PRESET: "seed" },
+    project.dir,
+    { clientDir: ".codex" },
+  );
+  assert.match(seed.settings.recovery.header, /silent tool stall/);
 });
