@@ -145,7 +145,6 @@ tier(
     assert.doesNotMatch(skipped.stdout + skipped.stderr, /hook/i);
     const trust = await session.run(Deno.execPath(), [
       "run",
-      "--quiet",
       ...CODEX_TIER_FLAGS,
       TRUST_HOOKS,
       session.project,
