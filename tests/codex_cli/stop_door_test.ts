@@ -224,6 +224,14 @@ scenario(
     assert.ok(
       stops.every((s) => s.payload.turn_id === stops[0]?.payload.turn_id),
     );
+    // Once a hook blocked, every later Stop of the turn says so, new calls
+    // or not: with the default stop_hook_active "allow" a turn is nudged once.
+    assert.deepEqual(stops.map((s) => s.payload.stop_hook_active), [
+      false,
+      true,
+      true,
+      true,
+    ]);
     assert.match(
       stops[3]!.stderr,
       /^stall_watch: turn cap reached \(3\/3 nudges in turn:[^)]+\); recovery skipped\n$/,
