@@ -22,13 +22,13 @@ import {
 import {
   type CodexRun,
   type CodexSession,
+  type ExecOptions,
   parseJsonl,
-  withCodexSession,
 } from "./support/codex_session.ts";
 import {
-  CODEX,
   CODEX_STOP_HOOK,
   CODEX_TIER_FLAGS,
+  codexTest,
   MAIN_TS,
   stallWatch,
   trustProject,
@@ -41,19 +41,14 @@ function scenario(
   fn: (session: CodexSession) => Promise<void>,
   config = '{ "event_log": { "enabled": true } }',
 ): void {
-  Deno.test({
-    name: `[codex] ${name}`,
-    ignore: CODEX === null,
-    fn: () =>
-      withCodexSession({ codex: CODEX!, script }, async (session) => {
-        await session.setStopHook(CODEX_STOP_HOOK);
-        await Deno.mkdir(join(session.project, ".codex"));
-        await Deno.writeTextFile(
-          join(session.project, ".codex", "stall-watch.jsonc"),
-          config + "\n",
-        );
-        await fn(session);
-      }),
+  codexTest(name, { script }, async (session) => {
+    await session.setStopHook(CODEX_STOP_HOOK);
+    await Deno.mkdir(join(session.project, ".codex"));
+    await Deno.writeTextFile(
+      join(session.project, ".codex", "stall-watch.jsonc"),
+      config + "\n",
+    );
+    await fn(session);
   });
 }
 
@@ -84,6 +79,25 @@ function assertTurnCompleted(run: CodexRun): void {
   );
 }
 
+/**
+ * Runs `prompt` to the end of a turn whose stall the model answers after
+ * one nudge: three requests, the third carrying the nudge.
+ *
+ * @returns The nudge the model got.
+ */
+async function nudgedOnce(
+  session: CodexSession,
+  prompt: string,
+  exec: ExecOptions = {},
+): Promise<{ nudge: string; run: CodexRun }> {
+  const run = await session.runExec(prompt, exec);
+  assertTurnCompleted(run);
+  const requests = session.api.mainRequests();
+  assert.equal(requests.length, 3);
+  assert.equal(session.api.overruns, 0);
+  return { nudge: nudgeIn(requests[2]), run };
+}
+
 /** What is in the project: the door writes only in `.codex`. */
 function projectEntries(session: CodexSession): string[] {
   return [...Deno.readDirSync(session.project)].map((e) => e.name).sort();
@@ -106,10 +120,7 @@ scenario(
   "a call, then an empty reply: the door blocks once, the model gets the nudge for exec_command in the same turn and answers it",
   queue([execCall("echo hello"), empty(), text("The command said hello.")]),
   async (session) => {
-    assertTurnCompleted(await session.runExec("run echo hello"));
-    const requests = session.api.mainRequests();
-    assert.equal(requests.length, 3);
-    const nudge = nudgeIn(requests[2]);
+    const { nudge } = await nudgedOnce(session, "run echo hello");
     assert.match(nudge, /^stall_watch: 1 missing follow-up in .*rollout-/);
     assert.match(
       nudge,
@@ -127,7 +138,6 @@ scenario(
       "recovery_dispatched",
     ]);
     assert.deepEqual(projectEntries(session), [".codex"]);
-    assert.equal(session.api.overruns, 0);
   },
 );
 
@@ -135,10 +145,7 @@ scenario(
   "an exec_command that prints nothing, then an empty reply: blocked once as an empty result, and the model says so",
   queue([execCall("true"), empty(), text("It printed nothing.")]),
   async (session) => {
-    assertTurnCompleted(await session.runExec("run true"));
-    const requests = session.api.mainRequests();
-    assert.equal(requests.length, 3);
-    const nudge = nudgeIn(requests[2]);
+    const { nudge } = await nudgedOnce(session, "run true");
     assert.match(nudge, /^stall_watch: 1 empty tool_result in /);
     assert.match(
       nudge,
@@ -275,10 +282,7 @@ scenario(
   'output "json": the block is {"decision":"block"}, the model gets the recovery prompt alone and answers it',
   queue([execCall("echo hello"), empty(), text("The command said hello.")]),
   async (session) => {
-    assertTurnCompleted(await session.runExec("run echo hello"));
-    const requests = session.api.mainRequests();
-    assert.equal(requests.length, 3);
-    const nudge = nudgeIn(requests[2]);
+    const { nudge } = await nudgedOnce(session, "run echo hello");
     assert.match(nudge, /^stall_watch recovery: a tool call in this turn/);
     assert.doesNotMatch(nudge, /missing follow-up in /);
     const [blocked] = await session.stopRuns();
@@ -320,11 +324,7 @@ function installed(
   script: Script,
   fn: (session: CodexSession) => Promise<void>,
 ): void {
-  Deno.test({
-    name: `[codex] ${name}`,
-    ignore: CODEX === null,
-    fn: () => withCodexSession({ codex: CODEX!, script, stopHook: false }, fn),
-  });
+  codexTest(name, { script, stopHook: false }, fn);
 }
 
 installed(
@@ -364,14 +364,10 @@ installed(
     assert.match(install.stdout, /Trusted in Codex/);
     const doctor = await stallWatch(session, ["doctor", "--codex"]);
     assert.equal(doctor.code, 0, doctor.stdout);
-    const run = await session.runExec("run echo hello", {
+    const { nudge, run } = await nudgedOnce(session, "run echo hello", {
       bypassHookTrust: false,
     });
-    assertTurnCompleted(run);
     assert.doesNotMatch(run.stdout + run.stderr, /bypass/i);
-    const requests = session.api.mainRequests();
-    assert.equal(requests.length, 3);
-    const nudge = nudgeIn(requests[2]);
     assert.match(nudge, /^stall_watch: 1 missing follow-up in /);
     assert.match(nudge, /\[missing_followup\] exec_command/);
     assert.match(JSON.stringify(run.events), /The command said hello\./);
@@ -380,6 +376,5 @@ installed(
     ].map((e) => e.name);
     assert.ok(state.some((name) => name.endsWith(".json")), state.join());
     assert.deepEqual(projectEntries(session), [".codex"]);
-    assert.equal(session.api.overruns, 0);
   },
 );

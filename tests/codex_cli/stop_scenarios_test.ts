@@ -26,9 +26,8 @@ import {
   blockOnceHook,
   type CodexSession,
   type StopRun,
-  withCodexSession,
 } from "./support/codex_session.ts";
-import { CODEX } from "./support/tier.ts";
+import { codexTest } from "./support/tier.ts";
 
 /** What the reader and classifier make of a Stop run's rollout copy. */
 async function judgeAtStop(session: CodexSession, stop: StopRun) {
@@ -56,11 +55,7 @@ function scenario(
   script: Script,
   fn: (session: CodexSession) => Promise<void>,
 ): void {
-  Deno.test({
-    name: `[codex] ${name}`,
-    ignore: CODEX === null,
-    fn: () => withCodexSession({ codex: CODEX!, script }, fn),
-  });
+  codexTest(name, { script }, fn);
 }
 
 scenario(

@@ -14,12 +14,30 @@ import { SOURCE_RUN_FLAGS } from "../../../src/install/hook_command.ts";
 import { findOrInstallCodex } from "./codex_install.ts";
 import {
   type CodexSession,
+  type CodexSessionOptions,
   type ProgramRun,
   shellQuote,
+  withCodexSession,
 } from "./codex_session.ts";
 
 /** The pinned Codex's binary, or null (the tier's tests are then ignored). */
 export const CODEX: string | null = await findOrInstallCodex();
+
+/**
+ * A test of the tier, `[codex] <name>`, with a fresh session (ignored when
+ * the pinned Codex is missing).
+ */
+export function codexTest(
+  name: string,
+  options: Omit<CodexSessionOptions, "codex">,
+  fn: (session: CodexSession) => Promise<void>,
+): void {
+  Deno.test({
+    name: `[codex] ${name}`,
+    ignore: CODEX === null,
+    fn: () => withCodexSession({ codex: CODEX!, ...options }, fn),
+  });
+}
 
 /** stall-watch's `main.ts`. */
 export const MAIN_TS: string = fileURLToPath(
