@@ -81,7 +81,7 @@ launch() {
     # --quiet: Deno's progress lines would reach the model with a report;
     # --no-config: the source needs no deno.json (nothing to fetch).
     set -- run --quiet --no-config \
-      --allow-read --allow-write=.claude --allow-env --no-prompt \
+      --allow-read --allow-write=.claude,.codex --allow-env --allow-run=codex --no-prompt \
       "$root/main.ts"
     if [ "$mode" = watch ]; then set -- "$@" watch; fi
     run "$deno" "$@"

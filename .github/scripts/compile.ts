@@ -20,10 +20,14 @@
  * is embedded as the entry's own graph: a stop of the binary loads
  * `main.ts` and the bundle, exactly as a stop from source does.
  *
- * `--no-code-cache`: otherwise the compiled runtime writes a V8 code cache
- * to the OS temp folder on first run, a write outside `./.claude` that the
- * permission flags cannot stop. `--exclude-unused-npm`: embed none of the
- * npm packages in the lockfile (all test-only; the program reaches none).
+ * `--quiet`: `deno compile` bakes its log level into the binary, and at the
+ * default one the runtime prints "Failed to resolve 'codex' for allow-run"
+ * at every start on a machine without Codex: on a block that line would
+ * reach the model with the report. `--no-code-cache`: otherwise the
+ * compiled runtime writes a V8 code cache to the OS temp folder on first
+ * run, a write outside `./.claude` that the permission flags cannot stop.
+ * `--exclude-unused-npm`: embed none of the npm packages in the lockfile
+ * (all test-only; the program reaches none).
  *
  * @module
  */
@@ -65,6 +69,7 @@ export const TARGETS: readonly Target[] = Object.freeze([
 
 /** Flags for `deno compile` besides the permissions (see the module doc). */
 export const BUILD_FLAGS: readonly string[] = Object.freeze([
+  "--quiet",
   "--no-code-cache",
   "--exclude-unused-npm",
 ]);

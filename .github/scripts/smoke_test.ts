@@ -1,8 +1,9 @@
 /**
  * Smoke-tests a stall-watch executable the way a user first meets it:
  * `--version`, the hook on a stalled and a healthy bundled transcript in a
- * fresh project folder (exit 2, then exit 0, state only in `.claude`), and
- * a usage error (exit 64).
+ * fresh project folder (exit 2, then exit 0 with nothing on stderr, state
+ * only in `.claude`), `codex-stop` on a stalled Codex rollout (exit 2,
+ * state only in `.codex`), and a usage error (exit 64).
  *
  *   deno run --allow-read --allow-write --allow-run --allow-env \
  *     .github/scripts/smoke_test.ts [--expect-version X.Y.Z] \
@@ -165,6 +166,13 @@ export async function smokeTest(
       "the hook did not allow a healthy transcript with exit 0",
       healthy,
     );
+    // Nothing on stderr either: on a block it would reach the model (Deno
+    // says when `--allow-run=codex` finds no codex, unless built --quiet).
+    check(
+      healthy.stderr === "",
+      `a healthy stop wrote to stderr: ${JSON.stringify(healthy.stderr)}`,
+    );
+    failures.push(...await smokeCodexStop(argv));
     const usage = await runIn(argv, project, ["--no-such-option"]);
     check(
       usage.code === 64 && usage.stderr.trim().split("\n").length === 1,
@@ -175,6 +183,63 @@ export async function smokeTest(
     await Deno.remove(project, { recursive: true }).catch(() => {});
   }
   return failures;
+}
+
+/**
+ * `codex-stop` on a real Codex capture whose turn stalled: exit 2 with the
+ * report, its state in `.codex` and nothing else in a fresh project.
+ *
+ * @returns One line per failed check.
+ */
+async function smokeCodexStop(argv: readonly string[]): Promise<string[]> {
+  const project = await Deno.makeTempDir({ prefix: "stall-watch-smoke-" });
+  try {
+    const fixture = join(REPO_ROOT, "fixtures", "codex");
+    const name = "codex_call_then_empty_reply";
+    const [{ payload }] = JSON.parse(
+      await Deno.readTextFile(join(fixture, `${name}.stops.json`)),
+    );
+    const stop = await runIn(
+      argv,
+      project,
+      ["codex-stop"],
+      JSON.stringify({
+        ...payload,
+        transcript_path: join(fixture, `${name}.jsonl`),
+        cwd: project,
+      }),
+    );
+    const failures: string[] = [];
+    if (
+      stop.code !== 2 ||
+      !stop.stderr.startsWith("stall_watch: 1 missing follow-up in ")
+    ) {
+      failures.push(
+        `codex-stop did not block a stalled Codex turn with exit 2 (exit ${stop.code}, stderr: ${stop.stderr.trim()})`,
+      );
+    }
+    const state = join(
+      project,
+      ".codex",
+      "stall_watch",
+      `${payload.session_id}.json`,
+    );
+    if (!await Deno.stat(state).then(() => true, () => false)) {
+      failures.push(`no Codex session state at ${state}`);
+    }
+    const entries = [];
+    for await (const entry of Deno.readDir(project)) entries.push(entry.name);
+    if (entries.join() !== ".codex") {
+      failures.push(
+        `expected only .codex after codex-stop, found: ${
+          entries.join(", ") || "nothing"
+        }`,
+      );
+    }
+    return failures;
+  } finally {
+    await Deno.remove(project, { recursive: true }).catch(() => {});
+  }
 }
 
 /** Parsed command line of the script. */

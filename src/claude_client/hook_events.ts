@@ -15,13 +15,18 @@
 
 import { stringField } from "./hook_payload.ts";
 
-/** The stall-watch handlers Claude Code can run. */
-export type Handler = "hook" | "watch";
+/**
+ * The stall-watch handlers a client can run: Claude Code's Stop hook and
+ * watcher, and the Stop hook for OpenAI's Codex CLI (`codex-stop`, whose
+ * payloads have the same `hook_event_name`).
+ */
+export type Handler = "hook" | "watch" | "codex";
 
 /** The events each handler is for, the one a payload without a name means first. */
 export const HANDLER_EVENTS: Readonly<Record<Handler, readonly string[]>> = {
   hook: ["Stop", "SubagentStop"],
   watch: ["PostToolUse", "PostToolUseFailure"],
+  codex: ["Stop"],
 };
 
 /** Whether `handler` acts on `event`. */

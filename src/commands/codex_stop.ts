@@ -1,23 +1,17 @@
 /**
  * `stall-watch codex-stop`: the Stop hook for OpenAI's Codex CLI, the
- * command `install --codex` registers in Codex's `hooks.json`.
- *
- * This release allows every stop: it reads the payload (bounded) and exits
- * 0 with no output, which Codex takes as "let it stop". The decision itself
- * (the rollout's current turn by `turn_id`, the shared classifier, the
- * guardrails with a per-turn cap, state under `.codex/`) is issue 40's
- * second phase; registering, trusting and `doctor` already work on this
- * entry point, so an install made now starts judging when that lands.
+ * command `install --codex` registers in Codex's `hooks.json`. A stop
+ * started by Codex does not come through here: `main.ts` runs it from the
+ * hook's bundle (`hook/stop_hook.ts`); this is the CLI's way in (options,
+ * `help codex-stop`, a person at a terminal).
  *
  * @module
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
-import { ExitCode } from "../shared/errors.ts";
+import { UsageError } from "../shared/errors.ts";
 import { parseOptions } from "../shared/command_options.ts";
-
-/** Largest payload read: Codex's Stop payload is a few hundred bytes. */
-export const MAX_CODEX_STOP_PAYLOAD_BYTES = 1024 * 1024;
+import { codexStopHookStep } from "../hook/stop_hook.ts";
 
 /** The `help codex-stop` text. */
 export const help =
@@ -27,25 +21,40 @@ Usage:
   stall-watch codex-stop < codex_stop_payload.json
 
 Registered by "stall-watch install --codex" in .codex/hooks.json (or the
-user's $CODEX_HOME/hooks.json). Codex pipes its Stop payload (session_id,
-turn_id, transcript_path, stop_hook_active, last_assistant_message) to it.
+user's $CODEX_HOME/hooks.json). Codex pipes its Stop payload to it
+(session_id, turn_id, transcript_path, stop_hook_active,
+last_assistant_message); a payload without turn_id is not Codex's and is
+refused (Claude Code runs "stall-watch" alone).
 
-In this release it allows every stop: it reads the payload and exits 0 with
-no output. It detects nothing yet; the stall detection for Codex comes in a
-later release, on this same command.
+It judges the turn turn_id names in the session's rollout (transcript_path)
+as the Claude Code hook judges a turn: a call with no result, an empty
+result, a result the model never answered, an announced action it never
+took (logged only, unless announced_no_call is "block"). On a stall it
+blocks the stop with exit 2 and the report and recovery prompt on stderr,
+which Codex hands the model as its next message in the same turn (or, with
+output "json", exit 0 and {"decision":"block","reason":...}).
 
-Exit codes: 0 allow, 64 usage error.
+The guardrails are the hook's (kill switch, cooldown, max_retries per
+call), plus a cap Codex lacks: at most max_retries nudges in one turn.
+State, the event log and the config file are in the project's .codex/
+(.codex/stall_watch/, .codex/stall-watch.jsonc). Without a rollout
+(codex exec --ephemeral: transcript_path is null) nothing can be judged:
+the stop is allowed with one line.
+
+Exit codes: 0 allow, 1 bad payload or rollout, 2 block, 3 internal error,
+64 usage error.
 `;
 
-/** Runs `codex-stop`. Reads stdin; writes nothing. */
+/** Runs `codex-stop` on the payload from stdin. */
 export async function run(
   args: readonly string[],
   io: CliIO,
 ): Promise<number> {
   parseOptions("codex-stop", args, {});
-  if (!io.stdinIsTerminal) {
-    // Read, so Codex's write of the payload never meets a closed pipe.
-    await io.readStdin(MAX_CODEX_STOP_PAYLOAD_BYTES).catch(() => "");
+  if (io.stdinIsTerminal) {
+    throw new UsageError(
+      'Cannot judge a stop: "codex-stop" reads Codex\'s Stop payload on stdin (it runs as a hook, see "stall-watch help codex-stop")',
+    );
   }
-  return ExitCode.ok;
+  return await codexStopHookStep(io);
 }

@@ -103,8 +103,8 @@ user's, $CODEX_HOME/hooks.json, ~/.codex by default; run it from your home
 folder), keeping everything else in the file, then trusts it through
 "codex app-server": Codex skips an untrusted hook without a word, and a
 project's .codex/ only loads in a project Codex trusts. Without codex on
-the PATH it says how to trust the hook (/hooks in codex). In this release
-codex-stop allows every stop: it detects nothing yet.
+the PATH it says how to trust the hook (/hooks in codex). Each Codex stop
+is then judged like Claude Code's (see "stall-watch help codex-stop").
 
 Exit codes: 0 done (or nothing to change), 1 file refused, not writable
 from here, or the plugin already runs here, 64 usage error. Then check

@@ -86,12 +86,31 @@ export async function claimMisregistrationNotice(
   } catch { /* told anyway */ }
   if (!fresh) return null;
   const name = known ? event : "an unknown event";
-  const [what, install] = handler === "hook"
-    ? ["The stall-watch hook", "stall-watch install"]
-    : ["stall-watch watch", "stall-watch install --watch"];
+  const [what, install, settings] = MISREGISTERED[handler];
   return `stall-watch: ${what} ran for ${name}, but it is for ${
     HANDLER_EVENTS[handler].join(" and ")
-  } only, so it did nothing. Remove it from "hooks.${name}" in your Claude ` +
-    `Code settings ("stall-watch doctor" names the file) and run ` +
+  } only, so it did nothing. Remove it from "hooks.${name}" in ${settings} ` +
+    `("stall-watch doctor" names the file) and run ` +
     `"${install}" to register it where it belongs.`;
 }
+
+/** Each handler's name, its install command and the settings it lives in. */
+const MISREGISTERED: Readonly<
+  Record<Handler, readonly [string, string, string]>
+> = {
+  hook: [
+    "The stall-watch hook",
+    "stall-watch install",
+    "your Claude Code settings",
+  ],
+  watch: [
+    "stall-watch watch",
+    "stall-watch install --watch",
+    "your Claude Code settings",
+  ],
+  codex: [
+    "stall-watch codex-stop",
+    "stall-watch install --codex",
+    "Codex's hooks.json",
+  ],
+};

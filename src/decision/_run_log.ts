@@ -47,19 +47,23 @@ export class RunLog {
   #io: Pick<CliIO, "cwd" | "now" | "sleep">;
   #settings: Settings;
   #subject: EventSubject;
+  #clientDir: string;
   #pending: EventRecord[] = [];
   /** Lines for stderr: files moved aside, then log failures. */
   #rescues = "";
   #problems = "";
 
+  /** @param clientDir The client's folder the log lies in (`.claude`, `.codex`). */
   constructor(
     io: Pick<CliIO, "cwd" | "now" | "sleep">,
     settings: Settings,
     subject: EventSubject,
+    clientDir: string,
   ) {
     this.#io = io;
     this.#settings = settings;
     this.#subject = subject;
+    this.#clientDir = clientDir;
   }
 
   /** An event of this run, stamped now. */
@@ -120,6 +124,7 @@ export class RunLog {
       await appendEvents(events, {
         cwd: this.#io.cwd,
         path: this.#settings.eventLogPath,
+        clientDir: this.#clientDir,
         maxBytes: this.#settings.eventLogMaxBytes,
         sleep: this.#io.sleep,
       });

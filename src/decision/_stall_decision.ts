@@ -19,6 +19,7 @@ import {
   evaluateGates,
   type GateDecision,
   recordRecovery,
+  type TurnCap,
 } from "../guardrails/guardrails.ts";
 import {
   buildBlockMessage,
@@ -47,6 +48,8 @@ export interface StallRequest {
   wording?: PromptWording;
   /** A retry cap below the settings' (an announced stop: once a turn). */
   retryCap?: number;
+  /** A cap on the nudges of the turn, whatever its calls (Codex's Stop). */
+  turnCap?: TurnCap;
 }
 
 /** What deciding needs besides the request. */
@@ -54,6 +57,8 @@ export interface DecisionContext {
   /** The run's session and hook event. */
   subject: EventSubject;
   io: Pick<CliIO, "env" | "cwd">;
+  /** The client's folder (`.claude`, `.codex`): where a kill-switch file lies. */
+  clientDir: string;
   settings: Settings;
   store: StateStore;
   /** Seconds since the epoch. */
@@ -123,7 +128,7 @@ export async function decideOnStall(
       const gates = evaluateGates(
         request.signatures,
         state,
-        settings,
+        request.turnCap ? { ...settings, turnCap: request.turnCap } : settings,
         nowSeconds,
       );
       const next = gates.gate === "recover"
@@ -159,6 +164,20 @@ export async function decideOnStall(
       }),
       `cooldown active (${decision.remainingSeconds}s of ` +
         `${decision.cooldownSeconds}s left); recovery skipped`,
+    );
+  }
+  if (decision.gate === "turn_cap") {
+    const { key, max } = decision.turnCap;
+    return suppress(
+      gateEvent("retry_cap_hit", {
+        max_retries: max,
+        scope: "turn",
+        turn: key,
+        capped: cappedData(decision.capped),
+      }),
+      `turn cap reached (${max}/${max} nudges in ${
+        quoteForPrompt(key)
+      }); recovery skipped`,
     );
   }
   if (decision.gate === "retry_cap") {

@@ -148,7 +148,12 @@ export async function runHandler<Input>(
   });
   const sessionId = stringField(payload, "session_id") ?? "";
   const event = eventOf(payload, door.handler);
-  const log = new RunLog(io, settings, { sessionId, hookEventName: event });
+  const log = new RunLog(
+    io,
+    settings,
+    { sessionId, hookEventName: event },
+    door.clientDir,
+  );
   let store: Promise<StateStore> | null = null;
   const openStore: StoreOpener = () =>
     // Loaded lazily: only when a notice or a decision needs state.
@@ -156,6 +161,7 @@ export async function runHandler<Input>(
       new StateStore({
         cwd: io.cwd,
         stateDir: settings.stateDir,
+        clientDir: door.clientDir,
         sleep: io.sleep,
         onRescue: (rescue) => log.rescued(rescue),
       })
@@ -171,7 +177,7 @@ export async function runHandler<Input>(
         event,
       ),
       // The watcher tells no config problems, here as on every run.
-      door.handler === "hook" ? await configNotice() : null,
+      door.handler === "watch" ? null : await configNotice(),
     ].filter((notice) => notice !== null);
     return await log.finish({
       ...allowOutcome(null),
@@ -191,6 +197,7 @@ export async function runHandler<Input>(
       const decision = await decideOnStall(request, {
         subject: { sessionId, hookEventName: event },
         io,
+        clientDir: door.clientDir,
         settings,
         store: await openStore(),
         nowSeconds: io.now() / 1000,

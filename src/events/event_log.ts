@@ -119,8 +119,10 @@ function utf8Length(text: string, limit: number): number {
 /** Where and how big the log may be. */
 export interface EventLogOptions {
   cwd: string;
-  /** The log path, relative to `cwd` (must be inside `.claude`). */
+  /** The log path, relative to `cwd` (must be inside `clientDir`). */
   path: string;
+  /** The client's folder the log must lie in: `.claude` (default) or `.codex`. */
+  clientDir?: string;
   /** Rotate when the file would grow past this many bytes. */
   maxBytes: number;
   sleep: (ms: number) => Promise<void>;
@@ -164,6 +166,7 @@ export async function appendEvents(
     options.cwd,
     dirname(options.path),
     "event log folder",
+    options.clientDir,
   );
   const name = basename(options.path);
   // One line never outgrows the log it goes to.

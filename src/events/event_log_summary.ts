@@ -240,7 +240,9 @@ export function describeDecision(record: Record<string, unknown>): string {
       return `nudged ${calls.join("; ") || "(no calls listed)"}`;
     }
     case "retry_cap_hit":
-      return `cap ${record.max_retries} reached for ${
+      return `${
+        record.scope === "turn" ? "turn " : ""
+      }cap ${record.max_retries} reached for ${
         listOf(record.capped).map(callText).join("; ") || "(no calls listed)"
       }`;
     case "cooldown_skipped":

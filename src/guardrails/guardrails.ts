@@ -1,6 +1,8 @@
 /**
  * The brakes between a detected stall and a recovery nudge, in the seed's
- * order: kill switch -> cooldown -> per-tool_use_id retry cap -> recovery.
+ * order: kill switch -> cooldown -> per-tool_use_id retry cap -> recovery,
+ * with a cap per turn after the cooldown for a client that has no cap of
+ * its own on consecutive blocks (Codex).
  *
  * Pure: the state, settings, clock and kill-switch facts are parameters.
  *
@@ -86,20 +88,43 @@ export type GateDecision =
   }
   | { gate: "retry_cap"; maxRetries: number; capped: CappedSignature[] }
   | {
+    gate: "turn_cap";
+    /** The cap, and the turn's key its count is kept under. */
+    turnCap: TurnCap;
+    capped: CappedSignature[];
+  }
+  | {
     gate: "recover";
     maxRetries: number;
     /** Signatures to nudge now. */
     allowed: StallSignature[];
     /** Signatures held back by the cap, if some are. */
     capped: CappedSignature[];
-    /** Retry counts after this recovery, per tool_use_id. */
+    /**
+     * Retry counts after this recovery, per tool_use_id (and the turn's
+     * count under its key, with a turn cap).
+     */
     retries: Record<string, number>;
   };
+
+/**
+ * At most `max` nudges in one turn, whatever its calls: Codex re-runs a
+ * Stop hook that blocks without end (Claude Code ends a turn after 8
+ * blocks in a row), and a model that answers each nudge with a new call
+ * and then stalls again would get a fresh retry budget every time.
+ */
+export interface TurnCap {
+  /** The key the turn's count is kept under in the retries: `turn:<turn_id>`. */
+  key: string;
+  max: number;
+}
 
 /** The limits the gates enforce. */
 export interface GateLimits {
   maxRetries: number;
   cooldownSeconds: number;
+  /** A cap on the turn's nudges (see {@link TurnCap}); none by default. */
+  turnCap?: TurnCap;
 }
 
 /**
@@ -126,6 +151,14 @@ export function evaluateGates(
       };
     }
   }
+  const turnCap = limits.turnCap;
+  if (turnCap !== undefined && retriesOf(state, turnCap.key) >= turnCap.max) {
+    const capped = signatures.map((signature) => ({
+      signature,
+      retries: retriesOf(state, signature.toolUseId),
+    }));
+    return { gate: "turn_cap", turnCap, capped };
+  }
   const allowed: StallSignature[] = [];
   const capped: CappedSignature[] = [];
   for (const signature of signatures) {
@@ -141,6 +174,9 @@ export function evaluateGates(
   const counts = new Map<string, number>();
   for (const { toolUseId: id } of allowed) {
     if (!counts.has(id)) counts.set(id, retriesOf(state, id) + 1); // once per id per recovery
+  }
+  if (turnCap !== undefined) {
+    counts.set(turnCap.key, retriesOf(state, turnCap.key) + 1);
   }
   const retries = Object.fromEntries(counts);
   return {

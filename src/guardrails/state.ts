@@ -18,6 +18,7 @@
  */
 
 import {
+  CLAUDE_DIR,
   type ConfinedDir,
   ConfinementError,
   existingConfinedDir,
@@ -158,8 +159,13 @@ export function serializeState(state: SessionState): string {
 export interface StateStoreOptions {
   /** The directory the process started in. */
   cwd: string;
-  /** The state folder, relative to `cwd` (must be inside `.claude`). */
+  /** The state folder, relative to `cwd` (must be inside `clientDir`). */
   stateDir: string;
+  /**
+   * The client's folder the state folder must lie in: `.claude` (the
+   * default) or Codex's `.codex`.
+   */
+  clientDir?: string;
   sleep: (ms: number) => Promise<void>;
   /** How long to wait for another hook of the session. */
   lockTimeoutMs?: number;
@@ -251,6 +257,11 @@ export class StateStore {
     this.#options = options;
   }
 
+  /** The client's folder every state path must lie in. */
+  get #root(): string {
+    return this.#options.clientDir ?? CLAUDE_DIR;
+  }
+
   /** The state folder's {@link RELOCATED_DIR}, relative to the start directory. */
   get #relocatedDir(): string {
     return joinPath(NATIVE, this.#options.stateDir, RELOCATED_DIR);
@@ -263,7 +274,12 @@ export class StateStore {
    */
   #sessionFiles(sessionId: string, stateDir: string): SessionFiles {
     return sessionFilesIn(
-      ensureOwnedDir(this.#options.cwd, stateDir, "state folder"),
+      ensureOwnedDir(
+        this.#options.cwd,
+        stateDir,
+        "state folder",
+        this.#root,
+      ),
       sessionId,
     );
   }
@@ -302,7 +318,12 @@ export class StateStore {
   #readIn(stateDir: string, sessionId: string): LoadedState | typeof FOREIGN {
     let dir: ConfinedDir | null;
     try {
-      dir = existingConfinedDir(this.#options.cwd, stateDir, "state folder");
+      dir = existingConfinedDir(
+        this.#options.cwd,
+        stateDir,
+        "state folder",
+        this.#root,
+      );
     } catch (error) {
       return { state: emptyState(), note: noteOf(error) };
     }
@@ -469,6 +490,7 @@ export class StateStore {
       this.#options.cwd,
       stateDir,
       "state folder",
+      this.#root,
     );
     if (existing === null) return { status: "absent" };
     const files = sessionFilesIn(existing, sessionId);
@@ -515,6 +537,7 @@ export class StateStore {
       this.#options.cwd,
       stateDir,
       "state folder",
+      this.#root,
     );
     const ids: string[] = [];
     if (dir === null) return ids;
@@ -544,7 +567,12 @@ export class StateStore {
     return [this.#options.stateDir, this.#relocatedDir].flatMap((stateDir) => {
       let dir: ConfinedDir | null;
       try {
-        dir = existingConfinedDir(this.#options.cwd, stateDir, "state folder");
+        dir = existingConfinedDir(
+          this.#options.cwd,
+          stateDir,
+          "state folder",
+          this.#root,
+        );
       } catch {
         return [];
       }

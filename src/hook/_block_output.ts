@@ -32,20 +32,25 @@ import {
 import { allowOutcome, type Outcome } from "../decision/outcome.ts";
 import type { Run, StallRequest } from "../decision/run_handler.ts";
 
+/** The client whose Stop is answered: Claude Code, or OpenAI's Codex CLI. */
+export type OutputClient = "claude_code" | "codex";
+
 /**
  * A block in the output mode, or an allow with the brake's line.
  *
  * @param hookEvent `Stop` or `SubagentStop`.
- * @param release The release that wrote the judged turn, when its entries
- * say: it picks the output mode.
+ * @param release The Claude Code release that wrote the judged turn, when
+ * its entries say: it picks the output mode.
+ * @param client Whose Stop it is (Codex takes no `context`).
  */
 export async function stalledStopOutcome(
   stall: StallRequest,
   hookEvent: string,
   release: Release | null,
   run: Run,
+  client: OutputClient = "claude_code",
 ): Promise<Outcome> {
-  const output = chooseOutput(run.settings.output, release);
+  const output = chooseOutput(run.settings.output, release, client);
   const decision = await run.decide(
     output.fallback
       ? {
@@ -79,11 +84,19 @@ export interface ChosenOutput {
  * to `stderr` where the release that wrote the transcript takes no
  * `additionalContext` on Stop (before 2.1.163 it rejects the JSON, and the
  * stall would pass unnudged). An unknown release gets the configured mode.
+ * Codex takes no `additionalContext` on Stop at all (it fails a hook whose
+ * JSON has a key it does not know, and lets the stop through): there
+ * `context` is `json`, the prompt alone to the model, the report lines to
+ * the user.
  */
 export function chooseOutput(
   configured: OutputMode,
   release: Release | null,
+  client: OutputClient = "claude_code",
 ): ChosenOutput {
+  if (configured === "context" && client === "codex") {
+    return { mode: "json", fallback: CODEX_CONTEXT_FALLBACK };
+  }
   if (
     configured !== "context" ||
     supports(release, "stop_additional_context") !== false
@@ -97,6 +110,11 @@ export function chooseOutput(
     }`,
   };
 }
+
+/** Why a Codex block is JSON when `context` is configured. */
+const CODEX_CONTEXT_FALLBACK = 'output "context" is Claude Code\'s ' +
+  "(additionalContext on Stop), which Codex does not take; the block is " +
+  'written as "json"';
 
 /** What to write for a block. */
 interface BlockParts {

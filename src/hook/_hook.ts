@@ -24,7 +24,10 @@ import {
 } from "../detection/detect.ts";
 import { releaseOf } from "../claude_client/release.ts";
 import { reportLine } from "../recovery/report_line.ts";
-import { claudeCodeReader } from "../transcript/tail_scan.ts";
+import {
+  claudeCodeReader,
+  type TranscriptReader,
+} from "../transcript/tail_scan.ts";
 import type { EventName } from "../events/event_log.ts";
 import { allowOutcome, type Outcome } from "../decision/outcome.ts";
 import {
@@ -35,13 +38,34 @@ import {
   type StallRequest,
 } from "../decision/run_handler.ts";
 import { type HookInput, readStopPayload } from "./_hook_input.ts";
+import type { OutputClient } from "./_block_output.ts";
+
+/** What differs between the clients whose Stop the hook judges. */
+export interface StopClient {
+  /** Reads the current turn of the client's transcript. */
+  reader: TranscriptReader;
+  /** Whose Stop it is: it picks the output mode (`_block_output.ts`). */
+  name: OutputClient;
+  /**
+   * Cap the nudges of one turn (by its `promptId`): Codex, which re-runs a
+   * blocking Stop hook without end, has no cap of its own.
+   */
+  capsTurns: boolean;
+}
+
+/** Claude Code: its transcript, its releases' output modes, its block cap. */
+const CLAUDE_CODE: StopClient = {
+  reader: claudeCodeReader,
+  name: "claude_code",
+  capsTurns: false,
+};
 
 /** The Stop hook as a door of the decision room (`decision/run_handler.ts`). */
 const stopDoor: Door<HookInput> = {
   handler: "hook",
   clientDir: CLAUDE_DIR,
   read: readStopPayload,
-  judge: judgeStop,
+  judge: (input, run) => judgeStop(input, run, CLAUDE_CODE),
 };
 
 /**
@@ -60,8 +84,15 @@ export function runHook(payloadText: string, io: HandlerIO): Promise<Outcome> {
 const CLAUDE_FORK_REASON =
   'Claude Code\'s own fork (agent_type ""), not a subagent of the session';
 
-/** Detects stalls in the turn and decides: allow, or what a stall calls for. */
-async function judgeStop(input: HookInput, run: Run): Promise<Outcome> {
+/**
+ * Detects stalls in the turn and decides: allow, or what a stall calls for.
+ * Both clients' Stops are judged here (Codex's door hands its turn in).
+ */
+export async function judgeStop(
+  input: HookInput,
+  run: Run,
+  client: StopClient,
+): Promise<Outcome> {
   const { io, settings } = run;
   if (input.stopHookActive && settings.stopHookActive === "allow") {
     return allowOutcome(null);
@@ -80,7 +111,7 @@ async function judgeStop(input: HookInput, run: Run): Promise<Outcome> {
     lagWaitMs: settings.lagWaitMs,
     sleep: io.sleep,
     now: io.now,
-    reader: claudeCodeReader,
+    reader: client.reader,
   });
 
   if (detection.exhausted !== null) {
@@ -101,6 +132,12 @@ async function judgeStop(input: HookInput, run: Run): Promise<Outcome> {
     reason: detection.reason,
     details: waitDetails(detection),
   };
+  if (client.capsTurns && input.promptId !== null) {
+    stall.turnCap = {
+      key: `turn:${input.promptId}`,
+      max: settings.maxRetries,
+    };
+  }
   if (detection.signatures.length === 0) {
     const announced = announcedStopOf(input, detection);
     if (announced === null) {
@@ -137,8 +174,11 @@ async function judgeStop(input: HookInput, run: Run): Promise<Outcome> {
   return await stalledStopOutcome(
     stall,
     input.hookEventName,
-    releaseOf(detection.scan?.entries ?? []),
+    client.name === "claude_code"
+      ? releaseOf(detection.scan?.entries ?? [])
+      : null,
     run,
+    client.name,
   );
 }
 

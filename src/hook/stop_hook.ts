@@ -3,10 +3,13 @@
  * stdout and stderr, and the exit code.
  *
  * What a stop loads is its main cost, so `main.ts` runs {@link runStopHook}
- * from `gen/stop_hook.js`, this module and all it reaches in one generated
- * file (`deno task bundle`; docs/development.md, "The Stop hook's bundle"),
- * whose plain `import()`s stay lazy. `cli.ts` runs {@link stopHookStep}
- * from source; `deno task hook` and `deno task demo` run this module.
+ * (and, for `codex-stop`, {@link runCodexStopHook}) from
+ * `gen/stop_hook.js`, this module and all it reaches in one generated file
+ * (`deno task bundle`; docs/development.md, "The Stop hook's bundle"),
+ * whose plain `import()`s stay lazy: a Claude Code stop never evaluates
+ * Codex's door or rollout reader. `cli.ts` runs {@link stopHookStep} and
+ * {@link codexStopHookStep} from source; `deno task hook` and
+ * `deno task demo` run this module.
  *
  * @module
  */
@@ -14,20 +17,43 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import { ExitCode, runGuarded } from "../shared/errors.ts";
 import { realIO } from "../shared/real_io.ts";
+import type { Outcome } from "../decision/outcome.ts";
 import { runHook } from "./_hook.ts";
 
 /** Largest hook payload read from stdin. */
 const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
 
 /**
- * Reads the payload from stdin, runs the hook and writes its outcome.
+ * Reads Claude Code's payload from stdin, runs the hook and writes its
+ * outcome.
  *
  * @returns The exit code: 0 allow, 2 block, 1 bad input.
  * @throws {InputError} For an unusable payload or transcript.
  */
-export async function stopHookStep(io: CliIO): Promise<number> {
+export function stopHookStep(io: CliIO): Promise<number> {
+  return answerStop(io, runHook);
+}
+
+/**
+ * Reads Codex's Stop payload from stdin (`codex-stop`), runs its door and
+ * writes the outcome.
+ *
+ * @returns The exit code: 0 allow, 2 block, 1 bad input.
+ * @throws {InputError} For an unusable payload or rollout.
+ */
+export async function codexStopHookStep(io: CliIO): Promise<number> {
+  // Loaded lazily: only for a Codex stop (its door and rollout reader).
+  const { runCodexHook } = await import("./_codex_hook.ts");
+  return await answerStop(io, runCodexHook);
+}
+
+/** One stop: the payload from stdin through `door`, its outcome written. */
+async function answerStop(
+  io: CliIO,
+  door: (payload: string, io: CliIO) => Promise<Outcome>,
+): Promise<number> {
   const payload = await io.readStdin(MAX_PAYLOAD_BYTES);
-  const outcome = await runHook(payload, io);
+  const outcome = await door(payload, io);
   if (outcome.stdout) io.writeStdout(outcome.stdout);
   if (outcome.stderr) io.writeStderr(outcome.stderr);
   return outcome.exitCode;
@@ -44,6 +70,17 @@ export async function runStopHook(): Promise<number | null> {
   const io = realIO();
   if (io.stdinIsTerminal) return null;
   return await runGuarded(io, stopHookStep);
+}
+
+/**
+ * {@link runStopHook} for `stall-watch codex-stop`: Codex's Stop.
+ *
+ * @returns The exit code, or `null` when stdin is a terminal.
+ */
+export async function runCodexStopHook(): Promise<number | null> {
+  const io = realIO();
+  if (io.stdinIsTerminal) return null;
+  return await runGuarded(io, codexStopHookStep);
 }
 
 if (import.meta.main) {

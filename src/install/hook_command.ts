@@ -17,7 +17,10 @@
  * @module
  */
 
-import { HOOK_PERMISSION_FLAGS } from "../shared/permissions.ts";
+import {
+  EARLIER_PERMISSION_FLAGS,
+  HOOK_PERMISSION_FLAGS,
+} from "../shared/permissions.ts";
 import { HANDLER_EVENTS } from "../claude_client/hook_events.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 
@@ -305,7 +308,7 @@ function shellSteps(command: string): string[][] | null {
  * just `watch`, the program being one of `knownPaths` (this executable or
  * `main.ts`), a release binary (`stall-watch`, `stall-watch-<target>`,
  * with or without `.exe`), or `deno run [--quiet]` with exactly the release
- * permission flags of a `main.ts`. A `stall-watch-notify.sh` or a command
+ * permission flags (this release's or an earlier one's) of a `main.ts`. A `stall-watch-notify.sh` or a command
  * that runs something else as well is never stall-watch's.
  *
  * @param knownPaths Paths of this stall-watch, e.g. from {@link selfInvocation}.
@@ -348,13 +351,15 @@ function programArgs(
   // recognised even from the compiled binary.
   if (rest[0] !== "run") return null;
   const start = rest[1] === SOURCE_RUN_FLAGS[0] ? 2 : 1;
-  const flags = rest.slice(start, start + HOOK_PERMISSION_FLAGS.length);
-  const entry = rest[start + HOOK_PERMISSION_FLAGS.length] ?? "";
-  const registered = baseName(entry) === "main.ts" &&
-    flags.join(" ") === HOOK_PERMISSION_FLAGS.join(" ");
-  return registered
-    ? rest.slice(start + 1 + HOOK_PERMISSION_FLAGS.length)
-    : null;
+  // This release's flags, or an earlier one's (before 0.2: `.claude` only).
+  for (const list of [HOOK_PERMISSION_FLAGS, ...EARLIER_PERMISSION_FLAGS]) {
+    const flags = rest.slice(start, start + list.length);
+    const entry = rest[start + list.length] ?? "";
+    if (baseName(entry) === "main.ts" && flags.join(" ") === list.join(" ")) {
+      return rest.slice(start + 1 + list.length);
+    }
+  }
+  return null;
 }
 
 /**

@@ -119,6 +119,23 @@ export const DEFAULT_TEXT: RecoveryText = Object.freeze({
     "above, retry it once if it is missing, and answer the user.",
 });
 
+/**
+ * The default texts for OpenAI's Codex CLI: the same, but Claude Code's
+ * `/mcp` is no Codex command; a new Codex session starts its MCP servers
+ * again.
+ */
+export const CODEX_DEFAULT_TEXT: RecoveryText = Object.freeze({
+  ...DEFAULT_TEXT,
+  nudges: Object.freeze({
+    ...DEFAULT_TEXT.nudges,
+    hung_mcp_call: "The MCP tool {tool_name} ({tool_input}) never returned " +
+      "a result; its server may be hung or disconnected. Retry it once. If " +
+      "it fails again, do not call that server again in this turn: use " +
+      "another tool, or tell the user the server did not answer (a new " +
+      "Codex session starts it again) and to ask you to continue then.",
+  }),
+});
+
 /** The original texts, word for word (`nudge_preset: "seed"`). */
 export const SEED_TEXT: RecoveryText = Object.freeze({
   header: "stall_watch recovery: a silent tool stall was detected before you " +

@@ -8,11 +8,13 @@
 import { DEFAULT_CONFIG_PATH, loadConfigFile } from "./config_file.ts";
 import {
   CLAUDE_DIR,
+  CODEX_DIR,
   confinedPath,
   ConfinementError,
 } from "../confined/confine.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
-import { isInside, NATIVE, resolvePath } from "../shared/paths.ts";
+import { basename, isInside, NATIVE, resolvePath } from "../shared/paths.ts";
+import { CODEX_DEFAULT_TEXT } from "../recovery/nudge_texts.ts";
 import {
   DEFAULT_SETTINGS,
   resolveSettings,
@@ -31,15 +33,16 @@ export interface LoadedSettings {
 /** Options for {@link loadSettings}. */
 export interface LoadOptions {
   /**
-   * The client's folder in the project, `.claude` by default: the state
-   * folder and the event log lie below it by default, and must lie in it.
+   * The client's folder in the project, `.claude` by default: the config
+   * file (`<clientDir>/stall-watch.jsonc`), the state folder and the event
+   * log lie below it by default, and the last two must lie in it.
    */
   clientDir?: string;
 }
 
 /**
- * Reads `.claude/stall-watch.jsonc` (or `STALL_WATCH_CONFIG`) and merges it
- * with the environment. A state folder or log path outside the client's
+ * Reads `.claude/stall-watch.jsonc` (Codex's door: `.codex/...`; or
+ * `STALL_WATCH_CONFIG`) and merges it with the environment. A state folder or log path outside the client's
  * folder is refused (reported as a problem) and replaced by its default.
  * Requires `--allow-read`.
  *
@@ -51,12 +54,17 @@ export async function loadSettings(
   cwd: string,
   { clientDir = CLAUDE_DIR }: LoadOptions = {},
 ): Promise<LoadedSettings> {
-  const configPath = env.STALL_WATCH_CONFIG || DEFAULT_CONFIG_PATH;
+  const configPath = env.STALL_WATCH_CONFIG ||
+    (clientDir === CLAUDE_DIR
+      ? DEFAULT_CONFIG_PATH
+      : `${clientDir}/${basename(DEFAULT_CONFIG_PATH)}`);
   const config = await loadConfigFile(configPath, cwd);
   const defaults = clientDir === CLAUDE_DIR ? DEFAULT_SETTINGS : {
     ...DEFAULT_SETTINGS,
     stateDir: `${clientDir}/stall_watch`,
     eventLogPath: `${clientDir}/stall_watch/events.jsonl`,
+    // Codex's words where Claude Code's differ (its `/mcp`).
+    ...(clientDir === CODEX_DIR ? { recovery: CODEX_DEFAULT_TEXT } : {}),
   };
   // A config file inside the project is the project's (a cloned
   // repository wrote it); one elsewhere, named in the environment, the
@@ -94,13 +102,13 @@ export async function loadSettings(
   return { settings, problems, configPath: config.path };
 }
 
-function confinedOrDefault(
+function confinedOrDefault<Fallback extends string | null>(
   cwd: string,
   clientDir: string,
   path: string,
-  fallback: string,
+  fallback: Fallback,
   { what, problems }: { what: string; problems: SettingProblem[] },
-): string {
+): string | Fallback {
   try {
     confinedPath(cwd, path, what, clientDir);
     return path;
@@ -110,7 +118,7 @@ function confinedOrDefault(
     // source in front, or the line would say it twice.
     problems.push({
       source: "",
-      message: `${error.message}; using ${fallback}`,
+      message: `${error.message}; using ${fallback ?? "none"}`,
     });
     return fallback;
   }

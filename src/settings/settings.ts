@@ -338,7 +338,10 @@ export function resolveSettings(
   };
   settings.recovery = recoveryText(
     file,
-    presetText(settings.nudgePreset),
+    // The defaults' own texts for their preset (a client's words).
+    settings.nudgePreset === d.nudgePreset
+      ? d.recovery
+      : presetText(settings.nudgePreset),
     problems,
   );
   const marker = killSwitchMarker(env, file, origin, problems);

@@ -9,13 +9,10 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { queue, text } from "./support/fake_responses.ts";
+import type { CodexSession } from "./support/codex_session.ts";
 import {
-  type CodexSession,
-  withCodexSession,
-} from "./support/codex_session.ts";
-import {
-  CODEX,
   CODEX_TIER_FLAGS,
+  codexTest,
   stallWatch,
   trustProject,
 } from "./support/tier.ts";
@@ -25,16 +22,10 @@ const TRUST_HOOKS = fileURLToPath(
 );
 
 function tier(name: string, fn: (session: CodexSession) => Promise<void>) {
-  Deno.test({
-    name: `[codex] ${name}`,
-    ignore: CODEX === null,
-    fn: () =>
-      withCodexSession({
-        codex: CODEX!,
-        script: queue([text("ok"), text("ok"), text("ok")]),
-        stopHook: false,
-      }, fn),
-  });
+  codexTest(name, {
+    script: queue([text("ok"), text("ok"), text("ok")]),
+    stopHook: false,
+  }, fn);
 }
 
 function hooksFile(session: CodexSession): string {
@@ -145,7 +136,6 @@ tier(
     assert.doesNotMatch(skipped.stdout + skipped.stderr, /hook/i);
     const trust = await session.run(Deno.execPath(), [
       "run",
-      "--quiet",
       ...CODEX_TIER_FLAGS,
       TRUST_HOOKS,
       session.project,

@@ -3,9 +3,9 @@
  * what its Stop hook is given in each stall the port must catch, and what
  * stall-watch's rollout reader makes of the rollout as the hook saw it
  * (a copy taken when the hook started). Each scenario also asserts what
- * the model received. The Stop hook here is the tier's logging wrapper;
- * stall-watch's own Codex door (`codex-stop`, issue 40 phase 2) is judged
- * on the same scenarios once it lands.
+ * the model received. The Stop hook here is the tier's logging wrapper
+ * around a plain script; stall-watch's own Codex door (`codex-stop`) is
+ * the hook in `stop_door_test.ts`.
  */
 
 import assert from "node:assert/strict";
@@ -26,9 +26,8 @@ import {
   blockOnceHook,
   type CodexSession,
   type StopRun,
-  withCodexSession,
 } from "./support/codex_session.ts";
-import { CODEX } from "./support/tier.ts";
+import { codexTest } from "./support/tier.ts";
 
 /** What the reader and classifier make of a Stop run's rollout copy. */
 async function judgeAtStop(session: CodexSession, stop: StopRun) {
@@ -56,11 +55,7 @@ function scenario(
   script: Script,
   fn: (session: CodexSession) => Promise<void>,
 ): void {
-  Deno.test({
-    name: `[codex] ${name}`,
-    ignore: CODEX === null,
-    fn: () => withCodexSession({ codex: CODEX!, script }, fn),
-  });
+  codexTest(name, { script }, fn);
 }
 
 scenario(

@@ -80,3 +80,29 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  ...skipWhere(
+    "hostile clone: the Claude Code hook, watcher and commands never write .codex, and Codex's door never writes .claude",
+    HOSTILE_CLONES,
+  ),
+  fn: async () => {
+    // The harness counts the other client's folder as outside: each run
+    // checks it is byte for byte as cloned.
+    await attack(
+      [],
+      EVERY_COMMAND.filter((name) => name !== "codex-stop"),
+      (_c, results) => {
+        assert.equal(results.get("hook")?.[0]?.code, 2, "the hook nudges");
+      },
+    );
+    await attack([], ["codex-stop", "codex-stop"], (c, results) => {
+      const runs = results.get("codex-stop") ?? [];
+      assert.deepEqual(runs.map((r) => r.code), [2, 2]);
+      assert.ok(
+        Deno.statSync(join(c.project, ".codex/stall_watch/events.jsonl"))
+          .isFile,
+      );
+    });
+  },
+});

@@ -462,3 +462,62 @@ Deno.test({
     }
   },
 });
+
+attackTest(
+  "links",
+  "Codex's state folder .codex/stall_watch symlinked into the home folder is refused: codex-stop writes nothing through it and allows with one line",
+  [PLANTINGS.codexStateToHome!],
+  ["codex-stop", "codex-stop"],
+  (c, results) => {
+    for (const run of results.get("codex-stop") ?? []) {
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(
+        run.stderr,
+        /cannot use session state \(Refusing state folder/,
+      );
+    }
+    assert.equal(
+      Deno.readTextFileSync(join(c.home, ".ssh/authorized_keys")),
+      AUTHORIZED_KEYS,
+    );
+    assert.deepEqual(
+      [...Deno.readDirSync(join(c.home, ".ssh"))].map((e) => e.name).sort(),
+      ["authorized_keys", "id_ed25519"],
+    );
+  },
+);
+
+attackTest(
+  "links",
+  ".codex itself a symlink into the home folder: codex-stop writes nothing through it, and neither does any Claude Code command",
+  [PLANTINGS.codexToHome!],
+  ["codex-stop", "hook", "watch", "doctor"],
+  (c, results) => {
+    const [stop] = results.get("codex-stop") ?? [];
+    assert.equal(stop?.code, 0, stop?.stderr);
+    assert.match(
+      stop!.stderr,
+      /\.codex is a symlink to .*home\/\.ssh, outside/,
+    );
+    assert.deepEqual(
+      [...Deno.readDirSync(join(c.home, ".ssh"))].map((e) => e.name).sort(),
+      ["authorized_keys", "id_ed25519"],
+    );
+  },
+);
+
+attackTest(
+  "links",
+  "in .codex, FIFOs as prune marker and lock and an event log hard-linked outside: codex-stop opens no FIFO, writes no link, and still nudges",
+  [PLANTINGS.codexFifosAndHardLinks!],
+  ["codex-stop"],
+  (c, results) => {
+    const [stop] = results.get("codex-stop") ?? [];
+    assert.equal(stop?.code, 2, stop?.stderr);
+    assert.match(stop!.stderr, /event log not written/);
+    assert.equal(
+      Deno.readTextFileSync(join(c.home, ".ssh/authorized_keys")),
+      AUTHORIZED_KEYS,
+    );
+  },
+);

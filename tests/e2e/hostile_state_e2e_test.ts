@@ -357,3 +357,34 @@ for (
       ),
   });
 }
+
+attackTest(
+  "state",
+  "in .codex, a foreign file under the session's state name is left alone and the session kept in relocated, a symlinked lock never written through, a log linked to hooks.json refused; codex-stop still nudges",
+  [PLANTINGS.codexForeignState!],
+  ["codex-stop", "codex-stop"],
+  (c, results) => {
+    const [first] = results.get("codex-stop") ?? [];
+    assert.equal(first?.code, 2, first?.stderr);
+    assert.match(
+      first!.stderr,
+      /is someone else's .* kept this session's retry budget in/,
+    );
+    assert.match(first!.stderr, /event log not written/);
+    assert.equal(
+      Deno.readTextFileSync(
+        join(c.project, `.codex/stall_watch/${SESSION}.json`),
+      ),
+      '{"theirs": true}\n',
+    );
+    assert.equal(
+      Deno.readTextFileSync(join(c.project, ".codex/hooks.json")),
+      '{ "hooks": {} }\n',
+    );
+    assert.ok(
+      Deno.statSync(
+        join(c.project, `.codex/stall_watch/relocated/${SESSION}.json`),
+      ).isFile,
+    );
+  },
+);

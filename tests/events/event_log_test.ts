@@ -1,6 +1,7 @@
 /** One event line never outgrows its cap, whatever the payload held. */
 
 import assert from "node:assert/strict";
+import { describeDecision } from "../../src/events/event_log_summary.ts";
 import {
   type EventRecord,
   formatEvent,
@@ -48,4 +49,27 @@ Deno.test("formatEvent() cuts a huge event to the cap and says so", () => {
     assert.equal(parsed.truncated, true);
     assert.ok(parsed.session_id.startsWith("sss"));
   }
+});
+
+Deno.test("describeDecision() tells a turn's cap (Codex) from a call's", () => {
+  const capped = [{
+    kind: "missing_followup",
+    tool_name: "exec_command",
+    tool_use_id: "call_1",
+    line: 15,
+  }];
+  assert.match(
+    describeDecision({
+      event: "retry_cap_hit",
+      max_retries: 3,
+      scope: "turn",
+      turn: "turn:t1",
+      capped,
+    }),
+    /^turn cap 3 reached for missing_followup exec_command call_1 line 15$/,
+  );
+  assert.match(
+    describeDecision({ event: "retry_cap_hit", max_retries: 3, capped }),
+    /^cap 3 reached for /,
+  );
 });

@@ -204,3 +204,40 @@ Deno.test("killSwitchStatus() never shows the value of the variable it names", (
   });
   assert.deepEqual(status, { active: true, source: "env GITHUB_TOKEN (set)" });
 });
+
+Deno.test("evaluateGates() with a turn cap holds back the turn's stalls at the cap, whatever their calls, and counts each recovery under the turn's key", () => {
+  const turnCap = { key: "turn:t1", max: 2 };
+  let state = emptyState();
+  const decisions = ["call_a", "call_b", "call_c"].map((id) => {
+    const decision = evaluateGates(
+      [signature(id)],
+      state,
+      { ...limits, turnCap },
+      1000,
+    );
+    if (decision.gate === "recover") {
+      state = recordRecovery(state, decision.retries, 1000);
+    }
+    return decision;
+  });
+  assert.deepEqual(decisions.map((d) => d.gate), [
+    "recover",
+    "recover",
+    "turn_cap",
+  ]);
+  assert.deepEqual(state.retries, { call_a: 1, call_b: 1, "turn:t1": 2 });
+  const capped = decisions[2]!;
+  assert.ok(capped.gate === "turn_cap");
+  assert.deepEqual(capped.capped.map((c) => c.retries), [0]);
+  // Another turn has its own count; no turn cap, no count.
+  const next = evaluateGates(
+    [signature("call_c")],
+    state,
+    { ...limits, turnCap: { key: "turn:t2", max: 2 } },
+    1000,
+  );
+  assert.equal(next.gate, "recover");
+  const plain = evaluateGates([signature("call_c")], state, limits, 1000);
+  assert.ok(plain.gate === "recover");
+  assert.deepEqual(plain.retries, { call_c: 1 });
+});

@@ -25,7 +25,8 @@ import { codexChecks, type CodexFacts } from "../../src/doctor/doctor_codex.ts";
 import { type FakeIO, fakeIO } from "../support/fake_io.ts";
 import { installFakeCodex } from "../support/fake_codex.ts";
 import { tempProject } from "../support/temp_project.ts";
-import { runStallWatch } from "../support/hook_process.ts";
+import { MAIN_TS, runStallWatch } from "../support/hook_process.ts";
+import { EARLIER_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import { onWindows, skipWhere } from "../support/platform.ts";
 
 const BIN = "/usr/local/bin/stall-watch";
@@ -310,16 +311,22 @@ Deno.test("--codex with Claude Code's options, or --user alone, is a usage error
   }
 });
 
-Deno.test("codex-stop allows every stop for now: exit 0, no output", async () => {
+Deno.test("codex-stop without a rollout (--ephemeral): exit 0, one line saying nothing could be judged, nothing written", async () => {
+  await using project = await tempProject();
   const fake = {
-    ...io("/", {}),
+    ...io(project.dir, {}),
     readStdin: () =>
       Promise.resolve(
-        '{"hook_event_name":"Stop","turn_id":"t","transcript_path":null}',
+        '{"hook_event_name":"Stop","session_id":"s","turn_id":"t","transcript_path":null,"last_assistant_message":null}',
       ),
   };
   assert.equal(await main(["codex-stop"], fake), 0);
-  assert.equal(out(fake) + err(fake), "");
+  assert.equal(out(fake), "");
+  assert.match(
+    err(fake),
+    /^stall_watch: Codex wrote no rollout for this session \(transcript_path is null: codex exec --ephemeral\).*; stop allowed\n$/,
+  );
+  assert.deepEqual([...Deno.readDirSync(project.dir)], []);
 });
 
 Deno.test({
@@ -391,29 +398,48 @@ Deno.test("doctor's Codex checks: nothing registered is silent unless asked, a b
   assert.equal(broken[0]?.status, "fail");
 });
 
-Deno.test("under the release permission flags (writes to .claude only), install --codex refuses in one line and writes nothing; codex-stop still allows", async () => {
+Deno.test("under an earlier release's permission flags (writes to .claude only), install --codex refuses in one line and writes nothing", async () => {
   await using project = await tempProject();
-  const install = await runStallWatch({
+  const [earlier] = EARLIER_PERMISSION_FLAGS;
+  const install = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...earlier!, MAIN_TS, "install", "--codex"],
     cwd: project.dir,
-    args: ["install", "--codex"],
-    env: { HOME: project.dir },
-  });
-  assert.equal(install.code, 1, install.stderr);
+    clearEnv: true,
+    env: { HOME: project.dir, PATH: Deno.env.get("PATH") ?? "" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(install.stderr);
+  assert.equal(install.code, 1, stderr);
   assert.match(
-    install.stderr,
+    stderr,
     /^stall-watch: Cannot install for Codex: this stall-watch may not write .*\.codex \(its permissions allow \.claude only\)/,
   );
-  assert.equal(install.stderr.trim().split("\n").length, 1);
+  assert.equal(stderr.trim().split("\n").length, 1);
   assert.equal(
     await Deno.stat(join(project.dir, ".codex")).catch(() => null),
     null,
   );
-  const stop = await runStallWatch({
-    cwd: project.dir,
-    args: ["codex-stop"],
-    stdin: { hook_event_name: "Stop", turn_id: "t", transcript_path: null },
+});
+
+Deno.test("under the release permission flags install --codex writes .codex/hooks.json (no codex on the PATH: it says how to trust it), and nothing outside .codex", async () => {
+  await using project = await tempProject();
+  const proj = join(project.dir, "proj");
+  await Deno.mkdir(proj);
+  const install = await runStallWatch({
+    cwd: proj,
+    args: ["install", "--codex"],
+    env: { HOME: project.dir, PATH: "/nonexistent" },
   });
-  assert.deepEqual(stop, { code: 0, stdout: "", stderr: "" });
+  assert.equal(install.code, 0, install.stderr);
+  assert.match(install.stderr + install.stdout, /\/hooks/);
+  const hooks = JSON.parse(
+    await Deno.readTextFile(join(proj, ".codex", "hooks.json")),
+  );
+  assert.match(hooks.hooks.Stop[0].hooks[0].command, / codex-stop$/);
+  assert.deepEqual([...Deno.readDirSync(proj)].map((e) => e.name), [
+    ".codex",
+  ]);
 });
 
 Deno.test("doctor without --codex adds the Codex lines only where a Codex hooks.json registers stall-watch", async () => {

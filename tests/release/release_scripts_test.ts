@@ -33,7 +33,7 @@ import {
 } from "../../.github/scripts/pin_checksums.ts";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
 import { VERSION } from "../../src/shared/version.ts";
-import { hookCommand } from "../support/hook_process.ts";
+import { hookCommand, MAIN_TS } from "../support/hook_process.ts";
 import { tempProject } from "../support/temp_project.ts";
 import { moduleGraph, relativeTo } from "../support/module_graph.ts";
 import { BUNDLE_PATH } from "../../.github/scripts/bundle.ts";
@@ -75,9 +75,11 @@ Deno.test("compileArgs() bakes in exactly the release permission flags, relative
     assert.deepEqual(args, [
       "compile",
       "--allow-read",
-      "--allow-write=.claude",
+      "--allow-write=.claude,.codex",
       "--allow-env",
+      "--allow-run=codex",
       "--no-prompt",
+      "--quiet",
       "--no-code-cache",
       "--exclude-unused-npm",
       "--target",
@@ -92,6 +94,9 @@ Deno.test("compileArgs() bakes in exactly the release permission flags, relative
     assert.deepEqual(permissionFlags, [...HOOK_PERMISSION_FLAGS]);
   }
   assert.ok(BUILD_FLAGS.includes("--no-code-cache"));
+  // The log level is baked in: quiet, or a stop on a machine without Codex
+  // prints Deno's "Failed to resolve 'codex' for allow-run" line.
+  assert.ok(BUILD_FLAGS.includes("--quiet"));
 });
 
 Deno.test("the compile step embeds every src module, including the lazily imported ones", () => {
@@ -287,6 +292,31 @@ Deno.test("smokeTest() passes the build under test and catches a wrong version",
     failures[0] ?? "",
     /^--version printed "stall-watch .*", expected "stall-watch 0\.0\.0-not-this"/,
   );
+});
+
+Deno.test({
+  ...skipWhere(
+    "smokeTest() catches a build that is not quiet: Deno's 'Failed to resolve codex for allow-run' line on a machine without Codex",
+    onWindows("the PATH below is a POSIX one"),
+  ),
+  fn: async () => {
+    const loud = [Deno.execPath(), "run", ...HOOK_PERMISSION_FLAGS, MAIN_TS];
+    const path = Deno.env.get("PATH");
+    Deno.env.set("PATH", "/nonexistent");
+    try {
+      const failures = await smokeTest(loud, VERSION);
+      assert.ok(
+        failures.some((f) =>
+          /^a healthy stop wrote to stderr: .*Failed to resolve 'codex' for allow-run/
+            .test(f)
+        ),
+        failures.join("\n"),
+      );
+    } finally {
+      if (path === undefined) Deno.env.delete("PATH");
+      else Deno.env.set("PATH", path);
+    }
+  },
 });
 
 Deno.test("parseSmokeArgs() finds a compiled target under dist/, the source, or takes any argv", () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseConfigText } from "../../src/settings/config_file.ts";
 import {
@@ -13,6 +13,7 @@ import {
 } from "../../src/settings/settings.ts";
 import { SEED_TEXT } from "../../src/recovery/nudge_texts.ts";
 import { POSIX, WINDOWS } from "../../src/shared/paths.ts";
+import { tempProject } from "../support/temp_project.ts";
 
 const fixture = (name: string) =>
   fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
@@ -384,4 +385,31 @@ Deno.test("resolveSettings() takes any local kill_switch_file from the operator 
   assert.equal(text(".claude/off"), ".claude/off");
   assert.equal(text("/etc/passwd"), null);
   assert.equal(text("../off"), null);
+});
+
+Deno.test("loadSettings() for Codex's door: .codex/stall-watch.jsonc, state and log under .codex, a kill-switch file of the project's inside the project, Codex's MCP nudge", async () => {
+  await using project = await tempProject();
+  await Deno.mkdir(join(project.dir, ".codex"));
+  await Deno.writeTextFile(
+    join(project.dir, ".codex", "stall-watch.jsonc"),
+    '{ "max_retries": 2, "kill_switch_file": ".codex/off" }\n',
+  );
+  const codex = await loadSettings({}, project.dir, { clientDir: ".codex" });
+  assert.deepEqual(codex.problems, []);
+  assert.equal(codex.configPath, ".codex/stall-watch.jsonc");
+  assert.equal(codex.settings.maxRetries, 2);
+  assert.equal(codex.settings.stateDir, ".codex/stall_watch");
+  assert.equal(codex.settings.eventLogPath, ".codex/stall_watch/events.jsonl");
+  assert.equal(codex.settings.killSwitchFile, ".codex/off");
+  assert.doesNotMatch(codex.settings.recovery.nudges.hung_mcp_call, /\/mcp/);
+  const claude = await loadSettings({}, project.dir);
+  assert.equal(claude.configPath, null, "Codex's config is not Claude Code's");
+  assert.equal(claude.settings.killSwitchFile, null);
+  assert.match(claude.settings.recovery.nudges.hung_mcp_call, /\/mcp/);
+  const seed = await loadSettings(
+    { STALL_WATCH_NUDGE_PRESET: "seed" },
+    project.dir,
+    { clientDir: ".codex" },
+  );
+  assert.match(seed.settings.recovery.header, /silent tool stall/);
 });

@@ -14,6 +14,7 @@ import type { ProcessResult, RunOptions } from "./hook_process.ts";
 import {
   type Clone,
   cloneWith,
+  CODEX_TURN,
   HOSTILE_NAME,
   type Planting,
   SECRET,
@@ -59,6 +60,21 @@ export const COMMANDS: Record<string, (c: Clone) => RunOptions> = {
       tool_input: {},
       tool_response: {},
       tool_use_id: WATCHED,
+    },
+  }),
+  "codex-stop": (c) => ({
+    cwd: c.project,
+    args: ["codex-stop"],
+    stdin: {
+      session_id: SESSION,
+      turn_id: CODEX_TURN,
+      transcript_path: c.rollout,
+      cwd: c.project,
+      hook_event_name: "Stop",
+      model: "gpt-5",
+      permission_mode: "default",
+      stop_hook_active: false,
+      last_assistant_message: null,
     },
   }),
   scan: (c) => ({ cwd: c.project, args: ["scan", c.transcript] }),
@@ -156,15 +172,32 @@ async function filesHolding(root: string, needle: string): Promise<string[]> {
   return found;
 }
 
-const inClaude = (rel: string) =>
-  rel === "project/.claude" || rel.startsWith("project/.claude/");
+/** The commands that are Codex's: they write in `.codex`, the rest in `.claude`. */
+const CODEX_COMMANDS = new Set(["codex-stop"]);
+
+/**
+ * Whether a path of the clone lies in a folder `commands` may write: the
+ * Codex door's `.codex`, every other command's `.claude`. The other one
+ * counts as outside: the Claude Code hook never writes `.codex`, nor
+ * Codex's door `.claude`.
+ */
+function writableBy(commands: readonly string[]): (rel: string) => boolean {
+  const folders = [
+    ...(commands.some((n) => !CODEX_COMMANDS.has(n))
+      ? ["project/.claude"]
+      : []),
+    ...(commands.some((n) => CODEX_COMMANDS.has(n)) ? ["project/.codex"] : []),
+  ];
+  return (rel) => folders.some((f) => rel === f || rel.startsWith(`${f}/`));
+}
 
 /**
  * Runs `commands` in a clone with `plantings` and checks the promises:
- * nothing outside `.claude` changed, no planted file inside it changed
- * (but the settings file install and uninstall exist to edit), no secret in
- * any file. `env` is added to every command's environment (the
- * operator's, or what the repository's settings would set).
+ * nothing outside the client folders they write (`.claude`; `.codex` for
+ * Codex's door) changed, no planted file inside them changed (but the
+ * settings file install and uninstall exist to edit), no secret in any
+ * file. `env` is added to every command's environment (the operator's, or
+ * what the repository's settings would set).
  */
 export async function attack(
   plantings: Planting[],
@@ -179,19 +212,20 @@ export async function attack(
   await using temp = await tempProject("stall-watch-hostile-");
   const root = temp.dir;
   const c = await cloneWith(root, plantings, toolName);
-  const outside = await snapshotTree(root, inClaude);
-  const planted = await claudeSnapshot(root);
+  const writable = writableBy(commands);
+  const outside = await snapshotTree(root, writable);
+  const planted = await writableSnapshot(root, writable);
   const results = new Map<string, ProcessResult[]>();
   for (const name of commands) {
     const result = await run(c, name, env(c));
     results.set(name, [...(results.get(name) ?? []), result]);
   }
   assert.deepEqual(
-    await snapshotTree(root, inClaude),
+    await snapshotTree(root, writable),
     outside,
-    "outside .claude",
+    "outside the folders the commands write",
   );
-  const after = await claudeSnapshot(root);
+  const after = await writableSnapshot(root, writable);
   const edited = commands.some((n) => EDITS_SETTINGS.has(n));
   const now = whereNow(planted, after);
   for (const [path, kind] of planted) {
@@ -236,10 +270,13 @@ function whereNow(
   };
 }
 
-/** What is inside the clone's `.claude` (not following a `.claude` symlink). */
-async function claudeSnapshot(root: string): Promise<TreeSnapshot> {
+/** What is inside the folders the commands write (not following a symlinked one). */
+async function writableSnapshot(
+  root: string,
+  writable: (rel: string) => boolean,
+): Promise<TreeSnapshot> {
   const all = await snapshotTree(root);
-  return new Map([...all].filter(([path]) => inClaude(path)));
+  return new Map([...all].filter(([path]) => writable(path)));
 }
 
 /** The names of {@link COMMANDS}. */

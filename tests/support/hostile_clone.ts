@@ -1,6 +1,7 @@
 /**
  * A hostile repository for the end-to-end attack tests: an origin whose
- * `.claude` folder, config and transcript an attacker wrote, cloned next to
+ * `.claude` and `.codex` folders, configs, transcript and Codex rollout an
+ * attacker wrote, cloned next to
  * a fake home folder, with what git cannot carry (FIFOs, hard links, old
  * mtimes) planted in the clone afterwards.
  *
@@ -35,6 +36,8 @@ export const PROTO_IDS: string[] = [
 ];
 /** The answered call the watcher watches. */
 export const WATCHED = "valueOf";
+/** The turn of the attacker's Codex rollout. */
+export const CODEX_TURN = "0b7f2c1e-hostile-turn";
 
 /** One attack: files committed to the repository, and what is planted after cloning. */
 export interface Planting {
@@ -56,6 +59,8 @@ export interface Clone {
   project: string;
   /** The attacker's transcript in the clone. */
   transcript: string;
+  /** The attacker's Codex rollout in the clone (for `codex-stop`). */
+  rollout: string;
 }
 
 /** Runs git in `cwd` as the attacker; fails on a non-zero exit. */
@@ -108,6 +113,42 @@ async function hostileTranscript(
   return t.path;
 }
 
+/** The rollout's file name: Codex's, for the attacker's session. */
+const ROLLOUT = `rollout-2026-12-06T05-28-47-${SESSION}.jsonl`;
+
+/**
+ * The attacker's Codex rollout: the same calls (prototype-named ids, a
+ * hostile tool name) in one turn, never answered but for the watched one,
+ * which has an output and no reply.
+ */
+async function hostileRollout(dir: string, toolName: string): Promise<void> {
+  const line = (type: string, payload: Record<string, unknown>) =>
+    JSON.stringify({ timestamp: "2026-12-06T05:28:47.900Z", type, payload });
+  const lines = [
+    line("session_meta", { id: SESSION, cwd: "/work", cli_version: "0.171.0" }),
+    line("event_msg", { type: "task_started", turn_id: CODEX_TURN }),
+    line("response_item", {
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "Fix the build\x1b[2J please" }],
+    }),
+    ...[...PROTO_IDS, WATCHED].map((id) =>
+      line("response_item", {
+        type: "function_call",
+        name: toolName,
+        arguments: JSON.stringify({ id }),
+        call_id: id,
+      })
+    ),
+    line("response_item", {
+      type: "function_call_output",
+      call_id: WATCHED,
+      output: "done",
+    }),
+  ];
+  await Deno.writeTextFile(join(dir, ROLLOUT), lines.join("\n") + "\n");
+}
+
 /** Builds the origin repository with `planting` and clones it next to a fake home. */
 export async function cloneWith(
   root: string,
@@ -135,7 +176,14 @@ export async function cloneWith(
     // The attacker's config: tiny idle window, the log on, a secret's name.
     '{ "watch": { "idle_seconds": 0.05, "max_seconds": 1 }, "event_log": { "enabled": true } }\n',
   );
+  await Deno.mkdir(join(origin, ".codex"));
+  await Deno.writeTextFile(
+    join(origin, ".codex/stall-watch.jsonc"),
+    // Codex's door reads its own: the log on there too.
+    '{ "event_log": { "enabled": true } }\n',
+  );
   await hostileTranscript(join(origin, "transcripts"), toolName);
+  await hostileRollout(join(origin, "transcripts"), toolName);
   for (const planting of plantings) {
     for (const [path, content] of Object.entries(planting.files ?? {})) {
       const target = join(origin, path);
@@ -157,5 +205,6 @@ export async function cloneWith(
     home,
     project,
     transcript: join(project, "transcripts", `${SESSION}.jsonl`),
+    rollout: join(project, "transcripts", ROLLOUT),
   };
 }

@@ -2,7 +2,8 @@
  * The attacks a cloned repository can carry against stall-watch,
  * one {@link Planting} each: symlinks into the home folder and to Claude
  * Code's settings, hard links, FIFOs, foreign files under stall-watch's
- * names, forged log lines, a kill switch naming a secret.
+ * names, forged log lines, a kill switch naming a secret; and the same in
+ * Codex's `.codex`.
  *
  * @module
  */
@@ -128,6 +129,43 @@ export const PLANTINGS: Record<string, Planting> = {
     files: {
       ".claude/stall-watch.jsonc":
         '{ "kill_switch_env": "GITHUB_TOKEN", "event_log": { "enabled": true } }\n',
+    },
+  },
+  codexStateToHome: {
+    name:
+      "Codex's state folder .codex/stall_watch is a symlink into the home folder",
+    files: { ".codex/stall_watch": { link: "../../home/.ssh" } },
+  },
+  codexToHome: {
+    name: ".codex itself is a symlink into the home folder",
+    files: { ".codex": { link: "../home/.ssh" } },
+  },
+  codexForeignState: {
+    name:
+      "in .codex: a foreign file under the session's state name, a symlinked lock, a log linked to Codex's hooks.json",
+    files: {
+      ".codex/hooks.json": '{ "hooks": {} }\n',
+      [`.codex/stall_watch/${SESSION}.json`]: '{"theirs": true}\n',
+      [`.codex/stall_watch/${SESSION}.lock`]: {
+        link: "../../../home/.ssh/id_ed25519",
+      },
+      ".codex/stall_watch/events.jsonl": { link: "../hooks.json" },
+    },
+  },
+  codexFifosAndHardLinks: {
+    name:
+      "in .codex: FIFOs as prune marker and lock, the event log a hard link to a file outside",
+    after: async (project, root) => {
+      const dir = join(project, ".codex/stall_watch");
+      await Deno.mkdir(dir, { recursive: true });
+      for (const name of [".last-prune", `${SESSION}.lock`]) {
+        await mkfifo(join(dir, name));
+      }
+      await replacing(join(dir, "events.jsonl"));
+      await Deno.link(
+        join(root, "home/.ssh/authorized_keys"),
+        join(dir, "events.jsonl"),
+      );
     },
   },
   foreignStateFiles: {

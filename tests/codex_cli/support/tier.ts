@@ -1,35 +1,64 @@
 /**
  * What the Codex tier's test files share: the pinned Codex (installed on
- * first use, or the one-line skip), and stall-watch run from source for
- * `install --codex` and `doctor --codex`.
- *
- * stall-watch runs with the release permission flags plus two the Codex
- * support needs and the release does not have yet (issue 40, phase 2 adds
- * them to `src/shared/permissions.ts`): writes to `.codex`, and starting
- * `codex app-server` for the trust. Under the release flags alone,
- * `install --codex` refuses in one line (`tests/install/codex_install_test.ts`).
+ * first use, or the one-line skip), and stall-watch run from source with
+ * the release permission flags (writes to `.claude` and `.codex`, and
+ * `codex` the one program it may start, for `install --codex` and
+ * `doctor`), for its commands and as Codex's Stop hook.
  *
  * @module
  */
 
 import { fileURLToPath } from "node:url";
 import { HOOK_PERMISSION_FLAGS } from "../../../src/shared/permissions.ts";
+import { SOURCE_RUN_FLAGS } from "../../../src/install/hook_command.ts";
 import { findOrInstallCodex } from "./codex_install.ts";
-import type { CodexSession, ProgramRun } from "./codex_session.ts";
+import {
+  type CodexSession,
+  type CodexSessionOptions,
+  type ProgramRun,
+  shellQuote,
+  withCodexSession,
+} from "./codex_session.ts";
 
 /** The pinned Codex's binary, or null (the tier's tests are then ignored). */
 export const CODEX: string | null = await findOrInstallCodex();
+
+/**
+ * A test of the tier, `[codex] <name>`, with a fresh session (ignored when
+ * the pinned Codex is missing).
+ */
+export function codexTest(
+  name: string,
+  options: Omit<CodexSessionOptions, "codex">,
+  fn: (session: CodexSession) => Promise<void>,
+): void {
+  Deno.test({
+    name: `[codex] ${name}`,
+    ignore: CODEX === null,
+    fn: () => withCodexSession({ codex: CODEX!, ...options }, fn),
+  });
+}
 
 /** stall-watch's `main.ts`. */
 export const MAIN_TS: string = fileURLToPath(
   new URL("../../../main.ts", import.meta.url),
 );
 
-/** The release flags with `.codex` writable and programs allowed. */
-export const CODEX_TIER_FLAGS: readonly string[] = HOOK_PERMISSION_FLAGS.map((
-  flag,
-) => flag === "--allow-write=.claude" ? "--allow-write=.claude,.codex" : flag)
-  .concat(["--allow-run"]);
+/** The flags of a stall-watch run from source: the release's. */
+export const CODEX_TIER_FLAGS: readonly string[] = [
+  ...SOURCE_RUN_FLAGS,
+  ...HOOK_PERMISSION_FLAGS,
+];
+
+/**
+ * An inner Stop hook (see `setStopHook`) that is stall-watch's Codex door,
+ * `codex-stop`, run from source as `install --codex` registers it.
+ */
+export const CODEX_STOP_HOOK: string = `exec ${
+  [Deno.execPath(), "run", ...CODEX_TIER_FLAGS, MAIN_TS, "codex-stop"].map(
+    shellQuote,
+  ).join(" ")
+}\n`;
 
 /** Runs `stall-watch <args>` from source in `cwd` (default the project). */
 export function stallWatch(
@@ -39,7 +68,6 @@ export function stallWatch(
 ): Promise<ProgramRun> {
   return session.run(Deno.execPath(), [
     "run",
-    "--quiet",
     ...CODEX_TIER_FLAGS,
     MAIN_TS,
     ...args,

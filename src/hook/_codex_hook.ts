@@ -1,0 +1,89 @@
+/**
+ * The Stop hook's door for OpenAI's Codex CLI (`stall-watch codex-stop`):
+ * Codex's Stop payload in (`_codex_input.ts`), the same judge as Claude
+ * Code's stops (`_hook.ts`) on the rollout's current turn (`codexReader`,
+ * by `turn_id`), and the answer Codex takes: allow = exit 0 with nothing
+ * on stdout (or a `systemMessage`); block = exit 2 with the report and
+ * prompt on stderr, which Codex hands the model as the same turn's next
+ * user message, or the JSON `{"decision":"block"}` of `output: "json"`.
+ *
+ * What differs from Claude Code, and why:
+ *
+ * - State, log and config live in the project's `.codex/`.
+ * - Codex re-runs a Stop hook that keeps blocking without end, so the
+ *   turn's nudges are capped (`max_retries`, by `turn_id`) on top of the
+ *   per-call retry cap.
+ * - `codex exec --ephemeral` writes no rollout (`transcript_path` null):
+ *   the payload alone cannot tell a stall from a healthy turn (a null
+ *   `last_assistant_message` is also a turn that never called a tool), so
+ *   the stop is allowed with one line.
+ *
+ * @module
+ */
+
+import { CODEX_DIR } from "../confined/confine.ts";
+import { reportLine } from "../recovery/report_line.ts";
+import { codexReader } from "../codex/codex_reader.ts";
+import { allowOutcome, type Outcome } from "../decision/outcome.ts";
+import {
+  type Door,
+  type HandlerIO,
+  type Run,
+  runHandler,
+} from "../decision/run_handler.ts";
+import { type CodexStopInput, readCodexStopPayload } from "./_codex_input.ts";
+import { judgeStop, type StopClient } from "./_hook.ts";
+
+/** Codex: its rollouts, its JSON, no block cap of its own. */
+const CODEX: StopClient = {
+  reader: codexReader,
+  name: "codex",
+  capsTurns: true,
+};
+
+/** Codex's Stop hook as a door of the decision room. */
+const codexDoor: Door<CodexStopInput> = {
+  handler: "codex",
+  clientDir: CODEX_DIR,
+  read: readCodexStopPayload,
+  judge: judgeCodexStop,
+};
+
+/** Why a stop without a rollout is allowed (the event's reason). */
+export const NO_ROLLOUT_REASON = "Codex wrote no rollout for this session " +
+  "(transcript_path is null: codex exec --ephemeral), and the payload " +
+  "alone cannot tell a stall from a finished turn";
+
+/**
+ * Runs Codex's Stop hook on one payload.
+ *
+ * Requires `--allow-read`, `--allow-env`, and write access to `.codex` for
+ * state and the optional event log.
+ *
+ * @throws {InputError} For payloads that are not Codex's Stop and for
+ * unreadable rollouts.
+ */
+export function runCodexHook(
+  payloadText: string,
+  io: HandlerIO,
+): Promise<Outcome> {
+  return runHandler(codexDoor, payloadText, io);
+}
+
+async function judgeCodexStop(
+  input: CodexStopInput,
+  run: Run,
+): Promise<Outcome> {
+  if (input.turn !== null) return await judgeStop(input.turn, run, CODEX);
+  if (input.stopHookActive && run.settings.stopHookActive === "allow") {
+    return allowOutcome(null);
+  }
+  run.log(run.event("healthy_stop", {
+    transcript: null,
+    turn_id: input.turnId,
+    reason: NO_ROLLOUT_REASON,
+  }));
+  return allowOutcome(await run.configNotice(), [
+    reportLine(`${NO_ROLLOUT_REASON}; stop allowed`),
+  ]);
+}

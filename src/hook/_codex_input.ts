@@ -1,0 +1,92 @@
+/**
+ * Reads the Stop payload OpenAI's Codex CLI writes to stdin (its fields in
+ * docs/codex.md): told from Claude Code's by its shape, never guessed. A
+ * Codex Stop names its turn (`turn_id`, which Claude Code never sends) and
+ * always carries `transcript_path`, null when Codex writes no rollout
+ * (`codex exec --ephemeral`). The turn is handed to the Stop hook's judge
+ * in the shape Claude Code's payload is read into, so both clients' stops
+ * are judged by one code path.
+ *
+ * @module
+ */
+
+import { InputError } from "../shared/errors.ts";
+import type { DoorPayload } from "../decision/run_handler.ts";
+import {
+  parsePayloadObject,
+  requiredPath,
+  stringField,
+} from "../claude_client/hook_payload.ts";
+import type { HookInput } from "./_hook_input.ts";
+
+/** A Codex Stop payload, reduced to what stall-watch uses. */
+export interface CodexStopInput {
+  /** `turn_id`: the turn judged, and the key of its cap. */
+  turnId: string;
+  stopHookActive: boolean;
+  /**
+   * The turn as the judge reads a stop (`_hook.ts`), or `null` when
+   * `transcript_path` is null: Codex wrote no rollout to judge.
+   */
+  turn: HookInput | null;
+}
+
+/**
+ * Reads the payload text: its object, and the input read from it.
+ *
+ * @throws {InputError} On empty input, invalid JSON or a non-object; the
+ * input on a payload that is not Codex's Stop (no `turn_id`, no
+ * `transcript_path`).
+ */
+export function readCodexStopPayload(
+  text: string,
+): DoorPayload<CodexStopInput> {
+  const payload = parsePayloadObject(text);
+  return { payload, input: () => codexStopInput(payload) };
+}
+
+/** Reads a parsed Codex Stop payload (see the module notes). */
+function codexStopInput(payload: Record<string, unknown>): CodexStopInput {
+  if (!("turn_id" in payload)) {
+    throw new InputError(
+      'Cannot parse hook input: it is not Codex\'s Stop payload ("turn_id" ' +
+        'is missing); "stall-watch codex-stop" is the Stop hook for ' +
+        'OpenAI\'s Codex CLI, and Claude Code runs "stall-watch" alone',
+    );
+  }
+  const turnId = requiredPath(payload, "turn_id");
+  if (!("transcript_path" in payload)) {
+    throw new InputError(
+      'Cannot parse hook input: "transcript_path" is missing (Codex sends ' +
+        "it on every Stop, null when it writes no rollout)",
+    );
+  }
+  const stopHookActive = payload.stop_hook_active === true;
+  const rollout = payload.transcript_path === null
+    ? null
+    : requiredPath(payload, "transcript_path");
+  if (rollout === null) return { turnId, stopHookActive, turn: null };
+  return {
+    turnId,
+    stopHookActive,
+    turn: {
+      sessionId: stringField(payload, "session_id") ?? "",
+      hookEventName: "Stop",
+      transcriptPath: rollout,
+      scanPath: rollout,
+      isSubagent: false,
+      claudeFork: false,
+      subagentRunning: false,
+      stopHookActive,
+      promptId: turnId,
+      lastAssistantMessage: typeof payload.last_assistant_message === "string"
+        ? payload.last_assistant_message
+        : null,
+      // Codex sends the final reply's text on every Stop (null: it had none).
+      payloadSendsLastMessage: true,
+      backgroundTasks: [],
+      backgroundTasksOverBudget: false,
+      cwd: stringField(payload, "cwd") ?? "",
+    },
+  };
+}
