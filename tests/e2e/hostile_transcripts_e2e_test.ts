@@ -564,3 +564,36 @@ Deno.test({
     assert.equal(result!.code, 2, `the stall is judged: ${result!.stderr}`);
   },
 });
+
+/** A model reply a tool's output can ask for: a word, 16 KiB of U+3000, a question mark. */
+const SPACED_REPLY = "Done" + "\u3000".repeat(16 * 1024 - 5) + "?";
+
+attackTest(
+  "transcripts",
+  "300 turns each ending on a reply of 16 KiB of spaces are judged in linear time: scan --all-turns and audit finish (the heading cut retried from every space)",
+  [{
+    name: "300 turns, each a call, its result and a spaced reply",
+    after: async (project) => {
+      const t = new SessionTranscript(join(project, "transcripts"), SESSION);
+      const lines: string[] = [];
+      for (let i = 0; i < 300; i++) {
+        lines.push(
+          t.prompt(`Check module ${i}.`),
+          t.toolUse(`toolu_${i}`, "Read", { file_path: `/src/m${i}.ts` }),
+          t.result(`toolu_${i}`, "export const port = 8080;"),
+          t.text(SPACED_REPLY),
+        );
+      }
+      await Deno.writeTextFile(t.path, lines.join(""));
+    },
+  }],
+  // Before, each turn's closing text cost 0.25-0.5 s: 300 turns ran past
+  // the harness's 60 s, a hang.
+  ["scan --all-turns", "audit"],
+  (_c, results) => {
+    const scan = results.get("scan --all-turns")![0]!;
+    assert.equal(scan.code, 0, scan.stderr);
+    assert.match(scan.stdout, /300 turns/);
+    assert.equal(results.get("audit")![0]!.code, 0);
+  },
+);
