@@ -454,7 +454,7 @@ Deno.test("in context mode a block tells the user once, beside the report, that 
     notice,
     " (defaults used instead): .claude/stall-watch.jsonc:1:53: the project's " +
       "config may not set recovery texts (recovery.default_nudge): they would " +
-      "reach the model as stall-watch's own words; using the \"default\" " +
+      'reach the model as stall-watch\'s own words; using the "default" ' +
       "preset's (set them in your own config, named by STALL_WATCH_CONFIG " +
       "outside the project)",
   );
