@@ -144,9 +144,9 @@ export type PathLookup =
  * the PATH names by an absolute path outside the project are searched: a
  * relative entry (`.`, `node_modules/.bin`, or an empty one, which POSIX
  * shells read as `.`) means the start directory, and a cloned repository
- * may hold a `codex` there; so may any folder inside it. Windows'
- * `CreateProcess` would also look in the current directory: the program
- * is always started by this absolute path. Requires `--allow-read`.
+ * may hold a `codex` there; so may any folder inside it. The program is
+ * started by this absolute path, never by its name, which Windows would
+ * look for in the current directory too. Requires `--allow-read`.
  *
  * @param projectDir The start directory: nothing in or below it is run.
  */

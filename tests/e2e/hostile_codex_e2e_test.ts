@@ -18,6 +18,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cloneWith, type Planting } from "../support/hostile_clone.ts";
+import { DENO_DIR } from "../support/hostile_attack.ts";
 import { installFakeCodex } from "../support/fake_codex.ts";
 import { MAIN_TS } from "../support/hook_process.ts";
 import { tempProject } from "../support/temp_project.ts";
@@ -41,18 +42,6 @@ const CODEX_FLAGS = [
 
 /** The planted program: it leaves a file beside the clone when it runs. */
 const PLANTED = "#!/bin/sh\ntouch ../PWNED\nexit 0\n";
-
-/**
- * Deno's own cache folder (run from source, the runtime caches compiled
- * modules under `$HOME` unless told where).
- */
-const DENO_DIR = Deno.env.get("DENO_DIR") ??
-  JSON.parse(
-    new TextDecoder().decode(
-      new Deno.Command(Deno.execPath(), { args: ["info", "--json"] })
-        .outputSync().stdout,
-    ),
-  ).denoDir as string;
 
 /** Runs `main.ts` with {@link CODEX_FLAGS} in `cwd` under `env` alone. */
 async function runCodexCommand(
