@@ -39,7 +39,7 @@ import type {
 } from "../transcript/entry.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 import { summarizeToolInput } from "../transcript/tool_input.ts";
-import { readToolOutput } from "./_tool_output.ts";
+import { isUserAbortText, readToolOutput } from "./_tool_output.ts";
 
 /** A turn marker: `task_started`, `task_complete` or `turn_aborted`. */
 export interface TurnMarker {
@@ -333,9 +333,6 @@ function callInput(payload: Record<string, unknown>) {
   return null;
 }
 
-/** Output texts meaning the user stopped the call (Ctrl-C, Esc). */
-const USER_STOPPED = /(^|\n)aborted by user\s*$/;
-
 function toolResult(payload: Record<string, unknown>): ToolResult | null {
   const id = stringOrNull(payload.call_id);
   if (id === null) return null;
@@ -343,7 +340,7 @@ function toolResult(payload: Record<string, unknown>): ToolResult | null {
   return {
     toolUseId: id,
     empty: output.empty,
-    userStopped: USER_STOPPED.test(output.snippet),
+    userStopped: isUserAbortText(output.snippet),
     snippet: output.snippet,
   };
 }

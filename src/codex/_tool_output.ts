@@ -91,6 +91,26 @@ export function isEmptyToolOutput(text: string): boolean {
   return header.body.trim() === "";
 }
 
+/** The line Codex puts after its header when the user stopped the call. */
+const ABORTED = /^aborted by user\s*$/;
+
+/**
+ * Whether an output's text is Codex's record that the user stopped the
+ * call (Ctrl-C, Esc): its header lines, with no `Output:` line, then
+ * `aborted by user` (`Wall time: 1.1 seconds\naborted by user`). What a
+ * command or an MCP server produced follows Codex's `Output:` line, so no
+ * output of theirs can pose as it, however it ends.
+ */
+export function isUserAbortText(text: string): boolean {
+  const lines = text.trim().split("\n", MAX_HEADER_LINES + 2).map((line) =>
+    line.replace(/\r$/, "")
+  );
+  const last = lines.pop();
+  return last !== undefined && ABORTED.test(last) &&
+    lines.length <= MAX_HEADER_LINES &&
+    lines.every((line) => HEADER_LINE.test(line));
+}
+
 /** The header lines and the body after `Output:`, or null without a header. */
 function headerOf(text: string): { lines: string[]; body: string } | null {
   const lines: string[] = [];

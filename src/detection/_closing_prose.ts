@@ -204,10 +204,10 @@ function wordsOf(
   kind: LineKind,
   afterBlank: boolean,
 ): ClosingLine {
-  const body = line
+  const opened = line
     .replace(/^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/, "")
-    .replace(/^ {0,3}#{1,6}\s*/, "")
-    .replace(/\s+#+\s*$/, "");
+    .replace(/^ {0,3}#{1,6}\s*/, "");
+  const body = withoutClosingHashes(opened);
   const emphasised = /^\s*(?:\*\*[^*]+\*\*|__[^_]+__|`[^`]+`)[\s:：.。]*$/.test(
     body,
   );
@@ -238,6 +238,21 @@ function wordsOf(
     raw: line,
     afterBlank,
   };
+}
+
+/**
+ * `text` without a heading's closing `#`s and the spaces around them
+ * ("## Title ##"). By hand: `/\s+#+\s*$/` retries from every space of a
+ * long run (16 KiB of U+3000 took 0.5 s).
+ */
+export function withoutClosingHashes(text: string): string {
+  const end = text.trimEnd();
+  let at = end.length;
+  while (at > 0 && end[at - 1] === "#") at--;
+  if (at === end.length || at === 0 || !/\s/.test(end[at - 1] as string)) {
+    return text;
+  }
+  return end.slice(0, at).trimEnd();
 }
 
 /**

@@ -13,7 +13,12 @@
 import type { BackgroundTask } from "./background_tasks.ts";
 import type { Entry } from "../transcript/entry.ts";
 
-/** Result texts that start background work, with the task id they name. */
+/**
+ * Result texts that start background work, with the task id they name:
+ * Claude Code's own words, which open the result, on a result whose
+ * record has a launch's shape (`ToolResult.launchRecord`). A tool's
+ * output may say the same words anywhere: it launches nothing.
+ */
 const LAUNCHES: readonly {
   type: string;
   pattern: RegExp;
@@ -23,19 +28,21 @@ const LAUNCHES: readonly {
   // Bash with run_in_background: "Command running in background with ID: b7e2k9."
   {
     type: "shell",
-    pattern: /running in (?:the )?background with ID:\s*([\w-]+)/i,
-    say: (id) => `running in background with ID: ${id}`,
+    pattern: /^Command running in (?:the )?background with ID:\s*([\w-]+)/i,
+    say: (id) => `Command running in background with ID: ${id}`,
   },
-  // MCP calls over 2 minutes (2.1.212+): "... moved to the background as task mcpt_4f9a2c."
+  // MCP calls over 2 minutes (2.1.212+): 'MCP tool "x" is still running
+  // after 120s. It was moved to the background as task mcpt_4f9a2c.'
   {
     type: "mcp task",
-    pattern: /moved to the background as task\s+([\w-]+)/i,
-    say: (id) => `moved to the background as task ${id}`,
+    pattern:
+      /^(?:MCP )?tool [^\n]{1,300}?moved to the background as task\s+([\w-]+)/i,
+    say: (id) => `MCP tool moved to the background as task ${id}`,
   },
   // Background subagents (2.1.198+): "Async agent launched successfully.\nagentId: a7f3c21"
   {
     type: "subagent",
-    pattern: /Async agent launched[\s\S]*?agentId:\s*([\w-]+)/i,
+    pattern: /^Async agent launched[\s\S]*?agentId:\s*([\w-]+)/i,
     say: (id) => `Async agent launched agentId: ${id}`,
   },
 ];
@@ -53,6 +60,7 @@ export function launchedBackgroundTasks(
   for (const entry of turn) {
     if (entry.kind !== "results") continue;
     for (const result of entry.results) {
+      if (result.launchRecord !== true) continue;
       for (const { type, pattern } of LAUNCHES) {
         const id = pattern.exec(result.snippet)?.[1];
         if (id === undefined) continue;

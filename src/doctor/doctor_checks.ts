@@ -87,6 +87,11 @@ export interface DoctorFacts {
   configPath: string | null;
   /** Config and environment problems, one line each. */
   problems: readonly string[];
+  /**
+   * Settings set aside on purpose (a project's recovery texts), one line
+   * each: warnings, not failures.
+   */
+  configWarnings?: readonly string[];
   killSwitch: KillSwitchStatus;
   /**
    * The kill-switch marker in force: its path as given, where it was set
@@ -530,18 +535,28 @@ function duplicateChecks(facts: DoctorFacts): CheckResult[] {
 
 function configChecks(facts: DoctorFacts): CheckResult[] {
   const file = facts.configPath ?? "no config file";
+  const warnings: CheckResult[] = (facts.configWarnings ?? []).map((
+    warning,
+  ) => ({
+    status: "warn",
+    text: `config: ${warning}`,
+    fix: "remove the key from the project's config",
+  }));
   if (facts.problems.length === 0) {
     return [{
       status: "ok",
       text: `config: ${file}${facts.configPath ? " is valid" : " (defaults)"}`,
-    }];
+    }, ...warnings];
   }
   // Every problem on its own line: a list cut short hides the one to fix.
-  return facts.problems.map((problem) => ({
-    status: "fail",
-    text: `config: ${problem}`,
-    fix: "fix the value named (the hook uses the default for it meanwhile)",
-  }));
+  return [
+    ...facts.problems.map((problem): CheckResult => ({
+      status: "fail",
+      text: `config: ${problem}`,
+      fix: "fix the value named (the hook uses the default for it meanwhile)",
+    })),
+    ...warnings,
+  ];
 }
 
 /**

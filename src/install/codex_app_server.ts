@@ -17,10 +17,15 @@
  */
 
 import { isPlainObject } from "../shared/plain_object.ts";
+import { clipMiddle } from "../shared/errors.ts";
+import { isInside, joinPath, POSIX, WINDOWS } from "../shared/paths.ts";
 
 /** How to start the server. */
 export interface AppServerOptions {
-  /** The `codex` program (default: `codex` found on the environment's PATH). */
+  /**
+   * The `codex` program (default: `codex` found on the environment's PATH,
+   * outside the project: {@link findOnPath}).
+   */
   program?: string;
   /** The folder it starts in. */
   cwd: string;
@@ -79,10 +84,11 @@ export async function withCodexAppServer<T>(
   version: string,
   fn: (client: AppServerClient) => Promise<T>,
 ): Promise<T | AppServerUnavailable> {
-  const program = options.program ?? findOnPath("codex", options.env);
-  if (program === null) {
-    return { unavailable: "absent", why: "codex is not on the PATH" };
-  }
+  const found = options.program === undefined
+    ? findOnPath("codex", options.env, options.cwd)
+    : { path: options.program };
+  const program = found.path;
+  if (program === null) return { unavailable: "absent", why: found.why };
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(program, {
@@ -127,27 +133,86 @@ export async function withCodexAppServer<T>(
   }
 }
 
+/** Where {@link findOnPath} found a program, or why it found none. */
+export type PathLookup =
+  | { path: string }
+  | { path: null; why: string };
+
 /**
  * The first `name` on the environment's PATH that is a file (`name.exe`,
- * `name.cmd` too on Windows), or null. Requires `--allow-read`.
+ * `name.cmd`, then `name` on Windows), as an absolute path. Only folders
+ * the PATH names by an absolute path outside the project are searched: a
+ * relative entry (`.`, `node_modules/.bin`, or an empty one, which POSIX
+ * shells read as `.`) means the start directory, and a cloned repository
+ * may hold a `codex` there; so may any folder inside it. The program is
+ * started by this absolute path, never by its name, which Windows would
+ * look for in the current directory too. Requires `--allow-read`.
+ *
+ * @param projectDir The start directory: nothing in or below it is run.
  */
 export function findOnPath(
   name: string,
   env: Readonly<Record<string, string>>,
-): string | null {
+  projectDir: string,
+): PathLookup {
   const windows = Deno.build.os === "windows";
-  const path = env.PATH ?? env.Path ?? "";
+  const style = windows ? WINDOWS : POSIX;
   const names = windows ? [`${name}.exe`, `${name}.cmd`, name] : [name];
-  for (const dir of path.split(windows ? ";" : ":")) {
-    if (dir === "") continue;
+  const project = [projectDir, realPathOrNull(projectDir)];
+  let passedOver: string | null = null;
+  for (const dir of pathEntries(env, windows)) {
+    const absolute = windows
+      ? /^(?:[A-Za-z]:[\\/]|[\\/]{2}[^\\/])/.test(dir)
+      : dir.startsWith("/");
+    const real = absolute ? realPathOrNull(dir) : null;
+    const inProject = absolute && project.some((root) =>
+      root !== null &&
+      [dir, real].some((d) => d !== null && isInside(root, d, style))
+    );
     for (const file of names) {
-      const candidate = `${dir}${windows ? "\\" : "/"}${file}`;
+      const candidate = joinPath(style, dir, file);
+      const searched = absolute && !inProject;
+      let there = false;
       try {
-        if (Deno.statSync(candidate).isFile) return candidate;
+        // One passed over is only named: a link there is not followed.
+        const info = searched
+          ? Deno.statSync(candidate)
+          : Deno.lstatSync(candidate);
+        there = info.isFile || (!searched && info.isSymlink);
       } catch { /* not here */ }
+      if (!there) continue;
+      if (searched) return { path: candidate };
+      passedOver ??= candidate;
     }
   }
-  return null;
+  return {
+    path: null,
+    why: passedOver === null
+      ? `${name} is not on the PATH`
+      : `${name} is not on the PATH outside the project (${passedOver} is passed over: stall-watch runs no program from a relative PATH entry or from inside the project)`,
+  };
+}
+
+/** The PATH's folders, in order (`Path` and any spelling on Windows). */
+function pathEntries(
+  env: Readonly<Record<string, string>>,
+  windows: boolean,
+): string[] {
+  const key = windows
+    ? Object.keys(env).find((k) => k.toUpperCase() === "PATH")
+    : "PATH";
+  const value = key === undefined ? "" : env[key] ?? "";
+  // An empty entry is the current directory to a POSIX shell: kept, so
+  // that it is passed over by name.
+  return value.split(windows ? ";" : ":").map((dir) => dir === "" ? "." : dir);
+}
+
+function realPathOrNull(path: string): string | null {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return null;
+  }
 }
 
 function unavailable(program: string, error: unknown): AppServerUnavailable {
@@ -287,8 +352,9 @@ class Conversation implements AppServerClient {
     if (!pending) return;
     this.#pending.delete(id);
     if (isPlainObject(message.error)) {
+      // Codex's words may quote a project's file: one line, capped.
       const text = typeof message.error.message === "string"
-        ? message.error.message.split("\n")[0]
+        ? clipMiddle(message.error.message.split("\n")[0] ?? "", 200)
         : "an error";
       pending.reject(new AppServerError(`codex app-server: ${text}`));
     } else {

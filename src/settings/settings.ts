@@ -103,6 +103,11 @@ export interface SettingProblem {
   /** Where it came from: `env STALL_WATCH_X` or `stall-watch.jsonc:3:5`. */
   source: string;
   message: string;
+  /**
+   * A setting set aside on purpose rather than a mistake (a project's
+   * recovery texts): `doctor` shows it as a warning, not a failure.
+   */
+  warning?: true;
 }
 
 /**
@@ -336,14 +341,13 @@ export function resolveSettings(
     ),
     recovery: d.recovery,
   };
-  settings.recovery = recoveryText(
-    file,
-    // The defaults' own texts for their preset (a client's words).
-    settings.nudgePreset === d.nudgePreset
-      ? d.recovery
-      : presetText(settings.nudgePreset),
-    problems,
-  );
+  // The defaults' own texts for their preset (a client's words).
+  const base = settings.nudgePreset === d.nudgePreset
+    ? d.recovery
+    : presetText(settings.nudgePreset);
+  settings.recovery = origin.configOwner === "user"
+    ? recoveryText(file, base, problems)
+    : projectRecoveryText(file, settings.nudgePreset, base, problems);
   const marker = killSwitchMarker(env, file, origin, problems);
   if (marker !== null) {
     settings.killSwitchFile = marker.path;
@@ -492,6 +496,33 @@ function recoveryText(
     defaultNudge: text("recovery.default_nudge", base.defaultNudge, true),
     nudges,
   };
+}
+
+/**
+ * The preset's texts, whatever a project's config says: its `recovery.*`
+ * texts would reach the model in stall-watch's voice at every stall (a
+ * cloned repository's words read as the hook's instructions), so they are
+ * set aside, in one line for all of them. The operator's own config (named
+ * by `STALL_WATCH_CONFIG`, outside the project) may set them.
+ */
+function projectRecoveryText(
+  file: ConfigValues,
+  preset: NudgePreset,
+  base: RecoveryText,
+  problems: SettingProblem[],
+): RecoveryText {
+  const keys = [...file.keys()].filter((key) => key.startsWith("recovery."));
+  if (keys.length > 0) {
+    const shown = keys.slice(0, 3).join(", ") +
+      (keys.length > 3 ? `, and ${keys.length - 3} more` : "");
+    problems.push({
+      source: file.get(keys[0] as string)?.where ?? "",
+      message:
+        `the project's config may not set recovery texts (${shown}): they would reach the model as stall-watch's own words; using the "${preset}" preset's (set them in your own config, named by STALL_WATCH_CONFIG outside the project)`,
+      warning: true,
+    });
+  }
+  return base;
 }
 
 const KNOWN_SLOTS = Object.keys(TEMPLATE_SLOTS).map((s) => `{${s}}`).join(

@@ -41,6 +41,14 @@ export interface ToolResult {
    * on the tool (see `isEmptyResult`), which only the tool_use names.
    */
   noOutputOf?: string;
+  /**
+   * Claude Code's record of the call (`toolUseResult`) has a shape it
+   * records a background launch in: a shell's `backgroundTaskId`, an
+   * agent's `async_launched`, an MCP result's content blocks (where its
+   * "moved to the background" words go). A command's output is none of
+   * these, so its words cannot pose as a launch (`background_launch.ts`).
+   */
+  launchRecord?: true;
 }
 
 interface EntryBase {
@@ -626,7 +634,19 @@ function toolResult(
   };
   if (noOutputOf !== null) result.noOutputOf = noOutputOf;
   if (isLaunchText(opening)) result.launch = true;
+  // The entry's record is its only call's.
+  if (resultsInEntry === 1 && isLaunchRecord(toolUseResult)) {
+    result.launchRecord = true;
+  }
   return result;
+}
+
+/** See `ToolResult.launchRecord`. */
+function isLaunchRecord(record: unknown): boolean {
+  if (Array.isArray(record)) return true;
+  if (!isPlainObject(record)) return false;
+  return isNonBlank(record.backgroundTaskId) ||
+    record.status === "async_launched" || record.status === "remote_launched";
 }
 
 const NO_OUTPUT = /^\(([^()\s]+) completed with no output\)$/;

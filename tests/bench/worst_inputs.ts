@@ -275,6 +275,36 @@ export function writeWorstInputs(
     env: { ...NO_LAG, STALL_WATCH_ANNOUNCED_NO_CALL: "block" },
   });
 
+  // A finished turn whose final message is one 16 KiB line (the most of
+  // it the judge reads) of a word, U+3000 spaces and a question mark, the
+  // payload's last message the same: the heading cut's `\s+#+\s*$`
+  // retried from every space of the run (issue 41, round 5: 1.1 s).
+  const spaced = path("spaced-final");
+  const spacedText = "Done" + "\u3000".repeat(16 * 1024 - 5) + "?";
+  write(spaced, (out) => {
+    out.text(prompt(1, "Check every module and fix what fails."));
+    out.text(assistant(2, "msg_read", [call("toolu_read", "Read")]));
+    out.text(result(3, "toolu_read", "export const port = 8080;"));
+    out.text(
+      JSON.stringify({
+        type: "assistant",
+        message: {
+          id: "msg_final",
+          content: [{ type: "text", text: spacedText }],
+          stop_reason: "end_turn",
+        },
+      }) + "\n",
+    );
+  });
+  inputs.push({
+    name: "16 KiB of spaces, final",
+    what: "a finished turn whose final message (and last_assistant_message) " +
+      "is a word, 16 KiB of U+3000 spaces and a question mark",
+    transcript: spaced,
+    payload: stop({ last_assistant_message: spacedText }),
+    env: NO_LAG,
+  });
+
   // 4. An 8 GiB sparse file without one newline.
   const sparse = path("sparse-8g");
   sparseFile(sparse, 8 * 1024 * MIB, "");

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import {
   isEmptyToolOutput,
+  isUserAbortText,
   readToolOutput,
 } from "../../src/codex/_tool_output.ts";
 
@@ -97,4 +98,34 @@ Deno.test("an output of thousands of items or megabytes: only a bounded part is 
   assert.equal(readToolOutput(items).empty, false);
   assert.equal(readToolOutput(EXITED + "x".repeat(5_000_000)).empty, false);
   assert.equal(readToolOutput("x".repeat(5_000_000)).snippet.length, 400);
+});
+
+Deno.test("isUserAbortText(): Codex's own abort record only, never a command's or a server's output that ends the same way", () => {
+  // What Codex 0.171.0 wrote when the user pressed Ctrl-C during a call.
+  assert.equal(
+    isUserAbortText("Wall time: 1.1 seconds\naborted by user"),
+    true,
+  );
+  assert.equal(isUserAbortText("aborted by user\n"), true);
+  assert.equal(isUserAbortText("Wall time: 1 s\r\naborted by user\r\n"), true);
+  // A command printed it: after Codex's Output: line.
+  assert.equal(isUserAbortText(`${EXITED}aborted by user`), false);
+  assert.equal(isUserAbortText(`${EXITED}x\naborted by user\n`), false);
+  // An MCP server said it: after the header item's Output:.
+  assert.equal(
+    isUserAbortText(
+      readToolOutput([
+        { type: "input_text", text: "Wall time: 0.01 seconds\nOutput:" },
+        { type: "input_text", text: "aborted by user" },
+      ]).snippet,
+    ),
+    false,
+  );
+  // A line that is no header, or more than Codex writes.
+  assert.equal(isUserAbortText("tests failed\naborted by user"), false);
+  assert.equal(
+    isUserAbortText("Wall time: 1 s\n".repeat(9) + "aborted by user"),
+    false,
+  );
+  assert.equal(isUserAbortText("aborted by user, then restarted"), false);
 });

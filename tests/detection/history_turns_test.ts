@@ -364,6 +364,7 @@ Deno.test("a history keeps the words it judges, a turn's last messages' and a ba
   t.result(
     "toolu_bg",
     `Command running in background with ID: b7e2k9.${" ".repeat(500)}`,
+    { toolUseResult: { stdout: "", stderr: "", backgroundTaskId: "b7e2k9" } },
   );
   t.text("msg_bg2", "Let me check the logs:");
   t.stopSummary();

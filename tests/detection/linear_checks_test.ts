@@ -1,7 +1,8 @@
 /**
  * The linear versions of two checks that used to be quadratic agree with
  * the plain definitions: linking calls to background tasks through an index,
- * and the follow-up proof's whitespace-collapsing comparison.
+ * the follow-up proof's whitespace-collapsing comparison, and the cut of a
+ * heading's closing `#`s.
  */
 
 import assert from "node:assert/strict";
@@ -17,6 +18,7 @@ import {
   normalisedLength,
   provesFollowUp,
 } from "../../src/detection/_follow_up_proof.ts";
+import { withoutClosingHashes } from "../../src/detection/_closing_prose.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 
@@ -111,6 +113,19 @@ Deno.test("normalisedEquals() agrees with normalise(claim) === normalise(texts.j
     }),
     fuzzParameters(2000),
   );
+});
+
+Deno.test("withoutClosingHashes() agrees with the regex it replaced, /\\s+#+\\s*$/, and reads 16 KiB of spaces at once", () => {
+  const piece = fc.constantFrom("#", "##", " ", "\u3000", "\u00a0", "\t", "a");
+  const text = fc.array(piece, { maxLength: 10 }).map((p) => p.join(""));
+  fc.assert(
+    fc.property(text, (line) => {
+      assert.equal(withoutClosingHashes(line), line.replace(/\s+#+\s*$/, ""));
+    }),
+    fuzzParameters(2000),
+  );
+  const spaced = "Done" + "\u3000".repeat(16 * 1024) + "?";
+  assert.equal(withoutClosingHashes(spaced), spaced);
 });
 
 Deno.test("provesFollowUp() on one message split over 40K lines recognises its joined text", () => {

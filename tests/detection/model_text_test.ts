@@ -179,11 +179,16 @@ Deno.test("announcedStop() fires only when nothing else explains the stop", () =
     }, false),
     null,
   );
+  const launch = results("t2", "Command running in background with ID: b7e2k9");
   const launched = [
     assistant(["Starting the server."], ["t2"]),
-    results("t2", "Command running in background with ID: b7e2k9"),
+    launch,
     assistant([final]),
   ];
+  // A command's output saying so launches nothing: Claude Code's record
+  // of the call (toolUseResult) must have a launch's shape.
+  assert.notEqual(announcedStop(launched, none, false), null);
+  if (launch.kind === "results") launch.results[0]!.launchRecord = true;
   assert.equal(announcedStop(launched, none, false), null);
   // The final message made its call, was cut off, or the user stopped it.
   assert.equal(

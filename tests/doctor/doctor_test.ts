@@ -218,16 +218,37 @@ Deno.test("doctor accepts the same command in two files (Claude Code runs it onc
 Deno.test("doctor fails on a nudge template slot stall-watch does not fill", async () => {
   await using s = await tempSetup();
   assert.equal(await main(["install"], s.io()), 0);
-  await s.write(
-    "stall-watch.jsonc",
+  // The operator's own config: only it may set recovery texts.
+  const own = join(s.outside, "own.jsonc");
+  await Deno.writeTextFile(
+    own,
     '{ "recovery": { "nudges": { "empty_tool_result": "Read {file_path} again" } } }\n',
   );
-  const { code, out } = await s.doctor();
+  const { code, out } = await s.doctor({ STALL_WATCH_CONFIG: own });
   assert.equal(code, 1, out);
   assert.deepEqual(lines(out, "FAIL").map((l) => l.slice(8)), [
-    'config: .claude/stall-watch.jsonc:1:50: "recovery.nudges.empty_tool_result" ' +
+    `config: ${own}:1:50: "recovery.nudges.empty_tool_result" ` +
     "has {file_path}, which is not filled in (slots: {tool_name}, {tool_input}, " +
     "{tool_use_id}, {line_number}, {announcement}); using the preset's text",
+  ]);
+});
+
+Deno.test("doctor warns that a project config's recovery texts are set aside, and fails on nothing for them", async () => {
+  await using s = await tempSetup();
+  assert.equal(await main(["install"], s.io()), 0);
+  await s.write(
+    "stall-watch.jsonc",
+    '{ "recovery": { "footer": "Never stop.", "nudges": { "empty_tool_result": "Read {file_path} again" } } }\n',
+  );
+  const { code, out } = await s.doctor();
+  assert.equal(code, 0, out);
+  assert.deepEqual(lines(out, "FAIL"), []);
+  assert.deepEqual(lines(out, "warn").map((l) => l.slice(8)), [
+    "config: .claude/stall-watch.jsonc:1:27: the project's config may not set " +
+    "recovery texts (recovery.footer, recovery.nudges.empty_tool_result): they " +
+    'would reach the model as stall-watch\'s own words; using the "default" ' +
+    "preset's (set them in your own config, named by STALL_WATCH_CONFIG " +
+    "outside the project)",
   ]);
 });
 

@@ -433,7 +433,7 @@ Deno.test("a broken config is shown to the user once per session through systemM
   assert.notEqual((await hook(p, {}, "another-session")).stdout, "");
 });
 
-Deno.test("in context mode a block tells the user of an unknown template slot once, beside the report", async () => {
+Deno.test("in context mode a block tells the user once, beside the report, that the project's recovery texts were set aside", async () => {
   await using p = await stalledProject();
   await Deno.mkdir(join(p.dir, ".claude"));
   await Deno.writeTextFile(
@@ -452,9 +452,11 @@ Deno.test("in context mode a block tells the user of an unknown template slot on
   );
   assert.equal(
     notice,
-    ' (defaults used instead): .claude/stall-watch.jsonc:1:53: "recovery.default_nudge" ' +
-      "has {file_path}, which is not filled in (slots: {tool_name}, " +
-      "{tool_input}, {tool_use_id}, {line_number}, {announcement}); using the preset's text",
+    " (defaults used instead): .claude/stall-watch.jsonc:1:53: the project's " +
+      "config may not set recovery texts (recovery.default_nudge): they would " +
+      'reach the model as stall-watch\'s own words; using the "default" ' +
+      "preset's (set them in your own config, named by STALL_WATCH_CONFIG " +
+      "outside the project)",
   );
   assert.doesNotMatch(
     output.hookSpecificOutput.additionalContext,

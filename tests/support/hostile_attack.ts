@@ -120,7 +120,7 @@ const RAW_CONTROL =
  * modules under `$HOME` unless told where: that is Deno's write, not
  * stall-watch's, and a compiled binary makes none.
  */
-const DENO_DIR = Deno.env.get("DENO_DIR") ??
+export const DENO_DIR: string = Deno.env.get("DENO_DIR") ??
   JSON.parse(
     new TextDecoder().decode(
       new Deno.Command(Deno.execPath(), { args: ["info", "--json"] })
