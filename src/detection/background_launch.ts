@@ -31,6 +31,16 @@ const LAUNCHES: readonly {
     pattern: /^Command running in (?:the )?background with ID:\s*([\w-]+)/i,
     say: (id) => `Command running in background with ID: ${id}`,
   },
+  // A command the client moved to the background on its own (its timeout,
+  // a message that arrived while it ran) or the user did (2.1.2xx):
+  // "Command did not complete within its 120s timeout and was moved to the
+  // background (ID: b7e2k9)."
+  {
+    type: "shell",
+    pattern:
+      /^Command (?:was manually backgrounded by user with ID:\s*|(?:was|did not complete within its \d+s timeout and was) moved to the background \(ID:\s*)([\w-]+)/i,
+    say: (id) => `Command moved to the background with ID: ${id}`,
+  },
   // MCP calls over 2 minutes (2.1.212+): 'MCP tool "x" is still running
   // after 120s. It was moved to the background as task mcpt_4f9a2c.'
   {
