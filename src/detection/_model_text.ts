@@ -1,22 +1,10 @@
 /**
- * What the model's words say about how a turn ended, judged from the text
- * alone: deterministic, no model, no network. Two questions share it:
- *
- * - Had the model already answered when it made its last call? A complete
- *   answer (a report, or a hand-back to the user) followed by a call whose
- *   result nobody read is bookkeeping, not a stall (`classify.ts`).
- * - Did the model's last words announce an immediate action of its own
- *   ("Let me run the tests now:", "现在我来更新计划文件：", "이제 테스트를
- *   실행하겠습니다.") that never came (`announcement.ts`)?
- *
- * Judged by structure and by words. Structure: only the model's own prose
- * is read (`_closing_prose.ts`: code, quotations and tables are someone
- * else's words); the reply ends on a sentence, or on a list, a code block
- * or a table that a lead-in line introduces. Words: the phrasings of each
- * language (`_announce_phrases.ts`), and what makes a sentence something
- * other than an announcement (a question, a hand-back, a condition, a
- * promise about later), in the sentence itself or the one before it. The
- * rules are listed in docs/detection.md.
+ * What the model's closing words say, from the text alone: had it already
+ * answered (a complete answer, `classify.ts`), and did it announce an
+ * immediate action of its own that never came (`announcement.ts`)? Judged
+ * by structure (the model's own prose, `_closing_prose.ts`) and by words
+ * (`_announce_*.ts`); the rules are listed in
+ * docs/detection.md.
  *
  * @module
  */
@@ -28,11 +16,42 @@ import {
 } from "./_closing_prose.ts";
 import {
   type Announced,
-  announcedIn,
   conditionalOrLater,
   handsBack,
   normalise,
+  readEnglish,
+  type Reading,
 } from "./_announce_phrases.ts";
+import { readChinese, readJapanese, readKorean } from "./_announce_asian.ts";
+import {
+  readFrench,
+  readGerman,
+  readPortuguese,
+  readRussian,
+  readSpanish,
+} from "./_announce_european.ts";
+
+/** Every language's reading, in the order they are tried. */
+const LANGUAGES: readonly Reading[] = [
+  readEnglish,
+  readChinese,
+  readJapanese,
+  readKorean,
+  readSpanish,
+  readPortuguese,
+  readFrench,
+  readGerman,
+  readRussian,
+];
+
+/** What a normalised clause announces, in the first language that reads one. */
+function announcedIn(s: string, colon: boolean): Announced | null {
+  for (const read of LANGUAGES) {
+    const found = read(s, colon);
+    if (found) return found;
+  }
+  return null;
+}
 
 /** Most characters of a text that are looked at (its end). */
 export const MAX_TEXT_CHARS = MAX_CLOSING_CHARS;
@@ -40,19 +59,11 @@ export const MAX_TEXT_CHARS = MAX_CLOSING_CHARS;
 /** Most characters of an announcement quoted back. */
 export const MAX_QUOTE_CHARS = 200;
 
-/**
- * A complete answer is at least this long, in characters of text, unless
- * it hands the turn back: a one-line remark is no report.
- */
+/** A complete answer that does not hand back is this long, over these lines. */
 const COMPLETE_MIN_CHARS = 400;
-
-/** ... and spans at least this many non-empty lines. */
 const COMPLETE_MIN_LINES = 3;
 
-/**
- * A sentence longer than this announces nothing: announcements are short,
- * and the clause search stays bounded.
- */
+/** A longer sentence announces nothing (and the clause search stays bounded). */
 const MAX_SENTENCE_CHARS = 600;
 
 /** Clauses of a sentence, from its end, where an opener is looked for. */
@@ -60,25 +71,13 @@ const MAX_CLAUSES = 4;
 
 /** What the closing text says. */
 export interface TextJudgement {
-  /**
-   * The closing sentence announces an immediate action of the model's own
-   * (its words, cut to {@link MAX_QUOTE_CHARS}), or null.
-   */
+  /** The closing sentence announcing the model's own immediate action, quoted. */
   announcement: string | null;
-  /**
-   * The closing sentence hands the turn back: a question, an offer, a
-   * request to the user.
-   */
+  /** The closing sentence hands the turn back (a question, offer, request). */
   handsBack: boolean;
-  /**
-   * The text introduces what comes next: it ends with a colon (`:` or
-   * `：`), or an announcement.
-   */
+  /** The text introduces what comes next: a closing colon, or an announcement. */
   leadsOn: boolean;
-  /**
-   * A complete answer: a hand-back, or a report of some length, that does
-   * not lead on to anything.
-   */
+  /** A hand-back, or a report of some length, that does not lead on. */
   complete: boolean;
 }
 
