@@ -20,7 +20,11 @@ import {
   classifyTurn,
   type TurnVerdict,
 } from "./classify.ts";
-import type { AssistantEntry, Entry } from "../transcript/entry.ts";
+import {
+  type AssistantEntry,
+  type Entry,
+  isModelActivity,
+} from "../transcript/entry.ts";
 import { lineEntries } from "../transcript/line_entries.ts";
 import { isSkippableLine, topLevelType } from "../transcript/line_prefilter.ts";
 import {
@@ -34,7 +38,6 @@ import { agentReturn } from "./_agent_return.ts";
 import { launchWords } from "./background_launch.ts";
 import { MAX_TEXT_CHARS as MAX_JUDGED_TEXT_CHARS } from "./_model_text.ts";
 import { ForwardTurnSplitter, type SplitTurn } from "../transcript/turn.ts";
-import { modelActs } from "../transcript/turn_rule.ts";
 import { DEFAULT_SCAN_BUDGETS } from "../transcript/tail_scan.ts";
 
 /**
@@ -211,7 +214,7 @@ export type TurnEnding = "ended" | "process_died" | "no_end" | "agent_running";
 /** How `turn` ended (see {@link TurnEnding}). */
 export function turnEnding(turn: HistoryTurn, subagent: boolean): TurnEnding {
   const entries = turn.entries;
-  const last = entries.findLastIndex((e) => modelActs([e]));
+  const last = entries.findLastIndex(isModelActivity);
   const after = entries.slice(last + 1);
   // Lines written ahead of the turn's opener are the turn before's.
   const resumed = after.some((e) =>

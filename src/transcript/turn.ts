@@ -8,7 +8,12 @@
  * @module
  */
 
-import { type Entry, entryWeight, type NoteEntry } from "./entry.ts";
+import {
+  type Entry,
+  entryWeight,
+  isModelActivity,
+  type NoteEntry,
+} from "./entry.ts";
 import {
   carriesOtherPromptId,
   commandCanOpen,
@@ -24,7 +29,6 @@ import {
   LOOK_BEHIND_ENTRIES,
   mayBeInput,
   mayWriteLatePrompt,
-  modelActs,
   namesTurnPromptId,
   ownsPromptId,
   promptIdsMarkTurns,
@@ -270,7 +274,7 @@ export class ForwardTurnSplitter {
    */
   #append(entry: Entry): void {
     if (this.#firstLine < 0) this.#firstLine = entry.line;
-    this.#modelActed ||= modelActs([entry]);
+    this.#modelActed ||= isModelActivity(entry);
     this.#current.push(entry);
     this.#weight += entryWeight(entry);
     if (this.#weight <= this.#maxTurnEntries) return;
@@ -400,7 +404,7 @@ export class ForwardTurnSplitter {
     this.#current = rest;
     this.#weight = restWeight;
     this.#firstLine = rest[0]?.line ?? -1;
-    this.#modelActed = modelActs(rest);
+    this.#modelActed = rest.some(isModelActivity);
     this.#opener = opener;
     this.#atFileStart = false;
     this.#lateCount = 0;
