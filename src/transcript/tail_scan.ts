@@ -23,7 +23,7 @@ import {
   readLinesForward,
   syncReader,
 } from "./line_reader.ts";
-import { BackwardTurnCollector, type TurnOptions } from "./turn.ts";
+import { BackwardTurnCollector, type TurnOptions } from "./_backward_turn.ts";
 import { isTurnEndMarker } from "./turn_rule.ts";
 
 /** The budgets of one tail scan; see {@link DEFAULT_SCAN_BUDGETS}. */

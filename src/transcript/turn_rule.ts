@@ -177,7 +177,7 @@ export function ownsPromptId(entry: Entry, prompt: Entry): boolean {
 }
 
 /** Whether `entry` was made after `prompt` (both say when). */
-export function madeAfter(entry: Entry, prompt: Entry): boolean {
+function madeAfter(entry: Entry, prompt: Entry): boolean {
   return entry.time !== undefined && prompt.time !== undefined &&
     entry.time > prompt.time;
 }

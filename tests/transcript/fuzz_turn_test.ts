@@ -17,10 +17,10 @@ import {
 import { type Entry, entryWeight } from "../../src/transcript/entry.ts";
 import { provesFollowUp } from "../../src/detection/_follow_up_proof.ts";
 import {
-  BackwardTurnCollector,
   ForwardTurnSplitter,
   LOOK_BEHIND_ENTRIES,
 } from "../../src/transcript/turn.ts";
+import { BackwardTurnCollector } from "../../src/transcript/_backward_turn.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 
 // Few ids and names, so calls, results and tasks actually meet.
