@@ -17,7 +17,7 @@ import { classifyTurn } from "../detection/classify.ts";
 import { withLineNumbers } from "../detection/detect.ts";
 import { describe, ExitCode } from "../shared/errors.ts";
 import type { EventName } from "../events/event_log.ts";
-import { launchedBackgroundTasks } from "../detection/background_launch.ts";
+import { launchedBackgroundTasks } from "../detection/background_tasks.ts";
 import { apiTimeoutMs } from "../claude_client/timers.ts";
 import { CLAUDE_DIR } from "../confined/confine.ts";
 import { reportLine } from "../recovery/report_line.ts";
