@@ -18,7 +18,7 @@
 import type { BackgroundTask } from "./background_tasks.ts";
 import type { StallSignature } from "./classify.ts";
 import { launchedBackgroundTasks } from "./background_tasks.ts";
-import { provesFollowUp } from "./_follow_up_proof.ts";
+import { provesFollowUp } from "./_lag_evidence.ts";
 import { judgeClosingText, MAX_TEXT_CHARS } from "./_model_text.ts";
 import {
   type AssistantEntry,

@@ -10,7 +10,7 @@ import {
   type StallSignature,
   type TurnVerdict,
 } from "./classify.ts";
-import { provesFollowUp } from "./_follow_up_proof.ts";
+import { provesFollowUp } from "./_lag_evidence.ts";
 import { type BehindReason, behindReason } from "./_lag_evidence.ts";
 import {
   type BackgroundTask,

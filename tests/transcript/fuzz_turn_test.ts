@@ -15,7 +15,7 @@ import {
   type StallSignature,
 } from "../../src/detection/classify.ts";
 import { type Entry, entryWeight } from "../../src/transcript/entry.ts";
-import { provesFollowUp } from "../../src/detection/_follow_up_proof.ts";
+import { provesFollowUp } from "../../src/detection/_lag_evidence.ts";
 import {
   ForwardTurnSplitter,
   LOOK_BEHIND_ENTRIES,
