@@ -97,6 +97,42 @@ export function syncReader(file: Deno.FsFile): ReadableAt {
   };
 }
 
+/** A reader that ends, as at the file's end, after a budget or when told. */
+export interface BoundedReader extends ReadableAt {
+  /** The budget ran out. */
+  exhausted: boolean;
+  /** `stopWhen` said stop. */
+  stopped: boolean;
+  bytesRead: number;
+}
+
+/**
+ * Reads `file` from where it stands until `budget` bytes or `stopWhen()`:
+ * a look at a growing transcript stays short.
+ */
+export function boundedReader(
+  file: Deno.FsFile,
+  budget: number = Infinity,
+  stopWhen: () => boolean = () => false,
+): BoundedReader {
+  const reader: BoundedReader = {
+    exhausted: false,
+    stopped: false,
+    bytesRead: 0,
+    read(buffer) {
+      reader.exhausted = reader.bytesRead >= budget;
+      reader.stopped = !reader.exhausted && stopWhen();
+      if (reader.exhausted || reader.stopped) return Promise.resolve(null);
+      const room = Math.min(buffer.length, budget - reader.bytesRead);
+      const read = file.readSync(buffer.subarray(0, room));
+      if (read !== null) reader.bytesRead += read;
+      return Promise.resolve(read);
+    },
+    seek: (offset, whence) => Promise.resolve(file.seekSync(offset, whence)),
+  };
+  return reader;
+}
+
 const NEWLINE = 0x0a;
 
 /** Options of {@link readLinesBackward}. */

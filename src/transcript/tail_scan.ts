@@ -16,9 +16,9 @@ import { decodeUtf8, parseJsonObjects } from "./json_line.ts";
 import { lineEntries } from "./line_entries.ts";
 import { topLevelType } from "./line_prefilter.ts";
 import {
+  boundedReader,
   type LineReaderOptions,
   type RawLine,
-  type ReadableAt,
   readLinesBackward,
   readLinesForward,
   syncReader,
@@ -249,7 +249,7 @@ export async function appendedLinesMatching(
   }
   if (!file) return null;
   try {
-    const reader = cappedReader(syncReader(file), options.maxBytes);
+    const reader = boundedReader(file, options.maxBytes);
     await reader.seek(from, Deno.SeekMode.Start);
     let to = from;
     const lines = readLinesForward(reader, {
@@ -299,26 +299,6 @@ export const claudeCodeReader: TranscriptReader = {
   currentTurn: scanCurrentTurn,
   appended: appendedTurnLines,
 };
-
-/** `reader`, reading at most `maxBytes` (none: no cap). */
-function cappedReader(
-  reader: ReadableAt,
-  maxBytes: number | undefined,
-): ReadableAt {
-  if (maxBytes === undefined) return reader;
-  let left = maxBytes;
-  return {
-    seek: (offset, whence) => reader.seek(offset, whence),
-    async read(buffer) {
-      if (left <= 0) return null;
-      const read = await reader.read(
-        buffer.subarray(0, Math.min(buffer.length, left)),
-      );
-      if (read !== null) left -= read;
-      return read;
-    },
-  };
-}
 
 /** Whether a raw line is Claude Code's end-of-turn line. */
 function isTurnEndLine(raw: RawLine): boolean {
