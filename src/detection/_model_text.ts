@@ -81,20 +81,14 @@ export interface TextJudgement {
   complete: boolean;
 }
 
-/**
- * Judges the model's closing text (the text it wrote last, joined).
- *
- * @param text The text; only its last {@link MAX_TEXT_CHARS} characters
- * are read.
- */
+/** Judges the model's closing text (the text it wrote last, joined; its last {@link MAX_TEXT_CHARS} read). */
 export function judgeClosingText(text: string): TextJudgement {
   const closing = readClosing(text);
   const lines = closing.lines;
   const last = lines.at(-1);
-  const words = lastWordsLine(lines);
-  const closingSentence = words === null ? null : sentencesOf(words).at(-1);
-  const backed = (closingSentence !== null && closingSentence !== undefined &&
-    handsBack(normalise(closingSentence.masked))) ||
+  // The last line that holds the model's words (prose, a heading, an item).
+  const words = lines.findLast((line) => line.plain !== "") ?? null;
+  const backed = (words !== null && asks(sentencesOf(words).at(-1))) ||
     leadInHandsBack(lines);
   const announcement = closing.ambiguous ? null : announced(lines);
   const colon = last !== undefined && last === words &&
@@ -113,15 +107,6 @@ export function judgeClosingText(text: string): TextJudgement {
   };
 }
 
-/** The last line that holds the model's words (prose, a heading, an item). */
-function lastWordsLine(lines: readonly ClosingLine[]): ClosingLine | null {
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i] as ClosingLine;
-    if (line.plain !== "") return line;
-  }
-  return null;
-}
-
 /**
  * A reply that ends on a list whose lead-in asks ("Which would you like:"
  * then the options) hands the turn back.
@@ -131,9 +116,7 @@ function leadInHandsBack(lines: readonly ClosingLine[]): boolean {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i] as ClosingLine;
     if (line.kind === "item") continue;
-    if (line.kind !== "prose") return false;
-    const sentence = sentencesOf(line).at(-1);
-    return sentence !== undefined && handsBack(normalise(sentence.masked));
+    return line.kind === "prose" && asks(sentencesOf(line).at(-1));
   }
   return false;
 }
@@ -142,6 +125,11 @@ function leadInHandsBack(lines: readonly ClosingLine[]): boolean {
 interface Sentence {
   plain: string;
   masked: string;
+}
+
+/** Whether a sentence asks or hands the turn back. */
+function asks(sentence: Sentence | undefined): boolean {
+  return sentence !== undefined && handsBack(normalise(sentence.masked));
 }
 
 /** A sentence ends at `.`, `!`, `?`, `…` before a space, or at `。！？`. */
@@ -341,15 +329,14 @@ function asksBefore(
     if (line === undefined || line.plain === "") return false;
     previous = sentencesOf(line).at(-1);
   }
-  return previous !== undefined && handsBack(normalise(previous.masked));
+  return asks(previous);
 }
 
 /** Whether a reply that ends on a list ends on a question in its last item. */
 function endsAsking(lines: readonly ClosingLine[]): boolean {
   const last = lines.at(-1);
   if (last === undefined || last.plain === "") return false;
-  const sentence = sentencesOf(last).at(-1);
-  return sentence !== undefined && handsBack(normalise(sentence.masked));
+  return asks(sentencesOf(last).at(-1));
 }
 
 /**
