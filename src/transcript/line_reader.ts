@@ -40,13 +40,11 @@ export interface RawLine {
   hasTextBlock?: true;
 }
 
-/** Tuning knobs shared by both readers. */
+/** Tuning knobs shared by both readers: read size, clipping, ids kept. */
 export interface LineReaderOptions {
-  /** Bytes per read call. */
   chunkBytes?: number;
-  /** Lines longer than this are clipped to head and tail. */
+  /** Longer lines are clipped to their first and last `keepBytes`. */
   maxLineBytes?: number;
-  /** Bytes kept at each end of a clipped line. */
   keepBytes?: number;
   /**
    * The most distinct `tool_use_id`s kept for one clipped line (a caller's
@@ -77,11 +75,9 @@ export const DEFAULT_LINE_READER_OPTIONS: Readonly<
   maxLineIds: Infinity,
 });
 
-/** The part of `Deno.FsFile` the readers need; lets tests inject faults. */
+/** The part of `Deno.FsFile` the readers need (`read`: `null` at the end). */
 export interface ReadableAt {
-  /** Reads into `buffer` at the current position; `null` at end of file. */
   read(buffer: Uint8Array): Promise<number | null>;
-  /** Moves the position. */
   seek(offset: number, whence: Deno.SeekMode): Promise<number>;
 }
 
@@ -95,42 +91,6 @@ export function syncReader(file: Deno.FsFile): ReadableAt {
     read: (buffer) => Promise.resolve(file.readSync(buffer)),
     seek: (offset, whence) => Promise.resolve(file.seekSync(offset, whence)),
   };
-}
-
-/** A reader that ends, as at the file's end, after a budget or when told. */
-export interface BoundedReader extends ReadableAt {
-  /** The budget ran out. */
-  exhausted: boolean;
-  /** `stopWhen` said stop. */
-  stopped: boolean;
-  bytesRead: number;
-}
-
-/**
- * Reads `file` from where it stands until `budget` bytes or `stopWhen()`:
- * a look at a growing transcript stays short.
- */
-export function boundedReader(
-  file: Deno.FsFile,
-  budget: number = Infinity,
-  stopWhen: () => boolean = () => false,
-): BoundedReader {
-  const reader: BoundedReader = {
-    exhausted: false,
-    stopped: false,
-    bytesRead: 0,
-    read(buffer) {
-      reader.exhausted = reader.bytesRead >= budget;
-      reader.stopped = !reader.exhausted && stopWhen();
-      if (reader.exhausted || reader.stopped) return Promise.resolve(null);
-      const room = Math.min(buffer.length, budget - reader.bytesRead);
-      const read = file.readSync(buffer.subarray(0, room));
-      if (read !== null) reader.bytesRead += read;
-      return Promise.resolve(read);
-    },
-    seek: (offset, whence) => Promise.resolve(file.seekSync(offset, whence)),
-  };
-  return reader;
 }
 
 const NEWLINE = 0x0a;

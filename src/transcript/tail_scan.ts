@@ -16,9 +16,9 @@ import { decodeUtf8, parseJsonObjects } from "./json_line.ts";
 import { lineEntries } from "./line_entries.ts";
 import { topLevelType } from "./line_prefilter.ts";
 import {
-  boundedReader,
   type LineReaderOptions,
   type RawLine,
+  type ReadableAt,
   readLinesBackward,
   readLinesForward,
   syncReader,
@@ -299,6 +299,40 @@ export const claudeCodeReader: TranscriptReader = {
   currentTurn: scanCurrentTurn,
   appended: appendedTurnLines,
 };
+
+/** A reader that ends, as at the file's end, once `exhausted` or `stopped`. */
+export interface BoundedReader extends ReadableAt {
+  exhausted: boolean;
+  stopped: boolean;
+  bytesRead: number;
+}
+
+/**
+ * Reads `file` from where it stands until `budget` bytes or `stopWhen()`:
+ * a look at a growing transcript stays short.
+ */
+export function boundedReader(
+  file: Deno.FsFile,
+  budget: number = Infinity,
+  stopWhen: () => boolean = () => false,
+): BoundedReader {
+  const reader: BoundedReader = {
+    exhausted: false,
+    stopped: false,
+    bytesRead: 0,
+    read(buffer) {
+      reader.exhausted = reader.bytesRead >= budget;
+      reader.stopped = !reader.exhausted && stopWhen();
+      if (reader.exhausted || reader.stopped) return Promise.resolve(null);
+      const room = Math.min(buffer.length, budget - reader.bytesRead);
+      const read = file.readSync(buffer.subarray(0, room));
+      if (read !== null) reader.bytesRead += read;
+      return Promise.resolve(read);
+    },
+    seek: (offset, whence) => Promise.resolve(file.seekSync(offset, whence)),
+  };
+  return reader;
+}
 
 /** Whether a raw line is Claude Code's end-of-turn line. */
 function isTurnEndLine(raw: RawLine): boolean {

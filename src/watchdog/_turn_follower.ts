@@ -12,12 +12,9 @@ import type { Entry } from "../transcript/entry.ts";
 import { decodeUtf8, parseJsonObjects } from "../transcript/json_line.ts";
 import { lineEntries } from "../transcript/line_entries.ts";
 import { isSkippableLine, topLevelType } from "../transcript/line_prefilter.ts";
+import { type RawLine, readLinesForward } from "../transcript/line_reader.ts";
 import {
   boundedReader,
-  type RawLine,
-  readLinesForward,
-} from "../transcript/line_reader.ts";
-import {
   DEFAULT_SCAN_BUDGETS,
   openTranscript,
   SCAN_LINE_OPTIONS,
