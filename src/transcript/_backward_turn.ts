@@ -83,9 +83,8 @@ export class BackwardTurnCollector {
   readonly #promptIds: boolean;
   /** A command that opened the turn if the entry before shows it typed. */
   #commandCheck: NoteEntry | null = null;
-  /** Eligible entries of the turn's window, newest first. */
+  // Newest first: the turn's window, then entries read behind it.
   #window: Entry[] = [];
-  /** Eligible entries read behind the window, newest first. */
   #behind: Entry[] = [];
   #phase: "turn" | "context" | "orphans" | "done" = "turn";
   /** The newest prompt, once met: its late run is being decided. */
@@ -93,27 +92,18 @@ export class BackwardTurnCollector {
   #run = 0;
   /** The nearest newer entry's promptId, since the last compaction read. */
   #newerPromptId: string | null = null;
-  /** The index in the window of the entry that named `#newerPromptId`. */
   #newerPromptIdAt = -1;
-  /** The model acted in the entries read so far. */
   #modelActed = false;
-  /** The turn start was found. */
   #complete = false;
-  /** The window reaches back to the file's first entry. */
   #windowAtFileStart = false;
-  /** Reading stopped at a compaction the model acted after. */
   #atCompaction = false;
   /** The promptId named before the window (see the class notes). */
   #context: string | null = null;
-  /** Result ids of the turn whose call is not in it yet. */
-  #orphans = new Set<string>();
+  #orphans = new Set<string>(); // result ids whose call is not read yet
   #lookedForOrphans = 0;
-  /** Calls taken from behind the turn for its results, newest first. */
-  #adopted: Entry[] = [];
-  /** The split of the window, and the reading it was made for. */
+  #adopted: Entry[] = []; // calls taken from behind the turn, newest first
   #split: { turn: SplitTurn; key: string } | null = null;
 
-  /** @param options How turns are delimited. */
   constructor(options: TurnOptions) {
     this.#includeSidechains = options.includeSidechains;
     this.#promptIds = promptIdsMarkTurns(options.includeSidechains);

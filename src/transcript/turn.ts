@@ -104,21 +104,16 @@ export class ForwardTurnSplitter {
   #opener: Entry | null = null;
   /** The newest promptId named since the turn began or was compacted. */
   #lastPromptId: string | null = null;
-  /** How many entries of the turn in progress lie behind its prompt line. */
-  #lateCount = 0;
-  /** The turn in progress starts at the file's start (no opener before). */
-  #atFileStart: boolean;
+  #lateCount = 0; // entries of the turn in progress behind its prompt line
+  #atFileStart: boolean; // the turn in progress opens the file
   #pending: PendingOpener | null = null;
   #closed: SplitTurn[] = [];
   readonly #maxTurnEntries: number;
   /** The turn in progress's summed weight (also of entries let go). */
   #weight = 0;
-  /** 1-based line of the turn in progress's first entry, -1 before one. */
-  #firstLine = -1;
-  /** The model acted in the turn in progress (also in entries let go). */
-  #modelActed = false;
+  #firstLine = -1; // of the turn in progress, -1 before one
+  #modelActed = false; // in the turn in progress, also in entries let go
 
-  /** @param options Which entries count, and where pushing starts. */
   constructor(options: SplitterOptions) {
     this.#includeSidechains = options.includeSidechains;
     this.#promptIds = promptIdsMarkTurns(options.includeSidechains);
