@@ -10,15 +10,11 @@
 import {
   type AssistantEntry,
   type Entry,
-  INTERRUPT_PREFIX,
   isLaunchText,
   isUserStopText,
   type LinePosition,
-  metaSource,
-  type NoteEntry,
-  type NoteSource,
-  noteSource,
   type ToolUse,
+  userTextEntry,
 } from "./entry.ts";
 import { summarizeRawToolInput } from "./tool_input.ts";
 
@@ -140,26 +136,14 @@ export function sniffEntry(
       })),
     };
   }
-  const opening = unescapeJsonText(USER_TEXT_START.exec(head)?.[1] ?? "");
-  const launchedBy = stringField(head, "sourceToolUseID") ??
-    stringField(tail, "sourceToolUseID");
-  const note = (source?: NoteSource): NoteEntry => ({
-    kind: "note",
-    ...base,
-    ...(source ? { source } : {}),
-    ...(launchedBy === null ? {} : { launchedBy }),
+  return userTextEntry(base, {
+    opening: unescapeJsonText(USER_TEXT_START.exec(head)?.[1] ?? ""),
+    compactSummary: hasTrue(head, "isCompactSummary") ||
+      hasTrue(tail, "isCompactSummary"),
+    meta: hasTrue(head, "isMeta") || hasTrue(tail, "isMeta"),
+    launchedBy: stringField(head, "sourceToolUseID") ??
+      stringField(tail, "sourceToolUseID"),
   });
-  if (hasTrue(head, "isCompactSummary") || hasTrue(tail, "isCompactSummary")) {
-    return note("compaction");
-  }
-  if (hasTrue(head, "isMeta") || hasTrue(tail, "isMeta")) {
-    return note(metaSource(opening));
-  }
-  if (opening.startsWith(INTERRUPT_PREFIX)) {
-    return { kind: "interrupt", ...base };
-  }
-  const source = noteSource(opening);
-  return source === null ? { kind: "prompt", ...base } : note(source.source);
 }
 
 /**

@@ -240,7 +240,7 @@ const COMPACTION_SUMMARY_PREFIX =
 export const RESUME_PROMPT = "Continue from where you left off.";
 
 /** Text of the marker Claude Code writes when the user interrupts a turn. */
-export const INTERRUPT_PREFIX = "[Request interrupted by user";
+const INTERRUPT_PREFIX = "[Request interrupted by user";
 
 /** Result texts meaning the user declined or interrupted the call. */
 const USER_STOP_PREFIXES: readonly string[] = [
@@ -294,7 +294,7 @@ export function isPlaceholderText(text: string): boolean {
 }
 
 /** Where an `isMeta` note came from, by its opening. */
-export function metaSource(opening: string): NoteSource {
+function metaSource(opening: string): NoteSource {
   if (opening.startsWith(RESUME_PROMPT)) return "resume";
   return isCaveat(opening) ? "caveat" : "meta";
 }
@@ -307,7 +307,7 @@ function isCaveat(opening: string): boolean {
  * Where a user-typed text Claude Code wrote came from (`{}`: no particular
  * source), or `null` for a human prompt.
  */
-export function noteSource(opening: string): { source?: NoteSource } | null {
+function noteSource(opening: string): { source?: NoteSource } | null {
   if (COMMAND_PREFIXES.some((prefix) => opening.startsWith(prefix))) {
     return { source: "command" };
   }
@@ -318,4 +318,34 @@ export function noteSource(opening: string): { source?: NoteSource } | null {
   return NON_PROMPT_PREFIXES.some((prefix) => opening.startsWith(prefix))
     ? {}
     : null;
+}
+
+/** What a user line without results says of itself (parsed, or sniffed). */
+export interface UserLine {
+  /** Its text's opening (leading spaces trimmed). */
+  opening: string;
+  compactSummary: boolean;
+  meta: boolean;
+  launchedBy: string | null;
+  /** No text and no image. */
+  empty?: boolean;
+}
+
+/** A user line without results as an entry: a note, an interrupt, a prompt. */
+export function userTextEntry(base: EntryBase, line: UserLine): Entry {
+  const { opening, launchedBy } = line;
+  const note = (source?: NoteSource): NoteEntry => ({
+    kind: "note",
+    ...base,
+    ...(source ? { source } : {}),
+    ...(launchedBy === null ? {} : { launchedBy }),
+  });
+  if (line.compactSummary) return note("compaction");
+  if (line.meta) return note(metaSource(opening));
+  if (opening.startsWith(INTERRUPT_PREFIX)) {
+    return { kind: "interrupt", ...base };
+  }
+  if (line.empty) return note();
+  const source = noteSource(opening);
+  return source === null ? { kind: "prompt", ...base } : note(source.source);
 }

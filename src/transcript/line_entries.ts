@@ -12,17 +12,13 @@ import {
   type Entry,
   type EntryBase,
   type HookStopEntry,
-  INTERRUPT_PREFIX,
   isLaunchText,
   isPlaceholderText,
   isUserStopText,
   type LinePosition,
-  metaSource,
-  type NoteEntry,
-  type NoteSource,
-  noteSource,
   type ToolResult,
   type ToolUse,
+  userTextEntry,
 } from "./entry.ts";
 import { sniffEntry } from "./_entry_sniff.ts";
 import { decodeUtf8, parseJsonObjects } from "./json_line.ts";
@@ -211,25 +207,16 @@ function userEntry(raw: Record<string, unknown>, base: EntryBase): Entry {
   if (results.length > 0) return { kind: "results", ...base, results };
   const text = typeof content === "string" ? content : blockText(blocks);
   const opening = text.trimStart();
-  if (raw.isCompactSummary === true) {
-    return { kind: "note", ...base, source: "compaction" };
-  }
-  const launchedBy = stringOrNull(raw.sourceToolUseID);
-  const note = (source?: NoteSource): NoteEntry => ({
-    kind: "note",
-    ...base,
-    ...(source ? { source } : {}),
-    ...(launchedBy === null ? {} : { launchedBy }),
+  const compactSummary = raw.isCompactSummary === true;
+  return userTextEntry(base, {
+    opening,
+    compactSummary,
+    meta: raw.isMeta === true,
+    // A parsed compaction summary never carries a launching call.
+    launchedBy: compactSummary ? null : stringOrNull(raw.sourceToolUseID),
+    empty: opening === "" &&
+      !blocks.some((b) => isPlainObject(b) && b.type === "image"),
   });
-  if (raw.isMeta === true) return note(metaSource(opening));
-  if (opening.startsWith(INTERRUPT_PREFIX)) {
-    return { kind: "interrupt", ...base };
-  }
-  const hasImage = blocks.some((b) => isPlainObject(b) && b.type === "image");
-  if (opening === "" && !hasImage) return note();
-  const source = noteSource(opening);
-  if (source !== null) return note(source.source);
-  return { kind: "prompt", ...base };
 }
 
 /** A `system` line recording that a turn is over (see `TurnEndEntry`). */
