@@ -16,6 +16,7 @@ import {
   DEFAULT_LINE_READER_OPTIONS,
   type RawLine,
   type ReadableAt,
+  readFullSync,
 } from "../transcript/line_reader.ts";
 import { DEFAULT_SCAN_BUDGETS } from "../transcript/tail_scan.ts";
 import { launchWords } from "./background_tasks.ts";
@@ -159,12 +160,6 @@ export class SyncSource implements ReadableAt {
     this.#moved = true;
     const bytes = new Uint8Array(length);
     this.#file.seekSync(offset, Deno.SeekMode.Start);
-    let filled = 0;
-    while (filled < length) {
-      const read = this.#file.readSync(bytes.subarray(filled));
-      if (read === null || read === 0) break; // the file shrank: blank rest
-      filled += read;
-    }
-    return bytes.subarray(0, filled);
+    return bytes.subarray(0, readFullSync(this.#file, bytes));
   }
 }

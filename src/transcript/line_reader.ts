@@ -93,6 +93,20 @@ export function syncReader(file: Deno.FsFile): ReadableAt {
   };
 }
 
+/** Fills `buffer` from `file`'s position, as far as the file goes; returns the bytes read. */
+export function readFullSync(
+  file: Pick<Deno.FsFile, "readSync">,
+  buffer: Uint8Array,
+): number {
+  let filled = 0;
+  while (filled < buffer.length) {
+    const read = file.readSync(buffer.subarray(filled));
+    if (read === null || read === 0) break;
+    filled += read;
+  }
+  return filled;
+}
+
 const NEWLINE = 0x0a;
 
 /** Options of {@link readLinesBackward}. */

@@ -10,6 +10,7 @@ import { basename, join, normalize } from "../shared/paths.ts";
 import { describe, InputError } from "../shared/errors.ts";
 import { openRegularFile } from "../shared/regular_file.ts";
 import { parseRelease, type Release } from "../claude_client/release.ts";
+import { readFullSync } from "./line_reader.ts";
 
 /** One transcript file found. */
 export interface TranscriptFile {
@@ -174,12 +175,7 @@ export function sniffTranscript(
   file: Pick<Deno.FsFile, "readSync" | "seekSync">,
 ): string | null {
   const head = new Uint8Array(SNIFF_BYTES);
-  let filled = 0;
-  while (filled < head.length) {
-    const read = file.readSync(head.subarray(filled));
-    if (read === null || read === 0) break;
-    filled += read;
-  }
+  const filled = readFullSync(file, head);
   file.seekSync(0, Deno.SeekMode.Start);
   return notTranscriptReason(head.subarray(0, filled));
 }
@@ -251,12 +247,7 @@ function tailRelease(path: string): Release | null {
     const start = Math.max(0, size - TAIL_BYTES);
     file.seekSync(start, Deno.SeekMode.Start);
     const buffer = new Uint8Array(size - start);
-    let read = 0;
-    while (read < buffer.length) {
-      const n = file.readSync(buffer.subarray(read));
-      if (n === null) break;
-      read += n;
-    }
+    const read = readFullSync(file, buffer);
     return newestRelease(
       new TextDecoder().decode(buffer.subarray(0, read)) + "\n",
     );
