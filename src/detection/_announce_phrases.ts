@@ -32,22 +32,11 @@ export interface Announced {
   bare?: true;
 }
 
-/** Full-width and CJK punctuation, and the ASCII it reads as. */
-const PUNCTUATION: Readonly<Record<string, string>> = {
-  "\uff1a": ":", // ：
-  "\uff0c": ",", // ，
-  "\u3001": ",", // 、
-  "\uff1f": "?", // ？
-  "\uff01": "!", // ！
-  "\u3002": ".", // 。
-  "\uff1b": ";", // ；
-  "\uff08": "(", // （
-  "\uff09": ")", // ）
-  "\u2019": "'", // ’
-  "\u2018": "'", // ‘
-  "\u00a0": " ",
-  "\u3000": " ",
-};
+/** Full-width and CJK punctuation and spaces, and the ASCII each reads as. */
+const WIDE =
+  "\uff1a\uff0c\u3001\uff1f\uff01\u3002\uff1b\uff08\uff09\u2019\u2018\u00a0\u3000";
+const NARROW = ":,,?!.;()''  ";
+const WIDE_CHAR = new RegExp(`[${WIDE}]`, "g");
 
 /**
  * A sentence as the phrase tables read it: lower case, full-width
@@ -55,10 +44,7 @@ const PUNCTUATION: Readonly<Record<string, string>> = {
  */
 export function normalise(sentence: string): string {
   return sentence
-    .replace(
-      /[\uff1a\uff0c\u3001\uff1f\uff01\u3002\uff1b\uff08\uff09\u2019\u2018\u00a0\u3000]/g,
-      (c) => PUNCTUATION[c] ?? c,
-    )
+    .replace(WIDE_CHAR, (c) => NARROW[WIDE.indexOf(c)] ?? c)
     .toLowerCase()
     .replace(/\s+/g, " ")
     .trim();
