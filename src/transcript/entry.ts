@@ -198,27 +198,13 @@ export function isEmptyResult(result: ToolResult, toolName: string): boolean {
 
 // The texts Claude Code writes itself.
 
-/** Text prefixes of user-typed entries that Claude Code, not a human, wrote. */
-const NON_PROMPT_PREFIXES: readonly string[] = [
-  "Stop hook feedback:",
-  "Caveat:",
-  "<task-notification>",
-  "<command-name>",
-  "<command-message>",
-  "<command-args>",
-  "<local-command-stdout>",
-  "<local-command-stderr>",
-  "<local-command-caveat>",
-  "<bash-input>",
-  "<bash-stdout>",
-  "<bash-stderr>",
-  "<system-reminder>",
-  "<user-memory-input>",
-  "<session-start-hook>",
-  "This session is being continued from a previous conversation",
-  // 2.0.x's answer to a skill only the model may run, typed by the user.
-  "This slash command can only be invoked by Claude",
-];
+/**
+ * Text prefixes of user-typed entries that Claude Code, not a human, wrote
+ * (the last: 2.0.x's answer to a skill only the model may run, typed).
+ */
+const NON_PROMPT_PREFIXES: readonly string[] =
+  "Stop hook feedback:|Caveat:|<task-notification>|<command-name>|<command-message>|<command-args>|<local-command-stdout>|<local-command-stderr>|<local-command-caveat>|<bash-input>|<bash-stdout>|<bash-stderr>|<system-reminder>|<user-memory-input>|<session-start-hook>|This session is being continued from a previous conversation|This slash command can only be invoked by Claude"
+    .split("|");
 
 /** How a typed slash command's line opens (in either order). */
 const COMMAND_PREFIXES: readonly string[] = [

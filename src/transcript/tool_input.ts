@@ -24,17 +24,9 @@ export const TOOL_INPUT_CHARS = 120;
  * NotebookEdit, Bash, WebFetch, WebSearch, Grep/Glob, Task/Agent, a search's
  * folder, a subagent's prompt.
  */
-const TELLING_FIELDS: readonly string[] = [
-  "file_path",
-  "notebook_path",
-  "command",
-  "url",
-  "query",
-  "pattern",
-  "description",
-  "path",
-  "prompt",
-];
+const TELLING_FIELDS: readonly string[] =
+  "file_path notebook_path command url query pattern description path prompt"
+    .split(" ");
 
 /** A key safe to show as it is (MCP tools name their own). */
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,39}$/;
