@@ -1,7 +1,7 @@
 /**
  * The audit's scanning stage: every turn of every transcript through the
- * forward history reader and the shared classifier, reduced per file to
- * the turn count and the stalled turns.
+ * history reader and the shared classifier, reduced per file to the turn
+ * count and the stalled, unfinished and announced turns.
  *
  * @module
  */
@@ -45,10 +45,8 @@ export interface AnnouncedTurn {
 }
 
 /**
- * A turn that looks stalled but shows no sign that it ended: no later
- * turn, no record of its end, its process died and was resumed, or (a
- * subagent's) its parent was still waiting for it (see `TurnEnding`).
- * Reported apart from stalls.
+ * A turn that looks stalled but shows no sign that it ended (see
+ * `TurnEnding`): reported apart from stalls.
  */
 export interface UnfinishedTurn extends StalledTurn {
   ending: Exclude<TurnEnding, "ended">;
@@ -66,11 +64,7 @@ export interface FileAudit {
   stalledTurns: StalledTurn[];
   /** Turns that look stalled but show no sign that they ended. */
   unfinishedTurns: UnfinishedTurn[];
-  /**
-   * Turns that ended on an API error no nudge can fix (a usage limit, a
-   * prompt too long, compaction thrashing, ...): API-error endings, not
-   * stalls.
-   */
+  /** Turns that ended on an API error no nudge can fix: endings, not stalls. */
   unfixableErrorTurns: number;
   /** Of those, the turns that ended on a usage or session limit. */
   usageLimitTurns: number;
@@ -87,9 +81,9 @@ export interface AuditOptions {
 }
 
 /**
- * Audits files one after another, in the given order. A file that cannot
- * be read is reported in its {@link FileAudit.error}, never thrown.
- * Requires `--allow-read`.
+ * Audits files one after another, in order; a file that cannot be read is
+ * reported in its {@link FileAudit.error}, never thrown. Requires
+ * `--allow-read`.
  */
 export async function auditFiles(
   files: readonly TranscriptFile[],

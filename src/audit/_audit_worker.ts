@@ -1,13 +1,9 @@
 /// <reference no-default-lib="true" />
 /// <reference lib="deno.worker" />
 /**
- * A worker of the audit pool: audits the files it is sent, one at a time,
- * and posts each result back with its progress.
- *
- * Protocol: posts `{type: "ready"}` once loaded; for each `{index, file}`
- * received, posts `{type: "progress", bytes}` now and then and finally
- * `{type: "done", index, audit, bytes}`. Needs the permissions of its
- * parent (`--allow-read`), which workers inherit.
+ * A worker of the audit pool: posts `ready` once loaded; for each file it
+ * is sent, `progress` now and then and finally `done` with the audit. It
+ * inherits its parent's permissions (`--allow-read`).
  *
  * @module
  */

@@ -1,9 +1,8 @@
 /**
- * Audits many transcripts on several cores: a pool of workers
- * (`_audit_worker.ts`) takes files largest first, and the results come back
- * in the files' order, identical to a sequential audit. When workers cannot
- * start (for instance a binary compiled without the worker module), the
- * files are audited in this thread instead.
+ * Audits many transcripts on several cores: workers (`_audit_worker.ts`)
+ * take files largest first, and results come back in the files' order, as
+ * a sequential audit's. Where workers cannot start (a binary compiled
+ * without the worker module), this thread audits.
  *
  * @module
  */
@@ -13,13 +12,13 @@ import type { AuditRequest, AuditWorkerMessage } from "./_audit_worker.ts";
 import type { TranscriptFile } from "../transcript/transcript_files.ts";
 
 /** The worker module; `deno compile` needs `--include src/audit/_audit_worker.ts`. */
-export const AUDIT_WORKER_URL: URL = new URL(
+const AUDIT_WORKER_URL: URL = new URL(
   "./_audit_worker.ts",
   import.meta.url,
 );
 
 /** Options for {@link auditFilesInParallel}. */
-export interface PoolOptions extends AuditOptions {
+interface PoolOptions extends AuditOptions {
   /** Number of workers; 1 or fewer audits in this thread. */
   workers: number;
   /** The worker module (a parameter so tests can make it fail). */
@@ -27,10 +26,8 @@ export interface PoolOptions extends AuditOptions {
 }
 
 /**
- * Audits `files` with up to `workers` workers. Requires `--allow-read`
- * (inherited by the workers).
- *
- * @returns One result per file, in the order of `files`.
+ * Audits `files` with up to `workers` workers, one result per file in their
+ * order. Requires `--allow-read` (inherited by the workers).
  */
 export async function auditFilesInParallel(
   files: readonly TranscriptFile[],
@@ -83,10 +80,7 @@ export async function auditFilesInParallel(
   return results as FileAudit[];
 }
 
-/**
- * Whether the worker module is there: a binary compiled without it would
- * otherwise print a module-not-found error for every worker it tries.
- */
+/** Whether the worker module is there (else each worker prints module-not-found). */
 function moduleExists(url: URL): boolean {
   if (url.protocol !== "file:") return true;
   try {

@@ -29,21 +29,15 @@ const UNFINISHED_WHY: Readonly<Record<UnfinishedStall["ending"], string>> = {
 };
 
 /** Rows shown per ranking before "... and N more". */
-export const TOP_ROWS = 10;
+const TOP_ROWS = 10;
 
 /** Facts about the run shown in the first line. */
-export interface RunFacts {
+interface RunFacts {
   root: string;
   elapsedMs: number;
 }
 
-/**
- * Renders the report.
- *
- * @param summary The audit's numbers.
- * @param run Where and how long.
- * @param style Colours for stdout.
- */
+/** Renders the report of `summary` (`run`: where and how long; `style`: stdout's colours). */
 export function renderAuditReport(
   summary: AuditSummary,
   run: RunFacts,
@@ -134,13 +128,21 @@ export function renderAuditReport(
   );
   section(
     "Tools that stall most",
-    ranking(["tool", "calls"], summary.byTool, (name) => name, tableOptions),
+    topRows(
+      ["tool", "calls"],
+      summary.byTool,
+      ([name, count]) => [name, formatCount(count)],
+      tableOptions,
+    ),
   );
   section(
     "MCP servers that stall most",
-    ranking(["server", "calls"], summary.byMcpServer, (server) => {
+    topRows(["server", "calls"], summary.byMcpServer, ([server, count]) => {
       const plugin = pluginOf(server);
-      return plugin ? `${server} (plugin ${plugin})` : server;
+      return [
+        plugin ? `${server} (plugin ${plugin})` : server,
+        formatCount(count),
+      ];
     }, tableOptions),
   );
   section(
@@ -207,20 +209,6 @@ function topRows<T>(
 /** A name, path or reason from the audited folder, escaped and capped like a cell. */
 function field(text: string): string {
   return clipMiddle(escapeTerminal(text), MAX_CELL_CHARS);
-}
-
-function ranking(
-  header: string[],
-  counts: readonly [string, number][],
-  label: (name: string) => string,
-  options: Parameters<typeof renderTable>[2],
-): string {
-  const top = counts.slice(0, TOP_ROWS);
-  return renderTable(
-    header,
-    top.map(([name, count]) => [label(name), formatCount(count)]),
-    options,
-  ) + more(counts.length - top.length);
 }
 
 function more(hidden: number): string {

@@ -1,27 +1,30 @@
 /**
  * The audit's numbers: per-file results folded into totals, stalls by kind,
- * by tool and by MCP server, and the sessions that stall most. Pure.
+ * tool and MCP server, and the sessions that stall most. Pure.
  *
  * @module
  */
 
 import { basename, dirname } from "../shared/paths.ts";
-import { STALL_KINDS, type StallKind } from "../detection/classify.ts";
+import {
+  signatureData,
+  STALL_KINDS,
+  type StallKind,
+} from "../detection/classify.ts";
 import type { AnnouncedTurn, FileAudit, UnfinishedTurn } from "./_audit.ts";
-import { signatureData } from "../detection/classify.ts";
 import { parseMcpToolName } from "../transcript/tool_name.ts";
 import type { UnreadablePath } from "../transcript/transcript_files.ts";
 
 /** One transcript with at least one stalled turn. */
-export interface SessionStalls {
+interface SessionStalls {
   path: string;
-  /** From the file's location: the main file's name, or the folder of a subagent's. */
+  /** From the file's location: the main file's name, or a subagent's folder's. */
   sessionId: string | null;
   /** For a subagent transcript, the id in `agent-<id>.jsonl`. */
   agentId: string | null;
   turns: number;
   stalledTurns: number;
-  /** Stalled turns that ended on an API error. */
+  /** Stalled turns that ended on the client's API-error entry: no answer came. */
   apiErrorTurns: number;
   /** Stalled turns per kind. */
   byKind: Record<StallKind, number>;
@@ -34,7 +37,6 @@ export interface UnfinishedStall {
   path: string;
   /** 1-based line where the turn starts. */
   turnLine: number;
-  /** Why it counts as unfinished: no sign of an end, or a process that died. */
   ending: UnfinishedTurn["ending"];
   /** Its first signature, as logged. */
   data: Record<string, unknown>;
@@ -53,30 +55,15 @@ export interface AuditSummary {
    * the API failed and the model never answered.
    */
   apiErrorTurns: number;
-  /**
-   * Turns that ended on an API error no nudge can fix (a usage limit, a
-   * prompt too long, compaction thrashing, a bad request, login or
-   * billing): API-error endings, not stalls.
-   */
+  /** Turns that ended on an API error no nudge can fix: endings, not stalls. */
   unfixableErrorTurns: number;
-  /**
-   * Of those, the turns that ended on a usage or session limit (no nudge
-   * works until the limit resets).
-   */
+  /** Of those, the turns that ended on a usage or session limit. */
   usageLimitTurns: number;
-  /**
-   * Turns that look stalled but show no sign that they ended (the session
-   * hung, the file was captured mid-turn, or the process died): not
-   * counted as stalls.
-   */
+  /** Turns that look stalled but show no sign that they ended: not stalls. */
   unfinishedTurns: number;
   /** Those turns, in path order. */
   unfinished: UnfinishedStall[];
-  /**
-   * Turns whose last words announced an action of the model's own that
-   * never came (`announced_no_call`): counted apart from the stalls the
-   * hook blocks by default.
-   */
+  /** Turns whose last words announced an action that never came: apart. */
   announcedTurns: number;
   /** Those turns, in path order. */
   announced: (AnnouncedTurn & { path: string })[];
@@ -96,10 +83,8 @@ export interface AuditSummary {
 }
 
 /**
- * Folds per-file results into the audit summary.
- *
- * @param audits One result per transcript, in path order.
- * @param walkUnreadable Paths the folder walk could not read.
+ * Folds per-file results (in path order) and the paths the walk could not
+ * read into the audit summary.
  */
 export function summarizeAudit(
   audits: readonly FileAudit[],
@@ -197,10 +182,7 @@ export function summarizeAudit(
   return summary;
 }
 
-/**
- * The `audit --json` object: snake_case keys, counts as objects ordered
- * most first.
- */
+/** The `audit --json` object: snake_case keys, counts as objects most first. */
 export function auditJson(
   summary: AuditSummary,
   extra: Record<string, unknown> = {},

@@ -1,10 +1,8 @@
 /**
  * Codex rollouts judged as Claude Code transcripts are, for `audit` and
- * `scan --all-turns`: every turn of a rollout (cut by
- * `codex/rollout_history.ts` in Claude Code's history-turn shape) through
- * the history verdict (`detection/history_turns.ts` `historyVerdict`: the
- * same classifier, ending and announcement rules). It lives above both, so
- * detection never imports a client's reader.
+ * `scan --all-turns`: each turn `codex/rollout_history.ts` cuts goes through
+ * `historyVerdict`. It lives above both, so detection never imports a
+ * client's reader.
  *
  * @module
  */

@@ -1,9 +1,8 @@
 /**
- * What stall-watch tells the user (not the model) once per session, each
- * claimed in the session's state: config problems (by a fingerprint, so an
- * unchanged problem is shown once) and a handler run under an event it is
- * not for. Off the decision path: a healthy stop with a broken config
- * loads no guardrails or recovery texts for it.
+ * What stall-watch tells the user once per session, each claimed in the
+ * session's state (better twice than never: without state it is shown):
+ * config problems (by a fingerprint of them), and a handler run under an
+ * event it is not for.
  *
  * @module
  */
@@ -30,9 +29,8 @@ function problemsFingerprint(
 }
 
 /**
- * The config-problem notice to show now, or `null` when there are no
- * problems or this session was already told about the same ones. When state
- * cannot be used, the notice is shown: better twice than never.
+ * The config-problem notice to show now, or `null` when there are none or
+ * this session was told of the same ones.
  */
 export async function claimConfigNotice(
   openStore: StoreOpener,
@@ -61,11 +59,8 @@ export async function claimConfigNotice(
 const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 /**
- * The notice for a handler run under an event it is not for (what
- * happened, and how to fix it), or `null` once this session was told. When
- * state cannot be used, the notice is shown: better twice than never.
- *
- * @param event The payload's `hook_event_name`.
+ * The notice for a handler run under an `event` it is not for (what
+ * happened, how to fix it), or `null` once this session was told.
  */
 export async function claimMisregistrationNotice(
   openStore: StoreOpener,

@@ -1,7 +1,7 @@
 /**
- * The one collector of a run: its decision events, the state and lock
- * files moved aside on the way (`guardrails/state.ts`), and the lines
- * saying so. A broken log adds a line; it never changes a decision.
+ * The one collector of a run: its events, the state and lock files moved
+ * aside on the way, and the lines saying so. A broken log adds a line; it
+ * never changes a decision.
  *
  * @module
  */
@@ -23,10 +23,8 @@ export interface EventSubject {
 }
 
 /**
- * An event of `subject`'s run: its session and hook event first, then its
- * own facts in `data`'s order.
- *
- * @param ts Seconds since the epoch.
+ * An event of `subject`'s run at `ts` (seconds): its session and hook event
+ * first, then its own facts in `data`'s order.
  */
 export function eventRecord(
   name: EventName,
@@ -77,9 +75,8 @@ export class RunLog {
   }
 
   /**
-   * A state or lock file moved aside, or a session kept elsewhere because
-   * its state file is someone else's: a `state_quarantined` or
-   * `state_relocated` event, and one line for the user.
+   * A state or lock file moved aside, or a session kept elsewhere: its event,
+   * and one line for the user.
    */
   rescued(rescue: StateRescue): void {
     const { file, path, reason } = rescue;
@@ -134,10 +131,7 @@ export class RunLog {
     }
   }
 
-  /**
-   * `outcome` once the log is written, with a line on stderr for each file
-   * moved aside and for a log that could not be written.
-   */
+  /** `outcome` once the log is written, with a stderr line per rescue or failure. */
   async finish(outcome: Outcome): Promise<Outcome> {
     await this.flush();
     const lines = this.#rescues + this.#problems;

@@ -1,8 +1,7 @@
 /**
- * From detected stalls to a decision: run the guardrails against the
- * session's state and say whether to nudge, with the texts and the events
- * that explain it. Every door decides here, so all draw on one retry budget
- * per tool_use_id.
+ * From detected stalls to a decision: the guardrails against the session's
+ * state, nudge or hold back, with the texts and events that explain it.
+ * Every door decides here, on one retry budget per tool_use_id.
  *
  * @module
  */
@@ -41,10 +40,7 @@ export interface StallRequest {
   reason: string;
   /** Extra facts for the `stall_detected` event. */
   details?: Readonly<Record<string, unknown>>;
-  /**
-   * `"idle"` when the nudge wakes a session that already went idle (the
-   * watchdog), so the prompt does not speak of a stop; default `"stop"`.
-   */
+  /** `"idle"` when the nudge wakes an idle session (the watchdog); default `"stop"`. */
   wording?: PromptWording;
   /** A retry cap below the settings' (an announced stop: once a turn). */
   retryCap?: number;
@@ -53,7 +49,7 @@ export interface StallRequest {
 }
 
 /** What deciding needs besides the request. */
-export interface DecisionContext {
+interface DecisionContext {
   /** The run's session and hook event. */
   subject: EventSubject;
   io: Pick<CliIO, "env" | "cwd">;
@@ -86,9 +82,9 @@ export type StallDecision =
   };
 
 /**
- * Runs kill switch -> cooldown -> retry cap for a detected stall, updating
- * the session's state when a recovery is dispatched. When state cannot be
- * used, the stall is not nudged: a nudge without a budget could loop.
+ * Runs kill switch -> cooldown -> retry cap for a detected stall, recording
+ * a dispatched recovery. Without usable state nothing is nudged: a nudge
+ * without a budget could loop.
  */
 export async function decideOnStall(
   request: StallRequest,
@@ -137,8 +133,7 @@ export async function decideOnStall(
       return { state: next, result: gates };
     });
   } catch (error) {
-    // Fail open, and say so in the log too: without this event the log
-    // would show a stall and no decision for it.
+    // Fail open, and log why: else the log shows a stall with no decision.
     const reason = describe(error);
     return suppress(
       event("state_unavailable", { reason }),

@@ -1,7 +1,6 @@
 /**
- * The kill switch as it stands now, with the one fact the gates cannot see
- * for themselves: whether its marker file exists. Shared by the Stop hook's
- * block path, the watchdog and `doctor`.
+ * The kill switch as it stands now, with the one fact the gates cannot see:
+ * whether its marker file exists. Shared by the doors and `doctor`.
  *
  * @module
  */
@@ -24,9 +23,8 @@ import {
 import type { Settings } from "../settings/settings.ts";
 
 /**
- * The kill switch: the variable, the marker file (checked on disk,
- * relative to the start directory) and the config file. Requires
- * `--allow-read`.
+ * The kill switch: the variable, the marker file (checked on disk, relative
+ * to the start directory) and the config file. Requires `--allow-read`.
  */
 export function killSwitchOf(
   settings: Settings,
@@ -49,16 +47,11 @@ export type MarkerLook =
   | { state: "refused"; reason: string };
 
 /**
- * Whether the marker is there. `file` is one the settings let through
- * (`markerRefusal` in `settings/settings.ts`: never a network or device
- * path). Inside the project (a path a cloned repository's links can reach)
- * it is walked from the start directory with `lstat` and `readlink`, and
- * a folder on the way that is a link leading out of the project is
- * refused without its target being touched (a committed `.claude ->
- * /net/host/s` must not lead the look there); the marker itself is looked
- * at with `lstat`, so a symlink counts without being followed. Outside the
- * project it is the operator's own path (`/tmp/stall_off`), looked at
- * with `lstat`. Requires `--allow-read`.
+ * Whether the marker (a path the settings let through) is there, looked at
+ * with `lstat` (a link counts, not followed). Inside the project it is
+ * walked from the start directory, and a folder on the way that is a link
+ * leading out of the project is refused untouched (a committed
+ * `.claude -> /net/host/s`). Requires `--allow-read`.
  */
 export function lookAtMarker(cwd: string, file: string): MarkerLook {
   const path = resolvePath(cwd, file);

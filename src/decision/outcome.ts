@@ -1,6 +1,6 @@
 /**
- * What a run hands back to its process: an exit code and output, and how
- * an allow is written, so the `systemMessage` line is built in one place.
+ * What a run hands back to its process (exit code and output), and how an
+ * allow is written: the `systemMessage` line is built in one place.
  *
  * @module
  */
@@ -16,7 +16,7 @@ export interface Outcome {
 
 /**
  * The stdout line that shows `notices` to the user (not the model): one
- * `systemMessage` JSON object, or `""` when there is nothing to say.
+ * `systemMessage` object, or `""`.
  */
 export function systemMessageLine(notices: readonly string[]): string {
   return notices.length === 0

@@ -1,11 +1,9 @@
 /**
- * The run every stall-watch handler shares, written once: parse the
- * payload, load the settings, catch a misregistration, open the session's
- * state store (with its rescue list) when first asked, let the door judge,
- * log the events, and add what the user must be told. A door (the Stop
- * hook, the watcher, a second client's Stop hook) hands it only what
- * differs: how to read its payload, how to judge the turn and render the
- * decision.
+ * The run every handler shares, written once: parse the payload, load the
+ * settings, catch a misregistration, open the session's state store when
+ * first asked, let the door judge, log the events, add what the user must
+ * be told. A door hands it only what differs: how to read its payload, how
+ * to judge the turn and render the decision.
  *
  * @module
  */
@@ -40,41 +38,19 @@ export interface DoorPayload<Input> {
   /** The top-level object: the run reads `session_id` and `hook_event_name`. */
   payload: Record<string, unknown>;
   /**
-   * The door's input, read only once the event is the door's: a payload
-   * of another event need not carry the door's required fields.
+   * The door's input, read only once the event is the door's (another
+   * event's payload need not carry its fields).
    *
    * @throws {InputError} On a missing or unusable required field.
    */
   input(): Input;
 }
 
-/**
- * What one handler does differently from the others; {@link runHandler}
- * does the rest.
- *
- * @example A door that allows every stop and logs why
- * ```ts
- * import { allowOutcome } from "./outcome.ts";
- * import { parsePayloadObject } from "../claude_client/hook_payload.ts";
- *
- * const door: Door<null> = {
- *   handler: "hook",
- *   clientDir: ".claude",
- *   read: (text) => ({ payload: parsePayloadObject(text), input: () => null }),
- *   judge: async (_input, run) => {
- *     run.log(run.event("healthy_stop", { reason: "nothing to judge" }));
- *     return allowOutcome(await run.configNotice());
- *   },
- * };
- * ```
- */
+/** What one handler does differently; {@link runHandler} does the rest. */
 export interface Door<Input> {
   /** Which handler it is: the events it is for, and its notice's words. */
   handler: Handler;
-  /**
-   * Its client's folder in the project (`.claude`): the state folder and
-   * the event log lie below it unless the settings say otherwise.
-   */
+  /** Its client's folder (`.claude`): the state and the log lie below it by default. */
   clientDir: string;
   /**
    * Reads the payload text (its client's hook payload).
@@ -97,23 +73,20 @@ export interface Run {
   /** Writes the events so far (a long watch shows in the log as it runs). */
   flush(): Promise<void>;
   /**
-   * The config problems' notice for the user, or `null` when there are
-   * none or this session was told already. Claim it only where it is shown.
+   * The config problems' notice, or `null` when none or told already this
+   * session: claim it only where it is shown.
    */
   configNotice(): Promise<string | null>;
   /**
-   * Runs the guardrails on a stall (kill switch, cooldown, retry cap)
-   * against the session's state: nudge now, or hold back with one line
-   * saying why. Its events are logged.
+   * Runs the guardrails on a stall against the session's state: nudge now,
+   * or hold back with one line saying why. Its events are logged.
    */
   decide(request: StallRequest): Promise<StallDecision>;
 }
 
 /**
- * Runs `door` on one payload.
- *
- * Requires `--allow-read`, `--allow-env`, and write access to the client's
- * folder for state and the optional event log.
+ * Runs `door` on one payload. Requires `--allow-read`, `--allow-env`, and
+ * write access to the client's folder for state and the event log.
  *
  * @example A run of a door that allows every stop
  * ```ts

@@ -1,16 +1,10 @@
 /**
- * Whether a subagent returned to its parent, read from the parent's own
- * transcript: a subagent's file holds no record of its end, its parent's
- * does. A foreground subagent returns as the result of the parent's call
- * (`toolUseResult` naming its `agentId`, with a status other than the
- * launch of a background agent); a background one as Claude Code's task
- * notification (`<task-id><id></task-id>`), written each time it stops.
- * When the parent's file shows neither, the parent was still waiting for
- * it when the file ends: the subagent had not finished.
- *
- * Each parent is read once, whole, for every agent it got back; the few
- * newest are kept (by path, size and time), so an audit of many subagents
- * of one session reads their parent once.
+ * Whether a subagent returned, read from its parent's transcript (its own
+ * file holds no record of its end): a foreground one as the result of the
+ * parent's call naming its `agentId` (not a background launch), a
+ * background one as a task notification naming it. Neither: the parent was
+ * still waiting when the file ends. Each parent is read once for all its
+ * agents; the few newest are kept by path, size and time.
  *
  * @module
  */
@@ -26,11 +20,10 @@ import { topLevelType } from "../transcript/line_prefilter.ts";
 import { openTranscript } from "../transcript/tail_scan.ts";
 
 /**
- * What the parent's transcript says of a subagent: it `returned`, the
- * parent was still `waiting` for it when the file ends, or `unknown` (no
- * parent file found, it cannot be read, or it names too many agents).
+ * What the parent's transcript says of a subagent: `returned`, `waiting`, or
+ * `unknown` (no readable parent, or one naming too many agents).
  */
-export type AgentReturn = "returned" | "waiting" | "unknown";
+type AgentReturn = "returned" | "waiting" | "unknown";
 
 /** An agent or session id as Claude Code writes them: no path in it. */
 const SAFE_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -60,11 +53,9 @@ interface ParentReturns {
 const kept = new Map<string, ParentReturns>();
 
 /**
- * Whether the subagent of the transcript at `path` returned to its parent.
- * Requires `--allow-read`.
- *
- * @param path A subagent transcript: `<session>/subagents/agent-<id>.jsonl`,
- * or `agent-<id>.jsonl` next to its session's file (older releases).
+ * Whether the subagent of the transcript at `path`
+ * (`<session>/subagents/agent-<id>.jsonl`, or older, beside its session's
+ * file) returned to its parent. Requires `--allow-read`.
  */
 export async function agentReturn(path: string): Promise<AgentReturn> {
   const agentId = /^agent-(.+)\.jsonl$/.exec(basename(path))?.[1];
@@ -119,9 +110,8 @@ async function readReturns(file: Deno.FsFile): Promise<Set<string> | null> {
 }
 
 /**
- * The agents one parent line shows returned: those a task notification
- * names, and the one a result names that is not a background launch (of a
- * line too long to read whole, whichever its ends name).
+ * The agents one parent line shows returned: named by a task notification,
+ * or by a result that is no background launch (a clipped line: its ends).
  */
 function returnsIn(text: string, raw: RawLine): string[] {
   const ids = [...text.matchAll(/<task-id>([A-Za-z0-9_-]{1,128})<\/task-id>/g)]
@@ -152,9 +142,8 @@ function returnsIn(text: string, raw: RawLine): string[] {
 }
 
 /**
- * The parent's transcript: `<project>/<session>.jsonl` for a file in
- * `<project>/<session>/subagents/`; for one next to it, the session its
- * own lines name. Null when neither can be told.
+ * The parent's transcript: `<project>/<session>.jsonl` for a file in its
+ * `subagents/`; beside it, the session its own lines name; else null.
  */
 function parentTranscript(path: string): string | null {
   const folder = dirname(path);

@@ -1,19 +1,10 @@
 /**
- * Which API errors no nudge can fix. When a turn ends on Claude Code's
- * synthetic API-error entry, a block (or the watchdog's wake-up) sends the
- * same conversation again: that helps after a passing failure (a server
- * error, an overload, a timeout, a dropped connection), and fails the same
- * way after one the request itself causes (a prompt too long, compaction
- * thrashing, a bad request, a login, billing or model problem, a usage
- * limit). Pure: one entry in, the answer out.
- *
- * Read from the client's own error-to-message function (`cli.js` of 2.0.76
- * to 2.1.90, the same JavaScript in the native binaries of 2.1.145 to
- * 2.1.332): every entry it writes carries an `error` kind since 2.0.x
- * (`invalid_request`, `authentication_failed`, `billing_error`,
- * `rate_limit`, `server_error`, `max_output_tokens`, `unknown`, ...), newer
- * ones the HTTP status (`apiErrorStatus`); older releases wrote only the
- * text, which is matched last.
+ * Which API errors no nudge can fix: sent again, a passing failure (a
+ * server error, an overload, a timeout) may work, one the request causes (a
+ * prompt too long, compaction thrashing, a bad request, login, billing, a
+ * usage limit) fails the same way. Read from the client's own
+ * error-to-message function (2.0.76 to 2.1.332): an `error` kind since 2.0.x,
+ * newer ones the HTTP status; older releases only the text, matched last.
  *
  * @module
  */
@@ -21,9 +12,8 @@
 import type { AssistantEntry } from "../transcript/entry.ts";
 
 /**
- * Kinds of failure the request itself causes: sent again, it fails again
- * (`invalid_request` covers a prompt too long, compaction thrashing, a PDF
- * or image too large, a broken tool history, a plan without the model).
+ * Kinds of failure the request itself causes (`invalid_request` covers a
+ * prompt too long, compaction thrashing, a PDF or image too large, ...).
  */
 const LASTING_CATEGORIES: ReadonlyMap<string, string> = new Map([
   ["invalid_request", "the request is invalid"],
@@ -38,17 +28,10 @@ const LASTING_CATEGORIES: ReadonlyMap<string, string> = new Map([
 /** Kinds of failure that pass: a second request may well go through. */
 const PASSING_CATEGORIES = new Set(["server_error", "max_output_tokens"]);
 
-/**
- * Words in Claude Code's text that say a failure of a lasting kind may
- * pass (its "Authentication error · This may be a temporary network issue,
- * please try again", an OAuth refresh race that "is usually transient").
- */
+/** Words saying a failure of a lasting kind may pass ("temporary", "usually transient"). */
 const PASSING_WORDS = /\btemporary\b|\busually transient\b/i;
 
-/**
- * Openings of Claude Code's texts for failures no second request fixes,
- * for releases that wrote no `error` kind (1.0.x), each with what it means.
- */
+/** Openings of texts for failures no second request fixes, for releases without `error` (1.0.x). */
 const LASTING_TEXTS: readonly (readonly [RegExp, string])[] = [
   [/^Prompt is too long\b/i, "the prompt is too long"],
   [/^Autocompact is thrashing\b/i, "compaction is thrashing"],
@@ -80,12 +63,10 @@ const CREDITS_NEEDED = /\b(?:extra usage|usage credits)\b/i;
 const TEXT_STATUS = /^(?:Please run \/login · )?API Error: (\d{3})\b/;
 
 /**
- * What makes the API error `entry` records one no nudge can fix, in a few
- * words (`the prompt is too long`, `a usage limit`, ...), or null when
- * sending the conversation again may well work (a server error, an
- * overload, a timeout, a dropped connection, a plain 429) or nothing says.
- *
- * @param entry Claude Code's synthetic API-error entry (`apiError`).
+ * What makes the API error of the client's `entry` one no nudge can fix, in
+ * a few words (`the prompt is too long`, `a usage limit`), or null when
+ * sending again may work (a server error, a timeout, a plain 429) or nothing
+ * says.
  */
 export function unfixableApiError(entry: AssistantEntry): string | null {
   if (entry.usageLimit) return USAGE_LIMIT;
@@ -120,11 +101,7 @@ function statusInText(text: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/**
- * Whether a request that failed with `status` fails again as it is: a
- * client error, but not a timeout (408), a conflict (409) or a rate limit
- * (429), which pass.
- */
+/** Whether a request that failed with `status` fails again: a 4xx but 408, 409, 429. */
 function isLastingStatus(status: number): boolean {
   return status >= 400 && status < 500 &&
     status !== 408 && status !== 409 && status !== 429;

@@ -1,13 +1,9 @@
 /**
- * The end of a model message, read as markdown: which lines are the
- * model's own prose and which are code, quotations, tables or list items.
- * Only prose (and list items, headings) can carry the model's words; a
- * fenced block, an indented block and a `>` quotation carry someone
- * else's, a file's or a page's, and are never judged as the model's own.
- *
- * Bounded: only the last {@link MAX_CLOSING_CHARS} characters are read,
- * each once. When that window starts inside a fenced block, which of its
- * lines are code cannot be told, and the reader says so (`ambiguous`).
+ * The end of a model message read as markdown: which lines are the model's
+ * own prose (and items, headings) and which are code, quotations or tables,
+ * someone else's words. Bounded: only the last {@link MAX_CLOSING_CHARS}
+ * are read, each once; a window that starts inside a fenced block cannot
+ * tell code from prose, and says so (`ambiguous`).
  *
  * @module
  */
@@ -15,36 +11,30 @@
 /** Most characters of a text that are read (its end). */
 export const MAX_CLOSING_CHARS = 16 * 1024;
 
-/** What a non-blank line of the closing text is. */
-export type LineKind =
-  /** The model's own words: a paragraph line. */
+/**
+ * What a non-blank line of the closing text is: the model's own words
+ * (`prose`), a list item or its continuation, a heading, `code` (fenced,
+ * indented, or a fence), a `>` quotation, a table row, or `other` (a
+ * thematic break, a line of markup only).
+ */
+type LineKind =
   | "prose"
-  /** A list item (`-`, `*`, `+`, `1.`, `1)`), or a line continuing one. */
   | "item"
-  /** A markdown heading. */
   | "heading"
-  /** Inside a fenced or indented code block, or a fence line itself. */
   | "code"
-  /** A `>` quotation. */
   | "quote"
-  /** A table row. */
   | "table"
-  /** A thematic break (`---`) or a line of markup only (`</details>`). */
   | "other";
 
 /** One non-blank line of the closing text. */
 export interface ClosingLine {
   kind: LineKind;
   /**
-   * The words without markdown decoration (markers, emphasis, backticks),
-   * as the model wrote them; `""` for code, quotations, tables and markup.
+   * The words without markdown decoration, as written; `""` for code,
+   * quotations, tables and markup.
    */
   plain: string;
-  /**
-   * `plain` with the insides of inline code and of quotation marks masked
-   * (each character an `x`), so what is quoted is never read as the
-   * model's own words; as long as `plain`, so indices agree.
-   */
+  /** `plain` with inline code and quotations masked (`x`s): never the model's words. */
   masked: string;
   /** The line was wholly emphasised or code: a name or a label. */
   emphasised: boolean;
@@ -55,13 +45,12 @@ export interface ClosingLine {
 }
 
 /** The closing text as read. */
-export interface ClosingText {
+interface ClosingText {
   /** Its non-blank lines, in order. */
   lines: ClosingLine[];
   /**
-   * The window was cut from a longer text and holds an odd number of
-   * fence lines, or the close of an HTML block it never opened: it may
-   * start inside a block, so no line can be trusted to be prose.
+   * A window cut from a longer text with an odd number of fences, or an HTML
+   * block's close without its open: no line can be trusted to be prose.
    */
   ambiguous: boolean;
 }
@@ -74,11 +63,7 @@ const TABLE = /^\s*\|/;
 const RULE = /^ {0,3}(?:[-*_]\s*){3,}$/;
 const MARKUP_ONLY = /^\s*<\/?[A-Za-z][^>]*>\s*$/;
 
-/**
- * An HTML block that holds someone else's words (`<pre>`, `<blockquote>`,
- * ...) opened on a line of its own: its lines are code or quotation up to
- * the line that closes it.
- */
+/** An HTML block of someone else's words opened on a line of its own, to its close. */
 const HTML_BLOCK =
   /^\s*<(pre|blockquote|code|samp|script|textarea)\b[^>]*>\s*$/i;
 
@@ -86,11 +71,7 @@ const HTML_BLOCK =
 const HTML_BLOCK_END =
   /^\s*<\/(?:pre|blockquote|code|samp|script|textarea)\s*>\s*$/i;
 
-/**
- * Reads the end of `text` (see the module notes).
- *
- * @param text The message's text, its blocks joined by newlines.
- */
+/** Reads the end of `text` (a message's blocks joined by newlines). */
 export function readClosing(text: string): ClosingText {
   const cut = text.length > MAX_CLOSING_CHARS;
   let window = cut ? text.slice(text.length - MAX_CLOSING_CHARS) : text;
@@ -107,6 +88,7 @@ export function readClosing(text: string): ClosingText {
   for (const raw of window.split("\n")) {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     const marker = FENCE.exec(line)?.[1];
+    let kind: LineKind = "code";
     if (fence !== null) {
       fences += marker !== undefined ? 1 : 0;
       if (
@@ -115,40 +97,20 @@ export function readClosing(text: string): ClosingText {
       ) {
         fence = null;
       }
-      lines.push(other("code", blank));
-      blank = false;
-      previous = "code";
-      continue;
-    }
-    if (marker !== undefined) {
+    } else if (marker !== undefined) {
       fences++;
       fence = marker;
-      lines.push(other("code", blank));
-      blank = false;
-      previous = "code";
-      continue;
-    }
-    if (html !== null) {
+    } else if (html !== null) {
       if (html.test(line)) html = null;
-      lines.push(other("code", blank));
-      blank = false;
-      previous = "code";
-      continue;
-    }
-    if (line.trim() === "") {
+    } else if (line.trim() === "") {
       blank = true;
       continue;
+    } else {
+      if (HTML_BLOCK_END.test(line)) orphanClose = true;
+      const opened = HTML_BLOCK.exec(line)?.[1];
+      if (opened !== undefined) html = new RegExp(`</${opened}\\s*>`, "i");
+      else kind = kindOf(line, blank, previous);
     }
-    if (HTML_BLOCK_END.test(line)) orphanClose = true;
-    const opened = HTML_BLOCK.exec(line)?.[1];
-    if (opened !== undefined) {
-      html = new RegExp(`</${opened}\\s*>`, "i");
-      lines.push(other("code", blank));
-      blank = false;
-      previous = "code";
-      continue;
-    }
-    const kind = kindOf(line, blank, previous);
     lines.push(
       kind === "prose" || kind === "item" || kind === "heading"
         ? wordsOf(line, kind, blank)
@@ -192,10 +154,7 @@ function other(kind: LineKind, afterBlank: boolean): ClosingLine {
   };
 }
 
-/**
- * An inline code span. Runs of at most three backticks: a longer run
- * would make the match retry quadratically on a line of backticks.
- */
+/** An inline code span, of runs of at most three backticks (longer: quadratic retries). */
 const INLINE_CODE = /(`{1,3})([^`]*)\1/g;
 
 /** A prose line, item or heading: its words, plain and masked. */
@@ -256,9 +215,8 @@ export function withoutClosingHashes(text: string): string {
 }
 
 /**
- * Text outside inline code without emphasis markers (`**`, `__`, `~~`,
- * `*`, a `_` at a word's edge) and without leading pictographs and arrows
- * ("✅ Done", "→ Next"). Underscores inside words (`file_name`) stay.
+ * Text outside inline code without emphasis markers (a `_` only at a word's
+ * edge) and, first in a line, without leading pictographs and arrows.
  */
 function undecorated(text: string, first: boolean): string {
   const words = text
@@ -285,10 +243,7 @@ const QUOTATIONS: ReadonlyMap<string, string> = new Map([
   ["\u201a", "\u2018"], // ‚ ‘
 ]);
 
-/**
- * `text` with the inside of every closed quotation masked: what the model
- * quotes (a file's line, a message, a page) is not its own sentence.
- */
+/** `text` with the inside of every closed quotation masked: a quote is not the model's sentence. */
 function maskQuotations(text: string): string {
   let out = "";
   let i = 0;

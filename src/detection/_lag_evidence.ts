@@ -1,43 +1,20 @@
 /**
  * Whether the transcript on file can be the whole turn a Stop fired for, or
- * is still behind it: the only case worth waiting for.
- *
- * Claude Code writes transcript lines through a queue, and a Stop can fire
- * before the turn's lines reach the file. Seen in the real client under
- * load (2.1.145, four busy loops on two cores): a Stop whose transcript did
- * not exist yet, one with only the session's metadata lines, one with the
- * model's call but not its result, and many with the final reply missing.
- * Stop fires once the model's reply is complete and every call it made has
- * its result, so what is on file at a Stop shows when it is behind:
- *
- * - no file, or no model reply in the turn;
- * - the payload names the turn (`prompt_id`, 2.1.196+) and the file holds
- *   stamped entries, none of them this turn's;
- * - the newest turn on file already ended (its `turn_duration` line is
- *   written after its Stop hooks ran): the Stop is for a turn not on file;
- * - a call of the turn has no result, or the model's last message stopped
- *   for a call whose line is not there, unless the payload's
- *   `last_assistant_message` is the text of the newest model message on
- *   file (that message is the final reply Claude Code stopped on: the file
- *   is not behind it, and a result behind it would have been written first);
- * - a stall shows, and the turn's stamped entries name a `promptId` whose
- *   prompt line is not on file yet (2.1.145 under load wrote the call and
- *   its result seconds before the prompt line and the rest of the turn);
- * - the turn on file ends on model text, yet a payload that would carry the
- *   final reply's text (2.1.47+) has none: that text is not the final reply
- *   (2.1.47 writes `stop_reason: null` on every line, so only this shows a
- *   message whose call line is still on its way);
- * - a result looks unanswered and the payload cannot carry the final reply
- *   (see {@link mayLag}).
- *
- * Each can also be a real stall's shape, so the hook waits for the file to
- * catch up only within `lag_wait_ms`, then judges what it holds.
+ * is still behind it (Claude Code writes lines through a queue: under load
+ * a Stop came before the transcript existed, before a call's result, before
+ * the final reply): the only case worth waiting for, within `lag_wait_ms`.
+ * Each reason is listed in docs/detection.md; each can also be a real
+ * stall's shape, so the wait is bounded. Also whether the payload's final
+ * message proves a follow-up the file lacks.
  *
  * @module
  */
 
-import type { Entry } from "../transcript/entry.ts";
-import { isClaudeCodeText, normalisedEquals } from "./_follow_up_proof.ts";
+import {
+  API_ERROR_PREFIX,
+  type Entry,
+  isPlaceholderText,
+} from "../transcript/entry.ts";
 import { releaseOf, supports } from "../claude_client/release.ts";
 import type { StallKind } from "./classify.ts";
 import { openerPending } from "../transcript/turn_rule.ts";
@@ -46,15 +23,12 @@ import { openerPending } from "../transcript/turn_rule.ts";
 export interface LagEvidence {
   /** The payload's `last_assistant_message`, `null` when absent. */
   lastAssistantMessage: string | null;
-  /**
-   * The payload carries a field only later versions send (`prompt_id`,
-   * 2.1.196+; `background_tasks`, 2.1.145+).
-   */
+  /** The payload carries a field only later releases send (`prompt_id`, `background_tasks`). */
   payloadSendsLastMessage: boolean;
 }
 
 /** The transcript as a scan found it, for {@link behindReason}. */
-export interface TurnOnFile {
+interface TurnOnFile {
   /** The turn's entries in file order. */
   entries: readonly Entry[];
   /** An end-of-turn line follows the turn's newest entry. */
@@ -83,11 +57,8 @@ const UNSETTLED_KINDS: ReadonlySet<StallKind> = new Set([
 
 /**
  * Why the transcript looks behind the Stop, or `null` when what is on file
- * can be the whole turn.
- *
- * @param turn The scanned turn, or `null` when the file does not exist.
- * @param payload What the payload shows; `promptId` is its `prompt_id`.
- * @param stallKinds The kinds the classifier finds in `turn`.
+ * (`null`: no file) can be the whole turn; `stallKinds` are the kinds the
+ * classifier finds in it.
  */
 export function behindReason(
   turn: TurnOnFile | null,
@@ -121,10 +92,7 @@ export function behindReason(
   return null;
 }
 
-/**
- * True when entries carry prompt ids and none is `promptId`: the turn read
- * is an older one. (A file without stamps proves nothing either way.)
- */
+/** Whether entries carry prompt ids, none `promptId`: the turn read is an older one. */
 function isOtherTurn(turn: readonly Entry[], promptId: string): boolean {
   let stamped = false;
   for (const entry of turn) {
@@ -135,11 +103,8 @@ function isOtherTurn(turn: readonly Entry[], promptId: string): boolean {
 }
 
 /**
- * Whether `lastAssistantMessage` is the text of the newest model message on
- * file (its text blocks joined, whitespace runs collapsed). Claude Code
- * writes a turn's lines in order, so once the final reply is on file every
- * result before it is too. Claude Code's own texts (placeholders, API
- * errors) prove nothing.
+ * Whether `lastAssistantMessage` is the newest model message's text on file:
+ * lines are written in order, so every result before it is on file too.
  */
 function finalReplyOnFile(
   lastAssistantMessage: string | null,
@@ -147,8 +112,7 @@ function finalReplyOnFile(
 ): boolean {
   if (lastAssistantMessage === null) return false;
   if (isClaudeCodeText(lastAssistantMessage)) return false;
-  // Newest line first, turned round once: an unshift per line would be
-  // quadratic in a message of 50,000 lines.
+  // Newest line first, turned round once (an unshift per line is quadratic).
   const lines: (readonly string[])[] = [];
   let messageId: string | null | undefined;
   for (let i = turn.length - 1; i >= 0; i--) {
@@ -196,20 +160,11 @@ function sendsLastMessage(
 }
 
 /**
- * Whether a lagging final reply can change the verdict of `turn`.
- *
- * Since 2.1.47 the payload carries the final reply's text in
- * `last_assistant_message`, and when it is absent the final reply had no
- * visible text (real 2.1.332 omits it then). A reply without text and
- * without a call (Stop fired, so it made none) is no follow-up however late
- * its line lands, so waiting cannot change the verdict. Only a Claude Code
- * older than 2.1.47, or one whose version nothing shows, leaves the payload
- * silent about a reply that may yet appear (the release's features are in
- * `claude_client/release.ts`).
- *
- * @param evidence What the payload shows.
- * @param turn The turn's entries in file order; the newest one that names
- * its `version` tells which Claude Code wrote the file.
+ * Whether a lagging final reply can change the verdict of `turn`: from
+ * 2.1.47 a payload without `last_assistant_message` had no text to send, and
+ * a reply with neither text nor call is no follow-up however late it lands.
+ * Only an older release, or an unknown one (the newest entry naming its
+ * `version` tells), leaves the payload silent about a reply yet to come.
  */
 export function mayLag(
   evidence: LagEvidence,
@@ -222,10 +177,139 @@ export function mayLag(
 }
 
 /**
- * Whether the turn holds a model reply (any assistant entry, Claude Code's
- * own included). Stop fires only after one, so at a Stop a turn without
- * it is a transcript that has not caught up yet, on any release.
+ * Whether the turn holds a model reply (any assistant entry): Stop fires
+ * only after one, so a turn without it has not caught up yet.
  */
-export function hasReply(turn: readonly Entry[]): boolean {
+function hasReply(turn: readonly Entry[]): boolean {
   return turn.some((entry) => entry.kind === "assistant");
+}
+
+/**
+ * Whether the payload's `last_assistant_message` (written synchronously)
+ * proves a follow-up the transcript lacks: it is not blank, not text
+ * already in the turn (a block's, a message's or the turn's, joined), nor
+ * Claude Code's own (a placeholder, or `API Error: ...`: releases before
+ * 2.1.78 fire Stop after one). Compared with whitespace runs collapsed,
+ * without normalised copies: linear, no extra memory.
+ */
+export function provesFollowUp(
+  lastAssistantMessage: string | null,
+  turn: readonly Entry[],
+): boolean {
+  if (lastAssistantMessage === null) return false;
+  if (isClaudeCodeText(lastAssistantMessage)) return false;
+  // The claim is never normalised into a copy: it may be megabytes long.
+  const claimLength = normalisedLength(lastAssistantMessage);
+  if (claimLength === 0) return false;
+  const same = (texts: readonly string[]) =>
+    normalisedEquals(lastAssistantMessage, texts);
+  const all: string[] = [];
+  const byMessage = new Map<string, { texts: string[]; chars: number }>();
+  for (const entry of turn) {
+    if (entry.kind !== "assistant") continue;
+    for (const text of entry.texts) {
+      // Normalising never lengthens a text: a shorter one cannot match.
+      if (text.length >= claimLength && same([text])) return false;
+      all.push(text);
+      const key = entry.messageId ?? `line:${entry.offset}`;
+      const message = byMessage.get(key);
+      if (message) {
+        message.texts.push(text);
+        message.chars += text.length + 1;
+      } else byMessage.set(key, { texts: [text], chars: text.length });
+    }
+  }
+  for (const { texts, chars } of byMessage.values()) {
+    if (texts.length > 1 && chars >= claimLength && same(texts)) return false;
+  }
+  return !same(all);
+}
+
+/** Whether a payload's `last_assistant_message` is Claude Code's own text. */
+function isClaudeCodeText(text: string): boolean {
+  return isPlaceholderText(text) ||
+    text.trimStart().startsWith(`${API_ERROR_PREFIX}:`);
+}
+
+/** Collapses whitespace runs to one space and trims. */
+export function normalise(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** `normalise(text).length`, without building the normalised copy. */
+export function normalisedLength(text: string): number {
+  const cursor = new NormalisedCursor(text);
+  let length = 0;
+  while (cursor.next() >= 0) length++;
+  return length;
+}
+
+/**
+ * Whether `normalise(claim) === normalise(texts.join(" "))`, without
+ * building either. Stops at the first difference.
+ */
+export function normalisedEquals(
+  claim: string,
+  texts: readonly string[],
+): boolean {
+  const expected = new NormalisedCursor(claim);
+  let started = false; // a non-space was seen (leading spaces are trimmed)
+  let space = false; // a whitespace run is pending since the last match
+  for (let t = 0; t < texts.length; t++) {
+    if (t > 0 && started) space = true; // the joining " "
+    const text = texts[t] as string;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (isSpace(code)) {
+        space = started;
+        continue;
+      }
+      if (space) {
+        if (expected.next() !== 0x20) return false;
+        space = false;
+      }
+      if (expected.next() !== code) return false;
+      started = true;
+    }
+  }
+  // A trailing run is trimmed away.
+  return expected.next() < 0;
+}
+
+/** Reads `normalise(text)` one code unit at a time. */
+class NormalisedCursor {
+  #text: string;
+  #at = 0;
+  #started = false;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  /** The next code unit, or -1 at the end. */
+  next(): number {
+    const text = this.#text;
+    let at = this.#at;
+    let space = false;
+    while (at < text.length && isSpace(text.charCodeAt(at))) {
+      at++;
+      space = true;
+    }
+    this.#at = at;
+    if (at >= text.length) return -1;
+    if (space && this.#started) return 0x20; // the run, before its next char
+    this.#started = true;
+    this.#at = at + 1;
+    return text.charCodeAt(at);
+  }
+}
+
+/** The code units `\s` matches. */
+function isSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return code === 0xa0 || code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) || code === 0x2028 ||
+    code === 0x2029 || code === 0x202f || code === 0x205f ||
+    code === 0x3000 || code === 0xfeff;
 }

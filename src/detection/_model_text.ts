@@ -1,22 +1,10 @@
 /**
- * What the model's words say about how a turn ended, judged from the text
- * alone: deterministic, no model, no network. Two questions share it:
- *
- * - Had the model already answered when it made its last call? A complete
- *   answer (a report, or a hand-back to the user) followed by a call whose
- *   result nobody read is bookkeeping, not a stall (`classify.ts`).
- * - Did the model's last words announce an immediate action of its own
- *   ("Let me run the tests now:", "现在我来更新计划文件：", "이제 테스트를
- *   실행하겠습니다.") that never came (`announcement.ts`)?
- *
- * Judged by structure and by words. Structure: only the model's own prose
- * is read (`_closing_prose.ts`: code, quotations and tables are someone
- * else's words); the reply ends on a sentence, or on a list, a code block
- * or a table that a lead-in line introduces. Words: the phrasings of each
- * language (`_announce_phrases.ts`), and what makes a sentence something
- * other than an announcement (a question, a hand-back, a condition, a
- * promise about later), in the sentence itself or the one before it. The
- * rules are listed in docs/detection.md.
+ * What the model's closing words say, from the text alone: had it already
+ * answered (a complete answer, `classify.ts`), and did it announce an
+ * immediate action of its own that never came (`announcement.ts`)? Judged
+ * by structure (the model's own prose, `_closing_prose.ts`) and by words
+ * (`_announce_*.ts`); the rules are listed in
+ * docs/detection.md.
  *
  * @module
  */
@@ -28,11 +16,42 @@ import {
 } from "./_closing_prose.ts";
 import {
   type Announced,
-  announcedIn,
   conditionalOrLater,
   handsBack,
   normalise,
+  readEnglish,
+  type Reading,
 } from "./_announce_phrases.ts";
+import { readChinese, readJapanese, readKorean } from "./_announce_asian.ts";
+import {
+  readFrench,
+  readGerman,
+  readPortuguese,
+  readRussian,
+  readSpanish,
+} from "./_announce_european.ts";
+
+/** Every language's reading, in the order they are tried. */
+const LANGUAGES: readonly Reading[] = [
+  readEnglish,
+  readChinese,
+  readJapanese,
+  readKorean,
+  readSpanish,
+  readPortuguese,
+  readFrench,
+  readGerman,
+  readRussian,
+];
+
+/** What a normalised clause announces, in the first language that reads one. */
+function announcedIn(s: string, colon: boolean): Announced | null {
+  for (const read of LANGUAGES) {
+    const found = read(s, colon);
+    if (found) return found;
+  }
+  return null;
+}
 
 /** Most characters of a text that are looked at (its end). */
 export const MAX_TEXT_CHARS = MAX_CLOSING_CHARS;
@@ -40,19 +59,11 @@ export const MAX_TEXT_CHARS = MAX_CLOSING_CHARS;
 /** Most characters of an announcement quoted back. */
 export const MAX_QUOTE_CHARS = 200;
 
-/**
- * A complete answer is at least this long, in characters of text, unless
- * it hands the turn back: a one-line remark is no report.
- */
+/** A complete answer that does not hand back is this long, over these lines. */
 const COMPLETE_MIN_CHARS = 400;
-
-/** ... and spans at least this many non-empty lines. */
 const COMPLETE_MIN_LINES = 3;
 
-/**
- * A sentence longer than this announces nothing: announcements are short,
- * and the clause search stays bounded.
- */
+/** A longer sentence announces nothing (and the clause search stays bounded). */
 const MAX_SENTENCE_CHARS = 600;
 
 /** Clauses of a sentence, from its end, where an opener is looked for. */
@@ -60,42 +71,24 @@ const MAX_CLAUSES = 4;
 
 /** What the closing text says. */
 export interface TextJudgement {
-  /**
-   * The closing sentence announces an immediate action of the model's own
-   * (its words, cut to {@link MAX_QUOTE_CHARS}), or null.
-   */
+  /** The closing sentence announcing the model's own immediate action, quoted. */
   announcement: string | null;
-  /**
-   * The closing sentence hands the turn back: a question, an offer, a
-   * request to the user.
-   */
+  /** The closing sentence hands the turn back (a question, offer, request). */
   handsBack: boolean;
-  /**
-   * The text introduces what comes next: it ends with a colon (`:` or
-   * `：`), or an announcement.
-   */
+  /** The text introduces what comes next: a closing colon, or an announcement. */
   leadsOn: boolean;
-  /**
-   * A complete answer: a hand-back, or a report of some length, that does
-   * not lead on to anything.
-   */
+  /** A hand-back, or a report of some length, that does not lead on. */
   complete: boolean;
 }
 
-/**
- * Judges the model's closing text (the text it wrote last, joined).
- *
- * @param text The text; only its last {@link MAX_TEXT_CHARS} characters
- * are read.
- */
+/** Judges the model's closing text (the text it wrote last, joined; its last {@link MAX_TEXT_CHARS} read). */
 export function judgeClosingText(text: string): TextJudgement {
   const closing = readClosing(text);
   const lines = closing.lines;
   const last = lines.at(-1);
-  const words = lastWordsLine(lines);
-  const closingSentence = words === null ? null : sentencesOf(words).at(-1);
-  const backed = (closingSentence !== null && closingSentence !== undefined &&
-    handsBack(normalise(closingSentence.masked))) ||
+  // The last line that holds the model's words (prose, a heading, an item).
+  const words = lines.findLast((line) => line.plain !== "") ?? null;
+  const backed = (words !== null && asks(sentencesOf(words).at(-1))) ||
     leadInHandsBack(lines);
   const announcement = closing.ambiguous ? null : announced(lines);
   const colon = last !== undefined && last === words &&
@@ -114,15 +107,6 @@ export function judgeClosingText(text: string): TextJudgement {
   };
 }
 
-/** The last line that holds the model's words (prose, a heading, an item). */
-function lastWordsLine(lines: readonly ClosingLine[]): ClosingLine | null {
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i] as ClosingLine;
-    if (line.plain !== "") return line;
-  }
-  return null;
-}
-
 /**
  * A reply that ends on a list whose lead-in asks ("Which would you like:"
  * then the options) hands the turn back.
@@ -132,9 +116,7 @@ function leadInHandsBack(lines: readonly ClosingLine[]): boolean {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i] as ClosingLine;
     if (line.kind === "item") continue;
-    if (line.kind !== "prose") return false;
-    const sentence = sentencesOf(line).at(-1);
-    return sentence !== undefined && handsBack(normalise(sentence.masked));
+    return line.kind === "prose" && asks(sentencesOf(line).at(-1));
   }
   return false;
 }
@@ -143,6 +125,11 @@ function leadInHandsBack(lines: readonly ClosingLine[]): boolean {
 interface Sentence {
   plain: string;
   masked: string;
+}
+
+/** Whether a sentence asks or hands the turn back. */
+function asks(sentence: Sentence | undefined): boolean {
+  return sentence !== undefined && handsBack(normalise(sentence.masked));
 }
 
 /** A sentence ends at `.`, `!`, `?`, `…` before a space, or at `。！？`. */
@@ -342,15 +329,14 @@ function asksBefore(
     if (line === undefined || line.plain === "") return false;
     previous = sentencesOf(line).at(-1);
   }
-  return previous !== undefined && handsBack(normalise(previous.masked));
+  return asks(previous);
 }
 
 /** Whether a reply that ends on a list ends on a question in its last item. */
 function endsAsking(lines: readonly ClosingLine[]): boolean {
   const last = lines.at(-1);
   if (last === undefined || last.plain === "") return false;
-  const sentence = sentencesOf(last).at(-1);
-  return sentence !== undefined && handsBack(normalise(sentence.masked));
+  return asks(sentencesOf(last).at(-1));
 }
 
 /**

@@ -1,33 +1,27 @@
 /**
  * Announced, then stopped: the turn's last words announce an immediate
  * action of the model's own ("Let me run the tests now:"), and the turn
- * ended with no call after them. Deterministic, from the transcript alone:
- * the words are judged by `_model_text.ts`, the rest by the turn's shape.
- *
- * It fires only when nothing else explains the stop: the turn did tool
- * work before, its final message holds no call and was not cut off, the
- * user did not interrupt, no API error ended it, no other stall fired, and
- * no background work the model may be waiting for was started or is
- * running. And never on words the turn's tools brought in: a sentence that
- * also stands in a result or a call's input of the turn (as much of them
- * as the entries keep) is quoted, not the model's own. Pure.
+ * ended with no call. Pure, from the transcript alone: the words judged by
+ * `_model_text.ts`, the rest by the turn's shape. It fires only when
+ * nothing else explains the stop (the rules are in docs/detection.md), and
+ * never on words the turn's tools brought in (a sentence that also stands
+ * in a result or a call's input is quoted, not the model's own).
  *
  * @module
  */
 
-import type { BackgroundTask } from "./background_tasks.ts";
+import {
+  type BackgroundTask,
+  launchedBackgroundTasks,
+} from "./background_tasks.ts";
 import type { StallSignature } from "./classify.ts";
-import { launchedBackgroundTasks } from "./background_launch.ts";
-import { provesFollowUp } from "./_follow_up_proof.ts";
+import { provesFollowUp } from "./_lag_evidence.ts";
 import { judgeClosingText, MAX_TEXT_CHARS } from "./_model_text.ts";
 import {
   type AssistantEntry,
   type Entry,
   isModelActivity,
 } from "../transcript/entry.ts";
-
-/** The stall kind's identifier (part of the public contract). */
-export const ANNOUNCED_NO_CALL = "announced_no_call" as const;
 
 /** An announcement the turn ended on. */
 export interface AnnouncedStop {
@@ -42,27 +36,25 @@ export interface AnnouncedStop {
 }
 
 /** What the detector knows besides the turn. */
-export interface AnnouncementContext {
+interface AnnouncementContext {
   /** Running background work from the Stop payload (none in history). */
   backgroundTasks: readonly BackgroundTask[];
 }
 
 /**
- * The announcement the turn ended on, or null (see the module notes).
- *
- * @param turn The turn's entries in file order.
- * @param stalled Another stall kind fired on the turn: it explains the stop.
+ * The announcement the turn ended on, or null; `stalled`: another stall kind
+ * fired on the turn, which explains the stop.
  */
 export function announcedStop(
   turn: readonly Entry[],
   context: AnnouncementContext,
   stalled: boolean,
 ): AnnouncedStop | null {
-  const stop = silentStop(turn, context, stalled);
-  if (stop === null) return null;
-  const { announcement } = judgeClosingText(closingText(stop.final));
+  const final = silentStop(turn, context, stalled);
+  if (final === null) return null;
+  const { announcement } = judgeClosingText(closingText(final));
   if (announcement === null || echoedInTurn(announcement, turn)) return null;
-  const end = stop.final.at(-1) as AssistantEntry;
+  const end = final.at(-1) as AssistantEntry;
   return {
     announcement,
     messageId: end.messageId ?? `offset:${end.offset}`,
@@ -71,25 +63,15 @@ export function announcedStop(
   };
 }
 
-/** A turn that ended on a model message with no call, by the model's choice. */
-export interface SilentStop {
-  /** The final message's lines, in file order. */
-  final: AssistantEntry[];
-}
-
 /**
- * The turn's final message when only its words can say whether the turn
- * stopped short (see the module notes), or null when its shape already
- * explains the stop.
- *
- * @param turn The turn's entries in file order.
- * @param stalled Another stall kind fired on the turn: it explains the stop.
+ * The lines of the turn's final message when only its words can say whether
+ * the turn stopped short, or null when its shape already explains the stop.
  */
-export function silentStop(
+function silentStop(
   turn: readonly Entry[],
   context: AnnouncementContext,
   stalled: boolean,
-): SilentStop | null {
+): AssistantEntry[] | null {
   if (stalled) return null;
   if (context.backgroundTasks.length > 0) return null;
   const last = turn.findLastIndex(isModelActivity);
@@ -107,21 +89,18 @@ export function silentStop(
     if (entry.kind === "prompt") return null;
   }
   const first = turn.indexOf(final[0] as Entry);
-  if (!didToolWork(turn.slice(0, first))) return null;
-  if (launchedBackgroundTasks(turn).length > 0) return null;
-  return { final };
+  const worked = turn.slice(0, first).some((e) =>
+    isModelActivity(e) && e.toolUses.length > 0
+  );
+  if (!worked || launchedBackgroundTasks(turn).length > 0) return null;
+  return final;
 }
 
 /**
- * The announcement a Stop's turn ended on, or null: {@link announcedStop}
- * on the turn as read, where the Stop payload's `last_assistant_message`
- * has the last word. When it announces nothing, nothing on file can change
- * that; when it is a final reply the file does not hold yet (Claude Code
- * writes lines through a queue), that reply is what the turn ended on.
- *
- * @param turn The turn's entries in file order.
- * @param lastMessage The payload's `last_assistant_message`, or null.
- * @param endOffset Where the file read ends (the reply's place).
+ * The announcement a Stop's turn ended on, or null, where the payload's
+ * `last_assistant_message` has the last word: announcing nothing, nothing on
+ * file changes that; a final reply the file does not hold yet (the write
+ * queue) is what the turn ended on, placed at `endOffset`.
  */
 export function announcedStopAtEnd(
   turn: readonly Entry[],
@@ -169,9 +148,8 @@ function finalMessage(
 }
 
 /**
- * The end of a message's text, as the judge reads it: its texts joined,
- * gathered from the last until the judge's window is full, so a message
- * of megabytes costs no more than its end.
+ * The end of a message's text as the judge reads it, gathered from the last
+ * text until the judge's window is full (a message of megabytes costs its end).
  */
 function closingText(final: readonly AssistantEntry[]): string {
   const parts: string[] = [];
@@ -194,9 +172,8 @@ const MIN_ECHO_CHARS = 12;
 const MAX_ECHO_CHARS = 80;
 
 /**
- * Whether the announcement also stands in a result or a call's input of
- * the turn: then the model quoted what a tool brought in (a file's line, a
- * page, a message), and the words are not its own.
+ * Whether the announcement also stands in a result or a call's input of the
+ * turn: the model quoted what a tool brought in.
  */
 function echoedInTurn(announcement: string, turn: readonly Entry[]): boolean {
   const needle = echoKey(announcement.replace(/…$/, "")).slice(
@@ -226,21 +203,13 @@ function echoKey(text: string): string {
     .trim();
 }
 
-/** Whether the model called a tool in `entries`. */
-function didToolWork(entries: readonly Entry[]): boolean {
-  return entries.some((e) => isModelActivity(e) && e.toolUses.length > 0);
-}
-
-/**
- * The `announced_no_call` signature of an announced stop. Its id is the
- * turn's (`turnKey`), so the retry cap counts nudges per turn.
- */
+/** The `announced_no_call` signature of a stop: its id is the turn's (the cap counts per turn). */
 export function announcedSignature(
   stop: AnnouncedStop,
   turnKey: string,
 ): StallSignature {
   return {
-    kind: ANNOUNCED_NO_CALL,
+    kind: "announced_no_call",
     toolName: "",
     toolUseId: `announced:${turnKey}`,
     offset: stop.offset,

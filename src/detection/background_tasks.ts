@@ -1,14 +1,15 @@
 /**
- * Background work listed in the Stop payload (`background_tasks`, 2.1.145+).
- *
- * A turn may end legitimately while work it started keeps running: an MCP
- * call Claude Code moved to the background, a background agent, a shell.
- * A stall signature linked to such running work is not a stall.
+ * Background work a turn may end on while it keeps running (a shell, a
+ * subagent, an MCP call Claude Code moved to the background; Claude Code
+ * wakes the model when it finishes): the Stop payload's `background_tasks`
+ * (2.1.145+), and the launches tool results report (what the watchdog,
+ * with no such list, reads). A stall linked to running work is no stall.
  *
  * @module
  */
 
 import { isPlainObject } from "../shared/plain_object.ts";
+import type { Entry } from "../transcript/entry.ts";
 
 /** A running background task, reduced to what links it to a tool call. */
 export interface BackgroundTask {
@@ -32,33 +33,17 @@ export interface TaskLinkQuery {
 }
 
 /** Statuses meaning the task has stopped; anything else counts as running. */
-const FINISHED_STATUSES = new Set([
-  "completed",
-  "complete",
-  "done",
-  "finished",
-  "succeeded",
-  "success",
-  "failed",
-  "failure",
-  "error",
-  "errored",
-  "killed",
-  "cancelled",
-  "canceled",
-  "stopped",
-  "aborted",
-  "timed_out",
-  "timeout",
-]);
+const FINISHED_STATUSES = new Set(
+  "completed complete done finished succeeded success failed failure error errored killed cancelled canceled stopped aborted timed_out timeout"
+    .split(" "),
+);
 
 /** Ids shorter than this are too generic to look for inside result text. */
 const MIN_ID_CHARS = 4;
 
 /**
- * A payload listing more background tasks than this is not judged: linking
- * calls against them could take too long, and leaving any out could nudge a
- * call that is still running in the background.
+ * A payload listing more background tasks is not judged: linking could take
+ * too long, and leaving any out could nudge a call still running.
  */
 export const MAX_BACKGROUND_TASKS = 10_000;
 
@@ -68,11 +53,8 @@ export function backgroundTasksOverBudget(value: unknown): boolean {
 }
 
 /**
- * The running tasks in a payload's `background_tasks` value.
- *
- * Tolerates any shape: non-arrays and malformed items are ignored. A list
- * over {@link MAX_BACKGROUND_TASKS} yields nothing (the caller checks
- * {@link backgroundTasksOverBudget}).
+ * The running tasks in a payload's `background_tasks` value, of any shape
+ * (malformed items are ignored; a list over the budget yields nothing).
  */
 export function runningBackgroundTasks(value: unknown): BackgroundTask[] {
   if (!Array.isArray(value) || backgroundTasksOverBudget(value)) return [];
@@ -97,14 +79,10 @@ export function runningBackgroundTasks(value: unknown): BackgroundTask[] {
 export type TaskLinker = (query: TaskLinkQuery) => BackgroundTask | null;
 
 /**
- * Indexes `tasks` once, so linking many calls against many tasks stays
- * linear: by id, tool_use id and tool name, and by id length for ids quoted
- * in result text.
- *
- * A call links to the first listed task that shares its tool_use id, whose
- * id its result quotes ("moved to the background as task ..."), that runs
- * the same MCP server and tool, or, for an Agent/Task call, any running
- * subagent.
+ * Indexes `tasks` once, so linking many calls stays linear. A call links to
+ * the first listed task that shares its tool_use id, whose id its result
+ * quotes, that runs the same MCP server and tool, or, for an Agent/Task
+ * call, any running subagent.
  */
 export function taskLinker(tasks: readonly BackgroundTask[]): TaskLinker {
   if (tasks.length === 0) return () => null;
@@ -184,4 +162,90 @@ function serverMatches(server: string, task: BackgroundTask): boolean {
 
 function text(value: unknown): string {
   return typeof value === "string" ? value : "";
+}
+
+/**
+ * Result texts that start background work, with the task id they name:
+ * Claude Code's own words opening the result, on a result whose record has
+ * a launch's shape (`ToolResult.launchRecord`); a tool's output may say the
+ * same words, and launches nothing.
+ */
+const LAUNCHES: readonly {
+  type: string;
+  pattern: RegExp;
+  /** The words that say it, with the task's id: what a history keeps. */
+  say: (id: string) => string;
+}[] = [
+  // Bash with run_in_background: "Command running in background with ID: b7e2k9."
+  {
+    type: "shell",
+    pattern: /^Command running in (?:the )?background with ID:\s*([\w-]+)/i,
+    say: (id) => `Command running in background with ID: ${id}`,
+  },
+  // A command the client (its timeout, a message that arrived) or the user
+  // moved to the background (2.1.2xx): "Command did not complete within its
+  // 120s timeout and was moved to the background (ID: b7e2k9)."
+  {
+    type: "shell",
+    pattern:
+      /^Command (?:was manually backgrounded by user with ID:\s*|(?:was|did not complete within its \d+s timeout and was) moved to the background \(ID:\s*)([\w-]+)/i,
+    say: (id) => `Command was moved to the background (ID: ${id})`,
+  },
+  // MCP calls over 2 minutes (2.1.212+): 'MCP tool "x" is still running
+  // after 120s. It was moved to the background as task mcpt_4f9a2c.'
+  {
+    type: "mcp task",
+    pattern:
+      /^(?:MCP )?tool [^\n]{1,300}?moved to the background as task\s+([\w-]+)/i,
+    say: (id) => `MCP tool (kept) was moved to the background as task ${id}`,
+  },
+  // Background subagents (2.1.198+): "Async agent launched successfully.\nagentId: a7f3c21"
+  {
+    type: "subagent",
+    pattern: /^Async agent launched[\s\S]*?agentId:\s*([\w-]+)/i,
+    say: (id) => `Async agent launched agentId: ${id}`,
+  },
+];
+
+/** The background tasks the turn's results say they launched, linked to their call. */
+export function launchedBackgroundTasks(
+  turn: readonly Entry[],
+): BackgroundTask[] {
+  const tasks: BackgroundTask[] = [];
+  for (const entry of turn) {
+    if (entry.kind !== "results") continue;
+    for (const result of entry.results) {
+      if (result.launchRecord !== true) continue;
+      for (const { type, pattern } of LAUNCHES) {
+        const id = pattern.exec(result.snippet)?.[1];
+        if (id === undefined) continue;
+        tasks.push({
+          id,
+          type,
+          status: "running",
+          server: "",
+          tool: "",
+          toolUseId: result.toolUseId,
+        });
+        break;
+      }
+    }
+  }
+  return tasks;
+}
+
+/** The longest task id a history keeps (ids seen are a few characters). */
+const MAX_KEPT_ID_CHARS = 64;
+
+/**
+ * What a history keeps of a result's snippet: a background launch's words
+ * with its id (which {@link launchedBackgroundTasks} finds again), or "".
+ */
+export function launchWords(snippet: string): string {
+  for (const { pattern, say } of LAUNCHES) {
+    const id = pattern.exec(snippet)?.[1];
+    if (id === undefined) continue;
+    return id.length <= MAX_KEPT_ID_CHARS ? say(id) : "";
+  }
+  return "";
 }

@@ -1,15 +1,13 @@
 /**
  * The one definition of a silent tool stall: a turn's entries in, stall
- * signatures out. Pure; the hook, `scan` and `audit` all call it.
+ * signatures (`_stall_signature.ts`) out. Pure; the hook, the watchdog,
+ * `scan` and `audit` all call it. The kinds and their rules are listed in
+ * docs/detection.md.
  *
  * @module
  */
 
-import {
-  type BackgroundTask,
-  taskLinker,
-  type TaskLinkQuery,
-} from "./background_tasks.ts";
+import { type BackgroundTask, taskLinker } from "./background_tasks.ts";
 import {
   type AssistantEntry,
   type Entry,
@@ -19,97 +17,34 @@ import {
   type ToolResult,
   type ToolUse,
 } from "../transcript/entry.ts";
-import type { ToolInputSummary } from "../transcript/tool_input.ts";
 import { releaseOf, supports } from "../claude_client/release.ts";
 import { judgeClosingText } from "./_model_text.ts";
 import { unfixableApiError, USAGE_LIMIT } from "./_api_error.ts";
+import type {
+  StallKind,
+  StallSignature,
+  TurnVerdict,
+} from "./_stall_signature.ts";
 
-/**
- * The stall kinds; the identifiers are part of the public contract. The
- * classifier finds the first six; `announced_no_call` (the turn's last
- * words announced an action that never came) is found apart, by
- * `announcement.ts`, and blocks only when the settings say so.
- */
-export type StallKind =
-  | "pending_tool_use"
-  | "hung_mcp_call"
-  | "empty_tool_result"
-  | "missing_followup"
-  | "subagent_no_report"
-  | "lost_tool_call"
-  | "announced_no_call";
-
-/** Every stall kind, in the order reports list them. */
-export const STALL_KINDS: readonly StallKind[] = [
-  "pending_tool_use",
-  "empty_tool_result",
-  "hung_mcp_call",
-  "missing_followup",
-  "subagent_no_report",
-  "lost_tool_call",
-  "announced_no_call",
-];
-
-/** One detected stall. */
-export interface StallSignature {
-  kind: StallKind;
-  /** The call's tool; `""` for a `lost_tool_call` (no call is on file). */
-  toolName: string;
-  /**
-   * The call's id; for a `lost_tool_call`, the id of the message that
-   * stopped for it (the retry cap counts per id).
-   */
-  toolUseId: string;
-  /** What the call was about (its file, command, URL...), when it was read. */
-  toolInput?: ToolInputSummary;
-  /** Byte offset of the line that shows the stall. */
-  offset: number;
-  /** 1-based line number, or 0 until resolved. */
-  line: number;
-  /** Which rule fired, in words. */
-  rule: string;
-  /** For `announced_no_call`: the announcing sentence, as written (cut). */
-  announcement?: string;
-}
+export {
+  signatureData,
+  STALL_KINDS,
+  type StallKind,
+  type StallSignature,
+  type TurnVerdict,
+} from "./_stall_signature.ts";
 
 /** What the classifier knows besides the turn itself. */
 export interface ClassifyContext {
   /** Running background work from the Stop payload. */
   backgroundTasks: readonly BackgroundTask[];
-  /**
-   * The turn is a subagent's: its parent receives only what its final
-   * message says (see `subagent_no_report`).
-   */
+  /** The turn is a subagent's: its parent receives only its final message. */
   subagent?: boolean;
   /**
-   * The turn's agent is still running (a SubagentStop whose subagent the
-   * payload's `background_tasks` lists as running): a call without a
-   * result is still running, never a stall.
+   * The turn's agent still runs (a SubagentStop whose subagent the payload
+   * lists as running): a call without a result is running, no stall.
    */
   callsRunning?: boolean;
-}
-
-/** The classifier's answer for one turn. */
-export interface TurnVerdict {
-  signatures: StallSignature[];
-  /** Why the turn is healthy, or which rule fired first. */
-  reason: string;
-  /**
-   * The turn ended on Claude Code's synthetic API-error entry (nothing the
-   * model did came after it): the model never got to answer.
-   */
-  endedOnApiError?: true;
-  /**
-   * That API error is one no nudge can fix (see `_api_error.ts`: a usage
-   * limit, a prompt too long, compaction thrashing, a bad request, login or
-   * billing): the turn is an API-error ending, not a stall.
-   */
-  endedOnUnfixableError?: true;
-  /**
-   * That API error was a usage or session limit (one of the unfixable
-   * ones: a nudge fails the same way until the limit resets).
-   */
-  endedOnUsageLimit?: true;
 }
 
 interface Located<T> {
@@ -125,28 +60,34 @@ function messageKey(entry: Entry): string {
     : `line:${entry.offset}`;
 }
 
+/** The model's lines of the message at `turn[at]`, in file order. */
+function messageLines(turn: readonly Entry[], at: number): AssistantEntry[] {
+  const key = messageKey(turn[at] as Entry);
+  // Newest first, turned round once: an unshift per line is quadratic.
+  const lines: AssistantEntry[] = [];
+  for (let i = at; i >= 0; i--) {
+    const entry = turn[i] as Entry;
+    if (entry.kind !== "assistant" || isOwnEntry(entry)) continue;
+    if (messageKey(entry) !== key) break;
+    lines.push(entry);
+  }
+  return lines.reverse();
+}
+
 /**
- * Classifies one turn.
+ * Classifies one turn (its entries in file order, no prompt or boundary):
+ * a call without a result (`pending_tool_use`, `hung_mcp_call`), a result
+ * that came back empty and was never answered (`empty_tool_result`), nothing
+ * after the last result (`missing_followup`), a message that stopped for a
+ * call none of its lines holds (`lost_tool_call`). An interrupt, a user's
+ * refusal, another hook's stop, or running background work linked to the
+ * call is no stall; the client's own entries answer nothing.
  *
- * - `pending_tool_use` / `hung_mcp_call`: a call of this turn has no result.
- * - `empty_tool_result`: after the model's last text or call, a result came
- *   back empty and nothing answered it.
- * - `missing_followup`: every call was answered, and nothing meaningful (text
- *   or a new call) followed the last result.
- * - `lost_tool_call`: the turn ends on a model message that stopped for
- *   `tool_use` (its `stop_reason`), yet no call of it reached the file, so
- *   nothing ran.
- *
- * A turn the user interrupted, or whose trailing result is a user's refusal,
- * is not a stall; neither is a turn another hook ended on purpose
- * (`continue: false`, Claude Code's `hook_stopped_continuation` record after
- * the model's last move), nor a call linked to running background work.
- * Claude Code's own entries (model `<synthetic>`: its `API Error` entry,
- * `No response requested.`) and placeholders (`(no content)`) answer
- * nothing: a result they follow is still unanswered, and the verdict says
- * when the turn ended on an API error.
- *
- * @param turn The turn's entries in file order (no prompt, no boundary).
+ * @example
+ * ```ts
+ * const verdict = classifyTurn(scan.entries, { backgroundTasks: [] });
+ * for (const s of verdict.signatures) console.log(s.kind, s.toolName, s.line);
+ * ```
  */
 export function classifyTurn(
   turn: readonly Entry[],
@@ -172,10 +113,7 @@ export function classifyTurn(
   return verdict;
 }
 
-/**
- * Claude Code's synthetic API-error entry when it comes after everything
- * the model did in the turn, else null.
- */
+/** The client's API-error entry when it comes after all the model did, else null. */
 function apiErrorEnding(turn: readonly Entry[]): AssistantEntry | null {
   for (let i = turn.length - 1; i >= 0; i--) {
     const entry = turn[i] as Entry;
@@ -192,9 +130,8 @@ function isOwnEntry(entry: AssistantEntry): boolean {
 }
 
 /**
- * The lines of the turn's last model message when it stopped for
- * `tool_use` but none of its lines holds a call, and nothing (no result,
- * no interrupt) came after it; else null.
+ * The lines of the model's last message when it stopped for `tool_use` but
+ * holds no call, and nothing came after it; else null.
  */
 function lostCallMessage(turn: readonly Entry[]): AssistantEntry[] | null {
   let last = -1;
@@ -204,17 +141,7 @@ function lostCallMessage(turn: readonly Entry[]): AssistantEntry[] | null {
     if (entry.kind === "assistant" && !isOwnEntry(entry)) last = i;
   }
   if (last < 0) return null;
-  const key = messageKey(turn[last] as Entry);
-  const lines: AssistantEntry[] = [];
-  for (let i = last; i >= 0; i--) {
-    const entry = turn[i] as Entry;
-    if (entry.kind !== "assistant" || isOwnEntry(entry)) continue;
-    if (messageKey(entry) !== key) break;
-    // Collected newest first and turned round once: an unshift per line
-    // made a message of N lines cost N² moves.
-    lines.push(entry);
-  }
-  lines.reverse();
+  const lines = messageLines(turn, last);
   const stoppedForCall = lines.some((e) => e.stopReason === "tool_use");
   const calls = lines.some((e) => e.toolUses.length > 0);
   return stoppedForCall && !calls ? lines : null;
@@ -270,7 +197,8 @@ function judgeTurn(
   }
   if (lastInterrupt > lastActivity) return healthy("the user interrupted");
   if (lastHookStop !== null && lastHookStopAt > lastActivity) {
-    return healthy(hookStopReason(lastHookStop));
+    const hook = (lastHookStop as HookStopEntry).hookName || "another hook";
+    return healthy(`${hook} ended the turn on purpose (continue: false)`);
   }
   // Only what the model did after a result and its call answers it: Claude
   // Code's write queue can put a result's line before its call's (2.1.47
@@ -285,10 +213,8 @@ function judgeTurn(
 
   const lastEntry = turn[lastActivity];
   const lastMessage = lastEntry ? messageKey(lastEntry) : null;
-  // A call the model has moved past: it wrote a later message, which the
-  // API answers only once every call before has its result (the result was
-  // sent, it just never reached the file). Only the calls of its last
-  // message can be what the turn is stuck on.
+  // A call the model moved past (a later message: the API answers one only
+  // once every call before has its result) is no stall.
   const superseded = (use: Located<ToolUse>): boolean =>
     use.index < lastActivity && messageKey(use.entry) !== lastMessage;
   const candidates: StallSignature[] = [];
@@ -306,17 +232,13 @@ function judgeTurn(
   for (const [id, use] of uses) {
     if (results.has(id) || superseded(use) || !calledInSight.has(id)) continue;
     const hung = use.value.name.startsWith("mcp__");
-    candidates.push({
-      kind: hung ? "hung_mcp_call" : "pending_tool_use",
-      toolName: use.value.name,
-      toolUseId: id,
-      ...inputOf(use.value),
-      offset: use.entry.offset,
-      line: use.entry.line,
-      rule: hung
-        ? "MCP tool_use has no tool_result in this turn"
-        : "tool_use has no tool_result in this turn",
-    });
+    candidates.push(signatureAt(
+      hung ? "hung_mcp_call" : "pending_tool_use",
+      use.value,
+      id,
+      use.entry,
+      `${hung ? "MCP " : ""}tool_use has no tool_result in this turn`,
+    ));
   }
   const anyPending = candidates.length > 0;
   for (const result of trailing) {
@@ -332,7 +254,12 @@ function judgeTurn(
   const last = trailing.at(-1);
   if (candidates.length === 0 && last && !lost) {
     if (answeredBeforeLastCall(turn, lastActivity)) {
-      if (!context.subagent || parentGetsEarlierText(turn)) {
+      // From the release `subagent_last_text` names, a subagent's parent
+      // gets its last message with text when the final one has none.
+      if (
+        !context.subagent ||
+        supports(releaseOf(turn), "subagent_last_text") === true
+      ) {
         return healthy(
           "the model had given its answer before its last call, whose " +
             "result needs none",
@@ -360,7 +287,11 @@ function judgeTurn(
   const covered: string[] = [];
   const linkedTask = taskLinker(context.backgroundTasks);
   for (const signature of candidates) {
-    const task = linkedTask(linkQuery(signature, results));
+    const task = linkedTask({
+      toolName: signature.toolName,
+      toolUseId: signature.toolUseId,
+      resultSnippet: results.get(signature.toolUseId)?.value.snippet ?? "",
+    });
     if (task) covered.push(task.id || task.type);
     else signatures.push(signature);
   }
@@ -383,11 +314,9 @@ function judgeTurn(
 }
 
 /**
- * Whether the text the model wrote in its last message, before that
- * message's calls, was already a complete answer (a report, or a question
- * handing the turn back) rather than the lead-in to more work: the call
- * after it was bookkeeping (updating a todo list, say), and a result nobody
- * answered is no stall. Judged by what the model said, never by the tool.
+ * Whether the model's last message, before its calls, was already a complete
+ * answer (a report, or a hand-back), judged by its words: the call after it
+ * was bookkeeping, and its unanswered result no stall.
  */
 function answeredBeforeLastCall(
   turn: readonly Entry[],
@@ -397,35 +326,8 @@ function answeredBeforeLastCall(
   if (lastEntry?.kind !== "assistant" || lastEntry.toolUses.length === 0) {
     return false;
   }
-  const key = messageKey(lastEntry);
-  // Newest line first, turned round once (an unshift per line is quadratic).
-  const lines: (readonly string[])[] = [];
-  for (let i = lastActivity; i >= 0; i--) {
-    const entry = turn[i] as Entry;
-    if (entry.kind !== "assistant" || isOwnEntry(entry)) continue;
-    if (messageKey(entry) !== key) break;
-    lines.push(entry.texts);
-  }
-  const texts = lines.reverse().flat();
+  const texts = messageLines(turn, lastActivity).flatMap((e) => e.texts);
   return texts.length > 0 && judgeClosingText(texts.join("\n")).complete;
-}
-
-/**
- * Whether the parent of a subagent that ended silent after its last call
- * still gets the text the subagent wrote before that call: from the release
- * `subagent_last_text` names, Claude Code hands the parent the subagent's
- * last message with text when its final message has none; before, the
- * final message's text only (nothing). A file that names no release is
- * taken to be of the older kind.
- */
-function parentGetsEarlierText(turn: readonly Entry[]): boolean {
-  return supports(releaseOf(turn), "subagent_last_text") === true;
-}
-
-/** Why a turn a hook ended on purpose is healthy, naming the hook. */
-function hookStopReason(stop: HookStopEntry): string {
-  const hook = stop.hookName === "" ? "another hook" : stop.hookName;
-  return `${hook} ended the turn on purpose (continue: false)`;
 }
 
 function resultSignature(
@@ -434,14 +336,25 @@ function resultSignature(
   uses: Map<string, Located<ToolUse>>,
   rule: string,
 ): StallSignature {
-  const use = uses.get(result.value.toolUseId)?.value;
+  const id = result.value.toolUseId;
+  return signatureAt(kind, uses.get(id)?.value, id, result.entry, rule);
+}
+
+/** A signature of the call `use` (if on file) shown by the line of `at`. */
+function signatureAt(
+  kind: StallKind,
+  use: ToolUse | undefined,
+  toolUseId: string,
+  at: Entry,
+  rule: string,
+): StallSignature {
   return {
     kind,
     toolName: use?.name ?? "",
-    toolUseId: result.value.toolUseId,
-    ...inputOf(use),
-    offset: result.entry.offset,
-    line: result.entry.line,
+    toolUseId,
+    ...(use?.input ? { toolInput: use.input } : {}),
+    offset: at.offset,
+    line: at.line,
     rule,
   };
 }
@@ -459,36 +372,6 @@ function lostCallSignature(lines: readonly AssistantEntry[]): StallSignature {
   };
 }
 
-function inputOf(use: ToolUse | undefined): { toolInput?: ToolInputSummary } {
-  return use?.input ? { toolInput: use.input } : {};
-}
-
-function linkQuery(
-  signature: StallSignature,
-  results: Map<string, Located<ToolResult>>,
-): TaskLinkQuery {
-  return {
-    toolName: signature.toolName,
-    toolUseId: signature.toolUseId,
-    resultSnippet: results.get(signature.toolUseId)?.value.snippet ?? "",
-  };
-}
-
 function healthy(reason: string): TurnVerdict {
   return { signatures: [], reason };
-}
-
-/** A signature as logged and printed by `scan --json`. */
-export function signatureData(
-  signature: StallSignature,
-): Record<string, unknown> {
-  return {
-    kind: signature.kind,
-    tool_name: signature.toolName,
-    tool_use_id: signature.toolUseId,
-    line: signature.line,
-    ...(signature.announcement === undefined
-      ? {}
-      : { announcement: signature.announcement }),
-  };
 }

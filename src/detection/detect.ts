@@ -10,8 +10,11 @@ import {
   type StallSignature,
   type TurnVerdict,
 } from "./classify.ts";
-import { provesFollowUp } from "./_follow_up_proof.ts";
-import { type BehindReason, behindReason } from "./_lag_evidence.ts";
+import {
+  type BehindReason,
+  behindReason,
+  provesFollowUp,
+} from "./_lag_evidence.ts";
 import {
   type BackgroundTask,
   MAX_BACKGROUND_TASKS,
@@ -45,53 +48,34 @@ export interface Detection {
   path: string | null;
   /** The scan behind the verdict, or `null` when there was no file. */
   scan: TurnScan | null;
-  /**
-   * Milliseconds spent waiting for a lagging transcript; 0 when no wait
-   * was due (see `_lag_evidence.ts`).
-   */
+  /** Milliseconds spent waiting for a lagging transcript; 0 when none was due. */
   waitedMs: number;
-  /**
-   * What showed the file to be behind its Stop when a wait was due (see
-   * `_lag_evidence.ts`); absent when none was.
-   */
+  /** What showed the file to be behind its Stop, when a wait was due. */
   waitedFor?: BehindReason;
   /** The turn ended on Claude Code's synthetic API-error entry. */
   endedOnApiError: boolean;
   /** That API error is one no nudge can fix (the stop is allowed). */
   endedOnUnfixableError?: true;
-  /**
-   * Set when a budget kept detection from judging the whole turn and what
-   * it did read proves no stall: the stop is allowed and the user told.
-   */
+  /** A budget kept the turn from being judged whole, and no stall shows: allowed. */
   exhausted: ExhaustedBudget | null;
 }
 
 /** Tuning and clock for {@link detectStalls}. */
-export interface DetectOptions {
-  /**
-   * How long after the first scan a lagging transcript may still grow;
-   * rescans count against it. 0 disables.
-   */
+interface DetectOptions {
+  /** How long after the first scan a lagging transcript may grow (0: none). */
   lagWaitMs: number;
   /** Interval between size checks while waiting. */
   lagPollMs?: number;
-  /** Budgets of the tail scan; see `scanCurrentTurn`. */
+  /** Budgets of the tail scan. */
   budgets?: Partial<ScanBudgets>;
-  /** Sleeps; a parameter so tests can avoid real waiting. */
   sleep: (ms: number) => Promise<void>;
-  /**
-   * Milliseconds on a clock the lag wait's deadline is kept by. Without it,
-   * only sleeping counts (tests with a fake `sleep`).
-   */
+  /** The lag wait's clock, in ms; without it only sleeping counts. */
   now?: () => number;
   /** The client's transcript reader; Claude Code's by default. */
   reader?: TranscriptReader;
 }
 
-/**
- * What detection needs to know of the hook payload (the hook's parsed
- * payload satisfies it), so detection does not depend on the hook contract.
- */
+/** What detection needs of a door's payload (no hook contract here). */
 export interface DetectInput {
   /** The file whose current turn is judged; `null` when there is none. */
   scanPath: string | null;
@@ -105,25 +89,30 @@ export interface DetectInput {
   backgroundTasksOverBudget?: boolean;
   /** See `LagEvidence.payloadSendsLastMessage`; absent = false. */
   payloadSendsLastMessage?: boolean;
-  /**
-   * The subagent judged is still running (see `ClassifyContext.callsRunning`);
-   * absent = false.
-   */
+  /** The subagent judged is still running (`ClassifyContext.callsRunning`). */
   subagentRunning?: boolean;
 }
 
 const DEFAULT_LAG_POLL_MS = 20;
 
-/**
- * At most this many stalls are reported and nudged at once; a turn with
- * more is no real session's, and is allowed unjudged.
- */
+/** At most this many stalls are nudged at once; more is no real session's: allowed. */
 export const MAX_SIGNATURES = 100;
 
 /**
- * Decides whether the payload's current turn ended in a silent stall.
+ * Decides whether the payload's current turn ended in a silent stall: scans
+ * the turn with the client's reader, classifies it, waits a bounded time for
+ * a lagging transcript, and numbers the stalls' lines. Requires
+ * `--allow-read`.
  *
- * Requires `--allow-read`.
+ * @example
+ * ```ts
+ * const detection = await detectStalls(input, {
+ *   lagWaitMs: 500,
+ *   sleep: (ms) => new Promise((done) => setTimeout(done, ms)),
+ *   reader: claudeCodeReader,
+ * });
+ * if (detection.signatures.length > 0) console.log(detection.reason);
+ * ```
  *
  * @throws {TranscriptError} When the transcript exists but cannot be read.
  */
@@ -152,7 +141,6 @@ export async function detectStalls(
   };
   const clock = lagClock(options);
   const reader = options.reader ?? claudeCodeReader;
-  /** Scans and judges the file as it is now, and says if it looks behind. */
   const look = async (): Promise<Look> => {
     const start = clock.now();
     const scan = await reader.currentTurn(path, scanOptions);
@@ -174,13 +162,9 @@ export async function detectStalls(
   const deadline = waitStart + options.lagWaitMs;
   const poll = options.lagPollMs ?? DEFAULT_LAG_POLL_MS;
   let now = await look();
-  // Stop fires after the turn is over, so a file that cannot be the whole
-  // turn is behind the Stop: wait for it within lag_wait_ms, looking again
-  // when it grows (only when a look as long as the last fits before the
-  // deadline, so a file that keeps growing cannot keep the hook reading),
-  // then judge what is on file: the evidence can also be a real stall's
-  // shape (a call whose result never came), or a release that writes its
-  // lines differently. Only a file that never appeared is left unjudged.
+  // A file that cannot be the whole turn is behind the Stop: wait for it,
+  // looking again when it grows and a look fits before the deadline, then
+  // judge what is on file (the evidence can be a real stall's shape too).
   const everOnFile = now.scan !== null;
   const firstReason = behind(now);
   const waited = firstReason !== null && clock.now() + now.ms < deadline;
@@ -189,8 +173,7 @@ export async function detectStalls(
   let checkedTo = now.scan?.endOffset ?? 0;
   const appended = {
     includeSidechains: input.isSubagent,
-    // The look's own byte budget, and the wait's deadline: a file that
-    // keeps growing, or one append of gigabytes, cannot keep it reading.
+    // A file that keeps growing by gigabytes cannot keep it reading.
     maxBytes: { ...DEFAULT_SCAN_BUDGETS, ...options.budgets }.bytes,
     stopWhen: () => clock.now() >= deadline,
   };
@@ -203,8 +186,7 @@ export async function detectStalls(
     const damaged = before !== null && (size === null || size < before);
     seenSize = size;
     if (!damaged && now.scan !== null) {
-      // Only metadata appended (progress lines, snapshots): nothing to look
-      // again for, and a long turn is not read again for it.
+      // Only metadata appended: the turn is not read again for it.
       const grew = await reader.appended(path, checkedTo, appended);
       if (grew !== null && !grew.changed) {
         checkedTo = grew.to;
@@ -212,8 +194,7 @@ export async function detectStalls(
       }
     }
     if (damaged || clock.now() + now.ms < deadline) {
-      // Let go of the last look's entries first: a long turn read twice
-      // over would hold two copies at the peak.
+      // Let go of the last look first: two copies of a long turn at the peak.
       now = { scan: null, verdict: null, proven: false, ms: now.ms };
       now = await look();
       checkedTo = now.scan?.endOffset ?? checkedTo;
@@ -236,30 +217,24 @@ export async function detectStalls(
       exhausted: waited ? lagWaitBudget(options) : null,
     };
   }
+  const judged = { path, scan, waitedMs, ...waitedFor, exhausted: null };
   if (proven) {
     return {
+      ...judged,
       signatures: [],
       reason: "last_assistant_message shows a follow-up the transcript " +
         "does not have yet (transcript lag)",
-      path,
-      scan,
-      waitedMs,
-      ...waitedFor,
       endedOnApiError: verdict.endedOnApiError === true,
-      exhausted: null,
     };
   }
   const exhausted = exhaustedBudget(verdict.signatures, scan, input, options);
   if (exhausted !== null) {
     return {
+      ...judged,
       signatures: [],
       reason: `the ${
         describeBudget(exhausted)
       } budget ran out before the turn could be judged`,
-      path,
-      scan,
-      waitedMs,
-      ...waitedFor,
       endedOnApiError: false,
       exhausted,
     };
@@ -267,26 +242,18 @@ export async function detectStalls(
   const endedOnApiError = verdict.endedOnApiError === true;
   if (verdict.signatures.length === 0) {
     return {
+      ...judged,
       signatures: [],
       reason: verdict.reason,
-      path,
-      scan,
-      waitedMs,
-      ...waitedFor,
       endedOnApiError,
       ...(verdict.endedOnUnfixableError ? { endedOnUnfixableError: true } : {}),
-      exhausted: null,
     };
   }
   return {
+    ...judged,
     signatures: await withLineNumbers(path, verdict.signatures),
     reason: verdict.reason,
-    path,
-    scan,
-    waitedMs,
-    ...waitedFor,
     endedOnApiError,
-    exhausted: null,
   };
 }
 
@@ -306,9 +273,8 @@ function lagWaitBudget(options: DetectOptions): ExhaustedBudget {
 }
 
 /**
- * Which budget, if any, leaves the verdict unproven. A stall found in the
- * newest part of a long turn is real (results follow their calls), so a
- * scan budget matters only when no stall was found there.
+ * Which budget, if any, leaves the verdict unproven: a scan budget only when
+ * no stall was found (one in a long turn's newest part is real).
  */
 function exhaustedBudget(
   signatures: readonly StallSignature[],
@@ -362,11 +328,8 @@ function lagClock(options: DetectOptions) {
 }
 
 /**
- * Fills in 1-based line numbers (one pass over the file up to the last
- * signature). Requires `--allow-read`.
- *
- * @param path The transcript the signatures' offsets refer to.
- * @param signatures Signatures whose `offset` is known.
+ * Fills in the 1-based line numbers of signatures whose `offset` in `path`
+ * is known (one pass up to the last). Requires `--allow-read`.
  */
 export async function withLineNumbers(
   path: string,

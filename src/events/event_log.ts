@@ -1,10 +1,8 @@
 /**
- * The event sink: one JSON object per hook decision, appended to a JSONL
- * file inside `.claude`.
- *
- * Each line goes out in one `write` on a file opened for appending, so
- * concurrent hooks never interleave inside a line. The file rotates at a
- * size limit (one previous file kept), so it cannot fill the disk.
+ * The event sink: one JSON object per decision, appended to a JSONL file in
+ * the client's folder, each line in one `write` (concurrent hooks never
+ * interleave inside a line), rotated at a size limit (one previous file
+ * kept).
  *
  * @module
  */
@@ -21,11 +19,9 @@ import {
 import { withFileLock } from "../confined/file_lock.ts";
 
 /**
- * The seed's six decision events, plus `budget_exhausted`,
- * `announced_stop` (a turn that announced an action and stopped, allowed
- * and logged: `announced_no_call` in its default mode),
- * `state_unavailable` (a stall allowed because session state could not be
- * used), `state_quarantined`, `state_relocated` and the watchdog's own.
+ * The seed's six decision events, `budget_exhausted`, `announced_stop` (an
+ * announced stop allowed and logged), `state_unavailable` (a stall allowed
+ * without state), the state rescues, and the watchdog's.
  */
 export type EventName =
   | "stall_detected"
@@ -63,14 +59,10 @@ const CUTS = [
 ];
 
 /**
- * Serialises an event as one JSON line with keys sorted at every level, so
- * lines diff and grep well.
- *
- * A line longer than `maxBytes` (a huge path or id from the payload, a long
- * list) is cut: lists keep their first items and strings their start, and
+ * Serialises an event as one JSON line with keys sorted at every level (lines
+ * diff and grep well). A line longer than `maxBytes` (UTF-8, newline
+ * included) is cut: lists keep their first items, strings their start, and
  * the line says `"truncated": true`.
- *
- * @param maxBytes Longest line in UTF-8 bytes, newline included.
  */
 export function formatEvent(
   record: EventRecord,
@@ -117,7 +109,7 @@ function utf8Length(text: string, limit: number): number {
 }
 
 /** Where and how big the log may be. */
-export interface EventLogOptions {
+interface EventLogOptions {
   cwd: string;
   /** The log path, relative to `cwd` (must be inside `clientDir`). */
   path: string;
@@ -131,12 +123,11 @@ export interface EventLogOptions {
 const encoder = new TextEncoder();
 
 /**
- * Whether a file's start is stall-watch's event log: empty, or a first line
- * that is one of its events. Only such a file is appended to or rotated, so
- * a log path naming another file (`events.jsonl` planted by a repository,
- * or a hard link to a file elsewhere) is refused, not written.
+ * Whether a file's start is stall-watch's event log (empty, or a first line
+ * that is one of its events): a log path naming another file (planted, or a
+ * hard link) is refused, not written.
  */
-export function isEventLogText(head: string): boolean {
+function isEventLogText(head: string): boolean {
   if (head === "") return true;
   const end = head.indexOf("\n");
   // A first line longer than the head read: judge by its opening.
@@ -154,8 +145,8 @@ export function isEventLogText(head: string): boolean {
 /**
  * Appends events to the log. Requires write access to the log's folder.
  *
- * @throws {ConfinementError} When the path escapes `.claude`, or the file
- * there is a symlink, FIFO, hard link or not stall-watch's log.
+ * @throws {ConfinementError} When the path escapes the client's folder, or
+ * the file there is a symlink, FIFO, hard link or not stall-watch's log.
  */
 export async function appendEvents(
   records: readonly EventRecord[],

@@ -1,7 +1,6 @@
 /**
- * Summarises event-log lines: events by type, stalls by kind, what the hook
- * did per session, and the last decisions. Pure: lines in, summary out;
- * malformed lines are counted, never fatal.
+ * Summarises event-log lines: events by type, stalls by kind, what was done
+ * per session, the last decisions. Pure; malformed lines are counted.
  *
  * @module
  */
@@ -10,7 +9,7 @@ import { STALL_KINDS, type StallKind } from "../detection/classify.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 
 /** One session's activity in the log. */
-export interface SessionActivity {
+interface SessionActivity {
   sessionId: string;
   /** `stall_detected` events. */
   stalls: number;
@@ -41,21 +40,27 @@ export interface EventLogSummary {
   lastDecisions: Record<string, unknown>[];
 }
 
-/** Events that record what the hook (or the watchdog) decided. */
-export const DECISION_EVENTS: ReadonlySet<string> = new Set([
-  "healthy_stop",
-  "announced_stop",
-  "budget_exhausted",
-  "state_unavailable",
-  "recovery_dispatched",
-  "retry_cap_hit",
-  "cooldown_skipped",
-  "kill_switch_active",
-  "watch_finished",
+/** Events that record what a door decided. */
+const DECISION_EVENTS: ReadonlySet<string> = new Set(
+  "healthy_stop announced_stop budget_exhausted state_unavailable recovery_dispatched retry_cap_hit cooldown_skipped kill_switch_active watch_finished"
+    .split(" "),
+);
+
+/** The session count each event adds to (an announced stop is allowed). */
+const SESSION_COUNTS: ReadonlyMap<string, Count> = new Map([
+  ["stall_detected", "stalls"],
+  ["recovery_dispatched", "recoveries"],
+  ["retry_cap_hit", "capHits"],
+  ["cooldown_skipped", "cooldownSkips"],
+  ["kill_switch_active", "killSwitch"],
+  ["healthy_stop", "healthyStops"],
+  ["announced_stop", "healthyStops"],
 ]);
 
+type Count = Exclude<keyof SessionActivity, "sessionId" | "lastTs">;
+
 /** Options for {@link EventLogSummarizer}. */
-export interface SummaryOptions {
+interface SummaryOptions {
   /** Keep only this session's events. */
   sessionId: string | null;
   /** Keep only events at or after this time (seconds since the epoch). */
@@ -118,10 +123,7 @@ export class EventLogSummarizer {
     this.#add(record, record.event, sessionId);
   }
 
-  /**
-   * With a session filter: the other sessions seen (at most 1000, in log
-   * order), to name when the wanted one has no events.
-   */
+  /** With a session filter: the other sessions seen (at most 1000, in log order). */
   otherSessions(): string[] {
     return [...this.#otherSessions];
   }
@@ -163,33 +165,14 @@ export class EventLogSummarizer {
       this.#sessions.set(sessionId, session);
     }
     session.lastTs = Math.max(session.lastTs, ts);
-    switch (event) {
-      case "stall_detected":
-        session.stalls++;
-        for (const kind of signatureKinds(record.signatures)) {
-          this.#byKind[kind]++;
-        }
-        break;
-      case "recovery_dispatched":
-        session.recoveries++;
-        break;
-      case "retry_cap_hit":
-        session.capHits++;
-        break;
-      case "cooldown_skipped":
-        session.cooldownSkips++;
-        break;
-      case "kill_switch_active":
-        session.killSwitch++;
-        break;
-      case "healthy_stop":
-        session.healthyStops++;
-        break;
-      case "announced_stop":
-        // Allowed, and logged as the kind it shows (never blocked there).
-        session.healthyStops++;
-        this.#byKind.announced_no_call++;
-        break;
+    const count = SESSION_COUNTS.get(event);
+    if (count !== undefined) session[count]++;
+    if (event === "stall_detected") {
+      for (const kind of signatureKinds(record.signatures)) {
+        this.#byKind[kind]++;
+      }
+    } else if (event === "announced_stop") {
+      this.#byKind.announced_no_call++; // the kind it shows, never blocked
     }
     if (DECISION_EVENTS.has(event)) {
       this.#last.push(record);

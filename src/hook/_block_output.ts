@@ -1,22 +1,9 @@
 /**
- * The Stop hook's answer to a turn with a stall: the guardrails decide
- * (`Run.decide`), and a block reaches Claude Code in the output mode the
- * settings and the client's release allow, or the stop is allowed with one
- * line naming the brake that held it back. Loaded lazily by `_hook.ts`,
- * only on a stall.
- *
- * The modes (measured with Claude Code 2.1.332, see docs/detection.md,
- * "Output modes"):
- *
- * - `stderr`: exit 2, report lines and prompt on stderr. The model reads all
- *   of it; the user sees "Stop hook reported a problem".
- * - `json`: exit 0, `{"decision":"block","reason":<prompt>}`. The model reads
- *   the prompt; the user still sees "Stop hook reported a problem".
- * - `context`: exit 0, `hookSpecificOutput.additionalContext` = prompt. The
- *   turn continues the same way, and the user sees "Stop hook says: ..."
- *   with no problem label (2.1.163+).
- *
- * In both JSON modes the report lines go to the user in `systemMessage`.
+ * The Stop hook's answer to a stall (loaded only then): the guardrails
+ * decide, and a block reaches Claude Code in the output mode the settings
+ * and the client's release allow (`stderr`, `json`, `context`: what the
+ * model and the user see of each is in docs/detection.md, "Output modes"),
+ * or the stop is allowed with the line naming the brake.
  *
  * @module
  */
@@ -36,12 +23,9 @@ import type { Run, StallRequest } from "../decision/run_handler.ts";
 export type OutputClient = "claude_code" | "codex";
 
 /**
- * A block in the output mode, or an allow with the brake's line.
- *
- * @param hookEvent `Stop` or `SubagentStop`.
- * @param release The Claude Code release that wrote the judged turn, when
- * its entries say: it picks the output mode.
- * @param client Whose Stop it is (Codex takes no `context`).
+ * A block in the output mode (picked by the `release` that wrote the turn,
+ * when known, and by the `client`: Codex takes no `context`), or an allow
+ * with the brake's line.
  */
 export async function stalledStopOutcome(
   stall: StallRequest,
@@ -73,21 +57,18 @@ export async function stalledStopOutcome(
 }
 
 /** The output mode a block uses, and why it is not the configured one. */
-export interface ChosenOutput {
+interface ChosenOutput {
   mode: OutputMode;
   /** Set when `context` fell back to `stderr`, for the event log. */
   fallback?: string;
 }
 
 /**
- * The mode for a block: the configured one, except that `context` falls back
- * to `stderr` where the release that wrote the transcript takes no
- * `additionalContext` on Stop (before 2.1.163 it rejects the JSON, and the
- * stall would pass unnudged). An unknown release gets the configured mode.
- * Codex takes no `additionalContext` on Stop at all (it fails a hook whose
- * JSON has a key it does not know, and lets the stop through): there
- * `context` is `json`, the prompt alone to the model, the report lines to
- * the user.
+ * The mode for a block: the configured one, but `context` falls back to
+ * `stderr` where the release takes no `additionalContext` on Stop (before
+ * 2.1.163 it rejects the JSON, and the stall would pass). An unknown
+ * release gets the configured mode. Codex fails a hook whose JSON has a key
+ * it does not know: there `context` is `json`.
  */
 export function chooseOutput(
   configured: OutputMode,

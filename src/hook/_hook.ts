@@ -1,10 +1,8 @@
 /**
- * The Stop hook's door: Claude Code's Stop / SubagentStop payload in, exit
- * code and output out. Allow = exit 0 with nothing on stdout (or only a
- * `systemMessage` telling the user about a broken config, once per
- * session); block = exit 2 with the report and prompt on stderr, or the
- * JSON of an output mode (`_block_output.ts`). The run around it (settings,
- * misregistration, state, log) is the room's (`decision/run_handler.ts`).
+ * The Stop hook's door: Claude Code's Stop / SubagentStop payload in; allow
+ * (exit 0, maybe a `systemMessage` for the user), or block (exit 2 with the
+ * report and prompt on stderr, or an output mode's JSON,
+ * `_block_output.ts`). The run around it is the room's.
  *
  * @module
  */
@@ -69,10 +67,8 @@ const stopDoor: Door<HookInput> = {
 };
 
 /**
- * Runs the Stop / SubagentStop hook on one payload.
- *
- * Requires `--allow-read`, `--allow-env`, and write access to `.claude` for
- * state and the optional event log.
+ * Runs the Stop / SubagentStop hook on one payload. Requires `--allow-read`,
+ * `--allow-env`, and write access to `.claude`.
  *
  * @throws {InputError} For unusable payloads and unreadable transcripts.
  */
@@ -102,8 +98,7 @@ export async function judgeStop(
   const log = (name: EventName, data: Record<string, unknown>) =>
     run.log(run.event(name, { transcript, ...data }));
   if (input.claudeFork) {
-    // Nothing of the session's to judge, and its file is never written
-    // (so no wait for it either).
+    // Nothing of the session's to judge, and its file is never written.
     log("healthy_stop", { reason: CLAUDE_FORK_REASON });
     return allowOutcome(await run.configNotice());
   }
@@ -183,8 +178,8 @@ export async function judgeStop(
 }
 
 /**
- * The announcement a healthy Stop's turn ended on (`announcement.ts`), or
- * null. Only the main thread's Stop is judged, only on a turn read whole.
+ * The announcement a healthy Stop's turn ended on, or null: only the main
+ * thread's Stop is judged, on a turn read whole.
  */
 function announcedStopOf(
   input: HookInput,
@@ -200,10 +195,7 @@ function announcedStopOf(
   );
 }
 
-/**
- * The event details of a decision's lag wait: how long, and what showed the
- * transcript to be behind its Stop when a wait was due.
- */
+/** The event details of the lag wait: how long, and what showed the file behind. */
 function waitDetails(detection: Detection): Record<string, unknown> {
   return detection.waitedFor === undefined
     ? { waited_ms: detection.waitedMs }

@@ -1,7 +1,6 @@
 /**
- * Reads the Stop / SubagentStop payload Claude Code writes to stdin. Fields
- * are read by name and unknown fields are ignored. Only a usable
- * `transcript_path` is required; everything else has a safe default.
+ * Reads the Stop / SubagentStop payload by name (unknown fields ignored):
+ * only a usable `transcript_path` is required.
  *
  * @module
  */
@@ -28,36 +27,28 @@ export interface HookInput {
   /** The parent transcript (`transcript_path`). */
   transcriptPath: string;
   /**
-   * The file whose current turn is judged: `transcript_path` for Stop, the
-   * subagent's own `agent_transcript_path` for SubagentStop (`null` when the
-   * payload has none: no evidence).
+   * The file judged: `transcript_path` for Stop, `agent_transcript_path` for
+   * SubagentStop (`null` when absent: no evidence).
    */
   scanPath: string | null;
   /** True for SubagentStop: the scanned file is a sidechain transcript. */
   isSubagent: boolean;
   /**
-   * A SubagentStop of Claude Code's own fork, not of a subagent the session
-   * started: `agent_type` is the empty string. Seen from the fork that
-   * writes a running subagent's progress summary ("Describe your most
-   * recent action in 3-5 words"), at about +30 s of a subagent's call: with
-   * its own `agent_id` and an `agent_transcript_path` that is never
-   * written (2.1.145-2.1.220 in `-p` with `CLAUDE_CODE_FORK_SUBAGENT=1`;
-   * interactive up to 2.1.310).
+   * A SubagentStop of Claude Code's own fork (`agent_type` ""), the one that
+   * summarises a running subagent's progress, with a file never written
+   * (2.1.145-2.1.220 in `-p` with `CLAUDE_CODE_FORK_SUBAGENT=1`; interactive
+   * to 2.1.310).
    */
   claudeFork: boolean;
-  /**
-   * A SubagentStop whose subagent `background_tasks` lists as still
-   * running: a call of it without a result is still running, not stalled.
-   */
+  /** A SubagentStop whose subagent `background_tasks` lists as running. */
   subagentRunning: boolean;
   stopHookActive: boolean;
   promptId: string | null;
   /** `null` when the payload has no such field (older Claude Code). */
   lastAssistantMessage: string | null;
   /**
-   * The payload has a field only Claude Code 2.1.145+ sends (`prompt_id`,
-   * `background_tasks`), so a missing `last_assistant_message` means a
-   * reply without text, not an older version.
+   * The payload has a field only 2.1.145+ sends (`prompt_id`,
+   * `background_tasks`): no `last_assistant_message` means a reply without text.
    */
   payloadSendsLastMessage: boolean;
   backgroundTasks: BackgroundTask[];
@@ -84,9 +75,9 @@ export function readStopPayload(text: string): DoorPayload<HookInput> {
 }
 
 /**
- * Reads a parsed payload object.
+ * Reads a parsed payload object (`tasksCut`: `background_tasks` was over the
+ * budget and cut first).
  *
- * @param tasksCut `background_tasks` was over the budget and cut first.
  * @throws {InputError} On a missing or non-string `transcript_path`.
  */
 function hookInputFrom(

@@ -1,7 +1,7 @@
 /**
- * Cuts an over-long array out of a payload's JSON text before it is parsed,
- * so a Stop payload listing a million background tasks costs a scan of its
- * text instead of a million objects in memory.
+ * Cuts an over-long array out of a payload's JSON text before it is parsed:
+ * a Stop payload listing a million background tasks costs a scan, not a
+ * million objects.
  *
  * @module
  */
@@ -18,7 +18,7 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
 /** The text with over-long arrays replaced by `[]`, and whether any was. */
-export interface CutResult {
+interface CutResult {
   text: string;
   cut: boolean;
 }
@@ -37,20 +37,10 @@ interface Container {
 
 /**
  * Replaces the value of every `"<key>": [...]` with more than `maxItems`
- * items by `[]`, in one pass over the text.
- *
- * Only a real key is matched: a `"<key>"` string token (strings are skipped
- * whole, so one inside another string never counts) after `{` or `,` and
- * before `:` and `[`. An array cut away takes the keys nested in it along.
- * A text that is not valid JSON (a string or bracket that never closes) is
- * returned as it is, for the parser to reject.
- *
- * The pass keeps a stack of open brackets rather than scanning each array
- * to its end when its key is found: with keys nested inside each other's
- * arrays, that rescan made a 2.4 MB payload take over 30 seconds.
- *
- * @param text The payload's JSON text.
- * @param key An object key without quotes or escapes.
+ * items by `[]`, in one pass: only a real key (a string token after `{` or
+ * `,`, before `:` and `[`). Invalid JSON is returned as it is, for the
+ * parser to reject. A stack of open brackets, not a rescan of each array
+ * (nested keys made a 2.4 MB payload take over 30 seconds).
  */
 export function cutOversizedArrays(
   text: string,

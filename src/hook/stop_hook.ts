@@ -1,15 +1,10 @@
 /**
- * The Stop hook as a process: the payload from stdin, the outcome on
- * stdout and stderr, and the exit code.
- *
- * What a stop loads is its main cost, so `main.ts` runs {@link runStopHook}
- * (and, for `codex-stop`, {@link runCodexStopHook}) from
- * `gen/stop_hook.js`, this module and all it reaches in one generated file
- * (`deno task bundle`; docs/development.md, "The Stop hook's bundle"),
- * whose plain `import()`s stay lazy: a Claude Code stop never evaluates
- * Codex's door or rollout reader. `cli.ts` runs {@link stopHookStep} and
- * {@link codexStopHookStep} from source; `deno task hook` and
- * `deno task demo` run this module.
+ * The Stop hook as a process: payload from stdin, outcome to stdout and
+ * stderr, and the exit code. `main.ts` runs {@link runStopHook} (and, for
+ * `codex-stop`, {@link runCodexStopHook}) from its bundle
+ * (`gen/stop_hook.js`, docs/development.md), whose `import()`s stay lazy:
+ * a Claude Code stop never evaluates Codex's door. `cli.ts` runs
+ * {@link stopHookStep} and {@link codexStopHookStep} from source.
  *
  * @module
  */
@@ -25,9 +20,8 @@ const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
 
 /**
  * Reads Claude Code's payload from stdin, runs the hook and writes its
- * outcome.
+ * outcome; returns the exit code (0 allow, 2 block, 1 bad input).
  *
- * @returns The exit code: 0 allow, 2 block, 1 bad input.
  * @throws {InputError} For an unusable payload or transcript.
  */
 export function stopHookStep(io: CliIO): Promise<number> {
@@ -61,10 +55,8 @@ async function answerStop(
 
 /**
  * The hook run of a process started without arguments, on the real I/O and
- * under `runGuarded` (`shared/errors.ts`).
- *
- * @returns The exit code, or `null` when stdin is a terminal: a person ran
- * it by hand, and the CLI explains instead of waiting for a payload.
+ * under `runGuarded`; `null` when stdin is a terminal (a person ran it: the
+ * CLI explains instead of waiting).
  */
 export async function runStopHook(): Promise<number | null> {
   const io = realIO();

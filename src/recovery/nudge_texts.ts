@@ -1,10 +1,8 @@
 /**
- * The words of the recovery prompt: the presets and the template slots.
- *
- * The default texts are instructions a model can carry out on its own:
- * which call (tool and input), what to try (one retry, another tool), what
- * to tell the user when only the user can act (`/mcp`), and when to stop.
- * The `seed` preset keeps the original texts for setups that match on them.
+ * The words of the recovery prompt: the presets and the template slots. The
+ * default texts are instructions a model can carry out on its own (which
+ * call, what to try, what to tell the user, when to stop); the `seed`
+ * preset keeps the original texts word for word.
  *
  * @module
  */
@@ -44,39 +42,28 @@ const IDLE_HEADER = "stall_watch recovery: this session went idle while a " +
   "be waiting. Pick the task up again; act on the guidance below.";
 
 /**
- * A lost call has no tool or input on file to name: the model is told what
- * happened and what it can do. The seed had no such kind, so both presets
- * use this text.
+ * A lost call has no tool or input on file to name (the seed had no such
+ * kind: both presets use this text, as the two below).
  */
 const LOST_TOOL_CALL_NUDGE = "Your last message stopped to call a tool, " +
   "but the call never reached the conversation, so nothing ran. Make the " +
   "call again, or say what you meant to do.";
 
-/**
- * A subagent that ended without text after its last call: its parent got
- * no report. It is told so, and to end with its report as text (the seed
- * had no such kind, so both presets use this text).
- */
+/** A subagent that ended without text after its last call: its parent got no report. */
 const SUBAGENT_NO_REPORT_NUDGE = "You are a subagent, and the agent that " +
   "started you receives only the text of your final message. Your final " +
   "message, after {tool_name} ({tool_input}), had none, so your report " +
   "never reached it. End now with your complete report as text: write out " +
   "again what you found and did, and make no tool call after it.";
 
-/**
- * The first line of the prompt for an announcement with no call after it:
- * no tool failed, so the stall headers do not fit. Both presets use it.
- */
+/** The first line for an announcement with no call: no tool failed. */
 export const ANNOUNCED_HEADER = "stall_watch recovery: your last message " +
   "ended with words that read as a next step of your own, and the turn " +
   "was about to end with no tool call after them.";
 
 /**
- * The model's closing words read as an announcement and the turn stopped.
- * They are shown as data (quoted, escaped), never as an order: the words
- * may be a line the model quoted from a file, a page or a tool, so the
- * model is told to act only if it meant to, and otherwise to tell the
- * user (the seed had no such kind).
+ * The model's closing words, shown as data (quoted), never as an order: they
+ * may be quoted from a file, a page or a tool.
  */
 const ANNOUNCED_NUDGE = "Your message ended with {announcement}. If that " +
   "was a step you meant to take, take it now. If not (the words were " +

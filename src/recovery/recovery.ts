@@ -1,6 +1,6 @@
 /**
- * The recovery builder: turns stall signatures into the report and the
- * instruction Claude Code feeds back to the model when the hook blocks.
+ * The recovery builder: stall signatures to the report and the instruction
+ * Claude Code feeds back to the model.
  *
  * @module
  */
@@ -14,11 +14,6 @@ import {
   type RecoveryText,
 } from "./nudge_texts.ts";
 import { reportLine } from "./report_line.ts";
-
-export type { RecoveryText };
-
-/** The default texts (the `default` preset). */
-export const DEFAULT_RECOVERY_TEXT: RecoveryText = DEFAULT_TEXT;
 
 /** Human labels used in report lines; part of the public contract. */
 export const KIND_LABELS: Readonly<Record<StallKind, string>> = Object.freeze({
@@ -34,25 +29,19 @@ export const KIND_LABELS: Readonly<Record<StallKind, string>> = Object.freeze({
 /** Claude Code replaces longer hook strings with a preview. */
 export const MAX_REASON_CHARS = 9_500;
 
-/**
- * Fills one signature's nudge template.
- *
- * Empty tool names and ids degrade to readable placeholders.
- */
+/** One signature's nudge template, filled (empty names and ids read as placeholders). */
 export function nudgeFor(
   signature: StallSignature,
-  text: RecoveryText = DEFAULT_RECOVERY_TEXT,
+  text: RecoveryText = DEFAULT_TEXT,
 ): string {
   const template = text.nudges[signature.kind] ?? text.defaultNudge;
   return fillTemplate(template, signature);
 }
 
 /**
- * Replaces the `{tool_name}`, `{tool_input}`, `{tool_use_id}` and
- * `{line_number}` slots. Other braces are left alone, so a template cannot
- * break the hook (settings report unknown slots). Names, ids and inputs come
- * from the transcript, so they go in through {@link quoteForPrompt}: one
- * line, quoted unless plain.
+ * Fills the known `{slot}`s (other braces are left alone, so a template
+ * cannot break the hook); names, ids and inputs come from the transcript, so
+ * they go in through {@link quoteForPrompt}.
  */
 export function fillTemplate(
   template: string,
@@ -76,10 +65,8 @@ export function fillTemplate(
 }
 
 /**
- * What `{tool_input}` says: `field=value` (the value through
- * {@link quoteForPrompt}: quoted unless plain),
- * `no input`, or `input not recorded` when the transcript line could not be
- * read in full.
+ * What `{tool_input}` says: `field=value` (the value quoted unless plain),
+ * `no input`, or `input not recorded` (the line was not read in full).
  */
 export function describeToolInput(input: ToolInputSummary | undefined): string {
   if (!input) return "input not recorded";
@@ -91,15 +78,12 @@ export function describeToolInput(input: ToolInputSummary | undefined): string {
 export type PromptWording = "stop" | "idle";
 
 /** Options of {@link buildRecoveryPrompt} and {@link buildBlockMessage}. */
-export interface PromptOptions {
+interface PromptOptions {
   /** Default `"stop"`; the watchdog uses `"idle"` (its own header). */
   wording?: PromptWording;
 }
 
-/**
- * A signature's line number, or its byte offset when the line was not
- * counted (beyond the line-number pass's budget).
- */
+/** A signature's line, or its byte offset beyond the line-number pass's budget. */
 export function lineLabel(signature: StallSignature): string {
   return signature.line > 0
     ? String(signature.line)
@@ -112,7 +96,7 @@ export function lineLabel(signature: StallSignature): string {
  */
 export function buildRecoveryPrompt(
   signatures: readonly StallSignature[],
-  text: RecoveryText = DEFAULT_RECOVERY_TEXT,
+  text: RecoveryText = DEFAULT_TEXT,
   options: PromptOptions = {},
 ): string {
   if (signatures.length === 0) return "";
@@ -126,11 +110,8 @@ export function buildRecoveryPrompt(
 }
 
 /**
- * The report lines that precede the prompt: one count line per kind, then
- * a pointer to the first stall.
- *
- * @param signatures Sorted by line, as the classifier returns them.
- * @param transcriptPath The transcript the lines refer to.
+ * The report lines before the prompt: a count line per kind, then a pointer
+ * to the first stall (`signatures` sorted by line, as classified).
  */
 export function buildReportLines(
   signatures: readonly StallSignature[],
@@ -160,15 +141,14 @@ export function buildReportLines(
 
 /**
  * The whole block message for stderr: report lines and recovery prompt,
- * kept under Claude Code's size limit by summarising bullets that do not
- * fit. Every name, id and path in it is capped
- * (`prompt_text.ts`), and a cut never takes the footer: the instructions
- * to retry at most once, then stop, always reach the model.
+ * under Claude Code's size limit by summarising bullets that do not fit. A
+ * cut never takes the footer: retry at most once, then stop, always reaches
+ * the model.
  */
 export function buildBlockMessage(
   signatures: readonly StallSignature[],
   transcriptPath: string,
-  text: RecoveryText = DEFAULT_RECOVERY_TEXT,
+  text: RecoveryText = DEFAULT_TEXT,
   options: PromptOptions = {},
 ): string {
   const report = buildReportLines(signatures, transcriptPath).join("\n") + "\n";
@@ -181,7 +161,7 @@ export function buildBlockMessage(
  */
 export function buildFittedPrompt(
   signatures: readonly StallSignature[],
-  text: RecoveryText = DEFAULT_RECOVERY_TEXT,
+  text: RecoveryText = DEFAULT_TEXT,
   options: PromptOptions = {},
 ): string {
   return fitPrompt("", signatures, text, options);
@@ -206,6 +186,8 @@ function fitPrompt(
     message = before + prompt;
   }
   if (message.length <= MAX_REASON_CHARS) return message;
+  // Still too long with one bullet (long templates from the config): cut
+  // before the footer, never the footer itself.
   // Still too long with one bullet (long templates from the config): cut
   // before the footer, never the footer itself, which tells the model when
   // to stop retrying.

@@ -1,13 +1,12 @@
 /**
- * The report lines the hook and the watchdog write for Claude Code (which
- * shows them to the model and the user): each starts with one prefix, so
- * scripts and people can tell stall-watch's lines from everything else.
+ * The report lines the doors write for Claude Code: each starts with one
+ * prefix, so scripts and people can tell stall-watch's lines apart.
  *
  * @module
  */
 
 /** The prefix of every report line. */
-export const REPORT_PREFIX = "stall_watch:";
+const REPORT_PREFIX = "stall_watch:";
 
 /** One report line: `stall_watch: <text>`, without a newline. */
 export function reportLine(text: string): string {

@@ -1,11 +1,8 @@
 /**
- * Reads the envelope of an overlong line from its head and tail alone.
- *
- * Lines of many megabytes are file reads, base64 images or huge tool inputs.
- * Parsing them would cost memory and time proportional to their size, yet
- * stall detection needs only their kind, ids and markers, which Claude Code
- * writes outside the large payload. Inside a JSON string every quote is
- * escaped, so an unescaped `"key":"value"` is structural, not content.
+ * Reads an overlong line's envelope from its head and tail alone: its kind,
+ * ids and markers, which Claude Code writes outside the large payload (a
+ * file read, an image). Inside a JSON string every quote is escaped, so an
+ * unescaped `"key":"value"` is structural.
  *
  * @module
  */
@@ -13,15 +10,11 @@
 import {
   type AssistantEntry,
   type Entry,
-  INTERRUPT_PREFIX,
   isLaunchText,
   isUserStopText,
   type LinePosition,
-  metaSource,
-  type NoteEntry,
-  type NoteSource,
-  noteSource,
   type ToolUse,
+  userTextEntry,
 } from "./entry.ts";
 import { summarizeRawToolInput } from "./tool_input.ts";
 
@@ -42,7 +35,7 @@ const USER_TEXT_START =
   /(?<!\\)"(?:content|text)"\s*:\s*"((?:[^"\\]|\\.){0,200})/;
 
 /** What the line reader's byte search found in a whole overlong line. */
-export interface FoundInLine {
+interface FoundInLine {
   /** Every `tool_use_id` value, in line order. */
   toolUseIds?: readonly string[];
   /** Those of an error result (`"is_error":true` right before the id). */
@@ -52,16 +45,9 @@ export interface FoundInLine {
 }
 
 /**
- * Builds an entry from the first and last bytes of an overlong line.
- *
- * Overlong results are not empty unless their content is Claude Code's
- * no-output text (see `ToolResult.noOutputOf`), and overlong text is
- * meaningful text.
- *
- * @param head The line's first bytes, decoded.
- * @param tail The line's last bytes, decoded.
- * @param at Where the line sits in its file.
- * @param found What the reader's byte search found in the whole line.
+ * The entry of an overlong line, from its first and last bytes (decoded)
+ * and what the reader's byte search found in the whole line. Its results are
+ * not empty unless they are the no-output text, and its text is text.
  */
 export function sniffEntry(
   head: string,
@@ -150,26 +136,14 @@ export function sniffEntry(
       })),
     };
   }
-  const opening = unescapeJsonText(USER_TEXT_START.exec(head)?.[1] ?? "");
-  const launchedBy = stringField(head, "sourceToolUseID") ??
-    stringField(tail, "sourceToolUseID");
-  const note = (source?: NoteSource): NoteEntry => ({
-    kind: "note",
-    ...base,
-    ...(source ? { source } : {}),
-    ...(launchedBy === null ? {} : { launchedBy }),
+  return userTextEntry(base, {
+    opening: unescapeJsonText(USER_TEXT_START.exec(head)?.[1] ?? ""),
+    compactSummary: hasTrue(head, "isCompactSummary") ||
+      hasTrue(tail, "isCompactSummary"),
+    meta: hasTrue(head, "isMeta") || hasTrue(tail, "isMeta"),
+    launchedBy: stringField(head, "sourceToolUseID") ??
+      stringField(tail, "sourceToolUseID"),
   });
-  if (hasTrue(head, "isCompactSummary") || hasTrue(tail, "isCompactSummary")) {
-    return note("compaction");
-  }
-  if (hasTrue(head, "isMeta") || hasTrue(tail, "isMeta")) {
-    return note(metaSource(opening));
-  }
-  if (opening.startsWith(INTERRUPT_PREFIX)) {
-    return { kind: "interrupt", ...base };
-  }
-  const source = noteSource(opening);
-  return source === null ? { kind: "prompt", ...base } : note(source.source);
 }
 
 /**
@@ -189,12 +163,8 @@ function unescapeJsonText(escaped: string): string {
   return escaped;
 }
 
-/**
- * Whether `id` names a server tool's call (`srvtoolu_...`, the API's own
- * WebSearch and WebFetch): the API answers those itself, inside the
- * model's message, so no result of the client's ever belongs to one.
- */
-export function isServerToolId(id: string): boolean {
+/** Whether `id` is a server tool's call (`srvtoolu_...`), which the API answers itself. */
+function isServerToolId(id: string): boolean {
   return id.startsWith("srvtoolu_");
 }
 

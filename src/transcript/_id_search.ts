@@ -1,26 +1,15 @@
 /**
- * Finds the `tool_use_id` values of an overlong line by a byte search, as
- * its bytes stream past the reader, without decoding the line.
+ * Finds the `tool_use_id` values of an overlong line by a byte search as it
+ * streams past, without decoding it: an error result writes its id after the
+ * content, so a long one puts the id mid-line. Inside a JSON string every
+ * quote is escaped, so `"tool_use_id":"` after `{` or `,` is a key. The same
+ * search notes a non-empty text block (an older one-line assistant entry may
+ * keep it after a long thinking block).
  *
- * A clipped line is judged from its first and last bytes, but an error
- * result writes its id after the content (`type, content, is_error,
- * tool_use_id`), so a long error text followed by a long `toolUseResult`
- * puts the id in the middle. Searching raw bytes for the key is safe: inside
- * a JSON string every quote is escaped, so the bytes `"tool_use_id":"`
- * (quote, name, quote) cannot occur in content text, and a key opening
- * quote follows `{` or `,`. The same search notes whether the line holds a
- * non-empty text block (`"type":"text","text":"…`), which an assistant line
- * in the older one-line form may keep after a long thinking block.
- *
- * Two ways to scan, for two kinds of process. A stop searches a few
- * hundred KB once: there `Uint8Array.prototype.indexOf` finds each
- * occurrence of one rare byte of the key (`_` in `tool_use_id`, the comma in
- * the text key), and only there are the key's other bytes compared. A
- * Horspool loop in JavaScript, which skips most bytes, is several times
- * faster once V8 has optimised it, which pays only where gigabytes stream
- * past (the audit, `readLinesForward`): at a stop it was the one function
- * hot enough for Maglev and TurboFan, whose compiles cost more CPU and
- * memory than the search.
+ * A stop searches a few hundred KB once, by `indexOf` on one rare byte of the
+ * key; the Horspool loop, several times faster once V8 optimises it, pays
+ * only where gigabytes stream past (the audit): at a stop its Maglev and
+ * TurboFan compiles cost more than the search.
  *
  * @module
  */
@@ -46,16 +35,9 @@ function keyOf(text: string, anchor: string): Key {
 
 /** A result's id. */
 const ID_KEY = keyOf('"tool_use_id":"', "_");
-/**
- * What an error result writes right before its id (key order `type,
- * content, is_error, tool_use_id`): the id of a result whose `is_error` is
- * true, however long its content.
- */
+/** What an error result writes right before its id (`is_error` comes last but one). */
 const ERROR_BEFORE_ID = new TextEncoder().encode('"is_error":true,');
-/**
- * A text block with some text: an assistant line in the older one-line
- * form may hold its reply after a long thinking block, beyond the head.
- */
+/** A text block with some text. */
 const TEXT_KEY = keyOf('"type":"text","text":"', ",");
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -70,10 +52,9 @@ interface Edge {
 }
 
 /**
- * Collects the ids of one line from its pieces, fed in any order as long as
- * each new piece touches one already fed (forward or backward reading).
- * Every piece is searched whole, and the junction with its neighbour again,
- * so a key split between two reads is still found.
+ * Collects the ids of one line from its pieces, fed forward or backward,
+ * each touching one fed before: every piece is searched whole, and its
+ * junction with its neighbour again, so a key split between reads is found.
  */
 export class ToolUseIdSearch {
   /** Each id with the offset of its first sighting. */
@@ -87,12 +68,9 @@ export class ToolUseIdSearch {
   #right: Edge | null = null;
 
   /**
-   * @param options.skipping Scan with the Horspool loop: for a process that
-   * searches megabytes, where V8 optimises it (see the module doc).
-   * @param options.maxIds Stop once the line holds more distinct ids than
-   * this: the caller's budget of entries, which such a line alone exceeds,
-   * so the rest of it need not be searched (a crafted line of millions of
-   * ids would otherwise hold them all in memory).
+   * @param options.skipping Scan with the Horspool loop (for megabytes).
+   * @param options.maxIds Stop once the line holds more distinct ids: the
+   * caller's entries budget, which the line alone then exceeds.
    */
   constructor(options: { skipping?: boolean; maxIds?: number } = {}) {
     this.#forEachKey = options.skipping
@@ -106,12 +84,7 @@ export class ToolUseIdSearch {
     return this.#ids.size > this.#maxIds;
   }
 
-  /**
-   * Searches one piece of the line.
-   *
-   * @param bytes The piece; not kept beyond its edges (copied).
-   * @param offset Its position (in the file, or any consistent origin).
-   */
+  /** Searches one piece of the line (copied at its edges), at `offset`. */
   feed(bytes: Uint8Array, offset: number): void {
     if (bytes.length === 0 || this.full) return;
     this.#search(bytes, offset);
@@ -146,9 +119,8 @@ export class ToolUseIdSearch {
   }
 
   /**
-   * The ids of error results (`"is_error":true` written right before the
-   * id), in line order. A key found at a piece's start is seen again in the
-   * junction search, where what precedes it is known.
+   * The ids of error results, in line order (a key at a piece's start is
+   * judged again at the junction, where what precedes it is known).
    */
   errorIds(): string[] {
     return this.ids().filter((id) => this.#errorIds.has(id));
@@ -182,9 +154,8 @@ export class ToolUseIdSearch {
 }
 
 /**
- * Calls `found` with the index just past each occurrence of `key` in
- * `bytes` that opens an object key, found by its anchor byte, until it
- * returns true.
+ * Calls `found` with the index just past each occurrence of `key` as an
+ * object key, found by its anchor byte, until it returns true.
  */
 function forEachKeyByAnchor(
   bytes: Uint8Array,

@@ -1,9 +1,7 @@
 /**
- * Turns one raw transcript line into JSON values without ever throwing.
- *
- * Real transcripts hold blank lines, CRLF endings, runs of NUL bytes left by
- * lost writes, truncated JSON and values that are not objects. Each of those
- * yields nothing rather than an error.
+ * Turns one raw transcript line into JSON objects without ever throwing:
+ * blank lines, CRLF, NUL runs left by lost writes, truncated JSON and
+ * non-objects yield nothing.
  *
  * @module
  */
@@ -18,21 +16,16 @@ export function decodeUtf8(bytes: Uint8Array): string {
 }
 
 /**
- * At most this many pieces of a line are parsed, half from each end: lost
- * writes leave one or two NUL runs, and a line of thousands is junk whose
- * parsing must not cost more than its reading.
+ * At most this many pieces between NUL runs are parsed, half from each end:
+ * lost writes leave one or two, and parsing junk must not cost more than
+ * reading it.
  */
 export const MAX_LINE_PIECES = 16;
 
 /**
- * Parses the JSON objects on one line, in file order.
- *
- * A run of NUL bytes inside a line usually marks a lost write followed by a
- * good one, so the pieces between NUL runs are parsed separately (the first
- * and last {@link MAX_LINE_PIECES} / 2 of them).
- *
- * @param text One line, without its `\n`.
- * @returns The plain objects found; arrays, strings and numbers are dropped.
+ * The plain objects on one line (without its `\n`), in file order: a NUL run
+ * usually marks a lost write followed by a good one, so the pieces between
+ * NUL runs are parsed apart.
  */
 export function parseJsonObjects(text: string): Record<string, unknown>[] {
   const trimmed = trimEdges(text);
@@ -77,10 +70,7 @@ function skipNuls(text: string, at: number): number {
   return i;
 }
 
-/**
- * Trims whitespace, NUL and BOM characters from both ends. A loop over the
- * ends only: an anchored-at-end regex would scan the whole line.
- */
+/** Trims whitespace, NUL and BOM from both ends (an end-anchored regex scans it all). */
 function trimEdges(text: string): string {
   let start = 0;
   let end = text.length;

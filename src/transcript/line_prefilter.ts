@@ -1,21 +1,16 @@
 /**
- * Byte-level checks that let a history scan skip lines before decoding them.
- *
- * About half of a transcript's lines are metadata (snapshots, titles, queue
- * operations, attachments) that `toEntry` turns into nothing. Reading their
- * top-level `type` from the raw bytes costs a few hundred byte comparisons;
- * decoding and parsing them costs far more.
+ * Byte-level checks that let a history scan skip metadata lines (snapshots,
+ * titles, queue operations: about half a transcript) before decoding them.
  *
  * @module
  */
 
 /**
- * The top-level `type` values `toEntry` turns into entries (see
- * `entry.ts`); every other type is metadata. Kept in step with `toEntry` by
- * `tests/detection/history_turns_test.ts`, which checks on every fixture and on a
- * generated transcript that a skipped line never held an entry.
+ * The top-level `type` values `toEntry` (`line_entries.ts`) turns into
+ * entries; `tests/detection/history_turns_test.ts` checks that a skipped
+ * line never held one.
  */
-export const ENTRY_LINE_TYPES: ReadonlySet<string> = new Set([
+const ENTRY_LINE_TYPES: ReadonlySet<string> = new Set([
   "user",
   "assistant",
   "system",
@@ -37,16 +32,10 @@ const T = 0x74, Y = 0x79, P = 0x70, E = 0x65;
 const MAX_TYPE_BYTES = 64;
 
 /**
- * The value of the line's top-level `"type"` key, read from raw bytes.
- *
- * A tiny JSON-aware walk: it follows strings (with escapes) and nesting, so
- * a `"type"` inside `message` or inside a string never counts. Claude Code
- * writes the type before the message, so the walk usually stops within the
- * first few hundred bytes.
- *
- * @param bytes The line, or the head of a clipped line.
- * @returns The type, or `null` when it cannot be read with certainty (not
- * an object, the key is missing or beyond `bytes`, a non-string value).
+ * The value of the top-level `"type"` key of a line (or a clipped line's
+ * head), by a tiny JSON-aware walk that follows strings and nesting; `null`
+ * when it cannot be read with certainty. Claude Code writes the type before
+ * the message, so the walk usually stops within a few hundred bytes.
  */
 export function topLevelType(bytes: Uint8Array): string | null {
   let i = 0;
@@ -79,17 +68,10 @@ export function topLevelType(bytes: Uint8Array): string | null {
 }
 
 /**
- * Whether a line can be skipped without decoding: it is a metadata entry.
- *
- * Claude Code writes metadata entries with `type` as their first key
- * (`{"type":"file-history-snapshot",...`) and conversation entries with the
- * envelope first, so a prefix check settles most lines in a few byte
- * comparisons; a line in any other shape is simply parsed. Lines with a NUL
- * byte are never skipped, since a lost write may hide a second object
- * behind the NUL run (`parseJsonObjects` splits there).
- *
- * @param head The line, or the head of a clipped line.
- * @param tail The tail of a clipped line.
+ * Whether a line (a clipped one's head and tail) is metadata, skipped
+ * undecoded: Claude Code writes `type` first only on metadata, so a prefix
+ * check settles most lines. A line with a NUL byte is parsed: a lost write
+ * may hide a second object behind it.
  */
 export function isSkippableLine(
   head: Uint8Array,

@@ -1,16 +1,24 @@
 /**
  * Chunked line readers over an open transcript file, in both directions.
- *
- * Lines are split on `\n` only; a trailing `\r` and runs of NUL bytes at either
- * end are left for the JSON layer to trim. A line longer than `maxLineBytes`
- * is not materialised: the reader keeps its first and last `keepBytes` bytes
- * (the envelope fields Claude Code writes live there) and flags it as clipped,
- * so one 500 MB line can neither exhaust memory nor stall the hook.
+ * Lines are split on `\n` only (a `\r` or NUL runs are left to the JSON
+ * layer). A line over `maxLineBytes` is clipped to its first and last
+ * `keepBytes` (where Claude Code's envelope fields are), so one 500 MB line
+ * can neither exhaust memory nor stall the hook.
  *
  * @module
  */
 
 import { ToolUseIdSearch } from "./_id_search.ts";
+import {
+  concat,
+  concatReversed,
+  EMPTY,
+  firstOf,
+  lastBytes,
+  lastOf,
+  leftmostInto,
+  takeTail,
+} from "./_line_pieces.ts";
 
 /** One line of a transcript, as raw bytes. */
 export interface RawLine {
@@ -24,57 +32,40 @@ export interface RawLine {
   tail: Uint8Array;
   /** True when the line was longer than `maxLineBytes`. */
   clipped: boolean;
-  /**
-   * For a clipped line: every `tool_use_id` it holds, wherever it sits,
-   * found by a byte search while the line streamed past (see `_id_search.ts`).
-   */
+  /** For a clipped line: every `tool_use_id` in it (see `_id_search.ts`). */
   toolUseIds?: string[];
-  /**
-   * For a clipped line: those of `toolUseIds` whose result is an error
-   * (`"is_error":true` right before the id).
-   */
+  /** For a clipped line: those of an error result (`"is_error":true` before). */
   errorToolUseIds?: string[];
-  /** For a clipped line: the same search saw a non-empty text block. */
+  /** For a clipped line: it holds a non-empty text block. */
   hasTextBlock?: true;
 }
 
-/** Tuning knobs shared by both readers. */
+/** Tuning knobs shared by both readers: read size, clipping, ids kept. */
 export interface LineReaderOptions {
-  /** Bytes per read call. */
   chunkBytes?: number;
-  /** Lines longer than this are clipped to head and tail. */
+  /** Longer lines are clipped to their first and last `keepBytes`. */
   maxLineBytes?: number;
-  /** Bytes kept at each end of a clipped line. */
   keepBytes?: number;
   /**
-   * The most distinct `tool_use_id`s kept for one clipped line, counted as
-   * it streams past: a caller's budget of entries. A line holding more is
-   * over that budget on its own (it carries one more id than this, and the
-   * rest of it is not searched), so a crafted line of millions of ids costs
-   * no more memory than the budget.
+   * The most distinct `tool_use_id`s kept for one clipped line (a caller's
+   * entries budget): a line holding more is over it on its own, and the rest
+   * is not searched, so a crafted line of millions of ids costs no memory.
    */
   maxLineIds?: number;
   /**
-   * Asked before each chunk is read: true ends the reading there, as the
-   * end of the file would. Lets a caller with a deadline keep it even on a
-   * file of gigabytes without a newline.
+   * Asked before each chunk: true ends the reading as the file's end would,
+   * so a deadline holds even on gigabytes without a newline.
    */
   stopWhen?: () => boolean;
 }
 
 /** Options of {@link readLinesForward}. */
-export interface ForwardReaderOptions extends LineReaderOptions {
-  /**
-   * A read buffer to reuse (its length is the chunk size), so scanning
-   * thousands of files does not allocate a fresh chunk for each.
-   */
+interface ForwardReaderOptions extends LineReaderOptions {
+  /** A read buffer to reuse (its length is the chunk size) across files. */
   buffer?: Uint8Array;
 }
 
-/**
- * The reader defaults: 64 KiB reads, lines over 1 MiB clipped to 64 KiB
- * ends, every id of a clipped line kept.
- */
+/** The defaults: 64 KiB reads, lines over 1 MiB clipped to 64 KiB ends. */
 export const DEFAULT_LINE_READER_OPTIONS: Readonly<
   Required<Omit<LineReaderOptions, "stopWhen">>
 > = Object.freeze({
@@ -84,20 +75,16 @@ export const DEFAULT_LINE_READER_OPTIONS: Readonly<
   maxLineIds: Infinity,
 });
 
-/** The part of `Deno.FsFile` the readers need; lets tests inject faults. */
+/** The part of `Deno.FsFile` the readers need (`read`: `null` at the end). */
 export interface ReadableAt {
-  /** Reads into `buffer` at the current position; `null` at end of file. */
   read(buffer: Uint8Array): Promise<number | null>;
-  /** Moves the position. */
   seek(offset: number, whence: Deno.SeekMode): Promise<number>;
 }
 
 /**
- * Adapts an open file to {@link ReadableAt} with synchronous reads.
- *
- * Why: each asynchronous file op is a round trip through Deno's thread pool,
- * about a millisecond apiece at start-up; the hook makes a handful of
- * small reads and is better served by plain blocking ones.
+ * Adapts an open file to {@link ReadableAt} with synchronous reads: each
+ * asynchronous op is a round trip through Deno's thread pool, about a
+ * millisecond apiece at start-up, and the hook makes a few small reads.
  */
 export function syncReader(file: Deno.FsFile): ReadableAt {
   return {
@@ -106,29 +93,34 @@ export function syncReader(file: Deno.FsFile): ReadableAt {
   };
 }
 
+/** Fills `buffer` from `file`'s position, as far as the file goes; returns the bytes read. */
+export function readFullSync(
+  file: Pick<Deno.FsFile, "readSync">,
+  buffer: Uint8Array,
+): number {
+  let filled = 0;
+  while (filled < buffer.length) {
+    const read = file.readSync(buffer.subarray(filled));
+    if (read === null || read === 0) break;
+    filled += read;
+  }
+  return filled;
+}
+
 const NEWLINE = 0x0a;
 
 /** Options of {@link readLinesBackward}. */
-export interface BackwardReaderOptions extends LineReaderOptions {
-  /**
-   * Read at most this many bytes, counted from the end: nothing before
-   * `size - budgetBytes` is read, however long the line that spans it.
-   */
+interface BackwardReaderOptions extends LineReaderOptions {
+  /** Read at most this many bytes from the end (the line cut there is not yielded). */
   budgetBytes?: number;
 }
 
 /**
- * Yields the complete lines of `file[0, size)`, newest first.
- *
- * Bytes after the last `\n` are an unfinished write and are skipped. Reading
- * stops as soon as the consumer stops iterating, so the cost is proportional
- * to what the consumer asks for, not to the file's size. With a budget, the
- * line cut by the budget's edge is incomplete and is not yielded. A yielded
- * line's bytes may view the reader's buffer: use them before asking for the
- * next line.
- *
- * @param file An open file (needs `--allow-read`).
- * @param size The file's size when the scan started.
+ * Yields the complete lines of `file[0, size)` (`size` when the scan
+ * started), newest first, reading only as far as the consumer iterates.
+ * Bytes after the last `\n` are an unfinished write, skipped. A line's
+ * bytes may view the reader's buffer: use them before asking for the next.
+ * Requires `--allow-read`.
  */
 export async function* readLinesBackward(
   file: ReadableAt,
@@ -169,10 +161,11 @@ export async function* readLinesBackward(
   };
 
   const inChunkLine = (start: number, bytes: Uint8Array): RawLine => {
-    if (bytes.length <= maxLineBytes) {
+    const length = bytes.length;
+    if (length <= maxLineBytes) {
       return {
         offset: start,
-        length: bytes.length,
+        length,
         head: bytes,
         tail: EMPTY,
         clipped: false,
@@ -213,10 +206,8 @@ export async function* readLinesBackward(
   function collect(bytes: Uint8Array, at: number): void {
     if (bytes.length === 0) return;
     if (dropped) {
-      // Past the middle of an overlong line only its leftmost bytes stay
-      // (the head), moved between two buffers of a head's size: a line of
-      // many megabytes allocates nothing per read (garbage buffers grew
-      // the hook's memory by a read's worth each).
+      // Past an overlong line's middle only its leftmost bytes (the head)
+      // stay, moved between two buffers: nothing is allocated per read.
       ids?.feed(bytes, at);
       heads.reverse();
       const head = leftmostInto(heads[0]!, bytes, pieces[0] ?? EMPTY);
@@ -230,8 +221,7 @@ export async function* readLinesBackward(
     if (ids) {
       ids.feed(bytes, at);
     } else if (pieceBytes > maxLineBytes) {
-      // Overlong from here on: search what was collected (no byte has been
-      // dropped yet), then every piece as it comes.
+      // Overlong from here: search what was collected, then each piece.
       ids = new ToolUseIdSearch({ maxIds: maxLineIds });
       let from = at;
       for (let i = pieces.length - 1; i >= 0; i--) {
@@ -241,8 +231,7 @@ export async function* readLinesBackward(
       }
     }
     if (pieceBytes <= maxLineBytes + keepBytes) return;
-    // Overlong line: remember its tail once, then keep only the newest-read
-    // (i.e. leftmost) bytes, which become the head.
+    // Remember the tail once, then keep only the leftmost bytes (the head).
     if (!dropped) tailKept = takeTail(pieces, keepBytes);
     dropped = true;
     const head = concatReversed(pieces, pieceBytes).subarray(0, keepBytes);
@@ -252,14 +241,10 @@ export async function* readLinesBackward(
 }
 
 /**
- * Yields the complete lines of `file` from the start, with 1-based numbers.
- *
- * Used by the audit, which must stream gigabytes without holding a file in
- * memory. A final line without `\n` is skipped, as in the backward reader.
- * A yielded line's bytes may view the reader's buffer: use them before asking
- * for the next line.
- *
- * @param file An open file positioned at its start (needs `--allow-read`).
+ * Yields the complete lines of `file` (positioned at its start) with 1-based
+ * numbers, streaming (the audit reads gigabytes). A final line without `\n`
+ * is skipped; a line's bytes may view the reader's buffer. Requires
+ * `--allow-read`.
  */
 export async function* readLinesForward(
   file: ReadableAt,
@@ -294,41 +279,30 @@ export async function* readLinesForward(
       lineNumber++;
       const piece = chunk.subarray(start, newline);
       const length = consumed + newline - lineStart;
-      // Built whole, with its number, so each line costs one object.
-      let line: RawLine & { line: number };
-      const pieceAt = consumed + start;
+      let head: Uint8Array, tail: Uint8Array = EMPTY, clipped = true;
       if (overflowed) {
-        ids?.feed(piece, pieceAt);
-        line = {
-          line: lineNumber,
-          offset: lineStart,
-          length,
-          head: carry[0] ?? EMPTY,
-          tail: lastOf([recent, piece], keepBytes),
-          clipped: true,
-        };
+        ids?.feed(piece, consumed + start);
+        head = carry[0] ?? EMPTY;
+        tail = lastOf([recent, piece], keepBytes);
       } else if (length > maxLineBytes) {
         const pieces = [...carry, piece];
         ids = searchAll(pieces, lineStart, searchOptions);
-        line = {
-          line: lineNumber,
-          offset: lineStart,
-          length,
-          head: firstOf(pieces, keepBytes),
-          tail: lastOf(pieces, keepBytes),
-          clipped: true,
-        };
+        head = firstOf(pieces, keepBytes);
+        tail = lastOf(pieces, keepBytes);
       } else {
-        line = {
-          line: lineNumber,
-          offset: lineStart,
-          length,
-          head: carryBytes === 0 ? piece : concat([...carry, piece]),
-          tail: EMPTY,
-          clipped: false,
-        };
+        head = carryBytes === 0 ? piece : concat([...carry, piece]);
+        clipped = false;
       }
-      if (line.clipped && ids) addFound(line, ids);
+      // Built whole, with its number, so each line costs one object.
+      const line = {
+        line: lineNumber,
+        offset: lineStart,
+        length,
+        head,
+        tail,
+        clipped,
+      };
+      if (clipped && ids) addFound(line, ids);
       yield line;
       carry = [];
       carryBytes = 0;
@@ -342,10 +316,7 @@ export async function* readLinesForward(
     consumed += read;
   }
 
-  /**
-   * Keeps what a line spanning chunks needs; `bytes` views the buffer and
-   * sits at file offset `at`.
-   */
+  /** Keeps what a line spanning chunks needs (`bytes` views the buffer, at `at`). */
   function appendCarry(bytes: Uint8Array, at: number): void {
     if (overflowed) {
       ids?.feed(bytes, at);
@@ -354,8 +325,7 @@ export async function* readLinesForward(
       carry.push(bytes.slice());
       carryBytes += bytes.length;
     } else {
-      // Overlong: copy only its head and its most recent bytes, never the
-      // middle, so a multi-megabyte line costs no more than a scan for `\n`.
+      // Overlong: copy only its head and its latest bytes, never the middle.
       const pieces = [...carry, bytes];
       ids = searchAll(pieces, lineStart, searchOptions);
       recent = lastOf(pieces, keepBytes).slice();
@@ -365,8 +335,6 @@ export async function* readLinesForward(
   }
 }
 
-const EMPTY = new Uint8Array(0);
-
 /** Puts on a clipped line what the byte search found in it. */
 function addFound(line: RawLine, search: ToolUseIdSearch): void {
   line.toolUseIds = search.ids();
@@ -375,10 +343,7 @@ function addFound(line: RawLine, search: ToolUseIdSearch): void {
   if (search.hasText()) line.hasTextBlock = true;
 }
 
-/**
- * A search fed with consecutive pieces that start at `offset` (see
- * `_id_search.ts` for its options).
- */
+/** A search fed with consecutive pieces that start at `offset`. */
 function searchAll(
   pieces: Uint8Array[],
   offset: number,
@@ -407,97 +372,6 @@ function clippedLine(
     tail: lastBytes(tail, keepBytes),
     clipped: true,
   };
-}
-
-function lastBytes(bytes: Uint8Array, count: number): Uint8Array {
-  return bytes.length <= count ? bytes : bytes.subarray(bytes.length - count);
-}
-
-/** The first `count` bytes of pieces in file order, copying only those. */
-function firstOf(pieces: Uint8Array[], count: number): Uint8Array {
-  const first = pieces[0] ?? EMPTY;
-  if (first.length >= count || pieces.length === 1) {
-    return first.subarray(0, count);
-  }
-  const total = pieces.reduce((n, p) => n + p.length, 0);
-  const out = new Uint8Array(Math.min(count, total));
-  let at = 0;
-  for (const piece of pieces) {
-    if (at >= out.length) break;
-    const take = piece.subarray(0, out.length - at);
-    out.set(take, at);
-    at += take.length;
-  }
-  return out;
-}
-
-/** The last `count` bytes of pieces in file order, copying only those. */
-function lastOf(pieces: Uint8Array[], count: number): Uint8Array {
-  const last = pieces.at(-1) ?? EMPTY;
-  if (last.length >= count || pieces.length === 1) {
-    return lastBytes(last, count);
-  }
-  const total = pieces.reduce((n, p) => n + p.length, 0);
-  const out = new Uint8Array(Math.min(count, total));
-  let at = out.length;
-  for (let i = pieces.length - 1; i >= 0 && at > 0; i--) {
-    const piece = pieces[i] as Uint8Array;
-    const take = piece.subarray(Math.max(0, piece.length - at));
-    at -= take.length;
-    out.set(take, at);
-  }
-  return out;
-}
-
-/** Joins pieces collected newest-first (rightmost first) into file order. */
-function concatReversed(pieces: Uint8Array[], total: number): Uint8Array {
-  if (pieces.length === 1) return pieces[0] as Uint8Array;
-  const out = new Uint8Array(total);
-  let at = total;
-  for (const piece of pieces) {
-    at -= piece.length;
-    out.set(piece, at);
-  }
-  return out;
-}
-
-function concat(pieces: Uint8Array[]): Uint8Array {
-  if (pieces.length === 1) return pieces[0] as Uint8Array;
-  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
-}
-
-/**
- * The first bytes of `left` then `right` copied into `out`, as many as it
- * holds; `right` must not share `out`'s memory.
- */
-function leftmostInto(
-  out: Uint8Array,
-  left: Uint8Array,
-  right: Uint8Array,
-): Uint8Array {
-  const size = Math.min(out.length, left.length + right.length);
-  const fromLeft = Math.min(size, left.length);
-  out.set(left.subarray(0, fromLeft), 0);
-  out.set(right.subarray(0, size - fromLeft), fromLeft);
-  return out.subarray(0, size);
-}
-
-/** The last `count` bytes of a line collected newest-first. */
-function takeTail(pieces: Uint8Array[], count: number): Uint8Array {
-  const kept: Uint8Array[] = [];
-  let bytes = 0;
-  for (const piece of pieces) {
-    kept.push(piece);
-    bytes += piece.length;
-    if (bytes >= count) break;
-  }
-  return lastBytes(concatReversed(kept, bytes), count).slice();
 }
 
 async function readExactly(

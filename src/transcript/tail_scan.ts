@@ -1,7 +1,7 @@
 /**
  * The streaming scanner: reads a transcript from its end until the current
- * turn is complete. Its cost follows the size of the last turn, not of the
- * history; a byte budget bounds even a turn that spans a huge file.
+ * turn is complete, so its cost follows the last turn, not the history; a
+ * byte budget bounds even a turn that spans a huge file.
  *
  * @module
  */
@@ -23,7 +23,7 @@ import {
   readLinesForward,
   syncReader,
 } from "./line_reader.ts";
-import { BackwardTurnCollector, type TurnOptions } from "./turn.ts";
+import { BackwardTurnCollector, type TurnOptions } from "./_backward_turn.ts";
 import { isTurnEndMarker } from "./turn_rule.ts";
 
 /** The budgets of one tail scan; see {@link DEFAULT_SCAN_BUDGETS}. */
@@ -40,10 +40,9 @@ export interface ScanBudgets {
 export type ScanBudgetName = keyof ScanBudgets;
 
 /**
- * The default budgets. A turn longer than any of them is judged on its
- * newest part: results always follow their calls, so a stall found there is
- * real; what lies before it (an older unanswered call) is not seen, and the
- * hook says so when it allows such a stop.
+ * The default budgets. A turn longer is judged on its newest part: results
+ * follow their calls, so a stall found there is real (the hook says what it
+ * did not see when it allows).
  */
 export const DEFAULT_SCAN_BUDGETS: Readonly<ScanBudgets> = Object.freeze({
   bytes: 64 * 1024 * 1024,
@@ -57,10 +56,7 @@ export interface TurnScan {
   entries: Entry[];
   /** False when a budget ran out, or the file began, before the turn's start. */
   reachedStart: boolean;
-  /**
-   * Offset of the line that showed where the turn starts (see
-   * `BackwardTurnCollector.startOffset`), or null when not reached.
-   */
+  /** Offset of the line that showed where the turn starts, or null. */
   startOffset: number | null;
   /** The entry at `startOffset` (a prompt, command, ...), or null. */
   opener: Entry | null;
@@ -71,22 +67,18 @@ export interface TurnScan {
   /** Bytes examined from the end. */
   bytesScanned: number;
   /**
-   * Where the newest complete line ends (just past its `\n`), or the file
-   * size when the scan saw no complete line: the place a reader that follows
-   * the file's growth continues from.
+   * Where the newest complete line ends (the file size when none did): where
+   * a reader following the file's growth continues.
    */
   endOffset: number;
   /** True when the `stopWhen` option ended the scan early. */
   stopped: boolean;
-  /**
-   * Claude Code's end-of-turn line (`turn_duration`) comes after the turn's
-   * newest entry: the turn on file is over, its Stop hooks already ran.
-   */
+  /** An end-of-turn line (`turn_duration`) follows the turn's newest entry. */
   endedOnFile: boolean;
 }
 
 /** Options for {@link scanCurrentTurn}. */
-export interface ScanOptions extends TurnOptions, LineReaderOptions {
+interface ScanOptions extends TurnOptions, LineReaderOptions {
   /** Budgets to use instead of {@link DEFAULT_SCAN_BUDGETS}. */
   budgets?: Partial<ScanBudgets>;
 }
@@ -95,12 +87,9 @@ export interface ScanOptions extends TurnOptions, LineReaderOptions {
 const MAX_PATH_CHARS = 200;
 
 /**
- * How the hook reads lines: lines over 64 KiB (file reads, images, big
- * tool inputs) are judged from their first and last 16 KiB by the sniffer.
- * Decoding and parsing them whole is the largest cost of a decision, and
- * stall detection needs only their envelope. The ids of such a line count
- * against the entries budget while it streams past: a line holding more
- * results than the whole budget stops being searched there.
+ * How the hook reads lines: one over 64 KiB (a file read, an image) is judged
+ * from its first and last 16 KiB by the sniffer (parsing it whole was a
+ * decision's largest cost), its ids counted against the entries budget.
  */
 export const SCAN_LINE_OPTIONS: Readonly<LineReaderOptions> = Object.freeze({
   maxLineBytes: 64 * 1024,
@@ -109,11 +98,9 @@ export const SCAN_LINE_OPTIONS: Readonly<LineReaderOptions> = Object.freeze({
 });
 
 /**
- * Reads the current turn from the end of `path`, within the budgets.
+ * Reads the current turn from the end of `path`, within the budgets; `null`
+ * when the file does not exist. Requires `--allow-read`.
  *
- * Requires `--allow-read`.
- *
- * @returns The turn, or `null` when the file does not exist (no evidence).
  * @throws {TranscriptError} When the path is not a regular file or cannot be read.
  */
 export async function scanCurrentTurn(
@@ -132,8 +119,7 @@ export async function scanCurrentTurn(
     let entryCount = 0;
     let budget: ScanBudgetName | null = null;
     let done = false;
-    // Lines newer than the turn's newest entry: only metadata (and records
-    // of a turn's end), looked at for an end-of-turn line.
+    // Lines newer than the turn's newest entry are looked at for its end.
     let beforeFirstEntry = true;
     let endedOnFile = false;
     for await (
@@ -171,14 +157,11 @@ export async function scanCurrentTurn(
         break;
       }
     }
-    // The reader ran out: at the file's start, at its byte budget, or
-    // where `stopWhen` (asked before each chunk) ended it early.
+    // The reader ran out: at the file's start, its byte budget, or `stopWhen`.
     const ranOut = !done && budget === null;
     const cut = ranOut && options.stopWhen?.() === true;
     const stopped = cut && !collector.complete;
     if (ranOut && !cut && fileSize > budgets.bytes) {
-      // Short of the file's start: a turn whose start was not found is
-      // judged on its newest part.
       if (!collector.complete) budget = "bytes";
       bytesScanned = budgets.bytes;
     } else if (ranOut && !cut) {
@@ -212,10 +195,7 @@ export async function scanCurrentTurn(
 export interface AppendedLines {
   /** A line that can change a scan of the current turn was appended. */
   changed: boolean;
-  /**
-   * Where the last complete line it examined ends: the next call goes on
-   * from here, so appended metadata is read once, not at every poll.
-   */
+  /** Where the last complete line read ends: the next call goes on from here. */
   to: number;
 }
 
@@ -229,22 +209,12 @@ export interface AppendedLinesOptions
 }
 
 /**
- * Whether the lines appended to `path` from `from` on hold anything that can
- * change a scan of its current turn: a conversation entry, or an
- * end-of-turn line. Metadata alone (progress, snapshots, queue operations)
- * does not, so a lag wait need not read the whole turn again for it. A line
- * still being written is not looked at: the next look sees it whole. The
- * read ends at `maxBytes` or when `stopWhen` says so: a file that keeps
- * growing, or one append of gigabytes, cannot keep it reading.
- *
- * Requires `--allow-read`.
- *
- * @param from Where the last scan's newest complete line ended
- * (`TurnScan.endOffset`), or where the last call's read stopped
- * (`AppendedLines.to`).
- * @returns `null` when the file is gone or cannot be read.
+ * Whether lines appended to `path` from `from` on (the scan's `endOffset`, or
+ * the last call's `to`) can change a scan of its current turn: an entry, or
+ * an end-of-turn line, not metadata alone. A line still being written is
+ * left for the next look. `null` when the file is gone or unreadable.
  */
-export function appendedTurnLines(
+function appendedTurnLines(
   path: string,
   from: number,
   options: AppendedLinesOptions,
@@ -260,11 +230,10 @@ export function appendedTurnLines(
 }
 
 /**
- * Whether a line appended to `path` from `from` on `matters`, and where the
- * read stopped, within `options`' byte budget and deadline: the reading of
- * {@link appendedTurnLines}, for any client's lines. Requires `--allow-read`.
- *
- * @returns `null` when the file is gone or cannot be read.
+ * Whether a line appended to `path` from `from` on `matters` (any client's
+ * lines), and where the read stopped, within `options`' byte budget and
+ * deadline; `null` when the file is gone or unreadable. Requires
+ * `--allow-read`.
  */
 export async function appendedLinesMatching(
   path: string,
@@ -280,7 +249,7 @@ export async function appendedLinesMatching(
   }
   if (!file) return null;
   try {
-    const reader = cappedReader(syncReader(file), options.maxBytes);
+    const reader = boundedReader(file, options.maxBytes);
     await reader.seek(from, Deno.SeekMode.Start);
     let to = from;
     const lines = readLinesForward(reader, {
@@ -301,23 +270,23 @@ export async function appendedLinesMatching(
 }
 
 /**
- * What detection asks of a client's transcript: its current turn, read from
- * the end as entries (`entry.ts`), and whether lines that matter were
- * appended since. Detection judges entries only, so a second client's
- * reader slots in beside {@link claudeCodeReader}.
+ * What detection asks of a client's transcript: its current turn as entries
+ * (`entry.ts`), and whether lines that matter were appended since. A second
+ * client's reader slots in beside {@link claudeCodeReader}.
+ *
+ * @example
+ * ```ts
+ * const scan = await claudeCodeReader.currentTurn(path, {
+ *   promptId: null,
+ *   includeSidechains: false,
+ * });
+ * if (scan !== null) console.log(scan.entries.length, scan.reachedStart);
+ * ```
  */
 export interface TranscriptReader {
-  /**
-   * The current turn of `path`, or `null` when the file does not exist.
-   *
-   * @throws {TranscriptError} When the file cannot be read.
-   */
+  /** The current turn of `path`, or `null` when the file does not exist. */
   currentTurn(path: string, options: ScanOptions): Promise<TurnScan | null>;
-  /**
-   * Whether lines appended from `from` on can change the current turn, and
-   * where the read stopped (within `options`' byte budget and deadline);
-   * `null` when the file is gone or cannot be read.
-   */
+  /** See {@link appendedLinesMatching}: lines that can change the current turn. */
   appended(
     path: string,
     from: number,
@@ -331,24 +300,38 @@ export const claudeCodeReader: TranscriptReader = {
   appended: appendedTurnLines,
 };
 
-/** `reader`, reading at most `maxBytes` (none: no cap). */
-function cappedReader(
-  reader: ReadableAt,
-  maxBytes: number | undefined,
-): ReadableAt {
-  if (maxBytes === undefined) return reader;
-  let left = maxBytes;
-  return {
-    seek: (offset, whence) => reader.seek(offset, whence),
-    async read(buffer) {
-      if (left <= 0) return null;
-      const read = await reader.read(
-        buffer.subarray(0, Math.min(buffer.length, left)),
-      );
-      if (read !== null) left -= read;
-      return read;
+/** A reader that ends, as at the file's end, once `exhausted` or `stopped`. */
+export interface BoundedReader extends ReadableAt {
+  exhausted: boolean;
+  stopped: boolean;
+  bytesRead: number;
+}
+
+/**
+ * Reads `file` from where it stands until `budget` bytes or `stopWhen()`:
+ * a look at a growing transcript stays short.
+ */
+export function boundedReader(
+  file: Deno.FsFile,
+  budget: number = Infinity,
+  stopWhen: () => boolean = () => false,
+): BoundedReader {
+  const reader: BoundedReader = {
+    exhausted: false,
+    stopped: false,
+    bytesRead: 0,
+    read(buffer) {
+      reader.exhausted = reader.bytesRead >= budget;
+      reader.stopped = !reader.exhausted && stopWhen();
+      if (reader.exhausted || reader.stopped) return Promise.resolve(null);
+      const room = Math.min(buffer.length, budget - reader.bytesRead);
+      const read = file.readSync(buffer.subarray(0, room));
+      if (read !== null) reader.bytesRead += read;
+      return Promise.resolve(read);
     },
+    seek: (offset, whence) => Promise.resolve(file.seekSync(offset, whence)),
   };
+  return reader;
 }
 
 /** Whether a raw line is Claude Code's end-of-turn line. */
@@ -358,11 +341,10 @@ function isTurnEndLine(raw: RawLine): boolean {
 }
 
 /**
- * Opens a transcript for reading, by the shared rule for files someone
- * else wrote (`shared/regular_file.ts`): a regular file only, checked again
- * once open, so a FIFO never blocks the hook.
+ * Opens a transcript (`null` when it does not exist) by the rule for files
+ * someone else wrote: a regular file only, checked again once open, so a
+ * FIFO never blocks the hook.
  *
- * @returns The open file, or `null` when it does not exist.
  * @throws {TranscriptError} For directories, FIFOs, devices and read errors.
  */
 export function openTranscript(path: string): Deno.FsFile | null {

@@ -1,9 +1,7 @@
 /**
- * A short, bounded summary of a tool call's input: the one field that tells
- * the model which call stalled (the file, the command, the URL, the query).
- *
- * Inputs can be megabytes (a Write's content); only the telling field is
- * read, and only its first characters are kept.
+ * A short summary of a tool call's input: the one field that tells which
+ * call stalled (the file, the command, the URL), its first characters only
+ * (an input can be megabytes).
  *
  * @module
  */
@@ -23,20 +21,12 @@ export const TOOL_INPUT_CHARS = 120;
 
 /**
  * Fields that identify a call, most telling first: Read/Write/Edit,
- * NotebookEdit, Bash, WebFetch, WebSearch, Grep/Glob, Task/Agent, then the
- * folder of a search and a subagent's long prompt.
+ * NotebookEdit, Bash, WebFetch, WebSearch, Grep/Glob, Task/Agent, a search's
+ * folder, a subagent's prompt.
  */
-export const TELLING_FIELDS: readonly string[] = [
-  "file_path",
-  "notebook_path",
-  "command",
-  "url",
-  "query",
-  "pattern",
-  "description",
-  "path",
-  "prompt",
-];
+const TELLING_FIELDS: readonly string[] =
+  "file_path notebook_path command url query pattern description path prompt"
+    .split(" ");
 
 /** A key safe to show as it is (MCP tools name their own). */
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,39}$/;
@@ -45,11 +35,9 @@ const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,39}$/;
 const FALLBACK_KEYS = 16;
 
 /**
- * Summarises a `tool_use` block's `input`.
- *
- * @returns The telling field, else the first short scalar field of an
- * unknown tool's input, `{field: "", value: ""}` for an empty input, or
- * `null` when the input is missing or not an object.
+ * Summarises a `tool_use` block's `input`: its telling field, else an
+ * unknown tool's first short scalar field; `{field: "", value: ""}` for an
+ * empty input, `null` for none or no object.
  */
 export function summarizeToolInput(input: unknown): ToolInputSummary | null {
   if (!isPlainObject(input)) return null;
@@ -76,10 +64,7 @@ export function summarizeToolInput(input: unknown): ToolInputSummary | null {
 
 /**
  * The summary of an input whose line was too long to parse, from the raw
- * JSON text that follows `"input":` (the head of the line). Only a first
- * field that is a string and a telling field is used.
- *
- * @param rawInput Text starting at the input object's `{`.
+ * text from its `{` on: a first field that is a telling string field.
  */
 export function summarizeRawToolInput(
   rawInput: string,

@@ -1,14 +1,12 @@
 /**
- * Tool names as Claude Code writes them: MCP tools are
- * `mcp__<server>__<tool>`, and plugin servers are
- * `mcp__plugin_<plugin>_<server>__<tool>`. Server names may contain `-` and
- * `_`, so names are split on `__` only.
+ * MCP tool names as Claude Code writes them: `mcp__<server>__<tool>`, plugin
+ * servers `mcp__plugin_<plugin>_<server>__<tool>`; split on `__` only.
  *
  * @module
  */
 
 /** An MCP tool name taken apart. */
-export interface McpToolName {
+interface McpToolName {
   /** The server segment as written, e.g. `github` or `plugin_acme_db-tools`. */
   server: string;
   tool: string;
@@ -16,11 +14,7 @@ export interface McpToolName {
   plugin: string | null;
 }
 
-/**
- * Splits an MCP tool name; `null` for any other tool.
- *
- * @param name A `tool_use` block's `name`.
- */
+/** Splits an MCP tool name; `null` for any other tool. */
 export function parseMcpToolName(name: string): McpToolName | null {
   const parts = name.split("__");
   if (parts[0] !== "mcp" || parts.length < 3) return null;
@@ -29,11 +23,7 @@ export function parseMcpToolName(name: string): McpToolName | null {
   return { server, tool: parts.slice(2).join("__"), plugin: pluginOf(server) };
 }
 
-/**
- * The plugin of a plugin MCP server segment (`plugin_acme_db-tools` ->
- * `acme`), or `null`. Plugin names are kebab-case, so the first `_` after
- * `plugin_` ends the plugin's name.
- */
+/** The plugin (kebab-case) of a plugin server segment (`plugin_acme_db-tools` -> `acme`). */
 export function pluginOf(server: string): string | null {
   return /^plugin_([^_]+)_./.exec(server)?.[1] ?? null;
 }

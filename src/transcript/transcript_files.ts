@@ -1,11 +1,7 @@
 /**
- * Finds Claude Code transcripts on disk: the projects folder, its layout
- * (`<project>/<session>.jsonl`, subagents in
- * `<project>/<session>/subagents/agent-<id>.jsonl`, older ones in
- * `<project>/agent-<id>.jsonl`) and the files a walk cannot read; and, for
- * `doctor`, a project's newest session and the Claude Code release its
- * newest line names (the hook and the watchdog read the release from the
- * turn they judge).
+ * Finds Claude Code transcripts on disk (`<project>/<session>.jsonl`,
+ * subagents' `agent-<id>.jsonl` in `<session>/subagents/` or, older, beside
+ * it), and for `doctor` a project's newest session and the release it names.
  *
  * @module
  */
@@ -14,6 +10,7 @@ import { basename, join, normalize } from "../shared/paths.ts";
 import { describe, InputError } from "../shared/errors.ts";
 import { openRegularFile } from "../shared/regular_file.ts";
 import { parseRelease, type Release } from "../claude_client/release.ts";
+import { readFullSync } from "./line_reader.ts";
 
 /** One transcript file found. */
 export interface TranscriptFile {
@@ -41,11 +38,7 @@ export interface FoundTranscripts {
   skippedOlder: number;
 }
 
-/**
- * Whether a transcript belongs to a subagent: Claude Code names those
- * `agent-<id>.jsonl` (in `<session>/subagents/`, or next to the main file in
- * older versions).
- */
+/** Whether a transcript is a subagent's (`agent-<id>.jsonl`). */
 export function isSubagentTranscript(path: string): boolean {
   const name = basename(path);
   return name.startsWith("agent-") && name.endsWith(".jsonl");
@@ -53,11 +46,9 @@ export function isSubagentTranscript(path: string): boolean {
 
 /**
  * The folders Claude Code may keep transcripts in, as ccusage reads them:
- * `projects` under each folder of `CLAUDE_CONFIG_DIR` (several may be given,
- * separated by commas); without it, `projects` under
- * `$XDG_CONFIG_HOME/claude` (default `~/.config/claude`, where newer
- * versions keep it) and under `~/.claude`. Home is `HOME`, or `USERPROFILE`
- * on Windows. The caller keeps the ones that exist.
+ * `projects` under each comma-separated `CLAUDE_CONFIG_DIR`; else under
+ * `$XDG_CONFIG_HOME/claude` (newer releases) and `~/.claude` (home: `HOME`,
+ * or `USERPROFILE`). The caller keeps the ones that exist.
  *
  * @throws {InputError} When no variable gives a folder.
  */
@@ -81,12 +72,10 @@ export function defaultProjectsDirs(
 }
 
 /**
- * Every `*.jsonl` file under `root` (or `root` itself when it is a file),
- * in path order. Symlinks to files are followed; symlinks to folders are
- * not, so a link cycle cannot trap the walk. Requires `--allow-read`.
+ * Every `*.jsonl` file under `root` (or `root` itself), in path order, last
+ * modified at `sinceMs` or later. Links to folders are not followed, so a
+ * link cycle cannot trap the walk. Requires `--allow-read`.
  *
- * @param root A folder or a single transcript.
- * @param sinceMs Leave out files last modified before this time.
  * @throws {InputError} When `root` does not exist or cannot be read.
  */
 export function findTranscripts(
@@ -161,12 +150,11 @@ function walk(
 const SNIFF_BYTES = 64 * 1024;
 
 /**
- * Why bytes from the start of a file show it is not a transcript (JSON
- * lines, each an object), or `null` when they could be one. Only the first
- * line counts: a crash can leave NUL runs or torn lines further on in a
- * real transcript. An empty file could be one (a session that just began).
+ * Why a file's first bytes show it is no transcript (JSON lines of objects),
+ * or `null`. Only the first line counts: a crash can leave NUL runs or torn
+ * lines further on; an empty file is a session just begun.
  */
-export function notTranscriptReason(head: Uint8Array): string | null {
+function notTranscriptReason(head: Uint8Array): string | null {
   const newline = head.indexOf(0x0a);
   const line = newline === -1 ? head : head.subarray(0, newline);
   const first = line.find((b) => b !== 0x20 && b !== 0x09 && b !== 0x0d);
@@ -187,28 +175,19 @@ export function sniffTranscript(
   file: Pick<Deno.FsFile, "readSync" | "seekSync">,
 ): string | null {
   const head = new Uint8Array(SNIFF_BYTES);
-  let filled = 0;
-  while (filled < head.length) {
-    const read = file.readSync(head.subarray(filled));
-    if (read === null || read === 0) break;
-    filled += read;
-  }
+  const filled = readFullSync(file, head);
   file.seekSync(0, Deno.SeekMode.Start);
   return notTranscriptReason(head.subarray(0, filled));
 }
 
 /** The newest session transcript of a project, and the release it names. */
-export interface ProjectRelease {
-  /** The transcript read. */
+interface ProjectRelease {
   path: string;
   /** Its newest line's release, or `null` when no line names one. */
   release: Release | null;
 }
 
-/**
- * The folder name Claude Code gives a project under `projects`: its path
- * with every character but ASCII letters and digits replaced by `-`.
- */
+/** A project's folder under `projects`: its path, all but ASCII letters and digits as `-`. */
 export function projectSlug(projectDir: string): string {
   return projectDir.replace(/[^A-Za-z0-9]/g, "-");
 }
@@ -216,11 +195,8 @@ export function projectSlug(projectDir: string): string {
 /** Bytes read from a transcript's end to find a line that names its release. */
 const TAIL_BYTES = 256 * 1024;
 
-/**
- * The release named by the newest complete line of `text` that has a
- * top-level `version` (metadata lines may lack one), or `null`.
- */
-export function newestRelease(text: string): Release | null {
+/** The release named by the newest complete line of `text` with a `version`. */
+function newestRelease(text: string): Release | null {
   const lines = text.split("\n");
   // The last piece has no newline: an unfinished write, or the cut start.
   for (let i = lines.length - 2; i >= 0; i--) {
@@ -236,10 +212,9 @@ export function newestRelease(text: string): Release | null {
 }
 
 /**
- * The newest session transcript (by modification time, subagents' files
- * left out) of `projectDir` in any of `projectsDirs`, and its release; or
- * `null` when there is none. Requires `--allow-read`; unreadable folders
- * and files count as absent.
+ * The newest session transcript of `projectDir` in any of `projectsDirs`
+ * (subagents' left out), and its release; `null` when there is none.
+ * Unreadable folders and files count as absent. Requires `--allow-read`.
  */
 export async function projectRelease(
   projectsDirs: readonly string[],
@@ -272,12 +247,7 @@ function tailRelease(path: string): Release | null {
     const start = Math.max(0, size - TAIL_BYTES);
     file.seekSync(start, Deno.SeekMode.Start);
     const buffer = new Uint8Array(size - start);
-    let read = 0;
-    while (read < buffer.length) {
-      const n = file.readSync(buffer.subarray(read));
-      if (n === null) break;
-      read += n;
-    }
+    const read = readFullSync(file, buffer);
     return newestRelease(
       new TextDecoder().decode(buffer.subarray(0, read)) + "\n",
     );

@@ -1,13 +1,9 @@
 /**
- * Follows one turn of a growing transcript: the current turn is read once,
- * from the end, and after that only the bytes appended since the last look.
- * A watcher on a turn of many megabytes thus pays for each new line once,
- * not for the whole turn on every growth.
- *
- * Besides the turn's entries it keeps the offsets of the metadata lines the
- * watchdog reasons with: Claude Code's `api-request` line (a model request
- * has started), its `turn_duration` line (the turn is over) and its
- * `stop_hook_summary` line (Stop hooks ran).
+ * Follows one turn of a growing transcript: read once from the end, then
+ * only the bytes appended since the last look, so a watcher pays for each
+ * new line once. It also keeps the offsets of the metadata lines the
+ * watchdog reasons with: `api-request` (a model request started),
+ * `turn_duration` (the turn is over), `stop_hook_summary` (Stop hooks ran).
  *
  * @module
  */
@@ -18,6 +14,7 @@ import { lineEntries } from "../transcript/line_entries.ts";
 import { isSkippableLine, topLevelType } from "../transcript/line_prefilter.ts";
 import { type RawLine, readLinesForward } from "../transcript/line_reader.ts";
 import {
+  boundedReader,
   DEFAULT_SCAN_BUDGETS,
   openTranscript,
   SCAN_LINE_OPTIONS,
@@ -25,11 +22,10 @@ import {
 } from "../transcript/tail_scan.ts";
 import { ForwardTurnSplitter } from "../transcript/turn.ts";
 import { isCommand, isTurnEndMarker } from "../transcript/turn_rule.ts";
-import { boundedReader } from "./_bounded_reader.ts";
 import { callState } from "./_watch_state.ts";
 
 /** Which turn to follow. */
-export interface FollowOptions {
+interface FollowOptions {
   /** The payload's `prompt_id` (the turn rule needs none; see `TurnOptions`). */
   promptId: string | null;
   /** The watched call: lines from its result on are re-read with metadata. */
@@ -44,10 +40,7 @@ export interface FollowOptions {
 export interface FollowedMarks {
   /** Offset of the newest `api-request` line, or -1. */
   request: number;
-  /**
-   * When that request was sent (its `timestamp`, ms since the epoch), or
-   * null when unknown.
-   */
+  /** When that request was sent (its `timestamp`, ms), or null. */
   requestTime: number | null;
   /** Offset of the newest main-transcript `turn_duration` line, or -1. */
   turnEnd: number;
@@ -56,16 +49,14 @@ export interface FollowedMarks {
 }
 
 /**
- * Most bytes one look reads: a look that would read more (a burst of
- * appends, or a line without end) continues at the next look, so each look
- * stays short and a deadline is kept.
+ * Most bytes one look reads: the rest (a burst, a line without end) is read
+ * by the next look, so each stays short.
  */
 const LOOK_BUDGET_BYTES = DEFAULT_SCAN_BUDGETS.bytes;
 
 /**
- * Entries kept for one turn. Beyond it the watcher gives up (fail open: a
- * turn of this many entries is not judged on part of them) and memory stays
- * bounded.
+ * Entries kept for one turn: beyond, the watcher gives up (fail open, not
+ * judged on part of them) and memory stays bounded.
  */
 export const MAX_TURN_ENTRIES = 200_000;
 
@@ -86,16 +77,14 @@ export class TurnFollower {
   #size: number | null = -1;
   #newTurn = false;
   /**
-   * The watched call (its tool_use or its result) is among the entries.
-   * Until it is, a prompt that arrives starts the followed turn rather than
-   * a new one: Claude Code can start the PostToolUse hook before the turn's
-   * lines reach the file (2.1.145 did, about 65 ms early).
+   * The watched call or its result is among the entries: until then a prompt
+   * starts the followed turn, not a new one (2.1.145 started PostToolUse about
+   * 65 ms before the turn's lines reached the file).
    */
   #callSeen = false;
   /**
-   * The prompt or command line that opened the followed turn, when it came
-   * after the turn's first lines (a late prompt line): lines re-read from
-   * the result on must not open the turn a second time.
+   * The line that opened the turn when it came late: re-read lines must not
+   * open it again.
    */
   #openerOffset = -1;
   /** The entry at `#openerOffset`, as the first look's scan read it. */
@@ -106,10 +95,6 @@ export class TurnFollower {
   /** The last look was cut short: the next one continues even without growth. */
   #pending = false;
 
-  /**
-   * @param path The transcript.
-   * @param options The turn and call to follow.
-   */
   constructor(path: string, options: FollowOptions) {
     this.#path = path;
     this.#options = options;
@@ -135,10 +120,7 @@ export class TurnFollower {
     return this.#overflow;
   }
 
-  /**
-   * What opened the followed turn: its prompt line (also one that landed
-   * late), a command, a wake-up's note; null while none is on file.
-   */
+  /** What opened the followed turn (a late prompt line too); null while none is. */
   get opener(): Entry | null {
     return this.#turn.opener ?? this.#scanOpener;
   }
@@ -149,14 +131,11 @@ export class TurnFollower {
   }
 
   /**
-   * Looks at the file once: the first look reads the current turn from the
-   * end; later looks read only what was appended, and nothing at all when
-   * the size is unchanged. A file that shrank (rewritten) is read afresh.
-   * Requires `--allow-read`.
+   * Looks once: first the current turn from the end, then only what was
+   * appended (nothing when the size is unchanged); a file that shrank is read
+   * afresh. `stopWhen` ends a look early (the next one goes on). Returns
+   * whether the size changed. Requires `--allow-read`.
    *
-   * @param stopWhen Asked while reading: true ends the look early (the rest
-   * is read by the next one).
-   * @returns Whether the file's size changed since the last look.
    * @throws {TranscriptError} When the path is not a readable file.
    */
   async look(stopWhen: () => boolean): Promise<boolean> {
@@ -194,6 +173,8 @@ export class TurnFollower {
       this.#offset = 0; // read from the file's start: so the splitter is
       return;
     }
+    // From the file's start only when the scan read back to it without a
+    // turn start (a late prompt line's run may reach back to it).
     // The turn continues from its scan: from the file's start only when
     // the scan read back to it without finding a turn start (a late prompt
     // line's run may then reach back to it).
@@ -209,10 +190,8 @@ export class TurnFollower {
     const entries = scan.entries.slice(-max);
     const state = callState(entries, this.#options.toolUseId);
     this.#callSeen = state.kind !== "absent";
-    // Entries are taken again from the result on (none before it count),
-    // and metadata from just before the model's newest reply: Claude Code
-    // can write the next request's api-request line ahead of its queued
-    // entries (2.1.332: ahead of the reply and the result).
+    // Entries are taken again from the result on, metadata from just before
+    // the newest reply: 2.1.332 wrote api-request ahead of reply and result.
     const resultAt = state.kind === "answered"
       ? entries.findIndex((e) => e.offset === state.resultOffset)
       : entries.length;
@@ -298,10 +277,8 @@ export class TurnFollower {
   }
 
   /**
-   * Adds one entry by the turn rule, or notes that a new turn began: one
-   * after the watched call's. Until the call is on file, a turn that
-   * begins is the followed one (see `#callSeen`); a late prompt line's
-   * turn takes the entries written ahead of it, the call included.
+   * Adds one entry by the turn rule, or notes that a turn after the watched
+   * call's began (until the call is on file, a turn that begins is followed).
    */
   #add(entry: Entry): void {
     if (entry.sidechain) return;
@@ -321,8 +298,8 @@ export class TurnFollower {
         return;
       }
     }
-    // Only the part surely in the followed turn counts (not what follows
-    // an entry of another promptId waiting to open one).
+    // Only the part surely in the followed turn counts (not what follows an
+    // entry of another promptId waiting to open one).
     this.#callSeen = closedTurns.length > 0 || this.#turn.opening
       ? this.#turn.current.some((e) => this.#isWatchedCall(e))
       : this.#callSeen || this.#isWatchedCall(entry);
@@ -351,9 +328,8 @@ const NO_MARKS: Readonly<FollowedMarks> = Object.freeze({
 });
 
 /**
- * Where to re-read a turn's metadata from: the entry just before the model
- * reply that ends `entries[0, before)` (the result that reply answered), or
- * the line where the turn starts; null when neither is known.
+ * Where to re-read a turn's metadata from: the entry before the reply that
+ * ends `entries[0, before)`, or the turn's start; null when neither is known.
  */
 function replyStart(
   entries: readonly Entry[],

@@ -1,9 +1,7 @@
 /**
- * Parses the PostToolUse or PostToolUseFailure payload the watchdog
- * (`stall-watch watch`) reads on stdin, and tells from the environment
- * whether a wake-up can reach the session at all. Fields are read by name;
- * unknown fields (and the possibly large `tool_input` / `tool_response`)
- * are ignored.
+ * The watcher's PostToolUse(Failure) payload, read by name (the possibly
+ * large `tool_input` and `tool_response` ignored), and whether a wake-up
+ * can reach the session at all.
  *
  * @module
  */
@@ -45,12 +43,6 @@ export function readWatchPayload(text: string): DoorPayload<WatchInput> {
   return { payload, input: () => watchInputFrom(payload) };
 }
 
-/**
- * Reads a parsed payload object.
- *
- * @throws {InputError} On a missing or unusable `transcript_path` or
- * `tool_use_id`.
- */
 function watchInputFrom(payload: Record<string, unknown>): WatchInput {
   return {
     sessionId: stringField(payload, "session_id") ?? "",
@@ -72,12 +64,9 @@ const SDK_ENTRYPOINTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Why a wake-up could never reach this session, or `null` when it can.
- * Claude Code tells its hooks through the environment: `-p` and SDK runs
- * have `CLAUDE_CODE_SESSION_ATTENDED=0` and an `sdk-*`
- * `CLAUDE_CODE_ENTRYPOINT` (interactive: `1` and `cli`). Such a run exits
- * after its last turn, or waits for the watcher at exit and kills it, so
- * watching would only delay the exit or nudge a turn nobody takes.
+ * Why a wake-up could never reach this session, or `null`: a `-p` or SDK
+ * run (`CLAUDE_CODE_SESSION_ATTENDED=0`, an `sdk-*`
+ * `CLAUDE_CODE_ENTRYPOINT`) exits after its last turn or kills the watcher.
  */
 export function unattendedRun(
   env: Readonly<Record<string, string>>,

@@ -1,12 +1,8 @@
 /**
- * The watchdog's waiting loop: cheap checks on a timer, a tail scan only
- * when the transcript changed size, until the policy says to finish or to
- * judge the turn.
- *
- * Idle cost per tick: one `stat` of the transcript and one read of the
- * session's small marker file. Growth costs only the appended bytes
- * (`_turn_follower.ts`). The deadline is also checked inside each read, so a
- * huge or endless input cannot hold the watcher past it.
+ * The watchdog's waiting loop: per tick one `stat` and one read of the
+ * session's marker, a look at the appended bytes only when the transcript
+ * grew (`_turn_follower.ts`), until the policy says to finish or judge. The
+ * deadline is checked inside each read too.
  *
  * @module
  */
@@ -32,7 +28,7 @@ import {
 } from "./_watch_step.ts";
 
 /** What the loop needs: the call, the limits, and its clock and probes. */
-export interface WatchLoopOptions {
+interface WatchLoopOptions {
   transcriptPath: string;
   toolUseId: string;
   /** The payload's `prompt_id`, to delimit the turn like the Stop hook. */
@@ -48,7 +44,7 @@ export interface WatchLoopOptions {
 }
 
 /** How the loop ended. */
-export type WatchLoopResult =
+type WatchLoopResult =
   | {
     action: "finish";
     outcome: WatchOutcome;
@@ -137,8 +133,8 @@ export async function watchTranscript(
 }
 
 /**
- * The release that wrote the turn, when the turn says and that release
- * cannot deliver a wake-up; else null (an unknown release is watched).
+ * The release that wrote the turn when it says so and cannot deliver a
+ * wake-up; else null (an unknown release is watched).
  */
 function unwakeable(turn: readonly Entry[]): string | null {
   const release = releaseOf(turn);
@@ -148,19 +144,11 @@ function unwakeable(turn: readonly Entry[]): string | null {
 }
 
 /**
- * Whether a model request started after the result and nothing has come of
- * it yet. Claude Code writes an `api-request` line when it sends a request
- * (within milliseconds of the result: sync PostToolUse hooks run before the
- * result is made), and then the reply: an assistant line, its synthetic
- * API-error entry, its hidden retry note after an empty reply, or the end
- * of the turn. A Claude Code that writes no such line leaves only the idle
- * window to go by.
- *
- * Conversation entries reach the file through Claude Code's write queue,
- * the `api-request` line directly, so the line can land ahead of the reply
- * and result it follows (2.1.332, about one run in three). A line after
- * the result goes by file order; one ahead of it by the times on the
- * lines: a request sent after the result was made, no entry made after it.
+ * Whether a model request started after the result and nothing came of it
+ * yet: Claude Code writes an `api-request` line when it sends one, then the
+ * reply (an assistant line, its API-error entry, a retry note, the turn's
+ * end). The line bypasses the write queue, so it can land ahead of the result
+ * (2.1.332, one run in three): ahead, the times on the lines decide.
  */
 export function requestOpen(
   marks: Readonly<FollowedMarks>,

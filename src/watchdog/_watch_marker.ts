@@ -1,10 +1,8 @@
 /**
- * The per-session marker that names the newest watcher, so that at most one
- * watcher per session does real work: each new watcher claims it, and older
- * ones see the claim on their next tick and exit.
- *
- * One small JSON file per session in `<state folder>/watch/`, replaced
- * atomically, so a reader sees the old claim or the new one, never a mix.
+ * The per-session marker naming the newest watcher, so at most one watcher
+ * per session does real work: each claims it, older ones see the claim and
+ * exit. One small JSON file per session in `<state folder>/watch/`,
+ * replaced atomically.
  *
  * @module
  */
@@ -28,10 +26,7 @@ const WATCH_DIR = "watch";
 /** Top-level keys of a watcher's marker. */
 const MARKER_KEYS = ["tool_use_id", "token", "started_at"];
 
-/**
- * Whether a file's text is a watcher's marker: what proves a marker file is
- * stall-watch's before it is replaced or swept.
- */
+/** Whether a file's text is a marker: what proves it stall-watch's to replace or sweep. */
 function isMarkerText(text: string): boolean {
   try {
     const data = JSON.parse(text);
@@ -50,20 +45,17 @@ export interface WatchClaim {
   /** Unique per watcher, so duplicate registrations of one call also yield. */
   token: string;
   /**
-   * The marker file as this claim left it (inode and modification time):
-   * while the file is still that one, no newer claim replaced it, and the
-   * frequent check is one `lstat` instead of a read.
+   * The marker as this claim left it (inode, mtime): while unchanged, no newer
+   * claim replaced it, and the frequent check is one `lstat`.
    */
   written: { ino: number | null; mtime: number | null } | null;
 }
 
 /**
- * Claims the session's marker for a new watcher. Removes markers of
- * sessions idle for 30 days when the session's first watcher starts.
- * Requires write access to the state folder.
+ * Claims the session's marker for a new watcher; a session's first watcher
+ * removes markers idle for 30 days. Requires write access to the state
+ * folder (`stateDir`, relative to `cwd`).
  *
- * @param cwd The start directory (`.claude` is resolved against it).
- * @param stateDir The state folder, relative to `cwd`.
  * @throws {ConfinementError} When the folder escapes `.claude`.
  */
 export function claimWatch(
@@ -102,8 +94,8 @@ export function claimWatch(
 }
 
 /**
- * Whether another watcher has claimed the marker since `claim`. A missing or
- * unreadable marker proves nothing, so it does not supersede.
+ * Whether another watcher claimed the marker since `claim` (a missing or
+ * unreadable marker proves nothing).
  */
 export function isSuperseded(claim: WatchClaim): boolean {
   // Claims replace the file (a rename): the same inode is the same claim.

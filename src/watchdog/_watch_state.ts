@@ -16,10 +16,7 @@ export type CallState =
   | { kind: "awaiting_result" }
   /** The user interrupted the turn after the call: not a stall. */
   | { kind: "interrupted" }
-  /**
-   * Another hook ended the turn on purpose after the call (`continue:
-   * false`; Claude Code's `hook_stopped_continuation` record): not a stall.
-   */
+  /** Another hook ended the turn on purpose after the call: not a stall. */
   | { kind: "hook_stopped"; hookName: string }
   /** The model wrote text or a new call after the result. */
   | { kind: "followed_up" }
@@ -30,25 +27,15 @@ export type CallState =
     resultOffset: number;
     /** Some call of the turn has no result yet (a parallel call still running). */
     callsPending: boolean;
-    /**
-     * Claude Code's synthetic `API Error` entry follows the result: the
-     * request for the model's answer failed for good and the session is idle.
-     */
+    /** The client's `API Error` entry follows: the request failed, the session idles. */
     apiError: boolean;
-    /**
-     * The turn's prompt line is not on file yet, though the result is:
-     * Claude Code is still writing the turn (see `openerPending`).
-     */
+    /** The turn's prompt line is not on file yet (see `openerPending`). */
     openerPending: boolean;
   };
 
 /**
- * Locates `toolUseId` in the turn and says what happened after it.
- *
- * @param turn The current turn's entries in file order.
- * @param toolUseId The watched call.
- * @param opener What opened the turn (its prompt line, ...), null when not
- * on file or not known.
+ * Locates `toolUseId` in the turn's entries and says what happened after
+ * it; `opener` is what opened the turn, when known.
  */
 export function callState(
   turn: readonly Entry[],
@@ -80,8 +67,7 @@ export function callState(
   const stop = after.find((e) => e.kind === "hook_stop");
   if (stop) return { kind: "hook_stopped", hookName: stop.hookName };
   if (resultAt < 0) return { kind: "awaiting_result" };
-  // Claude Code's own entries (its API-error entry, `No response
-  // requested.`) have text, but the model wrote none of it.
+  // The client's own entries have text, but the model wrote none of it.
   const followedUp = after.some(isModelActivity);
   if (followedUp) return { kind: "followed_up" };
   return {

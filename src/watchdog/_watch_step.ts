@@ -21,9 +21,8 @@ export interface WatchLimits {
   /** The watcher gives up after this long. */
   maxMs: number;
   /**
-   * Give up this soon when the call never shows up in the transcript; and
-   * the most quiet that counts for nothing while the turn's prompt line is
-   * still on its way.
+   * Give up this soon when the call never shows up; and the most quiet that
+   * counts for nothing while the turn's prompt line is on its way.
    */
   graceMs: number;
   /** Time between two looks at the transcript (a `stat`, a marker read). */
@@ -31,25 +30,22 @@ export interface WatchLimits {
   /** Time between two reads of the session's marker (at most `tickMs`). */
   pollMs: number;
   /**
-   * How long a model request may run before its silence counts: Claude
-   * Code's own request timeout (`API_TIMEOUT_MS`, 10 minutes by default).
+   * How long a model request may run before its silence counts: Claude Code's
+   * own request timeout (`API_TIMEOUT_MS`, 10 minutes by default).
    */
   requestMs: number;
 }
 
 /**
- * How often a waiting watcher reads the session's marker (one small file):
- * when a turn runs many tools in parallel, each result starts a watcher,
- * and all but the newest should leave within this long.
+ * How often a waiting watcher reads the marker: of parallel calls' watchers,
+ * all but the newest should leave within this long.
  */
 const MARKER_POLL_MS = 100;
 
 /**
- * How long a call may take to appear in the transcript. Claude Code writes
- * the `tool_use` line before the tool runs, so only a call made elsewhere
- * (a subagent's file, another transcript) stays missing this long. Quiet
- * while the turn's prompt line is still on its way counts only beyond it
- * too: a write queue that fell seconds behind has caught up by then.
+ * How long a call may take to appear: Claude Code writes the `tool_use`
+ * before the tool runs, so only one made elsewhere stays missing; a write
+ * queue seconds behind has caught up by then.
  */
 const CALL_GRACE_MS = 10_000;
 
@@ -84,7 +80,7 @@ export type WatchOutcome =
   | "client_unsupported";
 
 /** What the watcher does next. */
-export type WatchStep =
+type WatchStep =
   | { action: "wait" }
   | { action: "finish"; outcome: WatchOutcome; reason: string }
   /** The turn is over (marker) or quiet too long: classify it now. */
@@ -103,8 +99,8 @@ export interface WatchFacts {
   /** A newer watcher of the session has claimed the marker. */
   superseded: boolean;
   /**
-   * The release that wrote the transcript (its `x.y.z`) when it cannot
-   * deliver a watcher's wake-up (no asyncRewake before 2.1.84); else null.
+   * The release that wrote the transcript when it cannot deliver a wake-up
+   * (no asyncRewake before 2.1.84); else null.
    */
   unwakeableRelease?: string | null;
   elapsedMs: number;
@@ -114,9 +110,8 @@ export interface WatchFacts {
 }
 
 /**
- * Decides the next step. Order matters: a newer watcher or a follow-up ends
- * the watch before anything else; a turn end or the idle window is judged
- * before the deadline is honoured.
+ * Decides the next step: a newer watcher or a follow-up ends the watch first;
+ * a turn end or the idle window is judged before the deadline is honoured.
  */
 export function nextWatchStep(facts: WatchFacts): WatchStep {
   const { state, limits } = facts;
@@ -152,10 +147,8 @@ export function nextWatchStep(facts: WatchFacts): WatchStep {
   }
   if (state?.kind === "answered") {
     if (facts.turnEnded) return { action: "judge", trigger: "turn_end" };
-    // A slow model is not a stall: while its request runs, quiet counts
-    // only beyond Claude Code's own request timeout. Nor is a turn whose
-    // prompt line has not reached the file: Claude Code is still writing
-    // it (2.1.145 under load wrote the call and result seconds ahead).
+    // A slow model is no stall (quiet counts beyond its request timeout),
+    // nor a turn whose prompt line is still on its way (2.1.145 under load).
     let quietLimit = limits.idleMs;
     if (facts.requestOpen) quietLimit = Math.max(quietLimit, limits.requestMs);
     if (state.openerPending) quietLimit = Math.max(quietLimit, limits.graceMs);

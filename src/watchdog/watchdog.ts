@@ -1,14 +1,10 @@
 /**
- * The watcher's door (`stall-watch watch`): a PostToolUse payload in, exit
- * code and stderr out. Claude Code fires no Stop hook when a turn ends
- * right after a tool result, so an `asyncRewake` PostToolUse hook watches
- * each result in the background and, when the model never answers it,
- * exits 2: Claude Code wakes the idle session and shows stderr (the
- * recovery prompt) to the model. Every other ending is exit 0.
- *
- * Read top-down: the brakes that end a watch at once, following the
- * transcript (`_watch_loop.ts`), then judging the turn; the run around it
- * is the room's (`decision/run_handler.ts`).
+ * The watcher's door (`stall-watch watch`): Claude Code fires no Stop when
+ * a turn ends right after a tool result, so an `asyncRewake` PostToolUse
+ * hook watches each result in the background and, when the model never
+ * answers it, exits 2: Claude Code wakes the session and shows stderr (the
+ * recovery prompt) to the model. The run around it is the room's
+ * (`decision/run_handler.ts`).
  *
  * @module
  */
@@ -17,7 +13,7 @@ import { classifyTurn } from "../detection/classify.ts";
 import { withLineNumbers } from "../detection/detect.ts";
 import { describe, ExitCode } from "../shared/errors.ts";
 import type { EventName } from "../events/event_log.ts";
-import { launchedBackgroundTasks } from "../detection/background_launch.ts";
+import { launchedBackgroundTasks } from "../detection/background_tasks.ts";
 import { apiTimeoutMs } from "../claude_client/timers.ts";
 import { CLAUDE_DIR } from "../confined/confine.ts";
 import { reportLine } from "../recovery/report_line.ts";
@@ -40,9 +36,8 @@ import { claimWatch, isSuperseded, type WatchClaim } from "./_watch_marker.ts";
 import { watchLimits } from "./_watch_step.ts";
 
 /**
- * Added to the nudge when Claude Code's request for the model's answer
- * failed: the model then sees an `API Error` line after the result and
- * might take its own tool call for the failure.
+ * Added to the nudge when the request for the model's answer failed: the
+ * model then sees an `API Error` after the result, not the tool's failure.
  */
 export const API_ERROR_NOTE = reportLine(
   "the request for your answer to that tool result failed with an API " +
@@ -61,9 +56,8 @@ const watchDoor: Door<WatchInput> = {
 /**
  * Watches one tool call's result until the model answers it, a newer call
  * takes over, the deadline passes, or the turn ends unanswered (then the
- * guardrails decide whether to nudge). Exit 0, or 2 to wake Claude with
- * stderr; stdout only tells the user it runs under the wrong event.
- * Requires `--allow-read`, `--allow-env` and write access to `.claude`.
+ * guardrails decide). Exit 0, or 2 to wake Claude with stderr. Requires
+ * `--allow-read`, `--allow-env` and write access to `.claude`.
  *
  * @throws {InputError} For unusable payloads and unreadable transcripts.
  */

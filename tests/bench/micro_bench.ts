@@ -22,7 +22,7 @@ import {
   readLinesForward,
 } from "../../src/transcript/line_reader.ts";
 import type { RawLine } from "../../src/transcript/line_reader.ts";
-import { BackwardTurnCollector } from "../../src/transcript/turn.ts";
+import { BackwardTurnCollector } from "../../src/transcript/_backward_turn.ts";
 import { ensureTranscript } from "./bench_data.ts";
 import { behindReason } from "../../src/detection/_lag_evidence.ts";
 import {

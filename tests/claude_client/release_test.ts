@@ -9,7 +9,7 @@ import {
   releaseOf,
   supports,
 } from "../../src/claude_client/release.ts";
-import { toEntry } from "../../src/transcript/entry.ts";
+import { toEntry } from "../../src/transcript/line_entries.ts";
 import { parseJsonObjects } from "../../src/transcript/json_line.ts";
 
 Deno.test("parseRelease() reads x.y.z, with or without a suffix, and nothing else", () => {

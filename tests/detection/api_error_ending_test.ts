@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { classifyTurn } from "../../src/detection/classify.ts";
-import { toEntry } from "../../src/transcript/entry.ts";
+import { toEntry } from "../../src/transcript/line_entries.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import { isEntry, type Line, realLines } from "../support/real_lines.ts";
 

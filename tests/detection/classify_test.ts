@@ -5,7 +5,7 @@ import {
   classifyTurn,
 } from "../../src/detection/classify.ts";
 import type { Entry, ToolResult } from "../../src/transcript/entry.ts";
-import { provesFollowUp } from "../../src/detection/_follow_up_proof.ts";
+import { provesFollowUp } from "../../src/detection/_lag_evidence.ts";
 
 let offset = 0;
 const base = () => ({

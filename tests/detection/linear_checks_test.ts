@@ -17,7 +17,7 @@ import {
   normalisedEquals,
   normalisedLength,
   provesFollowUp,
-} from "../../src/detection/_follow_up_proof.ts";
+} from "../../src/detection/_lag_evidence.ts";
 import { withoutClosingHashes } from "../../src/detection/_closing_prose.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import { fuzzParameters } from "../support/fuzz.ts";

@@ -15,7 +15,7 @@ import {
   readHistoryVerdicts,
   type TurnEnding,
 } from "../../src/detection/history_turns.ts";
-import { toEntry } from "../../src/transcript/entry.ts";
+import { toEntry } from "../../src/transcript/line_entries.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import {

@@ -6,11 +6,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  DEFAULT_RECOVERY_TEXT,
-  KIND_LABELS,
-} from "../../src/recovery/recovery.ts";
-import { SEED_TEXT } from "../../src/recovery/nudge_texts.ts";
+import { KIND_LABELS } from "../../src/recovery/recovery.ts";
+import { DEFAULT_TEXT, SEED_TEXT } from "../../src/recovery/nudge_texts.ts";
 import type { StallKind } from "../../src/detection/classify.ts";
 import {
   caseName,
@@ -82,7 +79,7 @@ async function runCase(c: FixtureCase): Promise<void> {
   const report = expectedReport(c, transcript);
   const lines = result.stderr.split("\n");
   assert.deepEqual(lines.slice(0, report.length), report, label);
-  assert.equal(lines[report.length], DEFAULT_RECOVERY_TEXT.header, label);
+  assert.equal(lines[report.length], DEFAULT_TEXT.header, label);
   const bullets = lines.filter((l) => l.startsWith("- ["));
   assert.deepEqual(
     bullets.map((b) => b.slice(3, b.indexOf("]"))),
@@ -148,7 +145,7 @@ Deno.test("hook process with STALL_WATCH_OUTPUT=json: exit 0, the prompt alone a
     "systemMessage",
   ]);
   assert.equal(output.decision, "block");
-  assert.ok(output.reason.startsWith(DEFAULT_RECOVERY_TEXT.header));
+  assert.ok(output.reason.startsWith(DEFAULT_TEXT.header));
   assert.match(output.reason, HUNG_BULLET);
   assert.doesNotMatch(output.reason, /stall_watch: \d|\.jsonl|line \d/);
   assert.match(
@@ -168,7 +165,7 @@ Deno.test("hook process with STALL_WATCH_OUTPUT=context: exit 0, the prompt as S
   ]);
   assert.equal(output.hookSpecificOutput.hookEventName, "Stop");
   const prompt = output.hookSpecificOutput.additionalContext;
-  assert.ok(prompt.startsWith(DEFAULT_RECOVERY_TEXT.header));
+  assert.ok(prompt.startsWith(DEFAULT_TEXT.header));
   assert.match(prompt, HUNG_BULLET);
   assert.doesNotMatch(prompt, /stall_watch: \d|\.jsonl|line \d/);
   assert.match(output.systemMessage, /^stall_watch: 1 hung mcp call in /);

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
-import { DEFAULT_RECOVERY_TEXT } from "../../src/recovery/recovery.ts";
+import { DEFAULT_TEXT } from "../../src/recovery/nudge_texts.ts";
 import {
   type ProcessResult,
   type RunningStallWatch,
@@ -163,7 +163,7 @@ function assertNudge(
     `stall_watch: first stall = Bash (id=${toolUseId}) at line ${line} [missing follow-up]`,
   );
   // The session is idle: the wake-up says so, and does not speak of a stop.
-  assert.equal(lines[2], DEFAULT_RECOVERY_TEXT.idleHeader);
+  assert.equal(lines[2], DEFAULT_TEXT.idleHeader);
   assert.match(
     lines[3] as string,
     /^- \[missing_followup\] Bash \(command="[^"]+"\) returned a result you have not answered/,

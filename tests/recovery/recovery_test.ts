@@ -8,13 +8,16 @@ import {
   buildFittedPrompt,
   buildRecoveryPrompt,
   buildReportLines,
-  DEFAULT_RECOVERY_TEXT,
   describeToolInput,
   fillTemplate,
   MAX_REASON_CHARS,
   nudgeFor,
 } from "../../src/recovery/recovery.ts";
-import { SEED_TEXT, unknownSlots } from "../../src/recovery/nudge_texts.ts";
+import {
+  DEFAULT_TEXT,
+  SEED_TEXT,
+  unknownSlots,
+} from "../../src/recovery/nudge_texts.ts";
 import type { ToolInputSummary } from "../../src/transcript/tool_input.ts";
 
 const sig = (
@@ -56,9 +59,9 @@ Deno.test("nudgeFor() with the seed preset gives the original texts, slots fille
     /^The tool_result for the pending tool at line 3/,
   );
   const custom = {
-    ...DEFAULT_RECOVERY_TEXT,
+    ...DEFAULT_TEXT,
     nudges: {
-      ...DEFAULT_RECOVERY_TEXT.nudges,
+      ...DEFAULT_TEXT.nudges,
       hung_mcp_call:
         "{tool_name} {unknown} {line_number} {tool_use_id} {tool_input}",
     },
@@ -83,7 +86,7 @@ Deno.test("the default nudges name the tool and its input, never a line number o
     assert.ok(text.includes("Read (file_path=/src/a.ts)"), text);
     assert.doesNotMatch(text, /4242|line|toolu_9|transcript/);
   }
-  for (const text of Object.values(DEFAULT_RECOVERY_TEXT.nudges)) {
+  for (const text of Object.values(DEFAULT_TEXT.nudges)) {
     assert.deepEqual(unknownSlots(text), []);
   }
 });
@@ -106,7 +109,7 @@ Deno.test("the default empty_tool_result nudge fits any tool: no verbose flags o
 });
 
 Deno.test("the default footer says when to stop retrying and not to read the transcript", () => {
-  const footer = DEFAULT_RECOVERY_TEXT.footer;
+  const footer = DEFAULT_TEXT.footer;
   assert.match(footer, /at most once/);
   assert.match(footer, /stop retrying and tell the user/);
   assert.match(footer, /Do not read the session's transcript file/);
@@ -139,7 +142,7 @@ Deno.test("buildRecoveryPrompt() is header, one bullet per signature, footer; em
     sig("pending_tool_use"),
     sig("empty_tool_result", "toolu_2"),
   ]).split("\n");
-  assert.equal(prompt[0], DEFAULT_RECOVERY_TEXT.header);
+  assert.equal(prompt[0], DEFAULT_TEXT.header);
   assert.match(
     prompt[1] as string,
     /^- \[pending_tool_use\] Read \(input not recorded\) never returned a result/,
@@ -148,14 +151,14 @@ Deno.test("buildRecoveryPrompt() is header, one bullet per signature, footer; em
     prompt[2] as string,
     /^- \[empty_tool_result\] Read \(input not recorded\) returned an empty result/,
   );
-  assert.equal(prompt[3], DEFAULT_RECOVERY_TEXT.footer);
+  assert.equal(prompt[3], DEFAULT_TEXT.footer);
 });
 
 Deno.test("buildRecoveryPrompt() for an idle session does not speak of a stop", () => {
   const idle = buildRecoveryPrompt([sig("hung_mcp_call")], undefined, {
     wording: "idle",
   });
-  assert.ok(idle.startsWith(DEFAULT_RECOVERY_TEXT.idleHeader));
+  assert.ok(idle.startsWith(DEFAULT_TEXT.idleHeader));
   assert.doesNotMatch(idle, /tried to stop|about to end|end the turn yet/i);
   assert.match(idle, /went idle/);
   // The seed preset keeps its Stop header but has no idle one of its own.
@@ -187,7 +190,7 @@ Deno.test("buildBlockMessage() stays under Claude Code's preview limit with many
   assert.ok(message.length <= MAX_REASON_CHARS);
   assert.match(message, /^stall_watch: 400 pending tool_use in \/p\/s.jsonl\n/);
   assert.match(message, /- \(\d+ more stalled calls not listed\)\n/);
-  assert.ok(message.trimEnd().endsWith(DEFAULT_RECOVERY_TEXT.footer));
+  assert.ok(message.trimEnd().endsWith(DEFAULT_TEXT.footer));
 });
 
 Deno.test("buildRecoveryPrompt() keeps a hostile tool input on its bullet's line", () => {

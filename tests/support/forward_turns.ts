@@ -5,7 +5,7 @@
  * @module
  */
 
-import { toEntry } from "../../src/transcript/entry.ts";
+import { toEntry } from "../../src/transcript/line_entries.ts";
 import {
   ForwardTurnSplitter,
   type SplitTurn,

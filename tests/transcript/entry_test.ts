@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import {
   type Entry,
-  isEmptyContent,
   isEmptyResult,
   isModelActivity,
   isPlaceholderText,
   RESUME_PROMPT,
-  toEntry,
 } from "../../src/transcript/entry.ts";
+import { isEmptyContent, toEntry } from "../../src/transcript/line_entries.ts";
 import { sniffEntry } from "../../src/transcript/_entry_sniff.ts";
 import { parseJsonObjects } from "../../src/transcript/json_line.ts";
 

@@ -29,7 +29,7 @@ import {
   scanCurrentTurn,
   type TurnScan,
 } from "../../src/transcript/tail_scan.ts";
-import { BackwardTurnCollector } from "../../src/transcript/turn.ts";
+import { BackwardTurnCollector } from "../../src/transcript/_backward_turn.ts";
 import { faultyFile, type FileFault } from "../support/faulty_file.ts";
 import {
   applyMutations,

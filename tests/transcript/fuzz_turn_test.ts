@@ -15,12 +15,12 @@ import {
   type StallSignature,
 } from "../../src/detection/classify.ts";
 import { type Entry, entryWeight } from "../../src/transcript/entry.ts";
-import { provesFollowUp } from "../../src/detection/_follow_up_proof.ts";
+import { provesFollowUp } from "../../src/detection/_lag_evidence.ts";
 import {
-  BackwardTurnCollector,
   ForwardTurnSplitter,
   LOOK_BEHIND_ENTRIES,
 } from "../../src/transcript/turn.ts";
+import { BackwardTurnCollector } from "../../src/transcript/_backward_turn.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 
 // Few ids and names, so calls, results and tasks actually meet.

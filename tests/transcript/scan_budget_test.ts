@@ -18,7 +18,7 @@ import { lineNumbersAt } from "../../src/transcript/line_count.ts";
 import {
   countWithIndexOf,
   newlineCounter,
-} from "../../src/transcript/_newline_count.ts";
+} from "../../src/transcript/line_count.ts";
 import {
   MAX_LINE_PIECES,
   parseJsonObjects,

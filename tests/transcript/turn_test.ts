@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import type { Entry } from "../../src/transcript/entry.ts";
 import {
-  BackwardTurnCollector,
   ForwardTurnSplitter,
   LOOK_BEHIND_ENTRIES,
   type SplitTurn,
 } from "../../src/transcript/turn.ts";
+import { BackwardTurnCollector } from "../../src/transcript/_backward_turn.ts";
 
 let offset = 0;
 function entry(

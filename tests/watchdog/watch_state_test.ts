@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { resolve } from "node:path";
-import { launchedBackgroundTasks } from "../../src/detection/background_launch.ts";
+import { launchedBackgroundTasks } from "../../src/detection/background_tasks.ts";
 import { classifyTurn } from "../../src/detection/classify.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 import { scanCurrentTurn } from "../../src/transcript/tail_scan.ts";

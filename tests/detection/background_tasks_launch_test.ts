@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { launchedBackgroundTasks } from "../../src/detection/background_launch.ts";
+import {
+  launchedBackgroundTasks,
+  launchWords,
+} from "../../src/detection/background_tasks.ts";
 import type { Entry } from "../../src/transcript/entry.ts";
 
 /** A results entry answering `toolu_1` with `text`, as the client records it. */
@@ -55,4 +58,22 @@ Deno.test("launchedBackgroundTasks() takes no launch from a command's output tha
     ]),
     [],
   );
+});
+
+Deno.test("launchWords() keeps words that launchedBackgroundTasks() finds the same task in again (what a history keeps of each kind of launch)", () => {
+  const launches = [
+    ...BACKGROUNDED,
+    'MCP tool "query" is still running after 120s. It was moved to the background as task mcpt_4f9a2c.',
+    "Async agent launched successfully.\nagentId: a7f3c21 (internal ID - do not mention to user.)",
+  ];
+  for (const text of launches) {
+    const [task] = launchedBackgroundTasks([result(text, true)]);
+    assert.ok(task, text);
+    const kept = launchWords(text);
+    assert.deepEqual(
+      launchedBackgroundTasks([result(kept, true)]).map((t) => [t.id, t.type]),
+      [[task.id, task.type]],
+      `${text} kept as ${kept}`,
+    );
+  }
 });

@@ -1,0 +1,165 @@
+/**
+ * The lines of a history scan as entries, in a fixed amount of memory, most
+ * bytes never decoded: metadata lines are skipped by their type, a clipped
+ * `user` line (a result, a pasted file) is sniffed from its ends, any other
+ * clipped line of at most 1 MiB is read again and parsed, so an assistant
+ * message's calls and texts are never guessed; beyond 1 MiB every line is
+ * sniffed, as in the hook.
+ *
+ * @module
+ */
+
+import type { AssistantEntry, Entry } from "../transcript/entry.ts";
+import { lineEntries } from "../transcript/line_entries.ts";
+import { isSkippableLine, topLevelType } from "../transcript/line_prefilter.ts";
+import {
+  DEFAULT_LINE_READER_OPTIONS,
+  type RawLine,
+  type ReadableAt,
+  readFullSync,
+} from "../transcript/line_reader.ts";
+import { DEFAULT_SCAN_BUDGETS } from "../transcript/tail_scan.ts";
+import { launchWords } from "./background_tasks.ts";
+import { MAX_TEXT_CHARS as MAX_JUDGED_TEXT_CHARS } from "./_model_text.ts";
+
+/**
+ * The most entries one history turn may hold, weighted as the hook weighs
+ * them: the hook's own budget. A longer turn is not judged, and its entries
+ * are let go as they come.
+ */
+export const MAX_HISTORY_TURN_ENTRIES = DEFAULT_SCAN_BUDGETS.entries;
+
+/** Reader tuning for history scans: 1 MiB reads, lines to 4 KiB parsed whole. */
+export const HISTORY_READER_OPTIONS = Object.freeze({
+  chunkBytes: 1024 * 1024,
+  maxLineBytes: 4 * 1024,
+  keepBytes: 2 * 1024,
+  // One line of more results than a turn may hold is over it on its own.
+  maxLineIds: MAX_HISTORY_TURN_ENTRIES,
+});
+
+/** Clipped non-user lines up to this size are read again and parsed. */
+const REREAD_MAX_BYTES = DEFAULT_LINE_READER_OPTIONS.maxLineBytes;
+
+/** An open file read synchronously (a `Deno.FsFile`). */
+export interface SyncFile {
+  readSync(buffer: Uint8Array): number | null;
+  seekSync(offset: number, whence: Deno.SeekMode): number;
+}
+
+/** The entries on one line of a forward history scan (see the module notes). */
+export function historyLineEntries(
+  raw: RawLine & { line: number },
+  file: SyncSource,
+): Entry[] {
+  if (isSkippableLine(raw.head, raw.clipped ? raw.tail : raw.head)) return [];
+  if (!raw.clipped) return withoutTexts(lineEntries(raw, raw.line));
+  if (topLevelType(raw.head) === "user" || raw.length > REREAD_MAX_BYTES) {
+    return withoutTexts(lineEntries(raw, raw.line));
+  }
+  const whole: RawLine = {
+    offset: raw.offset,
+    length: raw.length,
+    head: file.reread(raw.offset, raw.length),
+    tail: new Uint8Array(0),
+    clipped: false,
+  };
+  return withoutTexts(lineEntries(whole, raw.line));
+}
+
+/**
+ * `entries` with only the words a history judges: each text's end (the
+ * closing words `_model_text.ts` reads), each result's background launch.
+ */
+function withoutTexts(entries: Entry[]): Entry[] {
+  for (const entry of entries) {
+    if (entry.kind === "assistant") {
+      entry.texts = entry.texts.map(textEnd);
+    } else if (entry.kind === "results") {
+      for (const result of entry.results) {
+        result.snippet = launchWords(result.snippet);
+      }
+    }
+  }
+  return entries;
+}
+
+function textEnd(text: string): string {
+  return text.length > MAX_JUDGED_TEXT_CHARS
+    ? text.slice(text.length - MAX_JUDGED_TEXT_CHARS)
+    : text;
+}
+
+/** What stands for a text a history entry had and no longer keeps. */
+const TEXT_NOT_KEPT = "(text)";
+
+/**
+ * How many of the newest model messages with words keep them: a history
+ * judges the words of a turn's final message and its last call's, no older.
+ */
+const MESSAGES_WITH_WORDS = 16;
+
+/**
+ * Keeps the words of only the newest {@link MESSAGES_WITH_WORDS} entries with
+ * text of the turn being read (older ones keep a stand-in), so a turn of long
+ * texts holds few; forgotten at each close.
+ */
+export class RecentWords {
+  #kept: AssistantEntry[] = [];
+
+  /** A turn closed: its entries are never touched again. */
+  forget(): void {
+    this.#kept = [];
+  }
+
+  /** Tracks a new entry, replacing the words of those now too old. */
+  keep(entry: Entry): void {
+    if (entry.kind !== "assistant" || entry.texts.length === 0) return;
+    this.#kept.push(entry);
+    if (this.#kept.length <= 2 * MESSAGES_WITH_WORDS) return;
+    const old = this.#kept.splice(0, this.#kept.length - MESSAGES_WITH_WORDS);
+    for (const e of old) e.texts = e.texts.map(() => TEXT_NOT_KEPT);
+  }
+}
+
+/**
+ * A {@link ReadableAt} over synchronous reads that can also re-read a range,
+ * keeping its own position so a re-read never disturbs the stream.
+ */
+export class SyncSource implements ReadableAt {
+  #file: SyncFile;
+  #position = 0;
+  #moved = true; // the file's position may differ from #position
+  #onRead: ((bytes: number) => void) | undefined;
+
+  /** @param onRead Called with the bytes of each read, for progress. */
+  constructor(file: SyncFile, onRead?: (bytes: number) => void) {
+    this.#file = file;
+    this.#onRead = onRead;
+  }
+
+  read(buffer: Uint8Array): Promise<number | null> {
+    if (this.#moved) this.#file.seekSync(this.#position, Deno.SeekMode.Start);
+    this.#moved = false;
+    const read = this.#file.readSync(buffer);
+    if (read !== null) {
+      this.#position += read;
+      this.#onRead?.(read);
+    }
+    return Promise.resolve(read);
+  }
+
+  seek(offset: number): Promise<number> {
+    this.#position = offset;
+    this.#moved = true;
+    return Promise.resolve(offset);
+  }
+
+  /** Reads `length` bytes at `offset` again (fewer if the file shrank). */
+  reread(offset: number, length: number): Uint8Array {
+    this.#moved = true;
+    const bytes = new Uint8Array(length);
+    this.#file.seekSync(offset, Deno.SeekMode.Start);
+    return bytes.subarray(0, readFullSync(this.#file, bytes));
+  }
+}

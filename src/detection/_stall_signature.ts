@@ -1,0 +1,79 @@
+/**
+ * What detection reports: the stall kinds, a stall's signature, a turn's
+ * verdict (re-exported by `classify.ts`, the face).
+ *
+ * @module
+ */
+
+import type { ToolInputSummary } from "../transcript/tool_input.ts";
+
+/**
+ * The stall kinds (identifiers of the public contract). `announced_no_call`
+ * is found apart, by `announcement.ts`.
+ */
+export type StallKind =
+  | "pending_tool_use"
+  | "hung_mcp_call"
+  | "empty_tool_result"
+  | "missing_followup"
+  | "subagent_no_report"
+  | "lost_tool_call"
+  | "announced_no_call";
+
+/** Every stall kind, in the order reports list them. */
+export const STALL_KINDS: readonly StallKind[] = [
+  "pending_tool_use",
+  "empty_tool_result",
+  "hung_mcp_call",
+  "missing_followup",
+  "subagent_no_report",
+  "lost_tool_call",
+  "announced_no_call",
+];
+
+/** One detected stall. */
+export interface StallSignature {
+  kind: StallKind;
+  /** The call's tool; `""` for a `lost_tool_call` (no call is on file). */
+  toolName: string;
+  /** The call's id; for a `lost_tool_call`, its message's (the cap counts per id). */
+  toolUseId: string;
+  /** What the call was about (its file, command, URL...), when it was read. */
+  toolInput?: ToolInputSummary;
+  /** Byte offset of the line that shows the stall. */
+  offset: number;
+  /** 1-based line number, or 0 until resolved. */
+  line: number;
+  /** Which rule fired, in words. */
+  rule: string;
+  /** For `announced_no_call`: the announcing sentence, as written (cut). */
+  announcement?: string;
+}
+
+/** The classifier's answer for one turn. */
+export interface TurnVerdict {
+  signatures: StallSignature[];
+  /** Why the turn is healthy, or which rule fired first. */
+  reason: string;
+  /** The turn ended on the client's API-error entry: the model never answered. */
+  endedOnApiError?: true;
+  /** That error is one no nudge can fix (see `_api_error.ts`): no stall. */
+  endedOnUnfixableError?: true;
+  /** That error was a usage or session limit. */
+  endedOnUsageLimit?: true;
+}
+
+/** A signature as logged and printed by `scan --json`. */
+export function signatureData(
+  signature: StallSignature,
+): Record<string, unknown> {
+  return {
+    kind: signature.kind,
+    tool_name: signature.toolName,
+    tool_use_id: signature.toolUseId,
+    line: signature.line,
+    ...(signature.announcement === undefined
+      ? {}
+      : { announcement: signature.announcement }),
+  };
+}
