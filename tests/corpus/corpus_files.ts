@@ -128,16 +128,27 @@ export function storedPath(corpus: Corpus, stored: string): string {
 }
 
 /**
- * Links every file of the corpus into `dir` at its layout path (symbolic
- * links: nothing is copied), so `dir/projects` reads as a Claude config
- * folder's history. Returns the path of each stored file's link.
+ * Links every file of the corpus into `dir` at its layout path, so
+ * `dir/projects` reads as a Claude config folder's history. Returns the
+ * path of each stored file's link. Symbolic links off Windows (nothing is
+ * copied); hard links on Windows, where a symbolic link needs a privilege
+ * and Wine's "succeeds" without making one, and a copy where a hard link
+ * cannot be made (another volume).
  */
 export function linkLayout(corpus: Corpus, dir: string): Map<string, string> {
   const links = new Map<string, string>();
   for (const file of corpus.files) {
     const link = join(dir, file.layout);
     Deno.mkdirSync(dirname(link), { recursive: true });
-    Deno.symlinkSync(storedPath(corpus, file.stored), link);
+    const stored = storedPath(corpus, file.stored);
+    if (Deno.build.os !== "windows") Deno.symlinkSync(stored, link);
+    else {
+      try {
+        Deno.linkSync(stored, link);
+      } catch {
+        Deno.copyFileSync(stored, link);
+      }
+    }
     links.set(file.stored, link);
   }
   return links;
