@@ -23,7 +23,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["codex"],
   ["detection"],
   ["recovery"],
-  ["settings"],
+  ["config"],
   ["guardrails"],
   ["events"],
   ["decision"],

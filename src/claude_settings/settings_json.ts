@@ -21,7 +21,7 @@ import {
   parseTree,
   printParseErrorCode,
 } from "../../vendor/jsonc-parser/main.js";
-import { lineColumn, parseErrorWords } from "../settings/config_file.ts";
+import { lineColumn, parseErrorWords } from "../config/config_file.ts";
 import { InputError } from "../shared/errors.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 

@@ -44,8 +44,8 @@ import {
   findTurnEndingHooks,
   hooksShapeProblems,
 } from "../install/hook_registration.ts";
-import { formatProblems, loadSettings } from "../settings/load_settings.ts";
-import type { Settings } from "../settings/settings.ts";
+import { formatProblems, loadSettings } from "../config/load_settings.ts";
+import type { Settings } from "../config/settings.ts";
 import { runsStallWatchStatusLine } from "../install/status_line.ts";
 import { readSettingsFile } from "../claude_settings/settings_file.ts";
 import { parseSettingsText } from "../claude_settings/settings_json.ts";

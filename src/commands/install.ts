@@ -24,7 +24,7 @@ import {
 } from "../install/hook_command.ts";
 import { planInstall } from "../install/hook_registration.ts";
 import { STATUS_LINE_REFRESH_SECONDS } from "../install/status_line.ts";
-import { loadSettings } from "../settings/load_settings.ts";
+import { loadSettings } from "../config/load_settings.ts";
 import {
   parseScope,
   type Scope,

@@ -25,7 +25,7 @@ import {
 import { decodeUtf8 } from "../transcript/json_line.ts";
 import { readLinesForward } from "../transcript/line_reader.ts";
 import { openRegularFile } from "../shared/regular_file.ts";
-import { formatProblems, loadSettings } from "../settings/load_settings.ts";
+import { formatProblems, loadSettings } from "../config/load_settings.ts";
 import { formatCount } from "../shared/number_format.ts";
 import { type Style, styleFor } from "../shared/term_style.ts";
 import { renderTable } from "../shared/text_table.ts";

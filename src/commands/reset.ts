@@ -15,7 +15,7 @@ import {
   InputError,
   UsageError,
 } from "../shared/errors.ts";
-import { formatProblems, loadSettings } from "../settings/load_settings.ts";
+import { formatProblems, loadSettings } from "../config/load_settings.ts";
 import {
   type RemovedState,
   type SessionState,

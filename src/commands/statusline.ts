@@ -14,7 +14,7 @@ import type { CliIO } from "../shared/cli_io.ts";
 import { stdinPayload } from "../shared/command_options.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import { clipMiddle } from "../shared/errors.ts";
-import { loadSettings } from "../settings/load_settings.ts";
+import { loadSettings } from "../config/load_settings.ts";
 import { scanCurrentTurn } from "../transcript/tail_scan.ts";
 import {
   type CallInFlight,

@@ -21,7 +21,7 @@ import {
   type KillSwitchStatus,
   killSwitchStatus,
 } from "../guardrails/guardrails.ts";
-import type { Settings } from "../settings/settings.ts";
+import type { Settings } from "../config/settings.ts";
 
 /**
  * The kill switch: the variable, the marker file (checked on disk,
@@ -50,7 +50,7 @@ export type MarkerLook =
 
 /**
  * Whether the marker is there. `file` is one the settings let through
- * (`markerRefusal` in `settings/settings.ts`: never a network or device
+ * (`markerRefusal` in `config/settings.ts`: never a network or device
  * path). Inside the project (a path a cloned repository's links can reach)
  * it is walked from the start directory with `lstat` and `readlink`, and
  * a folder on the way that is a link leading out of the project is

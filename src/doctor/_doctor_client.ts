@@ -15,7 +15,7 @@ import {
   type Release,
   supports,
 } from "../claude_client/release.ts";
-import type { OutputMode } from "../settings/settings.ts";
+import type { OutputMode } from "../config/settings.ts";
 import type { CheckResult } from "./doctor_report.ts";
 
 /** What doctor knows of the client. */

@@ -9,7 +9,7 @@
 
 import type { KillSwitchStatus } from "../guardrails/guardrails.ts";
 import type { MarkerLook } from "../decision/kill_switch.ts";
-import type { AnnouncedNoCallMode } from "../settings/settings.ts";
+import type { AnnouncedNoCallMode } from "../config/settings.ts";
 import {
   handlerIdentity,
   HOOK_EVENTS,

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseConfigText } from "../../src/settings/config_file.ts";
+import { parseConfigText } from "../../src/config/config_file.ts";
 import {
   formatProblems,
   loadSettings,
-} from "../../src/settings/load_settings.ts";
+} from "../../src/config/load_settings.ts";
 import {
   CONFIG_KEYS,
   DEFAULT_SETTINGS,
   resolveSettings,
-} from "../../src/settings/settings.ts";
+} from "../../src/config/settings.ts";
 import { SEED_TEXT } from "../../src/recovery/nudge_texts.ts";
 import { POSIX, WINDOWS } from "../../src/shared/paths.ts";
 
