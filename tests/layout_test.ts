@@ -28,7 +28,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["events"],
   ["decision"],
   ["hook", "watchdog"],
-  ["claude_settings"],
+  ["client_settings"],
   ["install"],
   ["doctor"],
   ["audit"],

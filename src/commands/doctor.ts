@@ -47,16 +47,16 @@ import {
 import { formatProblems, loadSettings } from "../config/load_settings.ts";
 import type { Settings } from "../config/settings.ts";
 import { runsStallWatchStatusLine } from "../install/status_line.ts";
-import { readSettingsFile } from "../claude_settings/settings_file.ts";
-import { parseSettingsText } from "../claude_settings/settings_json.ts";
+import { readSettingsFile } from "../client_settings/settings_file.ts";
+import { parseSettingsText } from "../client_settings/settings_json.ts";
 import {
   applicableSettingsFiles,
   type Scope,
-} from "../claude_settings/settings_scope.ts";
-import { displayPath } from "../claude_settings/settings_update.ts";
+} from "../client_settings/settings_scope.ts";
+import { displayPath } from "../client_settings/settings_update.ts";
 import { colorEnabled } from "../shared/term_style.ts";
-import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
-import { pluginDataDir } from "../claude_settings/plugin_records.ts";
+import { lookUpPlugin } from "../client_settings/plugin_lookup.ts";
+import { pluginDataDir } from "../client_settings/plugin_records.ts";
 import type { PluginFacts, PluginRuntime } from "../doctor/doctor_plugin.ts";
 import { VERSION } from "../shared/version.ts";
 import { codexChecks, gatherCodexFacts } from "../doctor/doctor_codex.ts";

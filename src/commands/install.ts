@@ -29,14 +29,14 @@ import {
   parseScope,
   type Scope,
   settingsPath,
-} from "../claude_settings/settings_scope.ts";
+} from "../client_settings/settings_scope.ts";
 import {
   displayPath,
   updateSettings,
-} from "../claude_settings/settings_update.ts";
+} from "../client_settings/settings_update.ts";
 import { type InstallFacts, installNotes } from "../install/install_notes.ts";
-import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
-import { describePlugin } from "../claude_settings/plugin_records.ts";
+import { lookUpPlugin } from "../client_settings/plugin_lookup.ts";
+import { describePlugin } from "../client_settings/plugin_records.ts";
 import { installForCodex } from "../install/codex_install.ts";
 
 /** The scope used without `--scope`: the command holds a path on this machine. */

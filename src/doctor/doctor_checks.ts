@@ -30,7 +30,7 @@ import type {
   Misregistration,
   OwnHandler,
 } from "../install/hook_registration.ts";
-import type { Scope } from "../claude_settings/settings_scope.ts";
+import type { Scope } from "../client_settings/settings_scope.ts";
 import { timerChecks, type TimerFacts } from "./_doctor_timers.ts";
 import { clientChecks, type ClientFacts } from "./_doctor_client.ts";
 import {

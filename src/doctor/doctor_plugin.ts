@@ -12,8 +12,8 @@
 import {
   describePlugin,
   type PluginState,
-} from "../claude_settings/plugin_records.ts";
-import type { Scope } from "../claude_settings/settings_scope.ts";
+} from "../client_settings/plugin_records.ts";
+import type { Scope } from "../client_settings/settings_scope.ts";
 import type { CheckResult } from "./doctor_report.ts";
 
 /** What the plugin's launcher (`hooks/launch.sh`) would find. */

@@ -26,7 +26,7 @@ import {
   stallWatchArgs,
 } from "./hook_command.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
-import type { SettingsEdit } from "../claude_settings/settings_update.ts";
+import type { SettingsEdit } from "../client_settings/settings_update.ts";
 import { HANDLER_EVENTS } from "../claude_client/hook_events.ts";
 import { addStatusLine, removeStatusLine } from "./status_line.ts";
 import {
@@ -34,7 +34,7 @@ import {
   jsonEditor,
   parseSettingsText,
   SettingsFileError,
-} from "../claude_settings/settings_json.ts";
+} from "../client_settings/settings_json.ts";
 
 /** One stall-watch handler found in a settings file. */
 export interface OwnHandler {

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Scope } from "../claude_settings/settings_scope.ts";
+import type { Scope } from "../client_settings/settings_scope.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 

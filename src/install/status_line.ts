@@ -28,7 +28,7 @@ import { isPlainObject } from "../shared/plain_object.ts";
 import {
   type JsonEditor,
   SettingsFileError,
-} from "../claude_settings/settings_json.ts";
+} from "../client_settings/settings_json.ts";
 
 /** How often Claude Code re-runs the status line, in seconds. */
 export const STATUS_LINE_REFRESH_SECONDS = 30;

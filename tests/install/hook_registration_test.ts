@@ -19,7 +19,7 @@ import {
   WATCH_EVENTS,
 } from "../../src/install/hook_command.ts";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
-import { SettingsFileError } from "../../src/claude_settings/settings_json.ts";
+import { SettingsFileError } from "../../src/client_settings/settings_json.ts";
 
 const BIN = "/opt/tools/stall-watch";
 const COMMAND = `cd -- \\"$CLAUDE_PROJECT_DIR\\" || exit 1; ${BIN}`;

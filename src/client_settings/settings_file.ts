@@ -1,6 +1,7 @@
 /**
- * Reading a Claude Code settings file and replacing it safely: a backup of
- * the old content first, then an atomic write, both inside `.claude`.
+ * Reading a client's settings file (Claude Code's `settings.json`, Codex's
+ * `hooks.json`) and replacing it safely: a backup of the old content first,
+ * then an atomic write, both inside the client's folder.
  *
  * @module
  */

@@ -1,5 +1,6 @@
 /**
- * Reading and editing Claude Code's `settings.json` without disturbing it.
+ * Reading and editing a client's JSON settings file (Claude Code's
+ * `settings.json`, Codex's `hooks.json`) without disturbing it.
  *
  * The file must be strict JSON (comments or trailing commas make Claude
  * Code ignore the whole file), so anything else is refused. Edits are
