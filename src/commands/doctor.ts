@@ -46,7 +46,7 @@ import {
 } from "../install/hook_registration.ts";
 import { formatProblems, loadSettings } from "../config/load_settings.ts";
 import type { Settings } from "../config/settings.ts";
-import { runsStallWatchStatusLine } from "../install/status_line.ts";
+import { runsStallWatchStatusLine } from "../install/status_line_registration.ts";
 import { readSettingsFile } from "../client_settings/settings_file.ts";
 import { parseSettingsText } from "../client_settings/settings_json.ts";
 import {

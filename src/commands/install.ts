@@ -23,7 +23,7 @@ import {
   WATCH_TIMEOUT_MARGIN,
 } from "../install/hook_command.ts";
 import { planInstall } from "../install/hook_registration.ts";
-import { STATUS_LINE_REFRESH_SECONDS } from "../install/status_line.ts";
+import { STATUS_LINE_REFRESH_SECONDS } from "../install/status_line_registration.ts";
 import { loadSettings } from "../config/load_settings.ts";
 import {
   parseScope,

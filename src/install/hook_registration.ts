@@ -28,7 +28,7 @@ import {
 import { isPlainObject } from "../shared/plain_object.ts";
 import type { SettingsEdit } from "../client_settings/settings_update.ts";
 import { HANDLER_EVENTS } from "../claude_client/hook_events.ts";
-import { addStatusLine, removeStatusLine } from "./status_line.ts";
+import { addStatusLine, removeStatusLine } from "./status_line_registration.ts";
 import {
   type JsonEditor,
   jsonEditor,
