@@ -16,11 +16,8 @@ import {
   UsageError,
 } from "../shared/errors.ts";
 import { formatProblems, loadSettings } from "../config/load_settings.ts";
-import {
-  type RemovedState,
-  type SessionState,
-  StateStore,
-} from "../guardrails/state.ts";
+import { type RemovedState, StateStore } from "../guardrails/state.ts";
+import type { SessionState } from "../guardrails/session_state.ts";
 
 /** The `help reset` text. */
 export const help: string =
