@@ -1,9 +1,7 @@
 /**
- * Aligned plain-text tables for command output. Widths come from the
- * visible text and padding stays outside the paint, so colour never breaks
- * alignment. Every cell is escaped and capped: cells hold names and paths
- * from transcripts, and one tool name of a megabyte must not make every
- * line of its table a megabyte wide.
+ * Aligned plain-text tables for command output, padding outside the paint.
+ * Every cell is escaped and capped: a tool name of a megabyte must not make
+ * every line a megabyte wide.
  *
  * @module
  */
@@ -27,13 +25,7 @@ export interface TableOptions {
   paintHeader?: (text: string) => string;
 }
 
-/**
- * Renders rows under a header, columns two spaces apart, each line ending in
- * a newline. Trailing spaces are trimmed. An empty `rows` renders nothing.
- *
- * @param header Column titles.
- * @param rows Cells per row; missing cells are blank.
- */
+/** Rows under a header, columns two spaces apart, lines trimmed; no rows: "". */
 export function renderTable(
   header: readonly string[],
   rows: readonly (readonly Cell[])[],
