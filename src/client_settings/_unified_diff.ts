@@ -1,9 +1,6 @@
 /**
- * A unified diff of two texts (what `install --dry-run` prints), from a
- * longest-common-subsequence line match. Settings files are small, so the
- * quadratic table is cheap.
- *
- * Pure.
+ * A unified diff of two texts (`install --dry-run`), from a longest common
+ * subsequence of lines: settings files are small, the quadratic table cheap.
  *
  * @module
  */
@@ -16,12 +13,7 @@ const MAX_CELLS = 16_000_000;
 
 type Op = { kind: " " | "-" | "+"; line: string };
 
-/**
- * The unified diff from `before` to `after`, or `""` when they are equal.
- *
- * @param fromName Shown on the `---` line.
- * @param toName Shown on the `+++` line.
- */
+/** The unified diff from `before` to `after` (`""` when equal), the names on `---` and `+++`. */
 export function unifiedDiff(
   before: string,
   after: string,
