@@ -39,11 +39,13 @@ import {
   selfInvocation,
 } from "../install/hook_command.ts";
 import {
-  findMisregistered,
   findOwnHandlers,
-  findTurnEndingHooks,
   hooksShapeProblems,
 } from "../install/hook_registration.ts";
+import {
+  findMisregistered,
+  findTurnEndingHooks,
+} from "../install/registered_hooks.ts";
 import { formatProblems, loadSettings } from "../config/load_settings.ts";
 import type { Settings } from "../config/settings.ts";
 import { runsStallWatchStatusLine } from "../install/status_line_registration.ts";

@@ -26,10 +26,8 @@ import {
 } from "../install/hook_command.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 import type { CheckResult } from "./doctor_report.ts";
-import type {
-  Misregistration,
-  OwnHandler,
-} from "../install/hook_registration.ts";
+import type { OwnHandler } from "../install/hook_registration.ts";
+import type { Misregistration } from "../install/registered_hooks.ts";
 import type { Scope } from "../client_settings/settings_scope.ts";
 import { timerChecks, type TimerFacts } from "./_doctor_timers.ts";
 import { clientChecks, type ClientFacts } from "./_doctor_client.ts";

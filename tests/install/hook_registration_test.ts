@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   findOwnHandlers,
-  findTurnEndingHooks,
   type InstallRequest,
   planInstall,
   planUninstall,
 } from "../../src/install/hook_registration.ts";
+import { findTurnEndingHooks } from "../../src/install/registered_hooks.ts";
 import {
   type HookEvent,
   selfInvocation,
