@@ -58,10 +58,7 @@ stall-watch. Exit codes: 0 done (or nothing to remove), 1 file refused or
 not writable from here, 64 usage error.
 `;
 
-/**
- * Runs `uninstall`. Requires `--allow-read`, `--allow-env`, and write access
- * to `.claude` (none with `--dry-run`).
- */
+/** Runs `uninstall`. Requires `--allow-read`, `--allow-env`, and writes `.claude` (not with `--dry-run`). */
 export async function run(
   args: readonly string[],
   io: CliIO,
