@@ -138,16 +138,20 @@ async function gatherFacts(
     : realPathOrNull(knownPaths[0], platform);
   const files: SettingsFileFacts[] = [];
   const paths = new Map<string, PathFacts>();
-  const turnEnding: string[] = [];
-  const statusLines = new Map<
-    string,
-    {
-      file: string;
-      scope: Scope;
-      refreshSeconds: number | null;
-      value: Record<string, unknown>;
+  const lookAt = async (handler: Record<string, unknown>) => {
+    for (const resolved of handlerPaths(handler, io.cwd).resolved) {
+      if (!paths.has(resolved)) {
+        paths.set(resolved, await pathFacts(resolved, platform, io.cwd));
+      }
     }
-  >();
+  };
+  const turnEnding: string[] = [];
+  const statusLines = new Map<string, {
+    file: string;
+    scope: Scope;
+    refreshSeconds: number | null;
+    value: Record<string, unknown>;
+  }>();
   for (const { scope, path } of applicableSettingsFiles(io.env, io.cwd)) {
     const display = displayPath(io.cwd, path);
     const facts: SettingsFileFacts = {
@@ -182,14 +186,7 @@ async function gatherFacts(
             : null,
           value: settings.statusLine,
         });
-        for (
-          const resolved of handlerPaths(settings.statusLine, io.cwd)
-            .resolved
-        ) {
-          if (!paths.has(resolved)) {
-            paths.set(resolved, await pathFacts(resolved, platform, io.cwd));
-          }
-        }
+        await lookAt(settings.statusLine);
       }
       turnEnding.push(
         ...findTurnEndingHooks(settings, knownPaths).map((hook) =>
@@ -200,13 +197,7 @@ async function gatherFacts(
       facts.error = describe(error);
       continue;
     }
-    for (const own of facts.handlers) {
-      for (const resolved of handlerPaths(own.handler, io.cwd).resolved) {
-        if (!paths.has(resolved)) {
-          paths.set(resolved, await pathFacts(resolved, platform, io.cwd));
-        }
-      }
-    }
+    for (const own of facts.handlers) await lookAt(own.handler);
   }
   const loaded = await loadSettings(io.env, io.cwd);
   const plugin = await pluginFacts(io, platform);

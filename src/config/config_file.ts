@@ -60,17 +60,8 @@ export async function loadConfigFile(
   cwd?: string,
 ): Promise<ConfigFile> {
   const network = networkPathReason(path);
-  if (network !== null) {
-    // `\\host\share\c.jsonc` would be read at every stop (an SMB session).
-    return {
-      path,
-      values: new Map(),
-      problems: [{
-        source: path,
-        message: `cannot read the config file: ${network}, never looked at`,
-      }],
-    };
-  }
+  // `\\host\share\c.jsonc` would be read at every stop (an SMB session).
+  if (network !== null) return unreadable(path, `${network}, never looked at`);
   const file = cwd === undefined ? path : resolvePath(cwd, path);
   let text: string | null;
   try {
@@ -80,21 +71,19 @@ export async function loadConfigFile(
       inside: cwd ?? Deno.cwd(),
     });
   } catch (error) {
-    const reason = error instanceof UnreadableFileError
-      ? error.reason
-      : describe(error);
-    return {
+    return unreadable(
       path,
-      values: new Map(),
-      problems: [{
-        source: path,
-        message: `cannot read the config file: ${reason}`,
-      }],
-    };
+      error instanceof UnreadableFileError ? error.reason : describe(error),
+    );
   }
   // A `.claude` that is a file (NotADirectory) holds no config file either.
   if (text === null) return { path: null, values: new Map(), problems: [] };
   return await parseConfigText(text, path);
+}
+
+function unreadable(path: string, reason: string): ConfigFile {
+  const message = `cannot read the config file: ${reason}`;
+  return { path, values: new Map(), problems: [{ source: path, message }] };
 }
 
 /** Parses config text; `name` is the file problems name. */

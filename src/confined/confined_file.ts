@@ -227,12 +227,14 @@ export function readConfinedText(path: string, what: string): string | null {
 /** The reading of a file that may be stall-watch's: missing, its text, or refused. */
 function ownText(path: string, what: string, isOwn: Ownership): string | null {
   const text = readConfinedText(path, what);
-  if (text !== null && !isOwn(text)) {
-    throw new ConfinementError(
-      `Refusing ${what} "${path}": it is not a file stall-watch wrote`,
-    );
-  }
+  if (text !== null && !isOwn(text)) throw notOwn(what, path);
   return text;
+}
+
+function notOwn(what: string, path: string): ConfinementError {
+  return new ConfinementError(
+    `Refusing ${what} "${path}": it is not a file stall-watch wrote`,
+  );
 }
 
 function writeAll(file: Deno.FsFile, bytes: Uint8Array): void {
@@ -345,11 +347,7 @@ export function appendConfined(
   try {
     if (file === null) return;
     const size = file.statSync().size;
-    if (size > 0 && !isOwn(readHead(path, what))) {
-      throw new ConfinementError(
-        `Refusing ${what} "${path}": it is not a file stall-watch wrote`,
-      );
-    }
+    if (size > 0 && !isOwn(readHead(path, what))) throw notOwn(what, path);
     // One write per line: O_APPEND keeps whole lines from interleaving.
     writeAll(file, bytes);
   } finally {
@@ -383,19 +381,11 @@ export function renameConfined(
   const seen = lstatOrNull(source);
   if (seen === null) return false;
   assertPlainFile(source, seen, what);
-  if (!isOwn(readHead(source, what))) {
-    throw new ConfinementError(
-      `Refusing ${what} "${source}": it is not a file stall-watch wrote`,
-    );
-  }
+  if (!isOwn(readHead(source, what))) throw notOwn(what, source);
   const old = lstatOrNull(target);
   if (old !== null) {
     assertPlainFile(target, old, what);
-    if (!isOwn(readHead(target, what))) {
-      throw new ConfinementError(
-        `Refusing ${what} "${target}": it is not a file stall-watch wrote`,
-      );
-    }
+    if (!isOwn(readHead(target, what))) throw notOwn(what, target);
   }
   settledRename(writablePath(dir, from, what), target);
   return true;
