@@ -5,7 +5,6 @@
  * @module
  */
 
-/** Lines of context around each change. */
 const CONTEXT = 3;
 
 /** Largest line-count product diffed exactly (beyond it: one replace hunk). */
@@ -33,7 +32,6 @@ export function unifiedDiff(
 /** Marks a last line without `\n`, so it differs from the same text with one. */
 const NO_EOL = "\u0000";
 
-/** Lines without their `\n`. */
 function splitLines(text: string): string[] {
   if (text === "") return [];
   const lines = text.split("\n");

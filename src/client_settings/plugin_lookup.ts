@@ -23,7 +23,6 @@ import { applicableSettingsFiles, userConfigDir } from "./settings_scope.ts";
 /** `installed_plugins.json` is small; a bigger one is not Claude Code's. */
 const MAX_RECORD_BYTES = 8 * 1024 * 1024;
 
-/** What the lookup found. */
 interface PluginLookup {
   /** Claude Code's config folder, or `null` when no home folder is known. */
   configDir: string | null;

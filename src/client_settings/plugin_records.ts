@@ -129,7 +129,6 @@ export function pluginState(
   return states;
 }
 
-/** `enabledPlugins[id]` of a settings object when it is a boolean. */
 function enabledValue(
   settings: Readonly<Record<string, unknown>>,
   id: string,

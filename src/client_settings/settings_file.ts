@@ -34,7 +34,6 @@ export function backupDirOf(root: ConfinedRoot): string {
   return `${root}/stall_watch/backups`;
 }
 
-/** A settings file as read from disk. */
 interface SettingsFileText {
   path: string;
   exists: boolean;
@@ -81,7 +80,6 @@ export function isWritableHere(
   return isInside(claudeRoot(cwd, root), path);
 }
 
-/** Options of {@link writeSettingsFile}. */
 interface WriteOptions {
   /** Milliseconds since the epoch, for the backup's name. */
   now: number;

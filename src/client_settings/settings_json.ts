@@ -167,11 +167,9 @@ function detectStyle(text: string): JsonStyle {
 
 /** Edits on settings text, each applied at once. */
 export interface JsonEditor {
-  /** The current text. */
   readonly text: string;
   /** Sets (or adds) the value at `path`, creating missing parents. */
   set(path: JSONPath, value: unknown): void;
-  /** Appends `value` to the array at `path`. */
   append(path: JSONPath, value: unknown): void;
   /** Removes an object property or an array element. */
   remove(path: JSONPath): void;
@@ -312,7 +310,6 @@ export function jsonEditor(original: string): JsonEditor {
   };
 }
 
-/** The whitespace that starts the line holding `offset`. */
 function lineIndent(text: string, offset: number): string {
   const start = text.lastIndexOf("\n", offset - 1) + 1;
   return /^[ \t]*/.exec(text.slice(start))?.[0] ?? "";

@@ -31,12 +31,9 @@ export interface SettingsEdit {
   changes: string[];
 }
 
-/** Which file to change, and how. */
 interface UpdateRequest {
-  /** `install` or `uninstall`, for messages. */
   command: string;
   scope: Scope;
-  /** The settings file's absolute path. */
   path: string;
   dryRun: boolean;
   /** The folder it must lie in to be written (default `.claude`). */

@@ -45,7 +45,6 @@ const UNFINISHED_NOTE: Readonly<Record<TurnEnding, string>> = {
 const API_ERROR_NOTE = "the turn ended on an API error (Claude Code's " +
   'synthetic "API Error" entry, not an answer from the model)';
 
-/** The `scan --json` object for the current turn. */
 function currentTurnJson(turn: CurrentTurn): Record<string, unknown> {
   return {
     path: turn.path,
@@ -63,7 +62,6 @@ function currentTurnJson(turn: CurrentTurn): Record<string, unknown> {
   };
 }
 
-/** The `scan --all-turns --json` object. */
 function allTurnsJson(
   path: string,
   subagent: boolean,

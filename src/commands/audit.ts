@@ -158,7 +158,6 @@ function existingProjectsDirs(io: CliIO): string[] {
   );
 }
 
-/** Transcripts of every root, in root order. */
 function findAllTranscripts(
   roots: readonly string[],
   sinceMs: number | null,

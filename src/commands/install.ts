@@ -42,7 +42,6 @@ import { installForCodex } from "../install/codex_install.ts";
 /** The scope used without `--scope`: the command holds a path on this machine. */
 export const DEFAULT_SCOPE: Scope = "local";
 
-/** The largest `--timeout` accepted, in seconds. */
 const MAX_TIMEOUT_SECONDS = 3600;
 
 /** The `help install` text. */

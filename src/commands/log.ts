@@ -172,7 +172,6 @@ async function readLog(
   }
 }
 
-/** The `log --json` object. */
 function logJson(
   files: readonly string[],
   summary: EventLogSummary,

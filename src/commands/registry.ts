@@ -18,9 +18,7 @@ interface CommandModule {
 
 /** One subcommand of the CLI. */
 export interface Command {
-  /** The word typed after `stall-watch`. */
   name: string;
-  /** One line for the command list. */
   summary: string;
   /** Loads the command's module (at run time only; see `lazy_import.ts`). */
   load(): Promise<CommandModule>;

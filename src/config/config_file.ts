@@ -22,7 +22,6 @@ import {
 /** Default location, relative to the directory the process starts in. */
 export const DEFAULT_CONFIG_PATH = ".claude/stall-watch.jsonc";
 
-/** The parsed file. */
 interface ConfigFile {
   /** The path read, or `null` when there is no config file. */
   path: string | null;
@@ -33,7 +32,6 @@ interface ConfigFile {
 
 type KeySpec = string | { readonly [key: string]: KeySpec };
 
-/** The jsonc-parser node shape we use. */
 interface JsonNode {
   type:
     | "object"
@@ -153,7 +151,6 @@ class ProblemList {
     return `${this.#name}:${this.#where(offset)}`;
   }
 
-  /** Records a problem at a character offset of the file. */
   add(offset: number, message: string): void {
     if (this.#kept.length >= MAX_CONFIG_PROBLEMS) {
       this.#more++;

@@ -25,7 +25,6 @@ import {
   type Settings,
 } from "./settings.ts";
 
-/** Settings plus every problem found on the way. */
 interface LoadedSettings {
   settings: Settings;
   problems: SettingProblem[];
@@ -33,7 +32,6 @@ interface LoadedSettings {
   configPath: string | null;
 }
 
-/** Options for {@link loadSettings}. */
 interface LoadOptions {
   /** The client's folder (`.claude`), where state and log go and must stay. */
   clientDir?: string;

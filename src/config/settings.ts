@@ -162,7 +162,6 @@ export interface ConfigValue {
 /** Config values by dotted key (`event_log.path`), already type-checked. */
 type ConfigValues = ReadonlyMap<string, ConfigValue>;
 
-/** Result of {@link resolveSettings}. */
 interface ResolvedSettings {
   settings: Settings;
   problems: SettingProblem[];

@@ -11,7 +11,6 @@
 export interface RenamePolicy {
   /** Extra attempts after a refusal that may pass (0: fail at once). */
   retries: number;
-  /** Pause between attempts. */
   pauseMs: number;
   rename: (from: string, to: string) => void;
   /** Blocks the thread: the callers are synchronous and hold a lock. */

@@ -230,7 +230,6 @@ export function symlinkRefusal(
   );
 }
 
-/** Longest link text or path shown in a refusal. */
 const MAX_SHOWN_CHARS = 200;
 
 function clip(text: string): string {
@@ -308,7 +307,6 @@ function ensureRoot(
   };
 }
 
-/** `lstat` of `current`, creating it as a folder when missing. */
 function lstatOrCreateFolder(
   current: string,
 ): { created: boolean; info: Deno.FileInfo } {

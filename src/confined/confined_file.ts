@@ -121,7 +121,6 @@ function isSameFile(file: Deno.FsFile, seen: Deno.FileInfo): boolean {
       (opened.ino === seen.ino && opened.dev === seen.dev));
 }
 
-/** How {@link openConfined} opens a file. */
 interface OpenOptions {
   /** `lock`: for locking only, content untouched. */
   access: "append" | "lock" | "read";
@@ -290,7 +289,6 @@ export function tempNameFor(name: string): string {
   return `.${name}.${Deno.pid}.${random}.tmp`;
 }
 
-/** Options of {@link replaceConfinedFile}. */
 interface ReplaceOptions {
   /** Proves the replaced file is stall-watch's; absent: any plain file. */
   isOwn?: Ownership;
@@ -504,7 +502,6 @@ export function removeEmptyDir(dir: ConfinedDir): void {
 /** The folder below `.claude` that is stall-watch's alone by its name. */
 const OWN_FOLDER = "stall_watch";
 
-/** How many foreign `.gitignore` files are kept moved aside. */
 const MAX_GITIGNORES_ASIDE = 3;
 
 /** `ensureConfinedDir`, and in `.claude/stall_watch` or below, its own `.gitignore` too. */

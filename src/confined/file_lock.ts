@@ -23,7 +23,6 @@ export class LockTimeoutError extends StallWatchError {
 
 /** Options for {@link withFileLock}. */
 export interface LockOptions {
-  /** Give up after this long. */
   timeoutMs: number;
   sleep: (ms: number) => Promise<void>;
   /** Told when an unlock failed (the close that follows releases it). */

@@ -22,7 +22,6 @@ export interface ClientFacts {
   transcript: string | null;
   /** The release its newest line names; `null` when unknown. */
   release: Release | null;
-  /** The watchdog is registered. */
   watch: boolean;
   output: OutputMode;
   idleSeconds: number;
@@ -126,7 +125,6 @@ function turnEndingChecks(facts: ClientFacts): CheckResult[] {
   }];
 }
 
-/** What the release does for each feature stall-watch uses. */
 function releaseChecks(facts: ClientFacts): CheckResult[] {
   if (facts.transcript === null) {
     return [{

@@ -28,7 +28,6 @@ import type { Scope } from "../client_settings/settings_scope.ts";
 /** What was found in one settings file. */
 export interface SettingsFileFacts {
   scope: Scope;
-  /** As shown to the user. */
   display: string;
   exists: boolean;
   /** Why the file cannot be used (one line naming it), or `null`. */
@@ -266,7 +265,6 @@ export function handlerChecks(
   return results;
 }
 
-/** How {@link programChecks} words its lines. */
 interface ProgramWording {
   /** What runs, as shown ("/x/stall-watch (timeout 30 s)"). */
   runs: string;
@@ -274,7 +272,6 @@ interface ProgramWording {
   ok: string | null;
   /** When the program runs ("at every stop"). */
   when: string;
-  /** How to register it again. */
   reinstall: string;
 }
 

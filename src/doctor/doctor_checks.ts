@@ -57,7 +57,6 @@ export interface DoctorFacts extends HandlerFacts {
   /** The watchdog's windows against Claude Code's timers. */
   timers: TimerFacts;
   plugin: PluginFacts;
-  /** The Claude Code release the project runs. */
   client: ClientFacts;
 }
 

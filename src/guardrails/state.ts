@@ -56,12 +56,10 @@ export { isReplaceableState };
 
 /** Where and how a {@link StateStore} keeps its files. */
 export interface StateStoreOptions {
-  /** The directory the process started in. */
   cwd: string;
   /** The state folder, relative to `cwd` (inside the client's folder). */
   stateDir: string;
   sleep: (ms: number) => Promise<void>;
-  /** How long to wait for another hook of the session. */
   lockTimeoutMs?: number;
   /** Told of every file moved aside, and once of a relocated session. */
   onRescue?: (entry: StateRescue) => void;
@@ -70,7 +68,6 @@ export interface StateStoreOptions {
 /** A session's state or lock file that could not be used and was moved aside. */
 export interface QuarantinedEntry {
   file: "state" | "lock";
-  /** Where it was. */
   path: string;
   /** Its name now, in the same folder. */
   movedTo: string;
@@ -81,7 +78,6 @@ export interface QuarantinedEntry {
 /** A session kept in {@link RELOCATED_DIR}: its state file is someone else's. */
 export interface RelocatedState {
   file: "state";
-  /** The file left untouched. */
   path: string;
   /** The state file the session is kept in now. */
   keptIn: string;

@@ -69,7 +69,6 @@ export function pruneStaleState(
   return removed;
 }
 
-/** How often {@link pruneStaleStateDaily} looks at the folder. */
 const PRUNE_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 /** The empty file whose mtime says when the folder was last pruned. */

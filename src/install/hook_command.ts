@@ -151,7 +151,6 @@ export function buildHandler(
   return handler;
 }
 
-/** A handler's command split into words. */
 interface ParsedCommand {
   form: "shell" | "exec";
   /** The program and its arguments, unquoted; variables kept as text. */

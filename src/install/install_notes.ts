@@ -13,7 +13,6 @@ import { escapeTerminal } from "../shared/terminal_text.ts";
 /** What the notes look at. */
 export interface InstallFacts {
   scope: Scope;
-  /** The settings file as shown to the user. */
   settingsFile: string;
   /** The program the handler runs (an absolute path on this machine). */
   program: string;

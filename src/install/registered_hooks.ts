@@ -20,7 +20,6 @@ export interface HandlerAt {
   /** Index of its matcher group in `hooks.<event>`. */
   g: number;
   group: Record<string, unknown>;
-  /** Index in the group's `hooks`. */
   index: number;
   handler: Record<string, unknown>;
 }
@@ -110,7 +109,6 @@ export function findTurnEndingHooks(
   return found;
 }
 
-/** A handler in one line: its command, URL or type. */
 function describeHook(handler: Readonly<Record<string, unknown>>): string {
   if (handler.type === "command") return describeCommand(handler);
   if (typeof handler.url === "string") return handler.url;

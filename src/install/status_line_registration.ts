@@ -25,7 +25,6 @@ import {
 /** How often Claude Code re-runs the status line, in seconds. */
 export const STATUS_LINE_REFRESH_SECONDS = 30;
 
-/** The `statusLine` value install writes. */
 function buildStatusLine(invocation: Invocation): Record<string, unknown> {
   // A shell command (no exec form here); it only reads, so any folder will do.
   const argv = [invocation.program, ...invocation.args, "statusline"];

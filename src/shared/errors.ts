@@ -67,7 +67,6 @@ export class UsageError extends StallWatchError {
   }
 }
 
-/** Longest line {@link describe} returns. */
 const MAX_LINE_CHARS = 1000;
 
 /**

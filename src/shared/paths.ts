@@ -14,7 +14,6 @@
 
 /** How paths are spelled on a platform. */
 export interface PathStyle {
-  /** The preferred separator. */
   sep: "/" | "\\";
   /** Backslashes separate too; drives and UNC roots; case is ignored. */
   windows: boolean;

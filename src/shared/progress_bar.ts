@@ -47,7 +47,6 @@ export class ProgressBar {
     );
   }
 
-  /** Erases the bar if it was drawn. */
   clear(): void {
     if (this.#visible) this.#io.writeStderr(ERASE_LINE);
     this.#visible = false;

@@ -25,7 +25,6 @@ import {
   stepsBelow,
 } from "./paths.ts";
 
-/** Longest path shown in a message. */
 const MAX_PATH_CHARS = 200;
 
 /** A file that exists but cannot be read as one (exit 1 from commands). */
@@ -171,7 +170,6 @@ function insidePath(root: string, path: string, what: string): string {
   );
 }
 
-/** Why `info` is not readable under `options`, or `null`. */
 function refusalOf(
   info: Deno.FileInfo,
   options: RegularFileOptions,

@@ -19,9 +19,7 @@ export type Cell = string | { text: string; paint: (text: string) => string };
 export interface TableOptions {
   /** Columns aligned right (numbers); the others align left. */
   rightAligned?: readonly number[];
-  /** Prefix of every line. */
   indent?: string;
-  /** Painter for the header row. */
   paintHeader?: (text: string) => string;
 }
 
@@ -66,7 +64,6 @@ function textOf(cell: Cell): string {
   );
 }
 
-/** Display width, counting code points (wide characters count one). */
 function width(text: string): number {
   let count = 0;
   for (const _ of text) count++;
