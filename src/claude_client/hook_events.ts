@@ -1,14 +1,8 @@
 /**
- * Which hook events each stall-watch handler acts on, and which event a
- * payload is for.
- *
- * A hook registered for an event runs for that event whatever its command
- * is. Under PreToolUse the call about to run is unanswered by nature, so the
- * Stop hook's exit 2 would block every tool call (UserPromptSubmit: every
- * prompt); `watch` there would hold up each call. So both exit 0 on events
- * they are not for, and say once per session what is misregistered and how
- * to fix it (`decision/run_handler.ts`), in a `systemMessage` (shown to the user,
- * not the model).
+ * Which hook events each stall-watch handler acts on. A hook runs for the
+ * event it is registered under whatever it is: under PreToolUse the Stop
+ * hook's exit 2 would block every tool call, so a handler allows events it
+ * is not for and says so once per session (`decision/run_handler.ts`).
  *
  * @module
  */
@@ -34,10 +28,7 @@ export function handles(handler: Handler, event: string): boolean {
   return HANDLER_EVENTS[handler].includes(event);
 }
 
-/**
- * The payload's `hook_event_name`; when it has none (older releases send
- * none on Stop), the first event `handler` is for.
- */
+/** The payload's `hook_event_name`, else (older releases, on Stop) `handler`'s first. */
 export function eventOf(
   payload: Record<string, unknown>,
   handler: Handler,

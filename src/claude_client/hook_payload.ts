@@ -1,8 +1,6 @@
 /**
- * Reading any hook payload Claude Code writes to stdin: its top-level
- * object and its fields, read by name (unknown fields are ignored). Shared
- * by the Stop hook and the watchdog, so both reject bad input with the same
- * words.
+ * Reading a hook payload's object and its fields by name (unknown fields
+ * ignored): every door rejects bad input in the same words.
  *
  * @module
  */
@@ -12,11 +10,7 @@ import { isPlainObject } from "../shared/plain_object.ts";
 
 const MAX_ECHO_CHARS = 80;
 
-/**
- * Parses a payload's text into its top-level object.
- *
- * @throws {InputError} On empty input, invalid JSON or a non-object.
- */
+/** A payload's top-level object; {@link InputError} for anything else. */
 export function parsePayloadObject(text: string): Record<string, unknown> {
   if (text.trim() === "") {
     throw new InputError("Cannot parse hook input: stdin is empty");
@@ -39,12 +33,7 @@ export function parsePayloadObject(text: string): Record<string, unknown> {
   return payload;
 }
 
-/**
- * A required non-empty string field (a path or an id) of a payload object.
- *
- * @throws {InputError} When the field is missing, not a string, blank or
- * holds a NUL byte.
- */
+/** A required non-empty string field (a path, an id) without a NUL byte. */
 export function requiredPath(
   payload: Record<string, unknown>,
   name: string,

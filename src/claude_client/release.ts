@@ -1,12 +1,13 @@
 /**
- * Which Claude Code release wrote a transcript, and what that release can
- * do for a hook. Every transcript line a release writes carries its
- * `version`, so the release is read from the file itself, without running
- * anything. Pure: entries or version strings in, answers out.
+ * Which Claude Code release wrote a transcript (every line carries its
+ * `version`) and what it can do for a hook. Each floor is the first release
+ * found to behave so against the fake API (`deno task bisect:claude
+ * <probe>`), not the changelog's word. Pure.
  *
- * Each floor below is the first release found to have the behaviour by
- * running releases from npm against the fake API (`deno task bisect:claude
- * <probe>`; see the development docs), not taken from the changelog.
+ * @example
+ * ```ts
+ * supports(releaseOf(entries), "async_rewake"); // true, false, or null (unknown)
+ * ```
  *
  * @module
  */
@@ -122,10 +123,7 @@ const FLOORS: Readonly<Record<ClientFeature, Omit<FeatureFloor, "feature">>> =
     },
   });
 
-/**
- * The features, oldest floor first. The compatibility table in the docs is
- * generated from this list, and a test keeps the two equal.
- */
+/** The features, oldest floor first (the docs' table; a test keeps them equal). */
 export const FEATURE_FLOORS: readonly FeatureFloor[] = Object.freeze(
   (Object.entries(FLOORS) as [ClientFeature, Omit<FeatureFloor, "feature">][])
     .map(([feature, floor]) => ({ feature, ...floor }))
@@ -154,11 +152,7 @@ export function formatRelease(release: Release): string {
   return release.join(".");
 }
 
-/**
- * The release that wrote the newest of `entries` that names one (a
- * transcript entry's `version`), or `null` when none does (a file from a
- * release without `version`, or only sniffed lines).
- */
+/** The release that wrote the newest of `entries` naming one, or `null`. */
 export function releaseOf(
   entries: readonly { readonly version?: string }[],
 ): Release | null {
@@ -176,10 +170,7 @@ export function featureSince(feature: ClientFeature): Release {
   return parseRelease(FLOORS[feature].since) as Release;
 }
 
-/**
- * Whether `release` has `feature`; `null` when the release is unknown, so
- * that each caller says what an unknown client gets.
- */
+/** Whether `release` has `feature`; `null` for an unknown release (the caller decides). */
 export function supports(
   release: Release | null,
   feature: ClientFeature,

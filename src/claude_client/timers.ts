@@ -1,23 +1,17 @@
 /**
- * Claude Code's own timers, and how its environment changes them: the one
- * place that parses `API_TIMEOUT_MS` and its siblings for the watchdog and
- * for `doctor`. Hooks inherit Claude Code's environment, so the values a
- * hook sees are the ones Claude Code runs with. Pure: the environment is a
- * parameter.
- *
- * Claude Code 2.1.332's timers, read from its own code: a model request
- * times out after `API_TIMEOUT_MS` (600 s); a stream without bytes after
- * `CLAUDE_STREAM_IDLE_TIMEOUT_MS` (300 s, raised only, at most 1800 s); an
- * MCP tool call after `MCP_TOOL_TIMEOUT`, else its idle limit (5 min for
- * network servers, 30 min for stdio ones); a background agent that stalls
- * after `CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS` (stream idle + 300 s); and it
- * stops honouring Stop hooks after 8 blocks in a row.
+ * Claude Code's own timers as its environment (which hooks inherit) sets
+ * them: the one parse of `API_TIMEOUT_MS` and its siblings. Read from
+ * 2.1.332's code: a request times out after `API_TIMEOUT_MS` (600 s), a
+ * silent stream after `CLAUDE_STREAM_IDLE_TIMEOUT_MS` (300 s, raised only,
+ * to 1800 s), an MCP call after `MCP_TOOL_TIMEOUT` or its idle limit (5 min
+ * network, 30 min stdio), a background agent after
+ * `CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS` (stream idle + 300 s); Stop blocks
+ * stop counting after 8 in a row. Pure.
  *
  * @module
  */
 
-/** The environment as the hook sees it. */
-export type Env = Readonly<Record<string, string>>;
+type Env = Readonly<Record<string, string>>;
 
 /** Claude Code's defaults, in seconds. */
 export const CLAUDE_TIMERS = Object.freeze({
@@ -50,10 +44,7 @@ export function apiTimeoutMs(env: Env): number {
   return positiveMs(env.API_TIMEOUT_MS) ?? CLAUDE_TIMERS.apiTimeout * 1000;
 }
 
-/**
- * How long a model stream may stay without bytes, in seconds: Claude Code
- * raises its limit only, up to its maximum.
- */
+/** How long a model stream may stay silent, in seconds (raised only, to the maximum). */
 export function streamIdleSeconds(env: Env): number {
   const seconds = msAsSeconds(env.CLAUDE_STREAM_IDLE_TIMEOUT_MS);
   return seconds === null || seconds <= CLAUDE_TIMERS.streamIdle

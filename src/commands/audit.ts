@@ -158,7 +158,6 @@ function existingProjectsDirs(io: CliIO): string[] {
   );
 }
 
-/** Transcripts of every root, in root order. */
 function findAllTranscripts(
   roots: readonly string[],
   sinceMs: number | null,
@@ -186,14 +185,10 @@ function emptyHint(roots: readonly string[], found: FoundTranscripts): string {
 }
 
 /**
- * Worker threads pay off only when there is this much to read. Measured
- * side by side on a shared 2-vCPU machine (load 5-8): each worker's start
- * costs about 0.5 s of wall time, so on 101 MiB two threads were no faster
- * than one (medians 0.98 s against 1.01 s, best 0.91 s against 0.39 s); on
- * 1.37 GiB of 879 files two threads took 2.90 s against 3.45 s (medians of
- * 9), on 1.17 GiB of 12 files 1.64 s against 2.16 s (means of 4), for
- * 20% more CPU and 45% more memory (120 MB against 83 MB). Four threads on
- * two CPUs were slower than one.
+ * Worker threads pay off only past this much to read: each costs about
+ * 0.5 s to start, so on 101 MiB two were no faster than one, on 1.37 GiB
+ * 2.90 s against 3.45 s (for 20% more CPU, 45% more memory); four on two
+ * CPUs were slower than one (shared 2-vCPU machine, load 5-8).
  */
 const AUTO_JOBS_MIN_BYTES = 512 * 1024 * 1024;
 const MAX_JOBS = 4;

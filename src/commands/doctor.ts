@@ -1,24 +1,13 @@
 /**
  * `stall-watch doctor`: checks the set-up and says how to fix what is
- * wrong. Gathers the facts here; the checks themselves are pure
- * (`src/doctor/doctor_checks.ts`).
+ * wrong. The facts are gathered here (`doctor/doctor_probes.ts`), the
+ * checks are pure (`doctor/doctor_checks.ts`).
  *
  * @module
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseOptions } from "../shared/command_options.ts";
-import {
-  claudeRoot,
-  type ConfinedDir,
-  ensureConfinedDir,
-} from "../confined/confine.ts";
-import {
-  createConfinedFile,
-  lstatOrNull,
-  removeConfined,
-  removeEmptyDir,
-} from "../confined/confined_file.ts";
 import { killSwitchOf, lookAtMarker } from "../decision/kill_switch.ts";
 import {
   doctorChecks,
@@ -39,35 +28,34 @@ import {
   selfInvocation,
 } from "../install/hook_command.ts";
 import {
-  findMisregistered,
   findOwnHandlers,
-  findTurnEndingHooks,
   hooksShapeProblems,
 } from "../install/hook_registration.ts";
-import { formatProblems, loadSettings } from "../settings/load_settings.ts";
-import type { Settings } from "../settings/settings.ts";
-import { runsStallWatchStatusLine } from "../install/status_line.ts";
-import { readSettingsFile } from "../claude_settings/settings_file.ts";
-import { parseSettingsText } from "../claude_settings/settings_json.ts";
+import {
+  findMisregistered,
+  findTurnEndingHooks,
+} from "../install/registered_hooks.ts";
+import { formatProblems, loadSettings } from "../config/load_settings.ts";
+import type { Settings } from "../config/settings.ts";
+import { runsStallWatchStatusLine } from "../install/status_line_registration.ts";
+import { readSettingsFile } from "../client_settings/settings_file.ts";
+import { parseSettingsText } from "../client_settings/settings_json.ts";
 import {
   applicableSettingsFiles,
   type Scope,
-} from "../claude_settings/settings_scope.ts";
-import { displayPath } from "../claude_settings/settings_update.ts";
+} from "../client_settings/settings_scope.ts";
+import { displayPath } from "../client_settings/settings_update.ts";
 import { colorEnabled } from "../shared/term_style.ts";
-import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
-import { pluginDataDir } from "../claude_settings/plugin_records.ts";
-import type { PluginFacts, PluginRuntime } from "../doctor/doctor_plugin.ts";
 import { VERSION } from "../shared/version.ts";
 import { codexChecks, gatherCodexFacts } from "../doctor/doctor_codex.ts";
-import { isAbsolute, networkPathReason, stepsBelow } from "../shared/paths.ts";
-import { walkBelowStart } from "../confined/confine.ts";
-import type { Within } from "../shared/regular_file.ts";
-import { readRegularText } from "../shared/regular_file.ts";
 import {
-  defaultProjectsDirs,
-  projectRelease,
-} from "../transcript/transcript_files.ts";
+  pathFacts,
+  pluginFacts,
+  probeClaudeDir,
+  projectsDirsOf,
+  realPathOrNull,
+} from "../doctor/doctor_probes.ts";
+import { projectRelease } from "../transcript/transcript_files.ts";
 
 /** The `help doctor` text. */
 export const help: string = `stall-watch doctor: check the set-up
@@ -118,10 +106,7 @@ Options:
 Exit codes: 0 healthy (warnings allowed), 1 a check failed, 64 usage error.
 `;
 
-/**
- * Runs `doctor`. Requires `--allow-read`, `--allow-env`, and write access
- * to `.claude` (for the writability probe).
- */
+/** Runs `doctor`. Requires `--allow-read`, `--allow-env`, and writes a probe in `.claude`. */
 export async function run(
   args: readonly string[],
   io: CliIO,
@@ -153,16 +138,20 @@ async function gatherFacts(
     : realPathOrNull(knownPaths[0], platform);
   const files: SettingsFileFacts[] = [];
   const paths = new Map<string, PathFacts>();
-  const turnEnding: string[] = [];
-  const statusLines = new Map<
-    string,
-    {
-      file: string;
-      scope: Scope;
-      refreshSeconds: number | null;
-      value: Record<string, unknown>;
+  const lookAt = async (handler: Record<string, unknown>) => {
+    for (const resolved of handlerPaths(handler, io.cwd).resolved) {
+      if (!paths.has(resolved)) {
+        paths.set(resolved, await pathFacts(resolved, platform, io.cwd));
+      }
     }
-  >();
+  };
+  const turnEnding: string[] = [];
+  const statusLines = new Map<string, {
+    file: string;
+    scope: Scope;
+    refreshSeconds: number | null;
+    value: Record<string, unknown>;
+  }>();
   for (const { scope, path } of applicableSettingsFiles(io.env, io.cwd)) {
     const display = displayPath(io.cwd, path);
     const facts: SettingsFileFacts = {
@@ -186,8 +175,7 @@ async function gatherFacts(
       facts.handlers = findOwnHandlers(settings, knownPaths);
       facts.shapeProblems = hooksShapeProblems(settings);
       facts.misregistered = findMisregistered(settings, knownPaths);
-      // Recognised by name, as a hook is; whose program it runs is
-      // checked as a hook's is (doctor_checks.ts).
+      // Recognised by name; its program is checked as a hook's is.
       if (runsStallWatchStatusLine(settings.statusLine, knownPaths)) {
         const refresh = settings.statusLine.refreshInterval;
         statusLines.set(scope, {
@@ -198,14 +186,7 @@ async function gatherFacts(
             : null,
           value: settings.statusLine,
         });
-        for (
-          const resolved of handlerPaths(settings.statusLine, io.cwd)
-            .resolved
-        ) {
-          if (!paths.has(resolved)) {
-            paths.set(resolved, await pathFacts(resolved, platform, io.cwd));
-          }
-        }
+        await lookAt(settings.statusLine);
       }
       turnEnding.push(
         ...findTurnEndingHooks(settings, knownPaths).map((hook) =>
@@ -216,13 +197,7 @@ async function gatherFacts(
       facts.error = describe(error);
       continue;
     }
-    for (const own of facts.handlers) {
-      for (const resolved of handlerPaths(own.handler, io.cwd).resolved) {
-        if (!paths.has(resolved)) {
-          paths.set(resolved, await pathFacts(resolved, platform, io.cwd));
-        }
-      }
-    }
+    for (const own of facts.handlers) await lookAt(own.handler);
   }
   const loaded = await loadSettings(io.env, io.cwd);
   const plugin = await pluginFacts(io, platform);
@@ -293,164 +268,4 @@ function markerFacts(
     source: settings.killSwitchFileSource ?? "the settings",
     look: lookAtMarker(cwd, path),
   };
-}
-
-/** Claude Code's projects folders, or none when no variable names one. */
-function projectsDirsOf(env: Readonly<Record<string, string>>): string[] {
-  try {
-    return defaultProjectsDirs(env);
-  } catch {
-    return [];
-  }
-}
-
-/** The plugin's installations here, and what the enabled one would run. */
-async function pluginFacts(
-  io: CliIO,
-  platform: Platform,
-): Promise<PluginFacts> {
-  const lookup = lookUpPlugin(io.env, io.cwd);
-  const enabled = lookup.states.find((s) => s.enabled);
-  let runtime: PluginRuntime | null = null;
-  if (enabled && lookup.configDir !== null) {
-    const sep = platform === "windows" ? "\\" : "/";
-    const data = pluginDataDir(lookup.configDir, enabled.install.id, sep);
-    const name = platform === "windows" ? "stall-watch.exe" : "stall-watch";
-    const binary = [
-      data,
-      "bin",
-      enabled.install.version ?? "",
-      Deno.build.target,
-      name,
-    ].join(sep);
-    runtime = {
-      binary: enabled.install.version && await isFile(binary) ? binary : null,
-      deno: await findDeno(io.env, platform),
-      fetchStatus: firstLineOf([data, "fetch-status"].join(sep)),
-    };
-  }
-  return { states: lookup.states, problem: lookup.problem, runtime };
-}
-
-/**
- * The first line of the plugin's small status file, or `null` when it is
- * missing or not a regular file of at most 4 KiB.
- */
-function firstLineOf(path: string): string | null {
-  try {
-    return readRegularText(path, "fetch status", 4096)?.trim().split("\n")[0] ??
-      null;
-  } catch {
-    return null;
-  }
-}
-
-/** The Deno the plugin's launcher would use: on PATH, else ~/.deno/bin. */
-async function findDeno(
-  env: Readonly<Record<string, string>>,
-  platform: Platform,
-): Promise<string | null> {
-  const sep = platform === "windows" ? "\\" : "/";
-  const name = platform === "windows" ? "deno.exe" : "deno";
-  const dirs = (env.PATH ?? env.Path ?? "").split(
-    platform === "windows" ? ";" : ":",
-  )
-    .filter((d) => d !== "");
-  for (const home of [env.DENO_INSTALL, env.HOME || env.USERPROFILE]) {
-    if (home) {
-      dirs.push(
-        home === env.DENO_INSTALL
-          ? `${home}${sep}bin`
-          : `${home}${sep}.deno${sep}bin`,
-      );
-    }
-  }
-  for (const dir of dirs) {
-    const path = `${dir}${sep}${name}`;
-    if (await isFile(path)) return path;
-  }
-  return null;
-}
-
-/** `path` with links resolved (native separators turned portable), or `null`. */
-function realPathOrNull(path: string, platform?: Platform): string | null {
-  try {
-    const real = Deno.realPathSync(path);
-    return platform === "windows" ? real.replaceAll("\\", "/") : real;
-  } catch {
-    return null;
-  }
-}
-
-function isFile(path: string): Promise<boolean> {
-  return Deno.stat(path).then((info) => info.isFile, () => false);
-}
-
-async function pathFacts(
-  path: string,
-  platform: Platform,
-  projectDir: string,
-): Promise<PathFacts> {
-  // A settings file a repository wrote may name `\\host\share\x` (on
-  // Windows a look at it opens an SMB session that sends the NTLM hash),
-  // or a program behind a link it committed, leading there.
-  const refused = (why: string) => ({
-    exists: false,
-    isFile: false,
-    executable: false,
-    refused: why,
-  });
-  const network = networkPathReason(path);
-  if (network !== null) return refused(network);
-  let look = path;
-  if (isAbsolute(path) && stepsBelow(projectDir, path) !== null) {
-    let walked: Within;
-    try {
-      walked = walkBelowStart(projectDir, path);
-    } catch {
-      return { exists: false, isFile: false, executable: false };
-    }
-    if (!walked.inside) {
-      return refused(`${walked.link} is a symlink leading out of the project`);
-    }
-    look = walked.path;
-  }
-  try {
-    const info = await Deno.stat(look);
-    const executable = platform === "windows"
-      ? /\.(exe|cmd|bat)$/i.test(path)
-      : ((info.mode ?? 0) & 0o111) !== 0;
-    const real = realPathOrNull(look, platform);
-    return {
-      exists: true,
-      isFile: info.isFile,
-      executable,
-      ...(real === null ? {} : { realPath: real }),
-    };
-  } catch {
-    return { exists: false, isFile: false, executable: false };
-  }
-}
-
-/**
- * Creates and removes a probe file in `.claude` (creating `.claude` for the
- * probe when it does not exist yet, and removing it again).
- *
- * @returns `null` when writable, else why not.
- */
-function probeClaudeDir(cwd: string): Promise<string | null> {
-  const existed = lstatOrNull(claudeRoot(cwd)) !== null;
-  let root: ConfinedDir | null = null;
-  try {
-    root = ensureConfinedDir(cwd, ".claude", ".claude folder");
-    const name = `.stall-watch-doctor-${Deno.pid}.tmp`;
-    // Created exclusively and removed by its exact name, only if still empty.
-    createConfinedFile(root, name, new Uint8Array(), "probe file");
-    removeConfined(root, name, "probe file", (text) => text === "");
-    return Promise.resolve(null);
-  } catch (error) {
-    return Promise.resolve(describe(error));
-  } finally {
-    if (!existed && root !== null) removeEmptyDir(root);
-  }
 }

@@ -23,27 +23,26 @@ import {
   WATCH_TIMEOUT_MARGIN,
 } from "../install/hook_command.ts";
 import { planInstall } from "../install/hook_registration.ts";
-import { STATUS_LINE_REFRESH_SECONDS } from "../install/status_line.ts";
-import { loadSettings } from "../settings/load_settings.ts";
+import { STATUS_LINE_REFRESH_SECONDS } from "../install/status_line_registration.ts";
+import { loadSettings } from "../config/load_settings.ts";
 import {
   parseScope,
   type Scope,
   settingsPath,
-} from "../claude_settings/settings_scope.ts";
+} from "../client_settings/settings_scope.ts";
 import {
   displayPath,
   updateSettings,
-} from "../claude_settings/settings_update.ts";
+} from "../client_settings/settings_update.ts";
 import { type InstallFacts, installNotes } from "../install/install_notes.ts";
-import { lookUpPlugin } from "../claude_settings/plugin_lookup.ts";
-import { describePlugin } from "../claude_settings/plugin_records.ts";
+import { lookUpPlugin } from "../client_settings/plugin_lookup.ts";
+import { describePlugin } from "../client_settings/plugin_records.ts";
 import { installForCodex } from "../install/codex_install.ts";
 
 /** The scope used without `--scope`: the command holds a path on this machine. */
 export const DEFAULT_SCOPE: Scope = "local";
 
-/** The largest `--timeout` accepted, in seconds. */
-export const MAX_TIMEOUT_SECONDS = 3600;
+const MAX_TIMEOUT_SECONDS = 3600;
 
 /** The `help install` text. */
 export const help: string =
@@ -111,10 +110,7 @@ from here, or the plugin already runs here, 64 usage error. Then check
 with: stall-watch doctor
 `;
 
-/**
- * Runs `install`. Requires `--allow-read`, `--allow-env`, and write access
- * to `.claude` (none with `--dry-run`).
- */
+/** Runs `install`. Requires `--allow-read`, `--allow-env`, and writes `.claude` (not with `--dry-run`). */
 export async function run(
   args: readonly string[],
   io: CliIO,
@@ -205,13 +201,7 @@ function runCodex(
   });
 }
 
-/**
- * Refuses to register stall-watch in a settings file while its Claude Code
- * plugin runs here: both would run at every stop and nudge each stall
- * twice.
- *
- * @throws {InputError} Naming the plugin and how to go on.
- */
+/** Refuses a settings registration while the plugin runs here: each stall would be nudged twice. */
 function refuseBesidePlugin(io: CliIO, file: string): void {
   const { states } = lookUpPlugin(io.env, io.cwd);
   const plugin = states.find((s) => s.enabled);
@@ -253,10 +243,7 @@ async function placeFacts(
 /** Largest `.gitignore` read; a cloned one may be a symlink to `/dev/zero`. */
 const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
-/**
- * `.gitignore` and `.claude/.gitignore` of the start folder ("" for one
- * that is missing, not a regular file, or over 1 MiB: it only tunes a note).
- */
+/** `.gitignore` and `.claude/.gitignore` of the start folder ("" for an unusable one: it tunes a note). */
 function readGitignores(cwd: string): string {
   return [join(cwd, ".gitignore"), join(cwd, ".claude", ".gitignore")].map(
     (path) => {

@@ -1,7 +1,6 @@
 /**
- * `stall-watch log`: summarises the event log (and its rotated `.1` file):
- * events by type, stalls by kind, what the hook did per session, and the
- * last decisions.
+ * `stall-watch log`: summarises the event log and its rotated `.1`: events
+ * by type, stalls by kind, per session, and the last decisions.
  *
  * @module
  */
@@ -25,7 +24,7 @@ import {
 import { decodeUtf8 } from "../transcript/json_line.ts";
 import { readLinesForward } from "../transcript/line_reader.ts";
 import { openRegularFile } from "../shared/regular_file.ts";
-import { formatProblems, loadSettings } from "../settings/load_settings.ts";
+import { formatProblems, loadSettings } from "../config/load_settings.ts";
 import { formatCount } from "../shared/number_format.ts";
 import { type Style, styleFor } from "../shared/term_style.ts";
 import { renderTable } from "../shared/text_table.ts";
@@ -99,8 +98,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   });
   const files: string[] = [];
   for (const candidate of [`${path}.1`, path]) {
-    // The configured log is the project's: walked from the start
-    // directory, never through a committed link leading out of it.
+    // The configured log is the project's: no link out of it (item 30).
     const inside = typeof options.file === "string" ? null : io.cwd;
     if (await readLog(candidate, inside, summarizer)) files.push(candidate);
   }
@@ -147,14 +145,8 @@ function parseLast(value: string): number {
 }
 
 /**
- * Feeds one log file to the summarizer, line by line (the log may be
- * large). A last line without a newline is a write in progress and is
- * skipped. Requires `--allow-read`.
- *
- * @param inside The start directory, for the configured log (a link on
- * the way leading out of it is refused); `null` for `--file`.
- * @returns False when the file does not exist.
- * @throws {InputError} When it exists but cannot be read.
+ * Feeds one log file to the summarizer line by line (`inside`: the start
+ * directory, for the configured log); false when it does not exist.
  */
 async function readLog(
   path: string,
@@ -180,8 +172,7 @@ async function readLog(
   }
 }
 
-/** The `log --json` object. */
-export function logJson(
+function logJson(
   files: readonly string[],
   summary: EventLogSummary,
 ): Record<string, unknown> {

@@ -1,6 +1,6 @@
 /**
  * `stall-watch reset`: clears the retry counts and cooldown clock of one
- * session or of all, under each session's lock, and says what it removed.
+ * session or all, under each session's lock.
  *
  * @module
  */
@@ -15,12 +15,9 @@ import {
   InputError,
   UsageError,
 } from "../shared/errors.ts";
-import { formatProblems, loadSettings } from "../settings/load_settings.ts";
-import {
-  type RemovedState,
-  type SessionState,
-  StateStore,
-} from "../guardrails/state.ts";
+import { formatProblems, loadSettings } from "../config/load_settings.ts";
+import { type RemovedState, StateStore } from "../guardrails/state.ts";
+import type { SessionState } from "../guardrails/session_state.ts";
 
 /** The `help reset` text. */
 export const help: string =
@@ -132,7 +129,7 @@ function listStates(store: StateStore, stateDir: string): string {
 }
 
 /** `3 retries on 2 calls (toolu_a 2, toolu_b 1), last recovery 2026-...Z`. */
-export function describeState(state: SessionState): string {
+function describeState(state: SessionState): string {
   const retries = Object.entries(state.retries).filter(([, n]) => n > 0);
   const total = retries.reduce((sum, [, n]) => sum + n, 0);
   const parts = [

@@ -1,14 +1,12 @@
 /**
  * `stall-watch scan`: what the hook would decide for a transcript's current
- * turn (the same reader, classifier and line numbers, without waiting for
- * transcript lag), or the verdict of every turn with `--all-turns` (the
- * audit's forward reader).
+ * turn (without the lag wait), or every turn's verdict with `--all-turns`
+ * (the audit's reader). Its output: `_scan_output.ts`.
  *
  * @module
  */
 
 import { resolvePath } from "../shared/paths.ts";
-import type { StallSignature } from "../detection/classify.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { parseCommandLine } from "../shared/command_options.ts";
 import {
@@ -20,8 +18,6 @@ import {
   announcedSignature,
   announcedStop,
 } from "../detection/announcement.ts";
-import { lineLabel } from "../recovery/recovery.ts";
-import { signatureData } from "../detection/classify.ts";
 import {
   describe,
   ExitCode,
@@ -29,19 +25,20 @@ import {
   UsageError,
 } from "../shared/errors.ts";
 import {
-  countsAsAnnounced,
   type HistoryVerdict,
   readHistoryVerdicts,
-  type TurnEnding,
 } from "../detection/history_turns.ts";
-import { formatCount } from "../shared/number_format.ts";
 import { openTranscript } from "../transcript/tail_scan.ts";
 import { isRolloutFile } from "../codex/rollout_files.ts";
 import { codexReader } from "../codex/codex_reader.ts";
 import { readRolloutVerdicts } from "../audit/codex_history.ts";
-import { type Style, styleFor } from "../shared/term_style.ts";
-import { type Cell, renderTable } from "../shared/text_table.ts";
+import { styleFor } from "../shared/term_style.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
+import {
+  allTurnsOutput,
+  type CurrentTurn,
+  currentTurnOutput,
+} from "./_scan_output.ts";
 import {
   isSubagentTranscript,
   sniffTranscript,
@@ -143,9 +140,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     const turns = await allTurns(path, absolute, subagent);
     const onlyStalled = options.stalled === true;
     io.writeStdout(
-      json
-        ? formatJson(allTurnsJson(path, subagent, turns, onlyStalled))
-        : renderAllTurns(path, turns, style, onlyStalled),
+      allTurnsOutput(path, subagent, turns, { json, onlyStalled, style }),
     );
     return ExitCode.ok;
   }
@@ -188,7 +183,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   const [announced] = found === null ? [] : await withLineNumbers(absolute, [
     announcedSignature(found, "scan"),
   ]);
-  const result = {
+  const result: CurrentTurn = {
     path,
     subagent,
     promptId,
@@ -198,11 +193,7 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     endedOnUnfixableError: detection.endedOnUnfixableError === true,
     announced: announced ?? null,
   };
-  io.writeStdout(
-    json
-      ? formatJson(currentTurnJson(result))
-      : renderCurrentTurn(result, style),
-  );
+  io.writeStdout(currentTurnOutput(result, json, style));
   return ExitCode.ok;
 }
 
@@ -251,10 +242,7 @@ async function allTurns(
   }
 }
 
-/**
- * Throws when the file is plainly not a transcript: judged as one, binary
- * data would pass as a healthy turn in silence.
- */
+/** Refuses a file plainly not a transcript: binary data would pass as a healthy turn. */
 function refuseNonTranscript(path: string, file: Deno.FsFile): void {
   const reason = sniffTranscript(file);
   if (reason !== null) {
@@ -264,221 +252,4 @@ function refuseNonTranscript(path: string, file: Deno.FsFile): void {
 
 function missing(path: string): InputError {
   return new InputError(`Cannot read transcript "${path}": it does not exist`);
-}
-
-interface CurrentTurn {
-  path: string;
-  subagent: boolean;
-  promptId: string | null;
-  signatures: StallSignature[];
-  reason: string;
-  endedOnApiError: boolean;
-  /** That API error is one no nudge can fix: the stop is allowed. */
-  endedOnUnfixableError: boolean;
-  /** The turn ended on an announcement with no call (`announced_no_call`). */
-  announced: StallSignature | null;
-}
-
-/** What scan says about a turn that shows no sign it ended. */
-const UNFINISHED_NOTE: Readonly<Record<TurnEnding, string>> = {
-  ended: "",
-  no_end: "unfinished: nothing on file shows the turn ended",
-  process_died: "unfinished: its process died and was resumed",
-  agent_running:
-    "unfinished: its parent was still waiting for this subagent when the session ended",
-};
-
-/** What scan says about a turn that ended on Claude Code's API-error entry. */
-const API_ERROR_NOTE = "the turn ended on an API error (Claude Code's " +
-  'synthetic "API Error" entry, not an answer from the model)';
-
-/** The `scan --json` object for the current turn. */
-export function currentTurnJson(turn: CurrentTurn): Record<string, unknown> {
-  return {
-    path: turn.path,
-    subagent: turn.subagent,
-    prompt_id: turn.promptId,
-    verdict: turn.signatures.length > 0 ? "block" : "allow",
-    reason: turn.reason,
-    ended_on_api_error: turn.endedOnApiError,
-    ended_on_unfixable_error: turn.endedOnUnfixableError,
-    signatures: turn.signatures.map(signatureData),
-    announced: turn.announced === null ? null : {
-      line: turn.announced.line,
-      announcement: turn.announced.announcement,
-    },
-  };
-}
-
-/** The `scan --all-turns --json` object. */
-export function allTurnsJson(
-  path: string,
-  subagent: boolean,
-  turns: readonly HistoryVerdict[],
-  onlyStalled = false,
-): Record<string, unknown> {
-  const shown = onlyStalled
-    ? turns.filter((t) => t.outcome === "stalled")
-    : turns;
-  return {
-    path,
-    subagent,
-    turns: shown.map((t) => ({
-      start_line: t.startLine,
-      verdict: turnVerdict(t),
-      reason: t.verdict.reason,
-      ended_on_api_error: t.verdict.endedOnApiError === true,
-      ended_on_unfixable_error: t.verdict.endedOnUnfixableError === true,
-      ending: t.ending,
-      signatures: t.verdict.signatures.map(signatureData),
-      announced: t.announced
-        ? { line: t.announced.line, announcement: t.announced.announcement }
-        : null,
-    })),
-    stalled_turns: turns.filter((t) => t.outcome === "stalled").length,
-    unfinished_turns: turns.filter((t) => t.outcome === "unfinished").length,
-    announced_turns: turns.filter(countsAsAnnounced).length,
-  };
-}
-
-/**
- * A history turn's verdict in a word: `block` for a stalled turn (the hook
- * blocks it at its end), `unfinished` for one that would be blocked but
- * shows no sign it ended (no stall: `audit` lists it apart), else `allow`.
- */
-function turnVerdict(turn: HistoryVerdict): "block" | "unfinished" | "allow" {
-  switch (turn.outcome) {
-    case "stalled":
-      return "block";
-    case "unfinished":
-      return "unfinished";
-    default:
-      return "allow";
-  }
-}
-
-function formatJson(value: unknown): string {
-  return JSON.stringify(value, null, 2) + "\n";
-}
-
-function verdictCell(
-  verdict: "block" | "unfinished" | "allow",
-  style: Style,
-): Cell {
-  const paint = verdict === "block"
-    ? style.red
-    : verdict === "unfinished"
-    ? style.yellow
-    : style.green;
-  return { text: verdict, paint };
-}
-
-/** Signature rows: line, kind, tool, id, rule. */
-function signatureCells(s: StallSignature, style: Style, note = ""): Cell[] {
-  return [
-    String(s.line),
-    { text: s.kind, paint: style.yellow },
-    s.toolName || "(unknown tool)",
-    s.toolUseId || "<unknown>",
-    s.rule + note,
-  ];
-}
-
-function renderCurrentTurn(turn: CurrentTurn, style: Style): string {
-  const blocked = turn.signatures.length > 0;
-  const lines = [
-    `${escapeTerminal(turn.path)}: current turn${
-      turn.promptId ? ` (prompt_id ${escapeTerminal(turn.promptId)})` : ""
-    }${turn.subagent ? ", subagent transcript" : ""}\n`,
-    `  verdict: ${
-      blocked
-        ? style.red(
-          `block (${turn.signatures.length} stalled call${
-            turn.signatures.length === 1 ? "" : "s"
-          })`,
-        )
-        : style.green("allow")
-    }\n`,
-    `  why: ${escapeTerminal(turn.reason)}\n`,
-  ];
-  if (turn.endedOnApiError) lines.push(`  note: ${API_ERROR_NOTE}\n`);
-  if (turn.announced) {
-    lines.push(
-      `  note: announced, then stopped (announced_no_call, line ${
-        lineLabel(turn.announced)
-      }; the hook logs it, and blocks only when configured): ${
-        escapeTerminal(turn.announced.announcement ?? "")
-      }\n`,
-    );
-  }
-  if (blocked) {
-    lines.push(
-      "\n",
-      renderTable(
-        ["line", "kind", "tool", "tool_use_id", "rule"],
-        turn.signatures.map((s) => signatureCells(s, style)),
-        { indent: "  ", rightAligned: [0], paintHeader: style.dim },
-      ),
-    );
-  }
-  return lines.join("");
-}
-
-function renderAllTurns(
-  path: string,
-  turns: readonly HistoryVerdict[],
-  style: Style,
-  onlyStalled: boolean,
-): string {
-  const stalled = turns.filter((t) => t.outcome === "stalled").length;
-  const unfinished = turns.filter((t) => t.outcome === "unfinished").length;
-  const rows: Cell[][] = [];
-  turns.forEach((turn, i) => {
-    const { signatures, reason, endedOnApiError } = turn.verdict;
-    const note = (endedOnApiError && !turn.verdict.endedOnUnfixableError
-      ? "; the turn ended on an API error"
-      : "") +
-      (turn.outcome === "unfinished"
-        ? `; ${UNFINISHED_NOTE[turn.ending]}`
-        : "") +
-      (turn.announced && countsAsAnnounced(turn)
-        ? `; announced, then stopped (line ${turn.announced.line}): ${turn.announced.announcement}`
-        : "");
-    if (onlyStalled && turn.outcome !== "stalled") {
-      return;
-    }
-    const head: Cell[] = [
-      String(i + 1),
-      String(turn.startLine),
-      verdictCell(turnVerdict(turn), style),
-    ];
-    if (signatures.length === 0) {
-      rows.push([...head, "", "", "", "", {
-        text: reason + note,
-        paint: style.dim,
-      }]);
-    }
-    signatures.forEach((s, j) => {
-      rows.push([
-        ...(j === 0 ? head : ["", "", ""]),
-        ...signatureCells(s, style, j === 0 ? note : ""),
-      ]);
-    });
-  });
-  const summary = `${escapeTerminal(path)}: ${formatCount(turns.length)} turn${
-    turns.length === 1 ? "" : "s"
-  }, ${
-    stalled > 0
-      ? style.red(`${formatCount(stalled)} stalled`)
-      : style.green("none stalled")
-  }${
-    unfinished > 0
-      ? `, ${style.yellow(`${formatCount(unfinished)} unfinished`)}`
-      : ""
-  }\n`;
-  return summary + (rows.length > 0 ? "\n" : "") + renderTable(
-    ["turn", "line", "verdict", "at", "kind", "tool", "tool_use_id", "why"],
-    rows,
-    { indent: "  ", rightAligned: [0, 1, 3], paintHeader: style.dim },
-  );
 }

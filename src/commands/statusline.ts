@@ -1,11 +1,8 @@
 /**
- * `stall-watch statusline`: a Claude Code status line that names a call
- * hung in flight. A call that never returns fires no hook (no result, no
- * PostToolUse, no Stop), and a hook's output does not reach the screen or
- * the model while a call runs (measured: see docs/watchdog.md); Claude Code
- * does re-run a status line with `refreshInterval` every few seconds, also
- * while a call runs (2.1.97+). So the user sees, within minutes, which call
- * has been running how long with no result.
+ * `stall-watch statusline`: a status line naming a call hung in flight. Such
+ * a call fires no hook, and no hook's output reaches the screen while it
+ * runs (docs/watchdog.md); a status line with `refreshInterval` is re-run
+ * meanwhile (2.1.97+).
  *
  * @module
  */
@@ -14,7 +11,7 @@ import type { CliIO } from "../shared/cli_io.ts";
 import { stdinPayload } from "../shared/command_options.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import { clipMiddle } from "../shared/errors.ts";
-import { loadSettings } from "../settings/load_settings.ts";
+import { loadSettings } from "../config/load_settings.ts";
 import { scanCurrentTurn } from "../transcript/tail_scan.ts";
 import {
   type CallInFlight,
@@ -26,19 +23,14 @@ import {
   stringField,
 } from "../claude_client/hook_payload.ts";
 
-/**
- * Longest tool name shown: escapes included, both ends kept. A transcript's
- * tool name has no length of its own (a 60,000 character name, or 20,000
- * zero-width characters that escaping makes six times longer), and the
- * status line shares the screen.
- */
+/** Longest tool name shown, escapes included, both ends kept (item 32). */
 const MAX_NAME_CHARS = 80;
 
 /** Longest status line, like every other field stall-watch puts on screen. */
 export const MAX_STATUS_LINE_CHARS = 200;
 
 /** Largest status line payload read (Claude Code's is a few KiB). */
-export const MAX_STATUS_PAYLOAD_BYTES = 1024 * 1024;
+const MAX_STATUS_PAYLOAD_BYTES = 1024 * 1024;
 
 /** The `help statusline` text. */
 export const help =
@@ -101,9 +93,8 @@ export async function run(
 }
 
 /**
- * The status line for the calls in flight at `now`: the oldest that has
- * run `afterSeconds` or longer, named with its input and how long, and
- * how many more there are; `null` when none has.
+ * The status line at `now`: the oldest call in flight `afterSeconds` or
+ * longer, its input, how long, and how many more; `null` for none.
  */
 export function statusLineText(
   calls: readonly CallInFlight[],

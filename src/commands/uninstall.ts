@@ -16,17 +16,17 @@ import {
   findOwnHandlers,
   planUninstall,
 } from "../install/hook_registration.ts";
-import { readSettingsFile } from "../claude_settings/settings_file.ts";
-import { parseSettingsText } from "../claude_settings/settings_json.ts";
+import { readSettingsFile } from "../client_settings/settings_file.ts";
+import { parseSettingsText } from "../client_settings/settings_json.ts";
 import {
   applicableSettingsFiles,
   parseScope,
   settingsPath,
-} from "../claude_settings/settings_scope.ts";
+} from "../client_settings/settings_scope.ts";
 import {
   displayPath,
   updateSettings,
-} from "../claude_settings/settings_update.ts";
+} from "../client_settings/settings_update.ts";
 import { DEFAULT_SCOPE } from "./install.ts";
 import { uninstallForCodex } from "../install/codex_install.ts";
 import { UsageError } from "../shared/errors.ts";
@@ -58,10 +58,7 @@ stall-watch. Exit codes: 0 done (or nothing to remove), 1 file refused or
 not writable from here, 64 usage error.
 `;
 
-/**
- * Runs `uninstall`. Requires `--allow-read`, `--allow-env`, and write access
- * to `.claude` (none with `--dry-run`).
- */
+/** Runs `uninstall`. Requires `--allow-read`, `--allow-env`, and writes `.claude` (not with `--dry-run`). */
 export async function run(
   args: readonly string[],
   io: CliIO,

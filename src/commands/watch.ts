@@ -1,8 +1,6 @@
 /**
- * `stall-watch watch`: the PostToolUse `asyncRewake` watchdog. Reads the
- * PostToolUse payload on stdin and waits in the background for the model to
- * answer the tool's result; exit 2 wakes an idle session with the recovery
- * prompt on stderr.
+ * `stall-watch watch`: the PostToolUse `asyncRewake` watchdog; exit 2 wakes
+ * an idle session with the recovery prompt on stderr.
  *
  * @module
  */
@@ -11,11 +9,8 @@ import type { CliIO } from "../shared/cli_io.ts";
 import { stdinPayload } from "../shared/command_options.ts";
 import { runWatch } from "../watchdog/watchdog.ts";
 
-/**
- * Largest payload read from stdin. PostToolUse carries the tool's whole
- * input and response; Claude Code caps tool output far below this.
- */
-export const MAX_WATCH_PAYLOAD_BYTES = 32 * 1024 * 1024;
+/** Largest payload read: PostToolUse carries the call's input and response. */
+const MAX_WATCH_PAYLOAD_BYTES = 32 * 1024 * 1024;
 
 /** The `help watch` text. */
 export const help =

@@ -1,13 +1,8 @@
 /**
- * A rename that waits a moment for Windows to let go of its target.
- *
- * Windows answers a rename over a file that another process has open at that
- * instant (a hook reading the state file, a virus scanner, a `stat`) with
- * "access denied" (os error 5) until that handle closes. Seen under Wine
- * with 16 hooks of one session: a hook holding the session lock lost its
- * state save, and with it the nudge, to another hook's read. The handles
- * are short-lived, so a few short pauses settle it; elsewhere a refused
- * rename is a real refusal and fails at once.
+ * A rename that waits a moment for Windows to let go of its target: a
+ * rename over a file another process has open (a hook's read, a scanner)
+ * is "access denied" until it closes (16 hooks under Wine lost a state
+ * save so). Elsewhere a refusal fails at once.
  *
  * @module
  */
@@ -16,7 +11,6 @@
 export interface RenamePolicy {
   /** Extra attempts after a refusal that may pass (0: fail at once). */
   retries: number;
-  /** Pause between attempts. */
   pauseMs: number;
   rename: (from: string, to: string) => void;
   /** Blocks the thread: the callers are synchronous and hold a lock. */
@@ -28,10 +22,7 @@ function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/**
- * Windows: up to 25 more attempts 4 ms apart (0.1 s at most); elsewhere
- * none.
- */
+/** Windows: up to 25 more attempts 4 ms apart (0.1 s at most); elsewhere none. */
 export const NATIVE_RENAME_POLICY: RenamePolicy = {
   retries: Deno.build.os === "windows" ? 25 : 0,
   pauseMs: 4,
@@ -39,13 +30,7 @@ export const NATIVE_RENAME_POLICY: RenamePolicy = {
   sleep: sleepSync,
 };
 
-/**
- * Renames `from` to `to`, trying again after a pause while the refusal is
- * a permission error and attempts remain.
- *
- * @throws The last error, when every attempt was refused or the error is
- * of another kind.
- */
+/** Renames `from` to `to`, again after a pause while refused for permission. */
 export function settledRename(
   from: string,
   to: string,

@@ -1,12 +1,13 @@
 /**
- * Confinement: every path stall-watch writes must resolve inside the
- * `.claude` folder of the directory the process started in (for OpenAI's
- * Codex CLI, its `.codex` folder: the `rootName` of each function).
+ * Confinement: every path stall-watch writes resolves inside the `.claude`
+ * folder of the start directory (`.codex` for Codex: each `rootName`).
+ * Deno's `--allow-write=.claude` checks where a path is, not where a link
+ * in it points: this module closes that gap, in one clear line.
  *
- * The compiled binary's `--allow-write=.claude` already rejects other paths,
- * but Deno checks where a path *is*, not where a symlink inside `.claude`
- * *points*; this module closes that gap and turns a bad path from env or
- * config into one clear line instead of a permission error.
+ * @example
+ * ```ts
+ * const dir = ensureConfinedDir(cwd, ".claude/stall_watch", "state folder");
+ * ```
  *
  * @module
  */
@@ -23,8 +24,7 @@ import {
 import { pathWithin, type Within } from "../shared/regular_file.ts";
 
 export { isInside };
-import { clipMiddle, StallWatchError } from "../shared/errors.ts";
-import { ExitCode } from "../shared/errors.ts";
+import { clipMiddle, ExitCode, StallWatchError } from "../shared/errors.ts";
 
 /** The name of the folder stall-watch writes to for Claude Code. */
 export const CLAUDE_DIR = ".claude";
@@ -32,15 +32,11 @@ export const CLAUDE_DIR = ".claude";
 /** The name of the folder stall-watch writes to for OpenAI's Codex CLI. */
 export const CODEX_DIR = ".codex";
 
-/**
- * The folders a write may be confined to, in the start directory: Claude
- * Code's (the default everywhere) or Codex's.
- */
+/** The folders a write may be confined to: Claude Code's (the default) or Codex's. */
 export type ConfinedRoot = typeof CLAUDE_DIR | typeof CODEX_DIR;
 
 /** A path that would write outside `.claude` (exit 1 from commands). */
 export class ConfinementError extends StallWatchError {
-  /** @param message One line naming the path and why it was refused. */
   constructor(message: string) {
     super(message, ExitCode.inputError);
     this.name = "ConfinementError";
@@ -55,12 +51,7 @@ export function claudeRoot(
   return resolvePath(cwd, root);
 }
 
-/**
- * Resolves `path` against `cwd` and checks, without touching the disk, that
- * it lies inside `<cwd>/.claude` (or `<cwd>/<dir>`).
- *
- * @throws {ConfinementError} For paths elsewhere, including `..` escapes.
- */
+/** `path` resolved against `cwd`, checked on its text to lie inside `<cwd>/<dir>`. */
 export function confinedPath(
   cwd: string,
   path: string,
@@ -79,11 +70,7 @@ export function confinedPath(
   return absolute;
 }
 
-/**
- * The refusal of a name Windows keeps for a device (`COM1.log`, `NUL`,
- * `AUX`: see `isDeviceName`): a write there would reach the device, not
- * a file. Refused on every platform, as one config serves them all.
- */
+/** The refusal of a Windows device name (`COM1.log`), on every platform (item 35). */
 export function deviceRefusal(
   what: string,
   path: string,
@@ -95,11 +82,7 @@ export function deviceRefusal(
   );
 }
 
-/**
- * A folder checked by {@link ensureConfinedDir}: inside `.claude`, reached
- * without a symlink below `.claude`. The confined-file functions write only
- * into such folders.
- */
+/** A folder {@link ensureConfinedDir} checked: the only kind confined writes go into. */
 export type ConfinedDir = string & { readonly __confined: unique symbol };
 
 /** What stall-watch writes into the top-most folder it creates below `.claude`. */
@@ -107,15 +90,9 @@ export const OWN_GITIGNORE = "# Created by stall-watch: its state, logs and " +
   "backups stay out of git.\n*\n";
 
 /**
- * Creates `dir` (and its parents) inside `.claude`, refusing any symlink on
- * the way below `.claude`, and `.claude` itself when it is a symlink leading
- * out of the start directory (a cloned repository may commit
- * `.claude -> ~/.ssh`). The top-most folder it creates gets a `.gitignore`
- * of `*`, created exclusively, so state, logs and backups of settings are
- * never committed. Requires `--allow-read` and write access to `.claude`.
- *
- * @returns The absolute directory.
- * @throws {ConfinementError} When the path or a symlink escapes `.claude`.
+ * Creates `dir` and its parents inside `.claude`, refusing any symlink
+ * below it and a `.claude` linked out of the start directory (a committed
+ * `.claude -> ~/.ssh`); the top-most folder made gets a `.gitignore` of `*`.
  */
 export function ensureConfinedDir(
   cwd: string,
@@ -146,32 +123,21 @@ export function ensureConfinedDir(
 /** One folder on the way to a {@link ConfinedDir}, as it was checked. */
 interface FolderId {
   path: string;
-  /** It was a symlink (only `.claude` may be one). */
+  /** A symlink (only `.claude` may be one), walked to `real`. */
   link: boolean;
-  /** For a link: the real folder inside the start directory it was walked to. */
   real: string | null;
-  /** Device and inode of the folder (through the link); `null` where Deno reports none (Windows). */
+  /** Through the link; `ino` is `null` where Deno reports none (Windows). */
   dev: number;
   ino: number | null;
 }
 
-/**
- * What {@link ensureConfinedDir} saw on the way to each folder it returned:
- * `.claude`, then every folder below it. {@link recheckConfinedDir} compares
- * against it.
- */
+/** The folders {@link ensureConfinedDir} saw on the way to each it returned. */
 const checkedChains = new Map<string, FolderId[]>();
 
 /**
- * Checks again, right before a write, that `dir` is still the folder
- * {@link ensureConfinedDir} checked: `.claude` and every folder below it on
- * the way have the same device and inode, none became a symlink. Deno has
- * no `openat`, so every write goes by path; without this, a folder swapped
- * for a symlink after the check (while a hook waits up to 3 s for the
- * session lock, say) would lead the write out of `.claude`. What remains
- * is the time between this check and the system call itself.
- *
- * @throws {ConfinementError} When a folder on the way was replaced.
+ * Checks right before a write that `dir` and every folder above it to
+ * `.claude` is still the one checked (device, inode, no new link): Deno has
+ * no `openat`, and a folder swapped meanwhile would lead out (item 13).
  */
 export function recheckConfinedDir(dir: ConfinedDir, what: string): void {
   const chain = checkedChains.get(dir);
@@ -184,9 +150,7 @@ export function recheckConfinedDir(dir: ConfinedDir, what: string): void {
     let same = false;
     try {
       const info = Deno.lstatSync(seen.path);
-      // A link is walked again hop by hop: never followed by the kernel
-      // here, so a `.claude` swapped for a link to a network path is
-      // refused without that path being touched.
+      // A link is walked again hop by hop, never followed by the kernel.
       const folder = info.isSymlink !== seen.link
         ? null
         : seen.link
@@ -208,13 +172,7 @@ export function recheckConfinedDir(dir: ConfinedDir, what: string): void {
   }
 }
 
-/**
- * {@link ensureConfinedDir} for a folder that must already exist: the same
- * checks, nothing created.
- *
- * @returns The folder, or `null` when it (or a folder above it) is missing.
- * @throws {ConfinementError} When the path or a symlink escapes `.claude`.
- */
+/** {@link ensureConfinedDir} for a folder that must exist: nothing made, `null` when missing. */
 export function existingConfinedDir(
   cwd: string,
   dir: string,
@@ -225,8 +183,7 @@ export function existingConfinedDir(
   const root = claudeRoot(cwd, rootName);
   const top = lstatOrNull(root);
   if (top === null) return null;
-  // `.claude` is judged before anything below it is looked at: a path
-  // below a link is resolved through it by the kernel.
+  // `.claude` first: the kernel resolves a path below a link through it.
   if (top.isSymlink) {
     const walked = walkBelowStart(cwd, root);
     if (walked.inside && lstatOrNull(walked.path) === null) return null;
@@ -241,12 +198,8 @@ export function existingConfinedDir(
 }
 
 /**
- * The refusal of a symlink: stall-watch writes through none, and says
- * where it leads when that is outside `.claude`. Where it leads is found
- * from the link's own text, hop by hop below the start directory
- * ({@link walkBelowStart}): a link out of it (to `/net/<host>/x`, or
- * `\\host\share` on Windows) is named, never followed, so wording a
- * refusal touches no target (an automount or an SMB session would).
+ * The refusal of a symlink, naming where it leads from its own text hop by
+ * hop ({@link walkBelowStart}): wording it touches no target (item 30).
  */
 export function symlinkRefusal(
   root: string,
@@ -277,28 +230,19 @@ export function symlinkRefusal(
   );
 }
 
-/** Longest link text or path shown in a refusal. */
 const MAX_SHOWN_CHARS = 200;
 
 function clip(text: string): string {
   return clipMiddle(text, MAX_SHOWN_CHARS);
 }
 
-/**
- * Where the hop that leaves the start directory leads, from its text:
- * `to "<text>"` for `link` itself, `via <hop> -> "<text>"` for a link
- * further on.
- */
+/** The hop that leaves the start directory: `to "<text>"`, or `via <hop> -> "<text>"`. */
 function hop(link: string, out: { link: string; target: string }): string {
   const text = clip(JSON.stringify(out.target));
   return out.link === link ? `to ${text}` : `via ${clip(out.link)} -> ${text}`;
 }
 
-/**
- * The start directory as the kernel spells it. It is the user's choice (the
- * folder Claude Code or the user started in), so resolving it touches
- * nothing a repository chose.
- */
+/** The start directory as the kernel spells it: the user's choice, safe to resolve. */
 function realStart(start: string): string {
   try {
     return Deno.realPathSync(start);
@@ -308,11 +252,8 @@ function realStart(start: string): string {
 }
 
 /**
- * Where `path` (absolute, at or below the start directory `start`) really
- * leads, found with `lstat` and `readlink` one step at a time from the
- * start directory (`pathWithin`): a link whose text leaves the start
- * directory ends the walk at that hop, its target never looked at. Links
- * that stay inside are followed, whatever they lead through.
+ * Where `path`, at or below `start`, really leads, walked from `start`
+ * (`pathWithin`): a link out of it ends the walk, its target untouched.
  */
 export function walkBelowStart(start: string, path: string): Within {
   const steps = stepsBelow(start, path);
@@ -320,11 +261,7 @@ export function walkBelowStart(start: string, path: string): Within {
   return pathWithin(start, realStart(start), steps.join(NATIVE.sep));
 }
 
-/**
- * The real folder a `.claude` symlink was walked to, with what `lstat`
- * says of it, or `null` when the walk left the start directory or ended
- * at nothing.
- */
+/** The real folder a `.claude` link leads to and its `lstat`, or `null` (out, or nothing). */
 function walkedFolder(
   root: string,
 ): { path: string; info: Deno.FileInfo } | null {
@@ -335,13 +272,9 @@ function walkedFolder(
 }
 
 /**
- * `.claude` must be a folder; it may be a symlink (the user's choice) only
- * to a folder inside the start directory, which is checked from the link's
- * text, hop by hop, never by following it (a committed `.claude ->
- * /net/<host>/s` must not reach the host).
- *
- * @returns Its identity: for a symlink, that of the folder inside the start
- * directory it was checked to lead to.
+ * `.claude` as a folder, or a link to one inside the start directory judged
+ * from its text (a committed `.claude -> /net/<host>/s` must not reach the
+ * host); its identity, through the link.
  */
 function ensureRoot(
   cwd: string,
@@ -374,7 +307,6 @@ function ensureRoot(
   };
 }
 
-/** `lstat` of `current`, creating it as a folder when missing. */
 function lstatOrCreateFolder(
   current: string,
 ): { created: boolean; info: Deno.FileInfo } {
@@ -415,12 +347,7 @@ function folderId(
   };
 }
 
-/**
- * Makes sure `current`, below `.claude`, is a folder and no symlink,
- * creating it.
- *
- * @returns Whether it was created, and the identity of the folder checked.
- */
+/** `current`, below `.claude`, made or found a folder and no symlink. */
 function ensureDirectoryStep(
   current: string,
   root: string,

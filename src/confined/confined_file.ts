@@ -1,27 +1,18 @@
 /**
  * The confined-write primitive: every file stall-watch writes, replaces,
- * renames or removes goes through this module, inside a folder checked by
- * `ensureConfinedDir`.
+ * renames or removes, in a folder `ensureConfinedDir` checked. A clone may
+ * plant a symlink, hard link, FIFO or its own file under any name, and Deno
+ * has no `O_NOFOLLOW` (threat model items 1-3, 13), so each operation looks
+ * first (`lstat`: no link, no FIFO, one link only), checks the open handle
+ * is what it saw, rechecks the folder right before the system call
+ * ({@link writablePath}), creates exclusively, replaces by a renamed temp
+ * file, and touches an existing file only when `isOwn` proves it its own.
  *
- * A cloned repository may plant anything inside `.claude`: a symlink to
- * `~/.ssh/authorized_keys`, a hard link to a file outside, a FIFO, or a
- * file of its own under a name stall-watch uses. Deno has no `O_NOFOLLOW`
- * and its sandbox checks where a path is, not where a link leads, so each
- * operation here
- * - looks first (`lstat`) and refuses a symlink, anything that is not a
- *   regular file (a FIFO is never opened: that would hang), and a file with
- *   more than one link (stall-watch never makes links);
- * - after opening, checks that the open handle is the file it looked at
- *   (device and inode), so a swap in between is refused, not written;
- * - right before each create, open for writing, rename or removal, checks
- *   again that the folder is the one `ensureConfinedDir` checked
- *   ({@link writablePath}), so a folder swapped for a symlink meanwhile
- *   is refused, not written through;
- * - creates files exclusively (`createNew`: no existing name, no link, is
- *   ever opened by a create), and replaces by an exclusive temp file renamed
- *   over the name in the same folder;
- * - touches an existing file only when `isOwn` proves, from its content,
- *   that stall-watch wrote it; names are exact, never patterns.
+ * @example
+ * ```ts
+ * const dir = ensureOwnedDir(cwd, ".claude/stall_watch", "state folder");
+ * replaceConfinedFile(dir, "s.json", text, "state file", { isOwn });
+ * ```
  *
  * @module
  */
@@ -54,14 +45,10 @@ const MAX_OWN_FILE_BYTES = 16 * 1024 * 1024;
 
 const encoder = new TextEncoder();
 
-/** How often an open looks again when other hooks create or rotate the file meanwhile. */
+/** How often an open looks again when another hook creates or rotates the file. */
 const RETRIES = 8;
 
-/**
- * `<dir>/<name>` for a single-segment name.
- *
- * @throws {ConfinementError} When `name` has a separator or is `.`/`..`.
- */
+/** `<dir>/<name>` for a single-segment name that is no device name. */
 export function confinedFile(dir: ConfinedDir, name: string): string {
   if (name === "" || name === "." || name === ".." || /[\\/\0]/.test(name)) {
     throw new ConfinementError(`Refusing file name "${name}" in ${dir}`);
@@ -71,14 +58,10 @@ export function confinedFile(dir: ConfinedDir, name: string): string {
 }
 
 /**
- * `<dir>/<name>` for a write about to happen: the one way the functions
- * below get a path to create, open for writing, rename or remove. It checks
- * the folder chain again (see `recheckConfinedDir`), so call it right
- * before the system call, after any wait.
- *
- * @throws {ConfinementError} When `dir` or a folder above it was replaced.
+ * `<dir>/<name>` for a write about to happen, the folder chain checked again
+ * (`recheckConfinedDir`): call it right before the system call.
  */
-export function writablePath(
+function writablePath(
   dir: ConfinedDir,
   name: string,
   what: string,
@@ -98,10 +81,7 @@ export function lstatOrNull(path: string): Deno.FileInfo | null {
   }
 }
 
-/**
- * Refuses what stall-watch never writes: a symlink, a FIFO, device, socket
- * or folder, a file with more than one link.
- */
+/** Refuses what stall-watch never writes: anything but a regular file of one link. */
 function assertPlainFile(path: string, info: Deno.FileInfo, what: string) {
   if (info.isSymlink) throw symlinkRefusal(claudeRootOf(path), path, what);
   if (!info.isFile) {
@@ -117,12 +97,7 @@ function assertPlainFile(path: string, info: Deno.FileInfo, what: string) {
   }
 }
 
-/**
- * Refuses `path` unless it is missing or a plain file: a regular file with
- * one link, not a symlink.
- *
- * @throws {ConfinementError} Otherwise.
- */
+/** Refuses `path` unless it is missing or a plain file (regular, one link). */
 export function assertPlainOrMissing(path: string, what: string): void {
   const info = lstatOrNull(path);
   if (info !== null) assertPlainFile(path, info, what);
@@ -146,9 +121,8 @@ function isSameFile(file: Deno.FsFile, seen: Deno.FileInfo): boolean {
       (opened.ino === seen.ino && opened.dev === seen.dev));
 }
 
-/** How {@link openConfined} opens a file. */
-export interface OpenOptions {
-  /** `append` adds at the end; `lock` opens for locking only (content untouched); `read` reads. */
+interface OpenOptions {
+  /** `lock`: for locking only, content untouched. */
   access: "append" | "lock" | "read";
   /** Create the file (exclusively) when it is missing. */
   create: boolean;
@@ -157,13 +131,8 @@ export interface OpenOptions {
 }
 
 /**
- * Opens an existing plain file `<dir>/<name>` after checking it (see the
- * module doc), or creates it exclusively. Never opens a symlink, FIFO or
- * device.
- *
- * @returns The open file, or `null` when it is missing and `create` is off.
- * @throws {ConfinementError} When the path is not a plain file, or the
- * folder was replaced.
+ * Opens the plain file `<dir>/<name>`, or creates it exclusively; `null`
+ * when missing and `create` is off.
  */
 export function openConfined(
   dir: ConfinedDir,
@@ -174,11 +143,7 @@ export function openConfined(
   return openChecked(confinedFile(dir, name), what, options, dir);
 }
 
-/**
- * {@link openConfined} by path. `dir`, the path's folder, is checked again
- * right before the open; it is `null` only for reading, which writes
- * nothing a swapped folder could lead elsewhere.
- */
+/** {@link openConfined} by path; `dir` (rechecked before the open) is `null` only to read. */
 function openChecked(
   path: string,
   what: string,
@@ -197,8 +162,7 @@ function openChecked(
         return Deno.openSync(path, {
           read: options.access !== "append",
           write: true,
-          // Appending from the start: a hook that opens the file meanwhile
-          // appends too, and neither overwrites the other's line.
+          // Appending from the start: no hook overwrites another's line.
           append: options.access === "append",
           createNew: true,
           ...(options.mode === undefined ? {} : { mode: options.mode }),
@@ -235,15 +199,7 @@ function openChecked(
   }
 }
 
-/**
- * Reads a plain file's text (at most 16 MiB; beyond that it is not one of
- * stall-watch's files). Never opens a FIFO or device, so a planted one
- * cannot hang the caller.
- *
- * @returns The text, or `null` when the file is missing.
- * @throws {ConfinementError} When it is a symlink, not a regular file, has
- * several links or is too large.
- */
+/** A plain file's text (at most 16 MiB), or `null` when missing; a FIFO is never opened. */
 export function readConfinedText(path: string, what: string): string | null {
   const file = openChecked(path, what, { access: "read", create: false }, null);
   if (file === null) return null;
@@ -270,12 +226,14 @@ export function readConfinedText(path: string, what: string): string | null {
 /** The reading of a file that may be stall-watch's: missing, its text, or refused. */
 function ownText(path: string, what: string, isOwn: Ownership): string | null {
   const text = readConfinedText(path, what);
-  if (text !== null && !isOwn(text)) {
-    throw new ConfinementError(
-      `Refusing ${what} "${path}": it is not a file stall-watch wrote`,
-    );
-  }
+  if (text !== null && !isOwn(text)) throw notOwn(what, path);
   return text;
+}
+
+function notOwn(what: string, path: string): ConfinementError {
+  return new ConfinementError(
+    `Refusing ${what} "${path}": it is not a file stall-watch wrote`,
+  );
 }
 
 function writeAll(file: Deno.FsFile, bytes: Uint8Array): void {
@@ -286,15 +244,9 @@ function writeAll(file: Deno.FsFile, bytes: Uint8Array): void {
 }
 
 /**
- * Creates a new file `<dir>/<name>` with `bytes`, exclusively: an existing
- * name (file, link or FIFO) fails with `Deno.errors.AlreadyExists`, never
- * opened. With `mode`, the file is created with those permission bits less
- * the umask's: never more than asked for (a backup of a 0600 settings file
- * is 0600 or stricter). The bits are never set afterwards by name: Deno has
- * no `fchmod`, and a `chmod` by name follows whatever symlink was renamed
- * over the new file in between (it once turned `~/.ssh/id_ed25519` 0644).
- *
- * @returns The path created.
+ * Creates `<dir>/<name>` with `bytes` exclusively (an existing name fails,
+ * never opened), with `mode` less the umask: never `chmod` by name
+ * afterwards, which follows a link renamed over it (threat model item 14).
  */
 export function createConfinedFile(
   dir: ConfinedDir,
@@ -331,30 +283,23 @@ function removeIfSame(dir: ConfinedDir, name: string, what: string): void {
 
 /** The temp file's name for `name`: `.<name>.<pid>.<random>.tmp`. */
 export function tempNameFor(name: string): string {
-  // Math.random, not crypto: the name only has to differ from a concurrent
-  // writer's (the pid already does, and the file is created exclusively);
-  // starting crypto's generator cost a blocking stop about 1 ms and 0.6 MiB.
+  // Math.random, not crypto (about 1 ms and 0.6 MiB a stop): the pid and
+  // the exclusive create already keep writers apart.
   const random = Math.floor(Math.random() * 2 ** 32).toString(36);
   return `.${name}.${Deno.pid}.${random}.tmp`;
 }
 
-/** Options of {@link replaceConfinedFile}. */
-export interface ReplaceOptions {
-  /** Proves the file being replaced is stall-watch's; absent = any plain file (a settings file the user asked to edit). */
+interface ReplaceOptions {
+  /** Proves the replaced file is stall-watch's; absent: any plain file. */
   isOwn?: Ownership;
   /** Permission bits of the new file (the umask still applies). */
   mode?: number;
 }
 
 /**
- * Replaces `<dir>/<name>` with `text` atomically: an exclusive temp file in
- * the same folder, renamed over the name, so readers see the old or the new
- * content, never a torn one. The name must be missing or a plain file (and
- * pass `isOwn`); a rename never writes through a link. No fsync: the rename
- * alone keeps a killed writer from tearing the file, and a torn state file
- * after a power cut is read as an empty state.
- *
- * @throws {ConfinementError} When the existing file is not replaceable.
+ * Replaces `<dir>/<name>` (missing, or plain and passing `isOwn`) with
+ * `text` atomically, by an exclusive temp file renamed over it. No fsync:
+ * after a power cut a torn state file reads as an empty state.
  */
 export function replaceConfinedFile(
   dir: ConfinedDir,
@@ -375,8 +320,6 @@ export function replaceConfinedFile(
     options.mode,
   );
   try {
-    // Checked again right before the rename: the folder must be the one
-    // checked, the name still plain.
     const checked = writablePath(dir, name, what);
     assertPlainOrMissing(checked, what);
     settledRename(temp, checked);
@@ -386,12 +329,7 @@ export function replaceConfinedFile(
   }
 }
 
-/**
- * Appends `bytes` in one write to `<dir>/<name>` (created exclusively when
- * missing), which must be a plain file that passes `isOwn`.
- *
- * @throws {ConfinementError} When the existing file is not stall-watch's.
- */
+/** Appends `bytes` in one write to `<dir>/<name>`, created when missing, else passing `isOwn`. */
 export function appendConfined(
   dir: ConfinedDir,
   name: string,
@@ -407,11 +345,7 @@ export function appendConfined(
   try {
     if (file === null) return;
     const size = file.statSync().size;
-    if (size > 0 && !isOwn(readHead(path, what))) {
-      throw new ConfinementError(
-        `Refusing ${what} "${path}": it is not a file stall-watch wrote`,
-      );
-    }
+    if (size > 0 && !isOwn(readHead(path, what))) throw notOwn(what, path);
     // One write per line: O_APPEND keeps whole lines from interleaving.
     writeAll(file, bytes);
   } finally {
@@ -432,13 +366,7 @@ function readHead(path: string, what: string): string {
   }
 }
 
-/**
- * Renames `<dir>/<from>` over `<dir>/<to>` (log rotation). Both must be
- * plain files stall-watch wrote (`to` may be missing).
- *
- * @returns Whether `from` existed.
- * @throws {ConfinementError} When either is not stall-watch's.
- */
+/** Renames `<dir>/<from>` over `<dir>/<to>` (both its own; `to` may be missing); whether `from` existed. */
 export function renameConfined(
   dir: ConfinedDir,
   from: string,
@@ -451,30 +379,17 @@ export function renameConfined(
   const seen = lstatOrNull(source);
   if (seen === null) return false;
   assertPlainFile(source, seen, what);
-  if (!isOwn(readHead(source, what))) {
-    throw new ConfinementError(
-      `Refusing ${what} "${source}": it is not a file stall-watch wrote`,
-    );
-  }
+  if (!isOwn(readHead(source, what))) throw notOwn(what, source);
   const old = lstatOrNull(target);
   if (old !== null) {
     assertPlainFile(target, old, what);
-    if (!isOwn(readHead(target, what))) {
-      throw new ConfinementError(
-        `Refusing ${what} "${target}": it is not a file stall-watch wrote`,
-      );
-    }
+    if (!isOwn(readHead(target, what))) throw notOwn(what, target);
   }
   settledRename(writablePath(dir, from, what), target);
   return true;
 }
 
-/**
- * Removes `<dir>/<name>` when it is a plain file that passes `isOwn`.
- *
- * @returns `"removed"`, `"absent"`, or `"kept"` for a file that is not
- * stall-watch's (or not plain).
- */
+/** Removes `<dir>/<name>` when it is a plain file that passes `isOwn`, else `"kept"`. */
 export function removeConfined(
   dir: ConfinedDir,
   name: string,
@@ -503,14 +418,7 @@ export function removeConfined(
   return "removed";
 }
 
-/**
- * Records "now" in the mtime of an empty marker file `<dir>/<name>`,
- * creating it exclusively when missing. An existing name must be an empty
- * plain file: a planted symlink, FIFO or non-empty file is refused, never
- * opened or truncated.
- *
- * @throws {ConfinementError} When the marker is not an empty plain file.
- */
+/** Sets the mtime of the empty marker `<dir>/<name>` (created when missing) to `nowMs`. */
 export function touchConfined(
   dir: ConfinedDir,
   name: string,
@@ -533,11 +441,7 @@ export function touchConfined(
   }
 }
 
-/**
- * Why an entry is not one stall-watch could ever have written or can use:
- * a symlink, FIFO, folder, socket or device, or a file with more than one
- * link. `null` for a plain file (one link).
- */
+/** Why an entry is nothing stall-watch could have written, or `null` for a plain file. */
 export function unusableShape(info: Deno.FileInfo): string | null {
   if (info.isSymlink) return "it is a symlink";
   if (info.isFifo) return "it is a FIFO";
@@ -549,24 +453,14 @@ export function unusableShape(info: Deno.FileInfo): string | null {
   return null;
 }
 
-/** The name `n` of the entries moved aside from `name`. */
-export function quarantineName(name: string, n: number): string {
+function quarantineName(name: string, n: number): string {
   return `${name}.quarantined-${n}`;
 }
 
 /**
- * Moves the entry `<dir>/<name>` aside, to the first free
- * `<name>.quarantined-<n>` (n from 1 to `maxKept`) in the same folder, so
- * that the name can be used afresh. A rename moves the entry itself, never
- * what a link leads to, and never opens it: a symlink, FIFO, folder or
- * hard link is moved as it is, and nothing outside the folder changes. The
- * entry must still be the one `seen` describes (device and inode), and the
- * folder is checked again first.
- *
- * @returns The name it was moved to, or `null` when all `maxKept` names are
- * taken (a fault that keeps coming back fills no disk).
- * @throws {ConfinementError} When the entry changed since `seen`, or the
- * folder was replaced.
+ * Moves the entry `<dir>/<name>`, still the one `seen` describes, to the
+ * first free `<name>.quarantined-<n>` (n to `maxKept`; `null` when none is
+ * free). A rename moves the entry itself, never opens it nor follows a link.
  */
 export function quarantineConfined(
   dir: ConfinedDir,
@@ -594,11 +488,7 @@ export function quarantineConfined(
   return null;
 }
 
-/**
- * Removes `dir` if it is an empty folder (not a symlink) that the caller
- * created itself, e.g. the `.claude` that `doctor` made for its probe.
- * Anything else is left alone. Best effort.
- */
+/** Removes `dir` when an empty folder the caller made (`doctor`'s probe); best effort. */
 export function removeEmptyDir(dir: ConfinedDir): void {
   if (lstatOrNull(dir)?.isDirectory !== true) return;
   try {
@@ -609,20 +499,12 @@ export function removeEmptyDir(dir: ConfinedDir): void {
   }
 }
 
-/**
- * The folder below `.claude` that is stall-watch's alone by its name: the
- * default state folder and event log, settings backups, relocated state.
- */
-export const OWN_FOLDER = "stall_watch";
+/** The folder below `.claude` that is stall-watch's alone by its name. */
+const OWN_FOLDER = "stall_watch";
 
-/** How many foreign `.gitignore` files are kept moved aside. */
 const MAX_GITIGNORES_ASIDE = 3;
 
-/**
- * `ensureConfinedDir`, and when `dir` is `.claude/stall_watch` or a folder
- * below it, that folder's own `.gitignore` ({@link ensureOwnGitignore}):
- * every write of state, logs or backups there goes through this.
- */
+/** `ensureConfinedDir`, and in `.claude/stall_watch` or below, its own `.gitignore` too. */
 export function ensureOwnedDir(
   cwd: string,
   dir: string,
@@ -642,16 +524,10 @@ export function ensureOwnedDir(
 }
 
 /**
- * Makes sure `dir`, a folder that is stall-watch's alone, carries
- * stall-watch's own `.gitignore` of `*`, so git shows none of its state,
- * logs and settings backups (which may hold an API key), whatever a
- * `.gitignore` higher up says (git reads the deepest one last, and skips
- * folders it ignores, `.gitignore` files and all). It is created when
- * missing; one stall-watch did not write (a cloned repository's `!*`, a
- * symlink, a FIFO) is moved aside unchanged, to `.gitignore.quarantined-<n>`
- * as an unusable state file is (a rename never opens it nor follows a
- * link), and replaced. At most 3 are kept aside; past that it is left.
- * Best effort: the folder works without it.
+ * Gives `dir`, stall-watch's own folder, its `.gitignore` of `*`, so git
+ * shows none of its backups (which may hold an API key) whatever a
+ * `.gitignore` higher up says; a planted one (`!*`, a link) is moved aside
+ * (threat model item 16). Best effort.
  */
 export function ensureOwnGitignore(dir: ConfinedDir): void {
   const name = ".gitignore";

@@ -1,11 +1,7 @@
 /**
- * A cross-process lock on a file inside `.claude`, built on `flock`
- * (`LockFileEx` on Windows) through `Deno.FsFile.tryLock`.
- *
- * The kernel releases the lock when a process dies, so a hook killed while
- * holding it never wedges the session. The lock file is opened through
- * {@link openConfined}: a planted symlink, FIFO or hard link is refused, and
- * an existing file's content is never changed.
+ * A cross-process lock on a confined file (`flock`, `LockFileEx` on
+ * Windows): the kernel releases it when a process dies, so a killed hook
+ * never wedges the session.
  *
  * @module
  */
@@ -14,15 +10,8 @@ import { ExitCode, StallWatchError } from "../shared/errors.ts";
 import { type ConfinedDir, recheckConfinedDir } from "./confine.ts";
 import { confinedFile, openConfined } from "./confined_file.ts";
 
-/**
- * The lock could not be taken in time: another stall-watch process of the
- * session held it (exit 1 from commands; the hook allows the stop).
- */
+/** Another process of the session held the lock too long (exit 1; the hook allows). */
 export class LockTimeoutError extends StallWatchError {
-  /**
-   * @param path The lock file.
-   * @param waitedMs How long this process waited.
-   */
   constructor(path: string, waitedMs: number) {
     super(
       `Timed out after ${waitedMs} ms waiting for the lock "${path}"`,
@@ -34,28 +23,16 @@ export class LockTimeoutError extends StallWatchError {
 
 /** Options for {@link withFileLock}. */
 export interface LockOptions {
-  /** Give up after this long. */
   timeoutMs: number;
   sleep: (ms: number) => Promise<void>;
-  /**
-   * Told when releasing the lock failed after the action finished (the
-   * close that follows releases it); without it the failure is ignored.
-   */
+  /** Told when an unlock failed (the close that follows releases it). */
   onUnlockError?: (error: unknown) => void;
 }
 
 /**
- * Runs `action` while holding an exclusive lock on `<dir>/<name>` (created
- * exclusively if missing; its content is never used). Requires write access
- * to `dir`.
- *
- * A failed unlock never changes the action's outcome: the file is closed
- * right after, and closing it releases the lock, so a finished state update
- * stands (under Wine, Windows Deno's unlock fails every time: its second
- * `UnlockFile` call gets a lock violation). `options.onUnlockError` is told.
- *
- * @throws {LockTimeoutError} When another process holds the lock too long.
- * @throws {ConfinementError} When the lock file is not a plain file.
+ * Runs `action` holding an exclusive lock on `<dir>/<name>` (created when
+ * missing, its content unused). A failed unlock never changes the outcome:
+ * closing the file releases it (Wine's unlock fails every time).
  */
 export async function withFileLock<T>(
   dir: ConfinedDir,
@@ -81,8 +58,7 @@ export async function withFileLock<T>(
       pause = Math.min(pause * 2, 16);
     }
     try {
-      // The wait may have been long: the folder must still be the one
-      // checked before anything is read or written under the lock.
+      // After a wait, the folder must still be the one checked.
       recheckConfinedDir(dir, "lock file");
       return await action();
     } finally {

@@ -7,8 +7,8 @@
  * @module
  */
 
-import { formatProblems } from "../settings/load_settings.ts";
-import type { SettingProblem } from "../settings/settings.ts";
+import { formatProblems } from "../config/load_settings.ts";
+import type { SettingProblem } from "../config/settings.ts";
 import type { StateStore } from "../guardrails/state.ts";
 import { type Handler, HANDLER_EVENTS } from "../claude_client/hook_events.ts";
 

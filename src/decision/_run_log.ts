@@ -10,7 +10,7 @@ import type { CliIO } from "../shared/cli_io.ts";
 import { describe } from "../shared/errors.ts";
 import type { EventName, EventRecord } from "../events/event_log.ts";
 import type { StateRescue } from "../guardrails/state.ts";
-import type { Settings } from "../settings/settings.ts";
+import type { Settings } from "../config/settings.ts";
 import { reportLine } from "../recovery/report_line.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import type { Outcome } from "./outcome.ts";

@@ -26,7 +26,7 @@ import {
   buildReportLines,
   type PromptWording,
 } from "../recovery/recovery.ts";
-import type { Settings } from "../settings/settings.ts";
+import type { Settings } from "../config/settings.ts";
 import type { StateStore } from "../guardrails/state.ts";
 import type { CliIO } from "../shared/cli_io.ts";
 import { reportLine } from "../recovery/report_line.ts";

@@ -20,7 +20,7 @@ import {
   type KillSwitchStatus,
   killSwitchStatus,
 } from "../guardrails/guardrails.ts";
-import type { Settings } from "../settings/settings.ts";
+import type { Settings } from "../config/settings.ts";
 
 /**
  * The kill switch: the variable, the marker file (checked on disk, relative
@@ -47,11 +47,16 @@ export type MarkerLook =
   | { state: "refused"; reason: string };
 
 /**
- * Whether the marker (a path the settings let through) is there, looked at
- * with `lstat` (a link counts, not followed). Inside the project it is
- * walked from the start directory, and a folder on the way that is a link
- * leading out of the project is refused untouched (a committed
- * `.claude -> /net/host/s`). Requires `--allow-read`.
+ * Whether the marker is there. `file` is one the settings let through
+ * (`markerRefusal` in `config/settings.ts`: never a network or device
+ * path). Inside the project (a path a cloned repository's links can reach)
+ * it is walked from the start directory with `lstat` and `readlink`, and
+ * a folder on the way that is a link leading out of the project is
+ * refused without its target being touched (a committed `.claude ->
+ * /net/host/s` must not lead the look there); the marker itself is looked
+ * at with `lstat`, so a symlink counts without being followed. Outside the
+ * project it is the operator's own path (`/tmp/stall_off`), looked at
+ * with `lstat`. Requires `--allow-read`.
  */
 export function lookAtMarker(cwd: string, file: string): MarkerLook {
   const path = resolvePath(cwd, file);

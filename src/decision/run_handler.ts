@@ -11,8 +11,8 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import type { EventName, EventRecord } from "../events/event_log.ts";
 import type { StateStore } from "../guardrails/state.ts";
-import { loadSettings } from "../settings/load_settings.ts";
-import type { Settings } from "../settings/settings.ts";
+import { loadSettings } from "../config/load_settings.ts";
+import type { Settings } from "../config/settings.ts";
 import {
   eventOf,
   type Handler,

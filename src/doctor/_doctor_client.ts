@@ -1,9 +1,7 @@
 /**
- * The `doctor` checks of the Claude Code client: which release wrote the
- * project's newest transcript, and what works on it (the watchdog, the
- * output mode), with the fix where something does not: upgrade Claude Code,
- * or drop the watchdog or the output mode. Pure: the facts are gathered by
- * the command.
+ * The `doctor` checks of the Claude Code client: the release of the
+ * project's newest transcript and what works on it (the watchdog, the
+ * output mode, the status line), with the fix where something does not.
  *
  * @module
  */
@@ -15,7 +13,7 @@ import {
   type Release,
   supports,
 } from "../claude_client/release.ts";
-import type { OutputMode } from "../settings/settings.ts";
+import type { OutputMode } from "../config/settings.ts";
 import type { CheckResult } from "./doctor_report.ts";
 
 /** What doctor knows of the client. */
@@ -24,17 +22,10 @@ export interface ClientFacts {
   transcript: string | null;
   /** The release its newest line names; `null` when unknown. */
   release: Release | null;
-  /** The watchdog is registered (a `watch` handler in a settings file). */
   watch: boolean;
-  /** The effective output mode. */
   output: OutputMode;
-  /** The watchdog's idle window, in seconds. */
   idleSeconds: number;
-  /**
-   * Other hooks that can end a turn after a tool call (PreToolUse and
-   * PostToolUse handlers that are not stall-watch's), as
-   * `<event> in <file>: <command>`; absent = none.
-   */
+  /** Others' hooks that can end a turn after a call: `<event> in <file>: <command>`. */
   turnEndingHooks?: readonly string[];
   /** stall-watch's own status line, where a settings file registers it. */
   statusLine?: {
@@ -60,11 +51,7 @@ export function clientChecks(facts: ClientFacts): CheckResult[] {
   ];
 }
 
-/**
- * Whether stall-watch's status line can name a call hung in flight: only
- * when Claude Code runs it while the call runs, which it does with a
- * `refreshInterval` from 2.1.97 on.
- */
+/** Whether the status line can name a call hung in flight (`refreshInterval`, 2.1.97+). */
 function statusLineChecks(facts: ClientFacts): CheckResult[] {
   const line = facts.statusLine;
   if (!line) return [];
@@ -138,7 +125,6 @@ function turnEndingChecks(facts: ClientFacts): CheckResult[] {
   }];
 }
 
-/** What the release does for each feature stall-watch uses. */
 function releaseChecks(facts: ClientFacts): CheckResult[] {
   if (facts.transcript === null) {
     return [{

@@ -1,9 +1,7 @@
 /**
  * doctor's comparison of the watchdog's windows with Claude Code's own
- * timers (`claude_client/timers.ts`): where Claude Code recovers by itself
- * first, the watchdog should wait for it; where the watchdog gives up before
- * Claude Code's recovery is over, it never wakes such a turn. Pure: settings
- * and the environment in, checklist lines out.
+ * timers: where Claude Code recovers first the watchdog should wait, and a
+ * watchdog that gives up first never wakes such a turn. Pure.
  *
  * @module
  */

@@ -16,9 +16,9 @@
 import type { CliIO } from "../shared/cli_io.ts";
 import { describe } from "../shared/errors.ts";
 import { VERSION } from "../shared/version.ts";
-import { readSettingsFile } from "../claude_settings/settings_file.ts";
-import { parseSettingsText } from "../claude_settings/settings_json.ts";
-import { displayPath } from "../claude_settings/settings_update.ts";
+import { readSettingsFile } from "../client_settings/settings_file.ts";
+import { parseSettingsText } from "../client_settings/settings_json.ts";
+import { displayPath } from "../client_settings/settings_update.ts";
 import {
   type AppServerUnavailable,
   isUnavailable,

@@ -1,7 +1,6 @@
 /**
  * The `doctor` report's shape and its two renderings: the checklist for a
- * person, one JSON line for scripts. A leaf: the checks produce
- * {@link CheckResult}s, the command renders them.
+ * person, one JSON line for scripts.
  *
  * @module
  */
@@ -13,7 +12,7 @@ import {
 } from "../shared/terminal_text.ts";
 
 /** How a check came out. `fail` makes the set-up unhealthy; `warn` does not. */
-export type CheckStatus = "ok" | "warn" | "fail";
+type CheckStatus = "ok" | "warn" | "fail";
 
 /** One line of the checklist. */
 export interface CheckResult {
@@ -29,12 +28,7 @@ const COLORS: Readonly<Record<CheckStatus, OwnSequence>> = {
   fail: "\x1b[31m",
 };
 
-/**
- * The report: one line per check with its fix below, then a summary.
- *
- * @param color Colour the status words (only for a terminal, never with
- * `NO_COLOR`).
- */
+/** The report: a line per check, its fix below, then a summary; `color` paints the status words. */
 export function renderDoctorReport(
   results: readonly CheckResult[],
   color: boolean,

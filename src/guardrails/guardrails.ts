@@ -3,14 +3,19 @@
  * order: kill switch -> cooldown -> per-tool_use_id retry cap -> recovery,
  * with a cap per turn after the cooldown for a client that has no cap of
  * its own on consecutive blocks (Codex).
+ * Pure: state, limits, clock and kill-switch facts are parameters.
  *
- * Pure: the state, settings, clock and kill-switch facts are parameters.
+ * @example
+ * ```ts
+ * const gate = evaluateGates(signatures, state, { maxRetries: 3, cooldownSeconds: 0 }, now);
+ * if (gate.gate === "recover") state = recordRecovery(state, gate.retries, now);
+ * ```
  *
  * @module
  */
 
 import type { StallSignature } from "../detection/classify.ts";
-import { retriesOf, type SessionState } from "./state.ts";
+import { retriesOf, type SessionState } from "./session_state.ts";
 
 /** Whether the kill switch is on, and what turned it on. */
 export interface KillSwitchStatus {
@@ -19,7 +24,7 @@ export interface KillSwitchStatus {
   source: string;
 }
 
-/** Values that turn a kill-switch variable off; anything else non-empty turns it on. */
+/** Values that turn a kill-switch variable off; anything else turns it on. */
 const FALSY = new Set(["", "0", "false", "no", "off"]);
 
 /** The seed's truthiness for the kill-switch variable. */
@@ -27,16 +32,14 @@ export function isTruthy(value: string): boolean {
   return !FALSY.has(value.trim().toLowerCase());
 }
 
-/** Values of the kill-switch variable that are safe to show: they are no secret. */
+/** Values of the kill-switch variable safe to show: they are no secret. */
 const SHOWN = new Set([...FALSY, "1", "true", "yes", "on"]);
 
 /**
- * How the kill-switch variable is named in messages and the event log. Its
- * value is shown only when it is one of the spelled-out on/off words: the
- * config may name any variable (`"kill_switch_env": "GITHUB_TOKEN"`), and
- * stall-watch never prints an environment variable's value.
+ * The kill-switch variable as messages name it: its value only when an
+ * on/off word, since the config may name `GITHUB_TOKEN`.
  */
-export function envSource(name: string, value: string): string {
+function envSource(name: string, value: string): string {
   const word = value.trim().toLowerCase();
   return SHOWN.has(word) && word !== ""
     ? `env ${name}=${word}`
@@ -50,14 +53,14 @@ export interface KillSwitchFacts {
   /** The marker file's path, when one is configured. */
   file: string | null;
   fileExists: boolean;
-  /** `kill_switch: true` in the config file. */
+  /** The config's `kill_switch: true`. */
   configured: boolean;
 }
 
 /**
- * Decides the kill switch. The variable, when set at all, wins over the
- * marker file (so `STALL_WATCH_DISABLED=0` overrides a stale file); the file
- * wins over the config file's `kill_switch`.
+ * Decides the kill switch: the variable, when set at all, wins over the
+ * marker file (`STALL_WATCH_DISABLED=0` overrides a stale file), which wins
+ * over the config's `kill_switch`.
  */
 export function killSwitchStatus(facts: KillSwitchFacts): KillSwitchStatus {
   const value = facts.env[facts.envName];
@@ -96,9 +99,8 @@ export type GateDecision =
   | {
     gate: "recover";
     maxRetries: number;
-    /** Signatures to nudge now. */
+    /** Signatures to nudge now; the rest are `capped`. */
     allowed: StallSignature[];
-    /** Signatures held back by the cap, if some are. */
     capped: CappedSignature[];
     /**
      * Retry counts after this recovery, per tool_use_id (and the turn's
@@ -128,11 +130,8 @@ export interface GateLimits {
 }
 
 /**
- * Runs the cooldown and retry-cap gates (the kill switch is decided first,
- * before any state is read, by {@link killSwitchStatus}).
- *
- * @param signatures Non-empty, sorted by line.
- * @param nowSeconds Seconds since the epoch.
+ * Runs the cooldown and retry-cap gates on `signatures` (non-empty, by
+ * line); the kill switch is decided before any state is read.
  */
 export function evaluateGates(
   signatures: readonly StallSignature[],
@@ -169,8 +168,8 @@ export function evaluateGates(
   if (allowed.length === 0) {
     return { gate: "retry_cap", maxRetries: limits.maxRetries, capped };
   }
-  // A Map, then Object.fromEntries: ids such as `__proto__` or
-  // `constructor` come from the transcript and must never meet a prototype.
+  // A Map, then fromEntries: ids such as `__proto__` come from the
+  // transcript and must never meet a prototype.
   const counts = new Map<string, number>();
   for (const { toolUseId: id } of allowed) {
     if (!counts.has(id)) counts.set(id, retriesOf(state, id) + 1); // once per id per recovery
@@ -188,7 +187,7 @@ export function evaluateGates(
   };
 }
 
-/** The state after dispatching a recovery decided by {@link evaluateGates}. */
+/** The state after a recovery {@link evaluateGates} allowed. */
 export function recordRecovery(
   state: SessionState,
   retries: Readonly<Record<string, number>>,

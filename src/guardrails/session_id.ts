@@ -1,7 +1,6 @@
 /**
- * Session ids as file names: every per-session file stall-watch keeps
- * (state, lock, watch marker) is named by {@link safeSessionId}, and the
- * sweeper recognises its own files by the same rule.
+ * Session ids as file names (state, lock, watch marker), by the rule the
+ * sweeper recognises its own files by.
  *
  * @module
  */

@@ -1,10 +1,7 @@
 /**
- * The sweeper of stale files in stall-watch's own folders (the state folder,
- * the watch-marker folder): old per-session files and temp files killed
- * writers left behind. It removes only files it can prove are
- * stall-watch's: by exact name ({@link safeSessionId}) and by content (the
- * folder owner's {@link Ownership} test), since a folder may be shared
- * (`STALL_WATCH_STATE_DIR=.claude` also holds Claude Code's own files).
+ * Sweeps stale files from stall-watch's own folders (state, watch markers):
+ * only files proven its own by exact name ({@link safeSessionId}) and by
+ * content, since a folder may be shared (`STALL_WATCH_STATE_DIR=.claude`).
  *
  * @module
  */
@@ -20,21 +17,15 @@ import {
 import { safeSessionId } from "./session_id.ts";
 
 /** State, lock and temp files untouched this long are removed. */
-export const STALE_STATE_MS = 30 * 24 * 60 * 60 * 1000;
+const STALE_STATE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Temp files of killed writers untouched this long are removed. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
 /**
- * Removes per-session files older than `maxAgeMs`, and temp files left by
- * killed writers. Only files stall-watch wrote are touched, each by an exact
- * name it proves by content: `<id>.json` whose text passes `isOwn`, the
- * empty `<id>.lock` beside such a file when that goes, and
- * `.<id>.json.<pid>.<random>.tmp` whose text passes `isOwn`. Best effort:
- * failures are ignored.
- *
- * @param isOwn Proves a file is the folder owner's (state, or a marker).
- * @returns The names removed.
+ * Removes `<id>.json` files older than `maxAgeMs` whose text passes `isOwn`
+ * (with the empty `<id>.lock` beside each), and killed writers' temp files
+ * `.<id>.json.<pid>.<random>.tmp`. Best effort; returns the names removed.
  */
 export function pruneStaleState(
   dir: ConfinedDir,
@@ -69,9 +60,8 @@ export function pruneStaleState(
     return false;
   };
   for (const name of stale) {
-    // A lock goes only with its own stale state file: an empty file proves
-    // nothing on its own, and the lock file itself is never rewritten (its
-    // age says nothing; removing a held lock would let two writers in).
+    // A lock goes only with its stale state file: an empty file proves
+    // nothing, and removing a held lock would let two writers in.
     if (remove(name, isOwn) && name.endsWith(".json")) {
       remove(`${name.slice(0, -".json".length)}.lock`, (text) => text === "");
     }
@@ -79,18 +69,15 @@ export function pruneStaleState(
   return removed;
 }
 
-/** How often {@link pruneStaleStateDaily} looks at the folder. */
 const PRUNE_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 /** The empty file whose mtime says when the folder was last pruned. */
-export const PRUNE_MARKER = ".last-prune";
+const PRUNE_MARKER = ".last-prune";
 
 /**
- * {@link pruneStaleState} at most once a day per folder (remembered by the
- * mtime of an empty `.last-prune` file in it), so a recovery does not pay
- * for listing hundreds of old sessions every time. Best effort: a marker
- * that is a symlink, FIFO, hard link or non-empty file is left alone and
- * nothing is pruned.
+ * {@link pruneStaleState} at most once a day per folder (the mtime of an
+ * empty `.last-prune`), so a recovery does not list hundreds of old
+ * sessions every time. A marker that is not a plain empty file: no pruning.
  */
 export function pruneStaleStateDaily(
   dir: ConfinedDir,
@@ -113,10 +100,7 @@ export function pruneStaleStateDaily(
 /** An own temp file: `.<id>.json.<pid>.<random>.tmp` (`tempNameFor`). */
 const OWN_TEMP = /^\.(.+\.json)\.\d+\.[0-9a-z]+\.tmp$/;
 
-/**
- * Which of stall-watch's exact names `name` is, or `null`. Ids must be what
- * {@link safeSessionId} makes, so no other name ever matches.
- */
+/** Which of stall-watch's exact names `name` is ({@link safeSessionId}'s ids only), or `null`. */
 function ownKindOf(name: string): "json" | "temp" | null {
   const isId = (id: string) => id !== "" && safeSessionId(id) === id;
   const temp = OWN_TEMP.exec(name);

@@ -9,7 +9,7 @@
  */
 
 import { ExitCode } from "../shared/errors.ts";
-import type { OutputMode } from "../settings/settings.ts";
+import type { OutputMode } from "../config/settings.ts";
 import {
   featureSince,
   formatRelease,

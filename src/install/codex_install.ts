@@ -18,7 +18,7 @@ import {
   displayPath,
   type UpdateResult,
   updateSettings,
-} from "../claude_settings/settings_update.ts";
+} from "../client_settings/settings_update.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 import { VERSION } from "../shared/version.ts";
 import { isUnavailable, withCodexAppServer } from "./codex_app_server.ts";

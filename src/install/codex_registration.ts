@@ -20,12 +20,12 @@ import { isPlainObject } from "../shared/plain_object.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 import { join } from "../shared/paths.ts";
 import { codexHome } from "../codex/rollout_files.ts";
-import type { SettingsEdit } from "../claude_settings/settings_update.ts";
+import type { SettingsEdit } from "../client_settings/settings_update.ts";
 import {
   jsonEditor,
   parseSettingsText,
   SettingsFileError,
-} from "../claude_settings/settings_json.ts";
+} from "../client_settings/settings_json.ts";
 import {
   DEFAULT_HOOK_TIMEOUT,
   describeCommand,

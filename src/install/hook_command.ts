@@ -1,18 +1,16 @@
 /**
- * The hook handlers stall-watch registers in Claude Code's settings, and
- * how it recognises its own handlers there again.
+ * The hook handlers stall-watch registers, and how it knows its own again.
+ * On POSIX a handler is `cd -- "$CLAUDE_PROJECT_DIR" || exit 1;
+ * /abs/stall-watch`, run by `sh -c`, so state lands in the project's
+ * `.claude` wherever the session `cd`-ed; on Windows (Git Bash or
+ * PowerShell: no command line means the same in both) exec form with
+ * forward slashes, started in the session's folder. Pure.
  *
- * On macOS and Linux a handler is a shell command,
- * `cd -- "$CLAUDE_PROJECT_DIR" || exit 1; /abs/stall-watch` (`--`: a project
- * folder whose name starts with `-` is not taken for an option): Claude Code
- * runs it with `sh -c`, and starting in the project root puts state in the
- * project's `.claude` even after the session has `cd`-ed elsewhere. On Windows the
- * shell is Git Bash, or PowerShell when Git Bash is missing, and no one
- * command line means the same in both, so the handler uses exec form
- * (`command` + `args`, no shell) with forward-slash paths; it then starts in
- * the session's current directory.
- *
- * Pure: paths and the platform are parameters.
+ * @example
+ * ```ts
+ * const self = selfInvocation(Deno.execPath(), Deno.mainModule, "posix");
+ * buildHandler("Stop", self, { timeout: 30, platform: "posix" });
+ * ```
  *
  * @module
  */
@@ -39,12 +37,7 @@ export const HOOK_EVENTS: readonly HookEvent[] = Object.freeze([
   "PostToolUseFailure",
 ]);
 
-/**
- * The events the watchdog (`watch`) runs on: a tool call that succeeded
- * fires PostToolUse, one that failed (an error, a timeout) fires
- * PostToolUseFailure instead, and either may be followed by silence. The
- * list the handler itself checks, so install and the watcher cannot differ.
- */
+/** The events `watch` runs on (a call that succeeded, or failed): the handler's own list. */
 export const WATCH_EVENTS: readonly HookEvent[] = HANDLER_EVENTS
   .watch as readonly HookEvent[];
 
@@ -69,20 +62,12 @@ export interface Invocation {
   fromSource: boolean;
 }
 
-/**
- * The `deno run` flags besides the permissions of a handler registered from
- * source. `--quiet`: Deno's own progress lines ("Download ...", "Check ...")
- * go to stderr, which Claude Code hands the model on a block; the hook's
- * stderr must be its report alone.
- */
+/** `deno run`'s flags besides the permissions: `--quiet`, as stderr reaches the model. */
 export const SOURCE_RUN_FLAGS: readonly string[] = Object.freeze(["--quiet"]);
 
 /**
- * The shell prefix that starts a handler in the project root. A failed `cd`
- * (the project folder moved or deleted) ends the handler with exit 1, a
- * hook error Claude Code shows the user: dash, the `sh` of Debian and
- * Ubuntu, returns 2 from a failed `cd`, and `cd ... && stall-watch` would
- * pass that on, which Claude Code reads as a block at every stop.
+ * The prefix that starts a handler in the project root; a failed `cd` exits
+ * 1, where `&&` would pass on dash's 2, a block at every stop.
  */
 export const PROJECT_DIR_PREFIX = 'cd -- "$CLAUDE_PROJECT_DIR" || exit 1; ';
 
@@ -96,12 +81,9 @@ export const DEFAULT_HOOK_TIMEOUT = 30;
 export const WATCH_TIMEOUT_MARGIN = 60;
 
 /**
- * How to start the running stall-watch: its own executable when compiled;
- * from source (the executable is `deno`), the equivalent `deno run` with
- * the release permission flags and the absolute path of `main.ts`.
- *
- * @param execPath The running executable (`Deno.execPath()`).
- * @param mainModule The entry module URL (`Deno.mainModule`).
+ * How to start the running stall-watch (`Deno.execPath()`,
+ * `Deno.mainModule`): its executable, or from source `deno run` with the
+ * release flags and `main.ts`'s absolute path.
  */
 export function selfInvocation(
   execPath: string,
@@ -119,10 +101,7 @@ export function selfInvocation(
   };
 }
 
-/**
- * The paths that identify this stall-watch in registered handlers: the
- * binary when compiled, `main.ts` from source.
- */
+/** The paths that identify this stall-watch in handlers: the binary, or `main.ts`. */
 export function knownPathsOf(invocation: Invocation): string[] {
   const path = invocation.fromSource
     ? invocation.args[invocation.args.length - 1]
@@ -130,11 +109,7 @@ export function knownPathsOf(invocation: Invocation): string[] {
   return path === undefined ? [] : [path];
 }
 
-/**
- * Whether `path` lies in npx's package cache (`~/.npm/_npx/<hash>/...`,
- * `%LocalAppData%\npm-cache\_npx\...`), which npm empties without notice:
- * a handler that runs a program from there breaks one day at every stop.
- */
+/** Whether `path` lies in npx's cache (`_npx`), which npm empties without notice. */
 export function isInNpxCache(path: string): boolean {
   return /(^|[\\/])_npx[\\/]/.test(path);
 }
@@ -144,7 +119,7 @@ export const NPX_CACHE_FIX =
   'install Deno for good ("npm install -g deno@2.9.6", or a release binary of stall-watch) and run "install" with it';
 
 /** A path as a handler must hold it: forward slashes on Windows. */
-export function portablePath(path: string, platform: Platform): string {
+function portablePath(path: string, platform: Platform): string {
   return platform === "windows" ? path.replaceAll("\\", "/") : path;
 }
 
@@ -156,22 +131,11 @@ function filePathOfUrl(url: string, platform: Platform): string {
   return parsed.host ? `//${parsed.host}${local}` : local;
 }
 
-/** Options of {@link buildHandler}. */
-export interface HandlerOptions {
-  /** Seconds before Claude Code gives up on the handler. */
-  timeout: number;
-  platform: Platform;
-}
-
-/**
- * The handler object for one event: the hook for Stop and SubagentStop,
- * `watch` (async, may wake Claude with exit 2) for PostToolUse and
- * PostToolUseFailure.
- */
+/** The handler object for one event: the hook, or `watch` (async, may wake with exit 2). */
 export function buildHandler(
   event: HookEvent,
   invocation: Invocation,
-  options: HandlerOptions,
+  options: { timeout: number; platform: Platform },
 ): Record<string, unknown> {
   const argv = [invocation.program, ...invocation.args];
   if (isWatchEvent(event)) argv.push("watch");
@@ -190,29 +154,23 @@ export function buildHandler(
   return handler;
 }
 
-/** A handler's command split into words. */
-export interface ParsedCommand {
+interface ParsedCommand {
   form: "shell" | "exec";
   /** The program and its arguments, unquoted; variables kept as text. */
   words: string[];
   /** A shell command that changes to `$CLAUDE_PROJECT_DIR` first. */
   startsInProjectDir: boolean;
   /**
-   * Whether the command is that one program run alone, after at most
-   * `cd "$CLAUDE_PROJECT_DIR"` steps: no other command before or after it
-   * (`&&`, `;`, `|`), no redirection or substitution. Only such a command
+   * The one program alone after at most `cd "$CLAUDE_PROJECT_DIR"` steps
+   * (no `&&`, `;`, `|`, redirection or substitution): only such a command
    * can be one stall-watch wrote.
    */
   alone: boolean;
 }
 
 /**
- * Splits a handler's command into the program and its arguments. In shell
- * form, leading `cd <dir> &&` steps are skipped (and recorded when the
- * directory is `$CLAUDE_PROJECT_DIR`).
- *
- * @returns `null` for a handler without a command string, or with quotes
- * that do not close.
+ * A handler's command as words, leading `cd <dir> &&` steps skipped;
+ * `null` without a command string or with unclosed quotes.
  */
 export function parseHandlerCommand(
   handler: Readonly<Record<string, unknown>>,
@@ -301,17 +259,10 @@ function shellSteps(command: string): string[][] | null {
 }
 
 /**
- * The arguments a handler passes to stall-watch (`[]` for the hook,
- * `["watch"]` for the watchdog), or `null` when the handler is not one
- * stall-watch wrote. Install and uninstall own only those exact commands:
- * the program alone (see {@link ParsedCommand.alone}) with no argument or
- * just `watch`, the program being one of `knownPaths` (this executable or
- * `main.ts`), a release binary (`stall-watch`, `stall-watch-<target>`,
- * with or without `.exe`), or `deno run [--quiet]` with exactly the release
- * permission flags (this release's or an earlier one's) of a `main.ts`. A `stall-watch-notify.sh` or a command
- * that runs something else as well is never stall-watch's.
- *
- * @param knownPaths Paths of this stall-watch, e.g. from {@link selfInvocation}.
+ * What a handler passes to stall-watch (`[]`, `["watch"]`), or `null` when
+ * stall-watch did not write it (item 9): the program alone, one of
+ * `knownPaths`, a release binary's name, or `deno run [--quiet]` with
+ * exactly the release flags of a `main.ts`; never `stall-watch-notify.sh`.
  */
 export function stallWatchArgs(
   parsed: ParsedCommand,
@@ -322,11 +273,7 @@ export function stallWatchArgs(
   return args.length === 0 || args[0] === "watch" ? args : null;
 }
 
-/**
- * The arguments a command passes to this stall-watch, whatever they are,
- * when it runs stall-watch alone (by the rules of {@link stallWatchArgs});
- * else `null`. The status line is `["statusline"]`.
- */
+/** Any arguments a command passes to stall-watch run alone ({@link stallWatchArgs}' rules). */
 export function ownCommandArgs(
   parsed: ParsedCommand,
   knownPaths: readonly string[],
@@ -346,9 +293,7 @@ function programArgs(
   if (!isDenoProgram(program) || !rest.includes("run")) return null;
   const main = rest.findIndex((word) => known.has(normalise(word)));
   if (main !== -1) return rest.slice(main + 1);
-  // `deno run [--quiet] <exactly the release flags> <any>/main.ts`: what
-  // install writes from a checkout (before 0.2 without `--quiet`),
-  // recognised even from the compiled binary.
+  // `deno run [--quiet] <the release flags> <any>/main.ts`, from a checkout.
   if (rest[0] !== "run") return null;
   const start = rest[1] === SOURCE_RUN_FLAGS[0] ? 2 : 1;
   // This release's flags, or an earlier one's (before 0.2: `.claude` only).
@@ -362,15 +307,11 @@ function programArgs(
   return null;
 }
 
-/**
- * The release binaries' names: `stall-watch`, or suffixed with one of the
- * release targets (how a downloaded asset may be kept), `_` for `-` allowed.
- */
+/** The release binaries' names, maybe with a target suffix, `_` for `-` allowed. */
 const STALL_WATCH_NAME =
   /^stall[-_]watch(?:[-_](?:x86_64|aarch64)-(?:unknown-linux-gnu|apple-darwin|pc-windows-msvc))?$/i;
 
-/** A program file named `stall-watch`, `stall_watch-<target>`, `stall-watch.exe`... */
-export function isStallWatchProgram(path: string): boolean {
+function isStallWatchProgram(path: string): boolean {
   return STALL_WATCH_NAME.test(baseName(path).replace(/\.exe$/i, ""));
 }
 

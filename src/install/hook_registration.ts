@@ -1,14 +1,13 @@
 /**
- * Plans the edits `install` and `uninstall` make to a settings file:
- * which of stall-watch's handlers to add, update or remove, as new text
- * plus one line per change.
+ * Plans the edits `install` and `uninstall` make to a settings file, as new
+ * text plus a line per change. Install is idempotent (its handler updated
+ * in place, copies removed); uninstall removes only stall-watch's handlers
+ * and what they leave empty. Pure.
  *
- * Install is idempotent: an existing stall-watch handler is updated in
- * place (never duplicated), extra copies are removed, and a second run
- * changes nothing. Uninstall removes only stall-watch's handlers, and the
- * matcher groups and event arrays it empties; every other key stays.
- *
- * Pure: text in, text out.
+ * @example
+ * ```ts
+ * const { text, changes } = planUninstall(before, ".claude/settings.json", knownPaths);
+ * ```
  *
  * @module
  */
@@ -26,15 +25,15 @@ import {
   stallWatchArgs,
 } from "./hook_command.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
-import type { SettingsEdit } from "../claude_settings/settings_update.ts";
-import { HANDLER_EVENTS } from "../claude_client/hook_events.ts";
-import { addStatusLine, removeStatusLine } from "./status_line.ts";
+import type { SettingsEdit } from "../client_settings/settings_update.ts";
+import { handlersOf } from "./registered_hooks.ts";
+import { addStatusLine, removeStatusLine } from "./status_line_registration.ts";
 import {
   type JsonEditor,
   jsonEditor,
   parseSettingsText,
   SettingsFileError,
-} from "../claude_settings/settings_json.ts";
+} from "../client_settings/settings_json.ts";
 
 /** One stall-watch handler found in a settings file. */
 export interface OwnHandler {
@@ -50,12 +49,7 @@ export interface OwnHandler {
   args: string[];
 }
 
-/**
- * Finds stall-watch's handlers: any in Stop and SubagentStop, and the
- * `watch` ones in PostToolUse and PostToolUseFailure. Oddly shaped entries are skipped.
- *
- * @param knownPaths Paths that are this stall-watch (see `stallWatchArgs`).
- */
+/** stall-watch's handlers: any in Stop and SubagentStop, `watch` in PostToolUse(Failure). */
 export function findOwnHandlers(
   settings: Readonly<Record<string, unknown>>,
   knownPaths: readonly string[],
@@ -82,42 +76,6 @@ export function findOwnHandlers(
   return found;
 }
 
-/** One handler object in a settings file, where it sits. */
-interface HandlerAt {
-  event: string;
-  /** Index of its matcher group in `hooks.<event>`. */
-  g: number;
-  group: Record<string, unknown>;
-  /** Index in the group's `hooks`. */
-  index: number;
-  handler: Record<string, unknown>;
-}
-
-/**
- * Every handler object under `events` (default: every event of the file),
- * in file order; oddly shaped groups and entries are skipped.
- */
-function* handlersOf(
-  settings: Readonly<Record<string, unknown>>,
-  events?: readonly string[],
-): Generator<HandlerAt> {
-  const hooks = settings.hooks;
-  if (!isPlainObject(hooks)) return;
-  for (const event of events ?? Object.keys(hooks)) {
-    const groups = hooks[event];
-    if (!Array.isArray(groups)) continue;
-    for (const [g, group] of groups.entries()) {
-      if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
-      for (const [index, handler] of group.hooks.entries()) {
-        if (isPlainObject(handler)) yield { event, g, group, index, handler };
-      }
-    }
-  }
-}
-
-/** New text for a settings file, and what changed (empty: nothing). */
-export type RegistrationPlan = SettingsEdit;
-
 /** What `install` should register. */
 export interface InstallRequest {
   invocation: Invocation;
@@ -128,28 +86,21 @@ export interface InstallRequest {
   events: readonly HookEvent[];
   /** `--timeout` for Stop/SubagentStop, or `null` to keep or default. */
   timeout: number | null;
-  /** The smallest acceptable watch timeout (above the watchdog's deadline). */
+  /** The smallest watch timeout (above the watchdog's deadline). */
   watchTimeout: number;
-  /** Also register `stall-watch statusline` as the status line. */
   statusLine?: boolean;
 }
 
 /**
- * Plans an install: adds a handler for each requested event that has none,
- * updates stall-watch handlers that differ from what this run would write
- * (command, form, timeout; an `if` is removed from Stop handlers), and
- * removes duplicates. A valid existing timeout is kept unless `timeout`
- * is given.
- *
- * @param name The file name used in messages.
- * @throws {SettingsFileError} When the file is not strict JSON, or `hooks`
- * or one of its event lists has the wrong type.
+ * Plans an install: a handler for each requested event without one, own
+ * handlers brought in line (a valid timeout kept unless `timeout` is
+ * given; an `if` off a Stop handler), duplicates removed.
  */
 export function planInstall(
   text: string,
   name: string,
   request: InstallRequest,
-): RegistrationPlan {
+): SettingsEdit {
   const settings = parseSettingsText(text, name);
   checkShape(settings, name);
   const own = findOwnHandlers(settings, request.knownPaths);
@@ -195,18 +146,12 @@ export function planInstall(
   return { text: changes.length > 0 ? editor.text : text, changes };
 }
 
-/**
- * Plans an uninstall: removes every stall-watch handler in Stop,
- * SubagentStop, PostToolUse and PostToolUseFailure (`watch`), then the groups and event lists
- * that this leaves empty, and its status line. Nothing else changes.
- *
- * @throws {SettingsFileError} When the file is not strict JSON.
- */
+/** Plans an uninstall: every own handler, what it leaves empty, and its status line. */
 export function planUninstall(
   text: string,
   name: string,
   knownPaths: readonly string[],
-): RegistrationPlan {
+): SettingsEdit {
   const settings = parseSettingsText(text, name);
   const own = findOwnHandlers(settings, knownPaths);
   const editor = jsonEditor(text);
@@ -231,10 +176,9 @@ function checkShape(settings: Record<string, unknown>, name: string): void {
 }
 
 /**
- * Where the `hooks` value is not shaped as Claude Code reads it: an object
- * of event name to a list of matcher groups, each `{ "hooks": [handler
- * objects] }`. One phrase per problem ("a "hooks.Stop[0].hooks" value that
- * is not an array"); empty when the shape is right or there is no `hooks`.
+ * Where `hooks` is not shaped as Claude Code reads it (`{"<Event>":
+ * [{"hooks": [handler]}]}`), a phrase each: `a "hooks.Stop[0].hooks" value
+ * that is not an array`.
  */
 export function hooksShapeProblems(
   settings: Readonly<Record<string, unknown>>,
@@ -278,98 +222,6 @@ function kindOf(value: unknown): string {
   return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }
 
-/**
- * The events each kind of stall-watch handler belongs in: the ones it acts
- * on at run time (one list, so `doctor` and the hook cannot disagree).
- */
-const EVENTS_FOR = HANDLER_EVENTS;
-
-/** A stall-watch handler under an event it is not for. */
-export interface Misregistration {
-  /** The event it is registered under, e.g. `PreToolUse`. */
-  event: string;
-  /** `hook` (no arguments) or `watch`. */
-  kind: keyof typeof EVENTS_FOR;
-  /** The events it belongs in. */
-  belongs: readonly string[];
-  handler: Record<string, unknown>;
-}
-
-/**
- * Finds stall-watch's hook (no arguments) under any event but Stop and
- * SubagentStop, and its `watch` under any but PostToolUse and
- * PostToolUseFailure. Registered under PreToolUse the hook would see the
- * current tool call unanswered and block every call (UserPromptSubmit:
- * every prompt).
- */
-export function findMisregistered(
-  settings: Readonly<Record<string, unknown>>,
-  knownPaths: readonly string[],
-): Misregistration[] {
-  const found: Misregistration[] = [];
-  for (const { event, handler } of handlersOf(settings)) {
-    if (handler.type !== "command") continue;
-    const parsed = parseHandlerCommand(handler);
-    const args = parsed && stallWatchArgs(parsed, knownPaths);
-    const kind = args?.length === 0
-      ? "hook"
-      : args?.[0] === "watch"
-      ? "watch"
-      : null;
-    if (kind === null) continue;
-    const belongs: readonly string[] = EVENTS_FOR[kind];
-    if (!belongs.includes(event)) found.push({ event, kind, belongs, handler });
-  }
-  return found;
-}
-
-/**
- * The events where another hook can end a turn on purpose after a tool
- * call, by returning `{"continue": false}`: measured in the real client,
- * PreToolUse (the call still runs) and PostToolUse end the turn after the
- * call's result; PostToolUseFailure does not (the model answers), nor does
- * a PreToolUse deny (the call gets an error result the model answers).
- */
-export const TURN_ENDING_EVENTS: readonly string[] = [
-  "PreToolUse",
-  "PostToolUse",
-];
-
-/** A handler of someone else's that can end a turn after a tool call. */
-export interface TurnEndingHook {
-  /** `PreToolUse` or `PostToolUse`. */
-  event: string;
-  /** Its command (or URL, or prompt type) in one line. */
-  what: string;
-}
-
-/**
- * Every handler under {@link TURN_ENDING_EVENTS} that is not stall-watch's,
- * of any type: any hook there can return `continue: false`, and nothing in
- * the settings says which one will.
- */
-export function findTurnEndingHooks(
-  settings: Readonly<Record<string, unknown>>,
-  knownPaths: readonly string[],
-): TurnEndingHook[] {
-  const found: TurnEndingHook[] = [];
-  for (const { event, handler } of handlersOf(settings, TURN_ENDING_EVENTS)) {
-    if (handler.type === "command") {
-      const parsed = parseHandlerCommand(handler);
-      if (parsed && stallWatchArgs(parsed, knownPaths)) continue;
-    }
-    found.push({ event, what: describeHook(handler) });
-  }
-  return found;
-}
-
-/** A handler in one line: its command, URL or type. */
-function describeHook(handler: Readonly<Record<string, unknown>>): string {
-  if (handler.type === "command") return describeCommand(handler);
-  if (typeof handler.url === "string") return handler.url;
-  return `a ${String(handler.type)} hook`;
-}
-
 function timeoutFor(
   event: HookEvent,
   existing: Record<string, unknown> | undefined,
@@ -381,7 +233,7 @@ function timeoutFor(
     ? current
     : null;
   if (isWatchEvent(event)) {
-    // The watcher must outlive its own deadline, or Claude Code kills it first.
+    // The watcher must outlive its deadline, or Claude Code kills it first.
     return valid !== null && valid >= request.watchTimeout
       ? valid
       : request.watchTimeout;
@@ -389,11 +241,7 @@ function timeoutFor(
   return request.timeout ?? valid ?? DEFAULT_HOOK_TIMEOUT;
 }
 
-/**
- * Appends a group holding `handler` under `hooks.<event>` (creating what
- * is missing). Shared with the Codex registration (`codex_registration.ts`:
- * its `hooks.json` has this shape).
- */
+/** Appends a group holding `handler` under `hooks.<event>` (Codex's `hooks.json` too). */
 export function addHandler(
   editor: JsonEditor,
   event: HookEvent,
@@ -435,11 +283,7 @@ export function updateHandler(
   return changed;
 }
 
-/**
- * What an update changed, in words: `updated command of <old> -> <new>`
- * when the command moved (other keys listed after it), else
- * `updated timeout 30 -> 45 of <command>`.
- */
+/** An update in words: `updated command of <old> -> <new>`, or `updated timeout 30 -> 45 of <command>`. */
 export function describeUpdate(
   old: Readonly<Record<string, unknown>>,
   desired: Readonly<Record<string, unknown>>,
@@ -459,9 +303,7 @@ export function describeUpdate(
   return `updated ${others.join(", ")} of ${after}`;
 }
 
-/**
- * Removes one handler, and the group and event list it leaves empty.
- */
+/** Removes one handler, and the group and event list it leaves empty. */
 export function removeHandler(editor: JsonEditor, own: OwnHandler): void {
   const settings = JSON.parse(editor.text) as {
     hooks: Record<string, { hooks: unknown[] }[]>;

@@ -1,30 +1,24 @@
 /**
- * The notes `install` adds to what it did: things about where it wrote
- * that the user would otherwise find out later (a machine path in a shared
- * file, a new `.claude` below the project root, files git would pick up).
- *
- * Pure: the command gathers the facts.
+ * The notes `install` adds: what the user would otherwise find out later (a
+ * machine path in a shared file, a new `.claude` below the project root,
+ * files git would pick up). Pure.
  *
  * @module
  */
 
-import type { Scope } from "../claude_settings/settings_scope.ts";
+import type { Scope } from "../client_settings/settings_scope.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
 
 /** What the notes look at. */
 export interface InstallFacts {
   scope: Scope;
-  /** The settings file as shown to the user. */
   settingsFile: string;
   /** The program the handler runs (an absolute path on this machine). */
   program: string;
   /** The start folder already had a `.claude` folder. */
   claudeDirExisted: boolean;
-  /**
-   * The nearest folder above the start folder holding `.git` or `.claude`,
-   * and which of them; `null` when none.
-   */
+  /** The nearest folder above holding `.git` or `.claude`, or `null`. */
   rootAbove: { dir: string; marker: ".git" | ".claude" } | null;
   /** The start folder holds `.git` (it is a repository's root). */
   isGitRoot: boolean;
@@ -73,10 +67,7 @@ export function installNotes(facts: InstallFacts): string[] {
   return notes;
 }
 
-/**
- * Whether a `.gitignore` text plainly covers a file: a pattern naming it,
- * or `.claude` as a whole. A loose reading; a miss only costs a note.
- */
+/** Whether a `.gitignore` plainly covers a file (a loose reading: a miss costs a note). */
 function ignores(gitignore: string, names: readonly string[]): boolean {
   return gitignore.split(/\r?\n/).map((line) => line.trim()).some((line) =>
     !line.startsWith("#") && !line.startsWith("!") &&

@@ -1,6 +1,6 @@
 /**
- * The process boundary the CLI talks through. `main.ts` builds the real one;
- * tests build their own, so no command touches `Deno.*` streams directly.
+ * The process boundary the CLI talks through: `main.ts` builds the real one
+ * (`real_io.ts`), tests their own.
  *
  * @module
  */
@@ -17,10 +17,7 @@ export interface CliIO {
   /** Reads all of stdin, up to a limit; throws `InputError` beyond it. */
   readStdin(limitBytes: number): Promise<string>;
   stdinIsTerminal: boolean;
-  /**
-   * The `--color` choice (`auto` when absent): `always` and `never` win
-   * over the terminal test, `FORCE_COLOR` and `NO_COLOR`.
-   */
+  /** The `--color` choice (`auto` when absent). */
   color?: ColorChoice;
   stdoutIsTerminal: boolean;
   stderrIsTerminal: boolean;

@@ -1,7 +1,11 @@
 /**
- * A small option parser for subcommands: `--name value`, `--name=value`
- * and boolean `--flag`. Anything it does not know is a usage error (exit
- * 64), never silently ignored.
+ * A small option parser for subcommands: `--name value`, `--name=value`,
+ * `--flag`; anything unknown is a usage error (exit 64), never ignored.
+ *
+ * @example
+ * ```ts
+ * const { options, positionals } = parseCommandLine("scan", args, { json: "flag" }, 1);
+ * ```
  *
  * @module
  */
@@ -15,13 +19,7 @@ export type OptionSpec = Readonly<Record<string, "flag" | "value">>;
 /** Parsed options: `true` for flags that were given, the text for values. */
 export type ParsedOptions = Record<string, string | true | undefined>;
 
-/**
- * Parses `args` against `spec` (keys without the leading `--`).
- *
- * @param command The command name, for error messages.
- * @throws {UsageError} For unknown options, missing values, values given to
- * flags, and positional arguments.
- */
+/** Parses `args` against `spec` (keys without `--`); no positional arguments. */
 export function parseOptions(
   command: string,
   args: readonly string[],
@@ -36,14 +34,7 @@ export interface CommandLine {
   positionals: string[];
 }
 
-/**
- * Like {@link parseOptions}, for commands that also take up to
- * `maxPositionals` positional arguments. A positional starting with `-`
- * goes after `--`.
- *
- * @throws {UsageError} As {@link parseOptions}, and for surplus positional
- * arguments.
- */
+/** {@link parseOptions} with up to `maxPositionals` positionals (after `--` when they start with `-`). */
 export function parseCommandLine(
   command: string,
   args: readonly string[],
@@ -106,11 +97,7 @@ export function parseCommandLine(
   return { options: parsed, positionals };
 }
 
-/**
- * Reads a whole number of seconds from an option value.
- *
- * @throws {UsageError} When it is not an integer in `[min, max]`.
- */
+/** A whole number of seconds in `[min, max]` from an option value. */
 export function parseSeconds(
   name: string,
   value: string,
@@ -137,13 +124,7 @@ const UNIT_MS: Readonly<Record<string, number>> = {
   w: 7 * 86_400_000,
 };
 
-/**
- * Parses `--since`: a date (UTC midnight), an ISO 8601 date-time, or a
- * time back from `nowMs` such as `30m`, `12h`, `7d` or `2w`.
- *
- * @returns Milliseconds since the epoch.
- * @throws {UsageError} For anything else.
- */
+/** `--since` in epoch ms: a date (UTC midnight), an ISO 8601 date-time, or `30m`, `12h`, `7d`, `2w` back. */
 export function parseSince(text: string, nowMs: number): number {
   const relative = /^(\d{1,6})([mhdw])$/.exec(text);
   if (relative) {
@@ -159,11 +140,8 @@ export function parseSince(text: string, nowMs: number): number {
 }
 
 /**
- * `did you mean "x"? Run ...` for the candidate closest to a mistyped
- * `word` (at most two edits away, or the only one it starts), else `hint`
- * (`run "stall-watch ..."`) as it is.
- *
- * @param prefix Put before the name shown (e.g. `--` for options).
+ * `did you mean "<prefix>x"? Run ...` for the candidate at most two edits
+ * from `word` (or the only one it starts), else `hint` as it is.
  */
 export function didYouMean(
   word: string,
@@ -208,13 +186,9 @@ function editDistance(a: string, b: string): number {
 }
 
 /**
- * The payload a command Claude Code runs (a hook, the status line) reads on
- * stdin, up to `limitBytes`. It takes no arguments, and a terminal on stdin
- * means a person ran it by hand.
- *
- * @param onTerminal The usage error's text for a terminal on stdin.
- * @throws {UsageError} For an argument or a terminal on stdin.
- * @throws {InputError} Beyond `limitBytes` (see `CliIO.readStdin`).
+ * The payload a command the client runs (a hook, the status line) reads on
+ * stdin, up to `limitBytes`; an argument, or a terminal on stdin (a person
+ * ran it: `onTerminal` says what to do), is a usage error.
  */
 export async function stdinPayload(
   command: string,

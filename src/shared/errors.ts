@@ -1,10 +1,12 @@
 /**
  * Exit codes and the small error hierarchy that maps every failure to one
- * clear line and one documented exit code.
+ * line and one documented exit code ({@link runGuarded}). Exit 2 means
+ * "block the stop" and nothing else: no error may ever produce it.
  *
- * Exit 2 means "block the stop" to Claude Code and nothing else: no error,
- * usage mistake or crash may ever produce it. {@link runGuarded} is where a
- * run's failures become that line and code.
+ * @example
+ * ```ts
+ * Deno.exit(await runGuarded(realIO(), (io) => run(args, io)));
+ * ```
  *
  * @module
  */
@@ -31,10 +33,7 @@ export class StallWatchError extends Error {
   /** The process exit code this error maps to. */
   readonly exitCode: number;
 
-  /**
-   * @param message One line: the failed action first, details after a colon.
-   * @param exitCode One of {@link ExitCode}, never 2.
-   */
+  /** `message`: one line, the failed action first; `exitCode`: never 2. */
   constructor(message: string, exitCode: number) {
     super(message);
     this.name = "StallWatchError";
@@ -46,7 +45,6 @@ export class StallWatchError extends Error {
 
 /** Input the hook or a command cannot use (exit 1). */
 export class InputError extends StallWatchError {
-  /** @param message One line naming what is wrong. */
   constructor(message: string) {
     super(message, ExitCode.inputError);
     this.name = "InputError";
@@ -55,7 +53,6 @@ export class InputError extends StallWatchError {
 
 /** A transcript that exists but cannot be read as a file (exit 1). */
 export class TranscriptError extends InputError {
-  /** @param message One line naming the path. */
   constructor(message: string) {
     super(message);
     this.name = "TranscriptError";
@@ -64,37 +61,27 @@ export class TranscriptError extends InputError {
 
 /** A command-line mistake (exit 64). */
 export class UsageError extends StallWatchError {
-  /** @param message One line, ideally with a hint. */
   constructor(message: string) {
     super(message, ExitCode.usage);
     this.name = "UsageError";
   }
 }
 
-/** Longest line {@link describe} returns. */
 const MAX_LINE_CHARS = 1000;
 
 /**
- * A one-line description of an unknown thrown value, at most 1000
- * characters, control characters shown escaped: a path from a hostile
- * payload must not flood, forge or recolour the one line Claude Code shows
- * the user.
+ * One line describing a thrown value, at most 1000 characters, escaped: a
+ * path from a hostile payload must not flood, forge or recolour it.
  */
 export function describe(error: unknown): string {
   const message = osErrorWords(error) ??
     (error instanceof Error ? error.message : String(error));
-  // Paths in messages may come from a hostile payload or repository: the
-  // first line only, its control characters shown escaped, never emitted.
   const line = escapeTerminal((message.split("\n")[0] ?? "").trim()) ||
     "unknown error";
   return clipMiddle(line, MAX_LINE_CHARS);
 }
 
-/**
- * `text`, or its start and end joined by `…` when it is longer than `max`.
- * A cut never splits a surrogate pair (half of one would be a lone
- * surrogate, which a terminal cannot show).
- */
+/** `text`, or its ends joined by `…` when longer than `max`; no surrogate pair is split. */
 export function clipMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const keep = Math.floor((max - 1) / 2);
@@ -112,15 +99,11 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
-/**
- * Deno's file-system error classes, and the error codes Deno gives when it
- * has no class for the OS's error, in words (the caller names the path).
- */
+/** Deno's file-system errors by class and by code, in words (the caller names the path). */
 const OS_ERROR_WORDS: ReadonlyArray<[string, string, string]> = [
   ["NotFound", "ENOENT", "it does not exist"],
   ["PermissionDenied", "EACCES", "permission denied"],
-  // Windows answers a read of a folder with os error 1 ("Invalid
-  // function."), which Deno throws as a plain Error with code EISDIR.
+  // Windows: a folder's read is os error 1, a plain Error with code EISDIR.
   ["IsADirectory", "EISDIR", "it is a directory"],
   ["NotADirectory", "ENOTDIR", "it (or a folder on its path) is not a folder"],
   ["AlreadyExists", "EEXIST", "it already exists"],
@@ -128,10 +111,8 @@ const OS_ERROR_WORDS: ReadonlyArray<[string, string, string]> = [
 ];
 
 /**
- * A Deno file-system error in plain words, instead of its raw text ("No
- * such file or directory (os error 2): stat '/x'"), or `null` for any
- * other error. Other OS errors keep their text without the "(os error N)"
- * and the system call.
+ * A Deno file-system error in plain words rather than "No such file or
+ * directory (os error 2): stat '/x'", or `null` for any other error.
  */
 function osErrorWords(error: unknown): string | null {
   if (!(error instanceof Error)) return null;
@@ -148,12 +129,10 @@ function osErrorWords(error: unknown): string | null {
 }
 
 /**
- * Runs one step of the CLI (a command, or the Stop hook) with the two
- * promises every run keeps: its writes pass {@link sanitizeTerminalStream},
- * so whatever attacker text it forgot to escape emits no control sequence,
- * and what it throws ends as one line on stderr and an exit code.
- *
- * @returns The step's exit code, or the error's ({@link ExitCode}).
+ * Runs one step of the CLI (a command, or the Stop hook): its writes pass
+ * {@link sanitizeTerminalStream}, so attacker text it forgot to escape
+ * emits no control sequence, and what it throws ends as one line on stderr
+ * and an exit code.
  */
 export async function runGuarded(
   unsafeIO: CliIO,

@@ -1,21 +1,21 @@
 /**
- * stall-watch's one path library, for POSIX and Windows paths: every module
- * of `src/` uses it, none `node:path`.
+ * stall-watch's one path library, POSIX and Windows alike, pure, the style
+ * a parameter. Not `node:path`: any `node:` import starts Deno's Node layer,
+ * about 25 ms of CPU at every stop and after every tool call.
  *
- * Why not `node:path`: importing any `node:` module starts Deno's Node
- * compatibility layer, which costs about 25 ms of CPU, a third of the whole
- * runtime's start-up: at every stop for the hook, and after every tool call
- * for the watchdog. These functions are pure and take the path style as a
- * parameter so both styles are tested everywhere (against `node:path`).
+ * @example
+ * ```ts
+ * resolvePath("C:\\work", "\\x", WINDOWS); // "C:\\x"
+ * stepsBelow("/p", "/p/.claude/s"); // [".claude", "s"]
+ * ```
  *
  * @module
  */
 
 /** How paths are spelled on a platform. */
 export interface PathStyle {
-  /** The preferred separator. */
   sep: "/" | "\\";
-  /** Backslashes separate too, drive letters and UNC roots exist, case is ignored. */
+  /** Backslashes separate too; drives and UNC roots; case is ignored. */
   windows: boolean;
 }
 
@@ -72,14 +72,10 @@ export function joinPath(style: PathStyle, ...segments: string[]): string {
 }
 
 /**
- * `path` made absolute against `base` (which must be absolute), normalised,
- * as `node:path`'s `resolve(base, path)` does. On Windows, a root-relative
- * `\x` takes the device of `base`: its drive (`C:\x`), its UNC share
- * (`\\server\share\x`), or none when `base` has none (`\x`). A
- * drive-relative `D:x` joins `base` when `base` is on that drive or on none,
- * and starts at the drive's root otherwise (Windows would use that drive's
- * current folder, which a process cannot know). Drive letters come out
- * upper-case.
+ * `path` made absolute against the absolute `base`, as `node:path`'s
+ * `resolve(base, path)`. On Windows `\x` takes `base`'s drive or share, and
+ * `D:x` starts at `D:\` unless `base` is on `D:` (a process cannot know
+ * another drive's current folder).
  */
 export function resolvePath(
   base: string,
@@ -98,10 +94,7 @@ export function resolvePath(
   return below(device === root ? base : `${root}\\`, rest, style);
 }
 
-/**
- * `tail` below the absolute `base`, normalised. Joined after the root, so
- * the separators of the join can never turn `\` and `x` into a UNC path.
- */
+/** `tail` below `base`, joined after the root so `\` and `x` never make a UNC path. */
 function below(base: string, tail: string, style: PathStyle): string {
   const [root, rest] = splitRoot(base, style);
   const joined = `${rest}${style.sep}${tail}`;
@@ -127,10 +120,7 @@ export function dirname(path: string, style: PathStyle = NATIVE): string {
 
 /** The last segment of a path. */
 export function basename(path: string, style?: PathStyle): string;
-/**
- * The last segment of a path, without `suffix` when it ends with it and is
- * more than it (`basename("/a/b.jsonl", ".jsonl")` is `b`).
- */
+/** The last segment of a path, without `suffix` (`basename("/a/b.jsonl", ".jsonl")`). */
 export function basename(
   path: string,
   suffix: string,
@@ -184,9 +174,8 @@ export function join(...segments: string[]): string {
 }
 
 /**
- * The path from folder `from` to `to` (both absolute): `""` for the same
- * path, else `..` up to the folder they share, then down. Case-insensitive
- * on Windows, where a path on another drive or share is `to` itself.
+ * The path from folder `from` to `to` (both absolute), `""` for the same;
+ * on Windows, `to` itself on another drive or share.
  */
 export function relativePath(
   from: string,
@@ -211,12 +200,9 @@ export function relativePath(
 }
 
 /**
- * Why a path's text names a network share or a device namespace, in either
- * platform's spelling, or `null`: `\\host\share`, `//host/share` (what
- * Windows, Cygwin and macOS's automounter read as a host), `\\?\...`,
- * `\\.\...` and `\??\...`. Such a path is never looked at: on Windows a
- * look at `\\host\share\x` opens an SMB session that sends the user's
- * NTLM hash.
+ * Why a path's text names a network share or device namespace (`\\host`,
+ * `//host`, `\\?\`, `\\.\`, `\??\`), or `null`: never looked at, since on
+ * Windows a look at `\\host\share\x` sends the user's NTLM hash.
  */
 export function networkPathReason(text: string): string | null {
   if (/^[\\/]{2}/.test(text)) {
@@ -226,29 +212,19 @@ export function networkPathReason(text: string): string | null {
   return null;
 }
 
-/**
- * Whether `text` names a drive but no folder on it (`C:x`): Windows reads
- * it from that drive's current folder, which a process cannot know.
- */
+/** Whether `text` is drive-relative (`C:x`: from a current folder no process knows). */
 export function isDriveRelative(text: string): boolean {
   return /^[A-Za-z]:(?![\\/])/.test(text);
 }
 
 /**
- * The names Windows keeps for devices: `CON`, `PRN`, `AUX`, `NUL`,
- * `COM0`-`COM9`, `LPT0`-`LPT9` (with superscript digits too), `CONIN$`,
- * `CONOUT$`, `CLOCK$`, in any case, with any extension, and with trailing
- * dots or spaces (which Windows drops): `.claude/COM1.log` opens a serial
- * port, `NUL.json` writes nowhere.
+ * Windows' device names, any case and extension (`.claude/COM1.log` opens a
+ * serial port, `NUL.json` writes nowhere); trailing dots and spaces dropped.
  */
 const DEVICE_NAME =
   /^(?:CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|CLOCK\$|COM[0-9\u00b9\u00b2\u00b3]|LPT[0-9\u00b9\u00b2\u00b3]) *(?:[.:].*)?$/i;
 
-/**
- * Whether a file or folder name is a Windows device name (see
- * {@link DEVICE_NAME}). Checked on every platform: one config serves
- * every platform, and a name is refused alike everywhere.
- */
+/** Whether a name is a Windows device name: checked on every platform, as one config serves all. */
 export function isDeviceName(name: string): boolean {
   return DEVICE_NAME.test(name.replace(/[. ]+$/, ""));
 }

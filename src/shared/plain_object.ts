@@ -1,8 +1,6 @@
 /**
- * Telling a JSON object apart from the other values `JSON.parse` returns:
- * every reader of JSON stall-watch did not write (transcripts, payloads,
- * settings, state, the event log) checks a value with it before reading
- * its fields.
+ * A JSON object told apart from the other values `JSON.parse` returns,
+ * before any field of JSON someone else wrote is read.
  *
  * @module
  */

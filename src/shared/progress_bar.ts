@@ -1,8 +1,6 @@
 /**
- * A one-line progress bar on stderr for long commands. It appears only when
- * stderr is a terminal and the work has lasted more than a moment, redraws
- * at most ten times a second, and erases itself when done, so piped or
- * quick runs print nothing.
+ * A one-line progress bar on stderr, only on a terminal and after half a
+ * second, redrawn at most ten times a second and erased when done.
  *
  * @module
  */
@@ -26,10 +24,7 @@ export class ProgressBar {
   #drawnAt = -Infinity;
   #visible = false;
 
-  /**
-   * @param io Where to draw, and the clock.
-   * @param total The amount of work, e.g. bytes to read.
-   */
+  /** `total`: the amount of work, e.g. bytes to read. */
   constructor(
     io: Pick<CliIO, "writeStderr" | "stderrIsTerminal" | "now">,
     total: number,
@@ -39,12 +34,7 @@ export class ProgressBar {
     this.#startedAt = io.now();
   }
 
-  /**
-   * Reports progress; draws when due.
-   *
-   * @param done Units finished so far.
-   * @param label A short note, e.g. the file being read.
-   */
+  /** Reports `done` units and a short label (the file read); draws when due. */
   update(done: number, label: string): void {
     if (!this.#io.stderrIsTerminal) return;
     const now = this.#io.now();
@@ -57,19 +47,13 @@ export class ProgressBar {
     );
   }
 
-  /** Erases the bar if it was drawn. */
   clear(): void {
     if (this.#visible) this.#io.writeStderr(ERASE_LINE);
     this.#visible = false;
   }
 }
 
-/**
- * The bar's text: `[#####-----]  42%  label`, the label cut to fit a line.
- *
- * @param done Units finished.
- * @param total All units (0 counts as finished).
- */
+/** The bar's text, `[#####-----]  42%  label`; a `total` of 0 is finished. */
 export function progressLine(
   done: number,
   total: number,

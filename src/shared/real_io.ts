@@ -1,7 +1,5 @@
 /**
- * The real {@link CliIO}, built from `Deno.*`. Only `main.ts` uses it,
- * directly for a command and through the bundled Stop hook
- * (`hook/stop_hook.ts`) for a stop.
+ * The real {@link CliIO}, built from `Deno.*`, for `main.ts` alone.
  *
  * @module
  */
@@ -11,10 +9,7 @@ import { InputError } from "./errors.ts";
 
 const encoder = new TextEncoder();
 
-/**
- * Builds the process's I/O. Requires `--allow-env` (reads the environment
- * once, up front).
- */
+/** Builds the process's I/O. Requires `--allow-env` (read once, up front). */
 export function realIO(): CliIO {
   return {
     env: Deno.env.toObject(),
@@ -41,10 +36,8 @@ function readStdin(limitBytes: number): Promise<string> {
 }
 
 function readStdinSync(limitBytes: number): string {
-  // Plain synchronous reads, not `Deno.stdin.readable` or async reads: web
-  // streams and thread-pool round trips cost the hook milliseconds of
-  // start-up at every stop. One buffer of the limit's size (its pages are
-  // only touched as they fill), so a large payload is held once, not twice.
+  // Synchronous reads: web streams and async round trips cost milliseconds
+  // at every stop. One buffer of the limit (pages touched as they fill).
   const bytes = new Uint8Array(limitBytes + 1);
   let total = 0;
   for (;;) {

@@ -1,21 +1,15 @@
 /**
- * Reading a file someone else may have planted: the one rule for every file
- * stall-watch reads (config, Claude Code's settings files, `.gitignore`,
- * transcripts, the event log). A cloned repository can commit a symlink to
- * `/dev/zero` (a read that never ends) or a FIFO (an open that never
- * returns) under any of those names, so a file is
- * - looked at first (`stat`, following links: reading through one is
- *   harmless) and refused unless it is a regular file;
- * - checked again once open: the handle must be that same regular file
- *   (device and inode), so a swap in between is refused, not read;
- * - read only up to a size cap, which is checked on the open handle;
- * - and, where the caller names the folder it must lie in, reached only
- *   through links that stay inside it: the path is walked one step at a
- *   time with `lstat` and `readlink` ({@link pathWithin}), so a committed
- *   link to `~/.aws/config`, `/dev/zero` or `\\host\share\x` is refused
- *   before anything there is touched.
- *
+ * Reading a file someone else may have planted (config, settings files,
+ * transcripts, the log): a committed link to `/dev/zero` or a FIFO must not
+ * hang a read. A file is read only when `stat` says it is a regular file,
+ * the open handle is that same file, within a size cap, and, where the
+ * caller names its folder, through no link leading out ({@link pathWithin}).
  * Requires `--allow-read`.
+ *
+ * @example
+ * ```ts
+ * const text = readRegularText(path, "config file", 1 << 20, { inside: cwd });
+ * ```
  *
  * @module
  */
@@ -31,7 +25,6 @@ import {
   stepsBelow,
 } from "./paths.ts";
 
-/** Longest path shown in a message. */
 const MAX_PATH_CHARS = 200;
 
 /** A file that exists but cannot be read as one (exit 1 from commands). */
@@ -39,11 +32,6 @@ export class UnreadableFileError extends InputError {
   /** Why, without the path: e.g. "it is not a regular file". */
   readonly reason: string;
 
-  /**
-   * @param what What the file is, for the message ("config file").
-   * @param path The file.
-   * @param reason Why it cannot be read.
-   */
   constructor(what: string, path: string, reason: string) {
     super(
       `Cannot read ${what} "${clipMiddle(path, MAX_PATH_CHARS)}": ${reason}`,
@@ -58,11 +46,8 @@ export interface RegularFileOptions {
   /** Refuse a file larger than this many bytes. */
   maxBytes?: number;
   /**
-   * A folder (absolute) the file must really lie in when its path lies in
-   * it: the path is walked one step at a time, and a symlink on the way
-   * that leads out is refused without its target being touched (a cloned
-   * repository may commit its config as a link to `~/.aws/config`, whose
-   * keys the problem list would echo).
+   * A folder the file must really lie in when its path does: a link on the
+   * way out is refused untouched (a config linked to `~/.aws/config`).
    */
   inside?: string;
 }
@@ -74,12 +59,8 @@ function isMissing(error: unknown): boolean {
 }
 
 /**
- * Opens `path` for reading when it is a regular file (see the module doc).
- *
- * @param what What the file is, for messages.
- * @returns The open file, or `null` when it does not exist.
- * @throws {UnreadableFileError} For folders, FIFOs, devices, files over the
- * cap, a file swapped while being opened, and read errors.
+ * Opens a regular file for reading (see the module doc); `null` when
+ * missing. Throws {@link UnreadableFileError} for anything else.
  */
 export function openRegularFile(
   given: string,
@@ -121,13 +102,7 @@ export function openRegularFile(
   return file;
 }
 
-/**
- * Reads a regular file's text, at most `maxBytes` (see the module doc).
- *
- * @returns The text, or `null` when the file does not exist.
- * @throws {UnreadableFileError} As {@link openRegularFile}, and when the file
- * grew past the cap while being read.
- */
+/** A regular file's text, at most `maxBytes`, or `null` when missing. */
 export function readRegularText(
   path: string,
   what: string,
@@ -138,13 +113,7 @@ export function readRegularText(
   return bytes === null ? null : new TextDecoder().decode(bytes);
 }
 
-/**
- * {@link readRegularText}'s bytes, undecoded (for a caller that decodes
- * strictly).
- *
- * @returns The bytes, or `null` when the file does not exist.
- * @throws {UnreadableFileError} As {@link readRegularText}.
- */
+/** {@link readRegularText}'s bytes, undecoded (for a strict decoder). */
 export function readRegularBytes(
   path: string,
   what: string,
@@ -180,13 +149,7 @@ function readCapped(file: Deno.FsFile, maxBytes: number): Uint8Array | null {
   }
 }
 
-/**
- * `path` with the symlinks below `root` resolved, when it lies in `root`
- * (see {@link RegularFileOptions.inside}); a path elsewhere, named so on
- * purpose, as it is.
- *
- * @throws {UnreadableFileError} When a link on the way leads out of `root`.
- */
+/** `path` with its links below `root` resolved; a path elsewhere as it is. */
 function insidePath(root: string, path: string, what: string): string {
   const steps = stepsBelow(root, path);
   if (steps === null) return path;
@@ -207,7 +170,6 @@ function insidePath(root: string, path: string, what: string): string {
   );
 }
 
-/** Why `info` is not readable under `options`, or `null`. */
 function refusalOf(
   info: Deno.FileInfo,
   options: RegularFileOptions,
@@ -239,18 +201,10 @@ export type Within =
   | { inside: false; link: string; target: string };
 
 /**
- * Where a relative path really leads, found one step at a time from a root
- * folder, never stepping out of it: a symlink whose target lies outside is
- * neither followed nor looked at.
- *
- * Resolves `relative` below `root` (an absolute folder, taken as it is),
- * following the symlinks on the way for as long as they lead inside
- * `root` (spelled as given, or as its real path `realRoot`). A missing
- * step ends the walk: the rest is spelled out as given. Requires
- * `--allow-read`.
- *
- * @returns The real path inside `root`, or the first link that leads out
- * and its target.
+ * Where `relative` really leads below the absolute `root` (or its real path
+ * `realRoot`), walked with `lstat` and `readlink` one step at a time: a
+ * link whose target lies outside is neither followed nor looked at, and is
+ * returned with its target. A missing step ends the walk.
  */
 export function pathWithin(
   root: string,

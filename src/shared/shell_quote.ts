@@ -1,7 +1,6 @@
 /**
- * Quoting for POSIX `sh`: the one rule for every command line stall-watch
- * writes into a settings file or prints for the user to paste, so a path
- * such as `proj-$(cmd)` stays a word and never runs.
+ * Quoting for POSIX `sh`, for every command line stall-watch writes or
+ * prints: `proj-$(cmd)` stays a word and never runs.
  *
  * @module
  */

@@ -43,16 +43,10 @@ export interface Style {
   yellow(text: string): string;
 }
 
-/**
- * The style for one output stream.
- *
- * @param io The process boundary (environment and TTY flags).
- * @param stream Which stream the text goes to.
- */
+/** The style for one output stream. */
 export function styleFor(io: ColorIO, stream: "stdout" | "stderr"): Style {
   const enabled = colorEnabled(io, stream);
-  // Written as stall-watch's own tokens: only the guarded writer turns
-  // them into the sequences (`terminal_text.ts`).
+  // Own tokens: only the guarded writer makes them sequences.
   const paint = (open: OwnSequence, close: OwnSequence) => (text: string) =>
     enabled && text !== ""
       ? ownSequence(open) + text + ownSequence(close)

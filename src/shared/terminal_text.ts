@@ -1,32 +1,20 @@
 /**
- * The one rule for putting untrusted text on a terminal: control and
- * invisible characters are shown escaped, never emitted, and only
- * stall-watch's own writer emits a control sequence.
- *
- * Tool names, ids, session ids, file names and settings commands come from
- * transcripts and repositories that anyone may have written. Emitted raw, an
- * ESC starts a CSI or OSC sequence (move the cursor, rewrite the title, set
- * the clipboard), a CR overwrites the line, a newline forges a line and a
- * bidi override reorders what the reader sees; an invisible character (a
- * Unicode TAG, a zero-width joiner, a variation selector) hides text that a
- * model still reads. Escaped, each is inert text such as `\u001b`.
- *
- * stall-watch's own colours and progress line are written as tokens
- * ({@link ownSequence}) that hold a secret made at start-up, and only
- * {@link sanitizeTerminalStream}, the last step before a stream, turns a
- * token back into its sequence: text from anyone else, even a field that
- * missed its escaping, cannot spell one.
+ * The one rule for untrusted text on a terminal: control and invisible
+ * characters are shown escaped (`\u001b`), never emitted. Tool names, ids
+ * and paths come from files anyone may have written: an ESC starts a CSI
+ * or OSC sequence, a CR or newline forges a line, a bidi override reorders
+ * it, a TAG or zero-width character hides text a model still reads.
+ * stall-watch's own colours are tokens holding a secret made at start-up
+ * ({@link ownSequence}); only {@link sanitizeTerminalStream}, the last step
+ * before a stream, turns one back into its sequence.
  *
  * @module
  */
 
 /**
- * Characters never emitted as they are, by Unicode category: controls (C0,
- * DEL, C1), format characters (bidi marks and overrides, zero-width
- * characters, the soft hyphen, U+2060-2064, U+180E, U+FFF9-FFFB, the TAG
- * block U+E0000-E007F), private use, unassigned code points, lone
- * surrogates, the line and paragraph separators, and every other
- * default-ignorable code point (variation selectors, U+034F, fillers).
+ * Never emitted as they are: controls, format characters (bidi, zero-width,
+ * TAG), private use, unassigned, lone surrogates, line and paragraph
+ * separators, and every other default-ignorable code point.
  */
 const UNSAFE_CLASS =
   "\\p{Cc}\\p{Cf}\\p{Co}\\p{Cn}\\p{Cs}\\p{Zl}\\p{Zp}\\p{Default_Ignorable_Code_Point}";
@@ -57,10 +45,7 @@ const SECRET = [...crypto.getRandomValues(new Uint8Array(8))]
 const TOKEN_OPEN = "\ue000";
 const TOKEN_CLOSE = "\ue001";
 
-/**
- * A token, a sequence stall-watch may write, or one unsafe character other
- * than newline and tab.
- */
+/** A token, or one unsafe character other than newline and tab. */
 const IN_STREAM = new RegExp(
   `${TOKEN_OPEN}([0-9a-f]{16})(\\d)${TOKEN_CLOSE}|` +
     `(?![\\n\\t])[${UNSAFE_CLASS}]`,
@@ -83,20 +68,14 @@ function unicodeEscape(char: string): string {
 }
 
 /**
- * `text` with every control, bidi, invisible, private-use and unassigned
- * character shown escaped (`\n`, `\r`, `\t`, else `\uXXXX`), so it prints
- * as one inert, visible line. Apply it to each untrusted field before it
- * joins command output.
+ * `text` with every unsafe character shown escaped (`\n`, `\r`, `\t`, else
+ * `\uXXXX`): one inert, visible line. For each untrusted field.
  */
 export function escapeTerminal(text: string): string {
   return text.replace(UNSAFE, (char) => SHORT[char] ?? unicodeEscape(char));
 }
 
-/**
- * `sequence` as stall-watch's own: a token that
- * {@link sanitizeTerminalStream} writes as the sequence itself. Used by the
- * colours and the progress line only.
- */
+/** `sequence` as a token {@link sanitizeTerminalStream} writes as itself (colours, progress). */
 export function ownSequence(sequence: OwnSequence): string {
   return `${TOKEN_OPEN}${SECRET}${
     OWN_SEQUENCES.indexOf(sequence)
@@ -104,13 +83,10 @@ export function ownSequence(sequence: OwnSequence): string {
 }
 
 /**
- * Output about to be written to stdout or stderr, with every character
- * {@link escapeTerminal} escapes shown as `\uXXXX`, except newlines and
- * tabs; stall-watch's own tokens ({@link ownSequence}) become their
- * sequences. The last line of defence: a field that reached the output
- * without `escapeTerminal` still cannot emit a control sequence, or any
- * character a reader cannot see. `\uXXXX` is also a valid escape inside a
- * JSON string, so JSON output stays the same JSON.
+ * Output about to reach stdout or stderr, every unsafe character but
+ * newline and tab as `\uXXXX` (valid in a JSON string too), own tokens as
+ * their sequences: the last line of defence for a field that missed
+ * {@link escapeTerminal}.
  */
 export function sanitizeTerminalStream(text: string): string {
   return text.replace(

@@ -1,9 +1,7 @@
 /**
- * Aligned plain-text tables for command output. Widths come from the
- * visible text and padding stays outside the paint, so colour never breaks
- * alignment. Every cell is escaped and capped: cells hold names and paths
- * from transcripts, and one tool name of a megabyte must not make every
- * line of its table a megabyte wide.
+ * Aligned plain-text tables for command output, padding outside the paint.
+ * Every cell is escaped and capped: a tool name of a megabyte must not make
+ * every line a megabyte wide.
  *
  * @module
  */
@@ -21,19 +19,11 @@ export type Cell = string | { text: string; paint: (text: string) => string };
 export interface TableOptions {
   /** Columns aligned right (numbers); the others align left. */
   rightAligned?: readonly number[];
-  /** Prefix of every line. */
   indent?: string;
-  /** Painter for the header row. */
   paintHeader?: (text: string) => string;
 }
 
-/**
- * Renders rows under a header, columns two spaces apart, each line ending in
- * a newline. Trailing spaces are trimmed. An empty `rows` renders nothing.
- *
- * @param header Column titles.
- * @param rows Cells per row; missing cells are blank.
- */
+/** Rows under a header, columns two spaces apart, lines trimmed; no rows: "". */
 export function renderTable(
   header: readonly string[],
   rows: readonly (readonly Cell[])[],
@@ -74,7 +64,6 @@ function textOf(cell: Cell): string {
   );
 }
 
-/** Display width, counting code points (wide characters count one). */
 function width(text: string): number {
   let count = 0;
   for (const _ of text) count++;

@@ -1,6 +1,5 @@
 /**
- * The stall-watch version, read from `deno.json` so there is one place to
- * bump it.
+ * The stall-watch version, from `deno.json` (one place to bump it).
  *
  * @module
  */

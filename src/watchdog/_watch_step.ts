@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Settings } from "../settings/settings.ts";
+import type { Settings } from "../config/settings.ts";
 import type { CallState } from "./_watch_state.ts";
 import { featureSince, formatRelease } from "../claude_client/release.ts";
 import { CLAUDE_TIMERS } from "../claude_client/timers.ts";

@@ -26,10 +26,11 @@ import {
   ensureConfinedDir,
 } from "../../src/confined/confine.ts";
 import { withFileLock } from "../../src/confined/file_lock.ts";
-import { serializeState, StateStore } from "../../src/guardrails/state.ts";
+import { StateStore } from "../../src/guardrails/state.ts";
+import { serializeState } from "../../src/guardrails/session_state.ts";
 import { appendEvents, formatEvent } from "../../src/events/event_log.ts";
 import { tempFixture, type TempProject } from "../support/temp_project.ts";
-import { writeSettingsFile } from "../../src/claude_settings/settings_file.ts";
+import { writeSettingsFile } from "../../src/client_settings/settings_file.ts";
 import { PLANTS_POSIX_LINKS, skipWhere } from "../support/platform.ts";
 
 const KEYS = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB victim@laptop\n";

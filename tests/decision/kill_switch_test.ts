@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { killSwitchOf, lookAtMarker } from "../../src/decision/kill_switch.ts";
-import { DEFAULT_SETTINGS } from "../../src/settings/settings.ts";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.ts";
 import { tempProject } from "../support/temp_project.ts";
 import { PLANTS_POSIX_LINKS, skipWhere } from "../support/platform.ts";
 

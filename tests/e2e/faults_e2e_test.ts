@@ -13,7 +13,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseState } from "../../src/guardrails/state.ts";
+import { parseState } from "../../src/guardrails/session_state.ts";
 import { run as runQuietly } from "../support/read_only.ts";
 import {
   linesOf,

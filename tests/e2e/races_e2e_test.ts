@@ -11,7 +11,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
-import { parseState, serializeState } from "../../src/guardrails/state.ts";
+import {
+  parseState,
+  serializeState,
+} from "../../src/guardrails/session_state.ts";
 import { spawnStallWatch } from "../support/hook_process.ts";
 import {
   type BoundedResult,

@@ -12,7 +12,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseState } from "../../src/guardrails/state.ts";
+import { parseState } from "../../src/guardrails/session_state.ts";
 import { runBounded, type Sandbox, tempSandbox } from "../support/sandbox.ts";
 import { offWindows, skipWhere, underWine } from "../support/platform.ts";
 import { pendingTranscript, stopPayload } from "../support/transcripts.ts";

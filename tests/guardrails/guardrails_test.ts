@@ -11,7 +11,7 @@ import {
   parseState,
   serializeState,
   type SessionState,
-} from "../../src/guardrails/state.ts";
+} from "../../src/guardrails/session_state.ts";
 
 function signature(toolUseId: string, line = 7): StallSignature {
   return {

@@ -4,7 +4,7 @@ import {
   emptyState,
   isStateText,
   serializeState,
-} from "../../src/guardrails/state.ts";
+} from "../../src/guardrails/session_state.ts";
 import { pruneStaleState } from "../../src/guardrails/state_sweeper.ts";
 import { tempProject } from "../support/temp_project.ts";
 import { ensureConfinedDir } from "../../src/confined/confine.ts";

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { type StateRescue, StateStore } from "../../src/guardrails/state.ts";
 import {
   emptyState,
   parseState,
   serializeState,
-  type StateRescue,
-  StateStore,
-} from "../../src/guardrails/state.ts";
+} from "../../src/guardrails/session_state.ts";
 import { tempProject } from "../support/temp_project.ts";
 import { failingUnlock } from "../support/failing_unlock.ts";
 

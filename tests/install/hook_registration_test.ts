@@ -8,18 +8,18 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   findOwnHandlers,
-  findTurnEndingHooks,
   type InstallRequest,
   planInstall,
   planUninstall,
 } from "../../src/install/hook_registration.ts";
+import { findTurnEndingHooks } from "../../src/install/registered_hooks.ts";
 import {
   type HookEvent,
   selfInvocation,
   WATCH_EVENTS,
 } from "../../src/install/hook_command.ts";
 import { HOOK_PERMISSION_FLAGS } from "../../src/shared/permissions.ts";
-import { SettingsFileError } from "../../src/claude_settings/settings_json.ts";
+import { SettingsFileError } from "../../src/client_settings/settings_json.ts";
 
 const BIN = "/opt/tools/stall-watch";
 const COMMAND = `cd -- \\"$CLAUDE_PROJECT_DIR\\" || exit 1; ${BIN}`;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { main } from "../../src/cli.ts";
 import { describeCommand } from "../../src/install/hook_command.ts";
 import { shellQuote } from "../../src/shared/shell_quote.ts";
-import { BACKUP_DIR } from "../../src/claude_settings/settings_file.ts";
+import { BACKUP_DIR } from "../../src/client_settings/settings_file.ts";
 import { FIXTURES_DIR } from "../support/cases.ts";
 import { type FakeIO, fakeIO } from "../support/fake_io.ts";
 import { hookCommand, runStallWatch } from "../support/hook_process.ts";

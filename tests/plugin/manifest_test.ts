@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { HANDLER_EVENTS } from "../../src/claude_client/hook_events.ts";
 import { WATCH_TIMEOUT_MARGIN } from "../../src/install/hook_command.ts";
-import { DEFAULT_SETTINGS } from "../../src/settings/settings.ts";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.ts";
 import { REPO } from "../support/plugin_scripts.ts";
 import { RUNS_SH_SCRIPTS, skipWhere } from "../support/platform.ts";
 

@@ -1,6 +1,11 @@
 /**
- * Loads the effective settings for a run: config file, environment,
- * defaults, and the confinement check of every path stall-watch would write.
+ * Loads a run's effective settings: config file, environment, defaults,
+ * and every path stall-watch would write confined to the client's folder.
+ *
+ * @example
+ * ```ts
+ * const { settings, problems } = await loadSettings(io.env, io.cwd);
+ * ```
  *
  * @module
  */
@@ -22,32 +27,23 @@ import {
   type Settings,
 } from "./settings.ts";
 
-/** Settings plus every problem found on the way. */
-export interface LoadedSettings {
+interface LoadedSettings {
   settings: Settings;
   problems: SettingProblem[];
   /** The config file read, or `null` when there is none. */
   configPath: string | null;
 }
 
-/** Options for {@link loadSettings}. */
 export interface LoadOptions {
-  /**
-   * The client's folder in the project, `.claude` by default: the config
-   * file (`<clientDir>/stall-watch.jsonc`), the state folder and the event
-   * log lie below it by default, and the last two must lie in it.
-   */
+  /** The client's folder (`.claude`; `.codex` for Codex's door), where state and log go and must stay. */
   clientDir?: string;
 }
 
 /**
- * Reads `.claude/stall-watch.jsonc` (Codex's door: `.codex/...`; or
- * `STALL_WATCH_CONFIG`) and merges it with the environment. A state folder or log path outside the client's
- * folder is refused (reported as a problem) and replaced by its default.
- * Requires `--allow-read`.
- *
- * @param env The process environment.
- * @param cwd The directory the process started in.
+ * Reads `<clientDir>/stall-watch.jsonc` (`.claude`, `.codex` for Codex's
+ * door; or `STALL_WATCH_CONFIG`) and merges it with the environment; a
+ * state folder or log outside the client's folder is a problem and falls
+ * to its default. Requires `--allow-read`.
  */
 export async function loadSettings(
   env: Readonly<Record<string, string>>,
@@ -66,9 +62,6 @@ export async function loadSettings(
     // Codex's words where Claude Code's differ (its `/mcp`).
     ...(clientDir === CODEX_DIR ? { recovery: CODEX_DEFAULT_TEXT } : {}),
   };
-  // A config file inside the project is the project's (a cloned
-  // repository wrote it); one elsewhere, named in the environment, the
-  // user's own.
   const owner = isInside(cwd, resolvePath(cwd, configPath))
     ? "project"
     : "user";
@@ -79,8 +72,7 @@ export async function loadSettings(
     defaults,
   );
   const settings = resolved.settings;
-  // An array literal, not unshift(...): a hostile config may hold 200,000
-  // unknown keys, and a call with that many arguments overflows the stack.
+  // Not unshift(...): 200,000 arguments overflow the stack.
   const problems = [...config.problems, ...resolved.problems];
   const confined = (key: "stateDir" | "eventLogPath", what: string) =>
     confinedOrDefault(cwd, clientDir, settings[key], defaults[key], {
@@ -89,8 +81,7 @@ export async function loadSettings(
     });
   settings.stateDir = confined("stateDir", "state folder");
   settings.eventLogPath = confined("eventLogPath", "event log");
-  // The log is appended to and rotated away: never let it name a file such
-  // as .claude/settings.json.
+  // Appended to and rotated away: never `.claude/settings.json` (item 2).
   if (!/\.(jsonl|log)$/i.test(settings.eventLogPath)) {
     problems.push({
       source: "",
@@ -114,8 +105,7 @@ function confinedOrDefault<Fallback extends string | null>(
     return path;
   } catch (error) {
     if (!(error instanceof ConfinementError)) throw error;
-    // The message names the setting ("Refusing state folder ..."): no
-    // source in front, or the line would say it twice.
+    // The message names the setting: no source in front.
     problems.push({
       source: "",
       message: `${error.message}; using ${fallback ?? "none"}`,
@@ -124,12 +114,7 @@ function confinedOrDefault<Fallback extends string | null>(
   }
 }
 
-/**
- * One line per problem, for stderr, `doctor` and the user notice, escaped
- * for the terminal: a key name, path or value from the config file or the
- * environment may hold a newline (which would forge a line of the report)
- * or a control sequence.
- */
+/** One escaped line per problem: a key or value may hold a newline or a control sequence. */
 export function formatProblems(problems: readonly SettingProblem[]): string[] {
   return problems.map((p) =>
     escapeTerminal(p.source ? `${p.source}: ${p.message}` : p.message)

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadSettings } from "../../src/settings/load_settings.ts";
+import { loadSettings } from "../../src/config/load_settings.ts";
 import { tempProject } from "../support/temp_project.ts";
 
 Deno.test("loadSettings() reads .claude/stall-watch.jsonc under the given cwd", async () => {

@@ -1,9 +1,7 @@
 /**
- * Reads what `plugin_records.ts` judges: Claude Code's
- * `installed_plugins.json` and the settings files that apply in a project,
- * for `doctor` and `install` to see stall-watch running as a plugin.
- *
- * Requires `--allow-read` and `--allow-env`.
+ * Reads what `plugin_records.ts` judges, Claude Code's
+ * `installed_plugins.json` and the project's settings files, for `doctor`
+ * and `install`. Requires `--allow-read`.
  *
  * @module
  */
@@ -25,8 +23,7 @@ import { applicableSettingsFiles, userConfigDir } from "./settings_scope.ts";
 /** `installed_plugins.json` is small; a bigger one is not Claude Code's. */
 const MAX_RECORD_BYTES = 8 * 1024 * 1024;
 
-/** What the lookup found. */
-export interface PluginLookup {
+interface PluginLookup {
   /** Claude Code's config folder, or `null` when no home folder is known. */
   configDir: string | null;
   /** The plugin's installations that apply here, enabled or not. */
@@ -35,11 +32,7 @@ export interface PluginLookup {
   problem: string | null;
 }
 
-/**
- * The stall-watch plugin's installations for the project in `cwd`. A
- * settings file that is missing or not strict JSON (Claude Code ignores
- * it) enables nothing.
- */
+/** The plugin's installations for the project in `cwd`; an unusable settings file enables nothing. */
 export function lookUpPlugin(
   env: Readonly<Record<string, string>>,
   cwd: string,
@@ -85,10 +78,7 @@ export function lookUpPlugin(
   };
 }
 
-/**
- * Whether two paths name the same folder (also through symlinks), a
- * relative one taken from `cwd`.
- */
+/** Whether two paths name the same folder, also through links. */
 function samePath(cwd: string, a: string, b: string): boolean {
   if (resolvePath(cwd, a) === resolvePath(cwd, b)) return true;
   try {

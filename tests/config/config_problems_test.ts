@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { lineColumn, parseConfigText } from "../../src/settings/config_file.ts";
+import { lineColumn, parseConfigText } from "../../src/config/config_file.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 import { CountedText } from "../support/counted_text.ts";
 

@@ -1,17 +1,17 @@
 import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseConfigText } from "../../src/settings/config_file.ts";
+import { parseConfigText } from "../../src/config/config_file.ts";
 import {
   formatProblems,
   loadSettings,
-} from "../../src/settings/load_settings.ts";
+} from "../../src/config/load_settings.ts";
 import {
   CONFIG_KEYS,
   DEFAULT_SETTINGS,
   resolveSettings,
   type SettingsOrigin,
-} from "../../src/settings/settings.ts";
+} from "../../src/config/settings.ts";
 import { SEED_TEXT } from "../../src/recovery/nudge_texts.ts";
 import { NATIVE, POSIX, WINDOWS } from "../../src/shared/paths.ts";
 import { tempProject } from "../support/temp_project.ts";

@@ -1,9 +1,7 @@
 /**
- * Reads `.claude/stall-watch.jsonc`: JSON with comments and trailing commas.
- *
- * Syntax errors are collected (not thrown) and reported with line and column;
- * unknown keys and wrongly typed values are reported too. Whatever is usable
- * is still used, and the rest falls back to defaults.
+ * Reads `.claude/stall-watch.jsonc` (comments and trailing commas allowed):
+ * syntax errors, unknown keys and wrong types are reported with line and
+ * column, and whatever is usable is still used.
  *
  * @module
  */
@@ -24,8 +22,7 @@ import {
 /** Default location, relative to the directory the process starts in. */
 export const DEFAULT_CONFIG_PATH = ".claude/stall-watch.jsonc";
 
-/** The parsed file. */
-export interface ConfigFile {
+interface ConfigFile {
   /** The path read, or `null` when there is no config file. */
   path: string | null;
   /** Usable values by dotted key. */
@@ -35,7 +32,6 @@ export interface ConfigFile {
 
 type KeySpec = string | { readonly [key: string]: KeySpec };
 
-/** The jsonc-parser node shape we use. */
 interface JsonNode {
   type:
     | "object"
@@ -51,69 +47,44 @@ interface JsonNode {
 }
 
 /** Largest config file read; a real one is well under a kilobyte. */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
- * Reads and checks the config file. Requires `--allow-read`.
- *
- * @param path The config path (`STALL_WATCH_CONFIG` or the default), as
- * problems name it.
- * @param cwd The directory a relative `path` is resolved against (default:
- * the process's working directory).
- * @returns Empty values when the file does not exist.
+ * Reads and checks the config file at `path` (as problems name it),
+ * resolved against `cwd`; no values when it does not exist.
  */
 export async function loadConfigFile(
   path: string,
   cwd?: string,
 ): Promise<ConfigFile> {
   const network = networkPathReason(path);
-  if (network !== null) {
-    // A `STALL_WATCH_CONFIG` of `\\host\share\c.jsonc` would be read at
-    // every stop: on Windows that opens an SMB session.
-    return {
-      path,
-      values: new Map(),
-      problems: [{
-        source: path,
-        message: `cannot read the config file: ${network}, never looked at`,
-      }],
-    };
-  }
+  // `\\host\share\c.jsonc` would be read at every stop (an SMB session).
+  if (network !== null) return unreadable(path, `${network}, never looked at`);
   const file = cwd === undefined ? path : resolvePath(cwd, path);
   let text: string | null;
   try {
-    // A FIFO would block the hook forever, and a device such as /dev/zero
-    // (a symlink in a cloned repo will do) never ends.
-    // And a link leading out of the start directory is refused, its target
-    // untouched: the problems would echo the keys of the file it names.
+    // No FIFO, no /dev/zero, no link out of the start directory (the
+    // problems would echo the keys of the file it names: item 27).
     text = readRegularText(file, "config file", MAX_CONFIG_BYTES, {
       inside: cwd ?? Deno.cwd(),
     });
   } catch (error) {
-    const reason = error instanceof UnreadableFileError
-      ? error.reason
-      : describe(error);
-    return {
+    return unreadable(
       path,
-      values: new Map(),
-      problems: [{
-        source: path,
-        message: `cannot read the config file: ${reason}`,
-      }],
-    };
+      error instanceof UnreadableFileError ? error.reason : describe(error),
+    );
   }
   // A `.claude` that is a file (NotADirectory) holds no config file either.
   if (text === null) return { path: null, values: new Map(), problems: [] };
   return await parseConfigText(text, path);
 }
 
-/**
- * Parses config text. The parser is loaded only when a config file exists,
- * so hooks without one do not pay for it.
- *
- * @param text The file's contents.
- * @param name The file name used in problem locations.
- */
+function unreadable(path: string, reason: string): ConfigFile {
+  const message = `cannot read the config file: ${reason}`;
+  return { path, values: new Map(), problems: [{ source: path, message }] };
+}
+
+/** Parses config text; `name` is the file problems name. */
 export async function parseConfigText(
   text: string,
   name: string,
@@ -130,8 +101,7 @@ export async function parseConfigText(
       disallowComments: false,
     }) as JsonNode | undefined;
   } catch (error) {
-    // The parser recurses once per nesting level; thousands of levels
-    // overflow the stack. No real config nests more than two.
+    // The parser recurses per nesting level; no real config nests past two.
     if (!(error instanceof RangeError)) throw error;
     return {
       path: name,
@@ -162,9 +132,8 @@ export async function parseConfigText(
 export const MAX_CONFIG_PROBLEMS = 10;
 
 /**
- * The problems found in one file: the first {@link MAX_CONFIG_PROBLEMS}
- * with their line and column, and how many more there were. A committed
- * config of 97,000 unknown keys costs a count, not 97,000 messages.
+ * A file's first {@link MAX_CONFIG_PROBLEMS} problems, then a count of the
+ * rest: 97,000 unknown keys cost a count, not 97,000 messages (item 11).
  */
 class ProblemList {
   #name: string;
@@ -182,7 +151,6 @@ class ProblemList {
     return `${this.#name}:${this.#where(offset)}`;
   }
 
-  /** Records a problem at a character offset of the file. */
   add(offset: number, message: string): void {
     if (this.#kept.length >= MAX_CONFIG_PROBLEMS) {
       this.#more++;
@@ -266,13 +234,10 @@ export function lineColumn(text: string, offset: number): string {
 }
 
 /**
- * `line:column` (1-based) of any number of offsets in `text`, for the cost
- * of one pass over it: the line starts are found once, on the first call,
- * and each offset is then a binary search among them. (Scanning from the
- * start for each offset made a config of 97,000 problems on one line take
- * 30 seconds.)
+ * `line:column` of any number of offsets for one pass over `text`: line
+ * starts found once, then a binary search (a scan per offset took 30 s).
  */
-export function lineColumnFinder(text: string): (offset: number) => string {
+function lineColumnFinder(text: string): (offset: number) => string {
   let starts: number[] | null = null;
   return (offset) => {
     if (starts === null) {
@@ -313,11 +278,7 @@ const PARSE_ERROR_WORDS: Readonly<Record<string, string>> = {
   InvalidCharacter: "invalid character in a string",
 };
 
-/**
- * A parser error name (from `printParseErrorCode`) in words a user can act
- * on: `PropertyNameExpected` reads "property name expected (a trailing
- * comma?)".
- */
+/** A parser error name (`printParseErrorCode`) in words a user can act on. */
 export function parseErrorWords(name: string): string {
   return PARSE_ERROR_WORDS[name] ?? "syntax error";
 }

@@ -1,10 +1,7 @@
 /**
- * The `doctor` checks of stall-watch installed as a Claude Code plugin:
- * whether it runs here, what its launcher would start (the release
- * binary, Deno, or nothing), and whether it runs beside a registration in
- * a settings file, which nudges every stall twice.
- *
- * Pure: the command gathers the facts.
+ * The `doctor` checks of stall-watch as a Claude Code plugin: whether it
+ * runs here, what its launcher would start, and whether a settings file
+ * registers stall-watch beside it (every stall nudged twice). Pure.
  *
  * @module
  */
@@ -12,8 +9,8 @@
 import {
   describePlugin,
   type PluginState,
-} from "../claude_settings/plugin_records.ts";
-import type { Scope } from "../claude_settings/settings_scope.ts";
+} from "../client_settings/plugin_records.ts";
+import type { Scope } from "../client_settings/settings_scope.ts";
 import type { CheckResult } from "./doctor_report.ts";
 
 /** What the plugin's launcher (`hooks/launch.sh`) would find. */
@@ -37,7 +34,7 @@ export interface PluginFacts {
 }
 
 /** A settings file that registers stall-watch's hooks itself. */
-export interface SettingsRegistration {
+interface SettingsRegistration {
   scope: Scope;
   display: string;
 }

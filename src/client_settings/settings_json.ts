@@ -1,13 +1,14 @@
 /**
- * Reading and editing Claude Code's `settings.json` without disturbing it.
+ * Reading and editing a client's JSON settings file (Claude Code's
+ * `settings.json`, Codex's `hooks.json`) without disturbing it: strict JSON
+ * only (Claude Code ignores a file with a comment), and an edit rewrites
+ * only its region, in the file's own indentation and line endings. Pure.
  *
- * The file must be strict JSON (comments or trailing commas make Claude
- * Code ignore the whole file), so anything else is refused. Edits are
- * located with `jsonc-parser`'s syntax tree and applied with its
- * `applyEdits`: only the changed region is rewritten, in the file's own
- * indentation and line endings, and every other byte stays as it was.
- *
- * Pure: text in, text out.
+ * @example
+ * ```ts
+ * const editor = jsonEditor(text);
+ * editor.append(["hooks", "Stop"], { hooks: [handler] });
+ * ```
  *
  * @module
  */
@@ -21,13 +22,12 @@ import {
   parseTree,
   printParseErrorCode,
 } from "../../vendor/jsonc-parser/main.js";
-import { lineColumn, parseErrorWords } from "../settings/config_file.ts";
+import { lineColumn, parseErrorWords } from "../config/config_file.ts";
 import { InputError } from "../shared/errors.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 
 /** A settings file that is not strict JSON, or not shaped like settings. */
 export class SettingsFileError extends InputError {
-  /** @param message One line naming the file and the problem. */
   constructor(message: string) {
     super(message);
     this.name = "SettingsFileError";
@@ -35,12 +35,9 @@ export class SettingsFileError extends InputError {
 }
 
 /**
- * Parses settings text as strict JSON. Blank text is an empty object (a
- * new or emptied file).
- *
- * @param name The file name used in messages.
- * @throws {SettingsFileError} With line and column for syntax errors,
- * comments and trailing commas; also when the top level is not an object.
+ * Parses settings text as strict JSON (blank text: `{}`); anything else,
+ * or a top level that is no object, is a {@link SettingsFileError} with
+ * its line and column.
  */
 export function parseSettingsText(
   text: string,
@@ -100,11 +97,7 @@ export function parseSettingsText(
 /** Deeper than any settings file; the parser recurses once per level. */
 const MAX_SETTINGS_DEPTH = 256;
 
-/**
- * The offset where `text` nests deeper than {@link MAX_SETTINGS_DEPTH}
- * (strings skipped), or `null`. A loop: 100,000 levels must give one error
- * line, not a stack overflow in the recursive parser.
- */
+/** Where `text` nests too deep, or `null`: a loop, so 100,000 levels overflow no stack. */
 function tooDeepAt(text: string): number | null {
   let depth = 0;
   let inString = false;
@@ -121,10 +114,7 @@ function tooDeepAt(text: string): number | null {
   return null;
 }
 
-/**
- * The first key in the text that repeats a key of its object (the repeat),
- * found without recursion.
- */
+/** The first key that repeats one of its object's, found without recursion. */
 function firstDuplicateKey(root: Node): Node | null {
   let first: Node | null = null;
   const pending: Node[] = [root];
@@ -145,17 +135,14 @@ function firstDuplicateKey(root: Node): Node | null {
   return first;
 }
 
-/** How a file is laid out, so inserted text matches it. */
-export interface JsonStyle {
-  /** Everything on one line: edits stay on one line too. */
+/** How a file is laid out (one line; a tab or N spaces), so inserted text matches it. */
+interface JsonStyle {
   compact: boolean;
-  /** One level of indentation: a tab or some spaces. */
   indent: string;
   eol: "\n" | "\r\n";
 }
 
-/** Detects indentation (tabs or N spaces), line endings and compactness. */
-export function detectStyle(text: string): JsonStyle {
+function detectStyle(text: string): JsonStyle {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const body = text.trim();
   // `{}` shows no style; anything else on one line is a compact file.
@@ -180,23 +167,18 @@ export function detectStyle(text: string): JsonStyle {
 
 /** Edits on settings text, each applied at once. */
 export interface JsonEditor {
-  /** The current text. */
   readonly text: string;
   /** Sets (or adds) the value at `path`, creating missing parents. */
   set(path: JSONPath, value: unknown): void;
-  /** Appends `value` to the array at `path`. */
   append(path: JSONPath, value: unknown): void;
   /** Removes an object property or an array element. */
   remove(path: JSONPath): void;
 }
 
 /**
- * An editor that changes only the bytes it must. New members follow their
- * siblings' indentation and the file's line endings; compact files and
- * one-line containers stay on one line. (`jsonc-parser`'s own `modify`
- * re-formats every line an insertion touches, which would rewrite a
- * neighbour hook written on the same line, and it mangles the removal of the
- * last element of a one-line array; so only its parser is used here.)
+ * An editor that changes only the bytes it must; one-line containers stay
+ * on one line. Not `jsonc-parser`'s `modify`: it re-formats every line an
+ * insertion touches, and mangles a one-line array's last removal.
  */
 export function jsonEditor(original: string): JsonEditor {
   const style = detectStyle(original);
@@ -328,19 +310,14 @@ export function jsonEditor(original: string): JsonEditor {
   };
 }
 
-/** The whitespace that starts the line holding `offset`. */
 function lineIndent(text: string, offset: number): string {
   const start = text.lastIndexOf("\n", offset - 1) + 1;
   return /^[ \t]*/.exec(text.slice(start))?.[0] ?? "";
 }
 
-/** What {@link strictJson} returns for text `JSON.parse` refuses. */
 const NOT_JSON: unique symbol = Symbol("not JSON");
 
-/**
- * `JSON.parse(text)`, or {@link NOT_JSON}: the tolerant parser may accept
- * what the strict one (Claude Code's) refuses.
- */
+/** `JSON.parse(text)`, or {@link NOT_JSON}: the tolerant parser accepts more. */
 function strictJson(text: string): unknown {
   try {
     return JSON.parse(text);

@@ -1,8 +1,6 @@
 /**
  * Where Claude Code reads hook settings: the project's shared and local
- * files under `.claude`, and the user's file in the Claude config folder.
- *
- * Pure: the environment and start directory are parameters.
+ * files under `.claude`, and the user's. Pure.
  *
  * @module
  */
@@ -15,17 +13,13 @@ import { InputError, UsageError } from "../shared/errors.ts";
 export type Scope = "project" | "local" | "user";
 
 /** Every scope, in the order `doctor` lists them. */
-export const SCOPES: readonly Scope[] = Object.freeze([
+const SCOPES: readonly Scope[] = Object.freeze([
   "project",
   "local",
   "user",
 ]);
 
-/**
- * Checks a `--scope` value.
- *
- * @throws {UsageError} For anything but `project`, `local` or `user`.
- */
+/** A `--scope` value, checked. */
 export function parseScope(value: string): Scope {
   if ((SCOPES as readonly string[]).includes(value)) return value as Scope;
   throw new UsageError(
@@ -33,11 +27,7 @@ export function parseScope(value: string): Scope {
   );
 }
 
-/**
- * The user's Claude config folder: `CLAUDE_CONFIG_DIR` when set (Claude
- * Code moves its whole root there), else `~/.claude`. `null` when neither
- * the variable nor a home folder (`HOME`, `USERPROFILE`) is known.
- */
+/** The user's Claude config folder: `CLAUDE_CONFIG_DIR`, else `~/.claude`, else `null`. */
 export function userConfigDir(
   env: Readonly<Record<string, string>>,
   cwd: string,
@@ -47,11 +37,7 @@ export function userConfigDir(
   return home ? join(resolvePath(cwd, home), ".claude") : null;
 }
 
-/**
- * The settings file of a scope, as an absolute path.
- *
- * @throws {InputError} For `user` when no home folder is known.
- */
+/** The settings file of a scope, absolute. */
 export function settingsPath(
   scope: Scope,
   env: Readonly<Record<string, string>>,
@@ -68,21 +54,12 @@ export function settingsPath(
   return join(dir, "settings.json");
 }
 
-/** One settings file Claude Code would read in this project. */
-export interface ScopedFile {
-  scope: Scope;
-  path: string;
-}
-
-/**
- * Every settings file that applies here, without duplicates (run from the
- * home folder, the project and user files are the same file).
- */
+/** Every settings file that applies here, once (from the home folder, project is user). */
 export function applicableSettingsFiles(
   env: Readonly<Record<string, string>>,
   cwd: string,
-): ScopedFile[] {
-  const files: ScopedFile[] = [];
+): { scope: Scope; path: string }[] {
+  const files: { scope: Scope; path: string }[] = [];
   for (const scope of SCOPES) {
     let path: string;
     try {

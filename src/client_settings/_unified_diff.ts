@@ -1,14 +1,10 @@
 /**
- * A unified diff of two texts (what `install --dry-run` prints), from a
- * longest-common-subsequence line match. Settings files are small, so the
- * quadratic table is cheap.
- *
- * Pure.
+ * A unified diff of two texts (`install --dry-run`), from a longest common
+ * subsequence of lines: settings files are small, the quadratic table cheap.
  *
  * @module
  */
 
-/** Lines of context around each change. */
 const CONTEXT = 3;
 
 /** Largest line-count product diffed exactly (beyond it: one replace hunk). */
@@ -16,12 +12,7 @@ const MAX_CELLS = 16_000_000;
 
 type Op = { kind: " " | "-" | "+"; line: string };
 
-/**
- * The unified diff from `before` to `after`, or `""` when they are equal.
- *
- * @param fromName Shown on the `---` line.
- * @param toName Shown on the `+++` line.
- */
+/** The unified diff from `before` to `after` (`""` when equal), the names on `---` and `+++`. */
 export function unifiedDiff(
   before: string,
   after: string,
@@ -41,7 +32,6 @@ export function unifiedDiff(
 /** Marks a last line without `\n`, so it differs from the same text with one. */
 const NO_EOL = "\u0000";
 
-/** Lines without their `\n`. */
 function splitLines(text: string): string[] {
   if (text === "") return [];
   const lines = text.split("\n");

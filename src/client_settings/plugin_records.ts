@@ -1,20 +1,12 @@
 /**
- * Whether Claude Code runs stall-watch as a plugin in a project, from the
- * records Claude Code keeps of its plugins.
- *
- * Measured with Claude Code 2.1.332: `claude plugin install
- * stall-watch@<marketplace> [-s user|project|local]` adds an entry to
- * `<config>/plugins/installed_plugins.json` (`{"version": 2, "plugins":
- * {"<id>": [{"scope", "projectPath", "installPath", "version", ...}]}}`,
- * one entry per scope; project and local entries carry the project's
- * path) and sets `"enabledPlugins": {"<id>": true}` in the settings file of
- * that scope. `claude plugin disable` sets it to `false` there, and the
- * most specific file decides (local over project over user); `uninstall`
- * removes both. `<config>` is `CLAUDE_CONFIG_DIR`, else `~/.claude`. The
- * plugin's data folder is `<config>/plugins/data/<id>`, every character
- * outside `[A-Za-z0-9_-]` of the id replaced by `-`.
- *
- * Pure: file texts and parsed settings in.
+ * Whether Claude Code runs stall-watch as a plugin in a project, from its
+ * records. Measured with 2.1.332: `claude plugin install ... -s <scope>`
+ * adds an entry per scope to `<config>/plugins/installed_plugins.json`
+ * (`{"plugins": {"<id>": [{"scope", "projectPath", "installPath",
+ * "version"}]}}`) and sets `"enabledPlugins": {"<id>": true}` in that
+ * scope's settings file; `disable` sets `false` there, and the most
+ * specific file decides. The data folder is `<config>/plugins/data/<id>`,
+ * every character outside `[A-Za-z0-9_-]` as `-`. Pure.
  *
  * @module
  */
@@ -22,10 +14,10 @@
 import { isPlainObject } from "../shared/plain_object.ts";
 
 /** The plugin's name; its id is `stall-watch@<marketplace>`. */
-export const PLUGIN_NAME = "stall-watch";
+const PLUGIN_NAME = "stall-watch";
 
 /** One installation of the plugin, as `installed_plugins.json` records it. */
-export interface PluginInstall {
+interface PluginInstall {
   /** `stall-watch@<marketplace>`. */
   id: string;
   /** `user`, `project` or `local` (or what a newer Claude Code writes). */
@@ -72,12 +64,7 @@ export function isStallWatchId(id: string): boolean {
   return id.startsWith(`${PLUGIN_NAME}@`) && id.length > PLUGIN_NAME.length + 1;
 }
 
-/**
- * The stall-watch entries of an `installed_plugins.json` text. Entries of
- * an unexpected shape are skipped.
- *
- * @throws {SyntaxError} When the text is not JSON.
- */
+/** The stall-watch entries of an `installed_plugins.json` text (others skipped). */
 export function parseInstalledPlugins(text: string): PluginInstall[] {
   const parsed: unknown = JSON.parse(text);
   if (!isPlainObject(parsed) || !isPlainObject(parsed.plugins)) return [];
@@ -110,12 +97,8 @@ const PRECEDENCE: readonly SettingsLayer["scope"][] = [
 ];
 
 /**
- * The installations that apply to `projectDir` (user ones, and project or
- * local ones of that project), each with whether Claude Code runs it
- * there: its `enabledPlugins` value in the most specific settings file that
- * names it.
- *
- * @param samePath Whether two paths name the same folder.
+ * The installations that apply to `projectDir`, each enabled or not by
+ * the most specific settings file that names it in `enabledPlugins`.
  */
 export function pluginState(
   installs: readonly PluginInstall[],
@@ -146,7 +129,6 @@ export function pluginState(
   return states;
 }
 
-/** `enabledPlugins[id]` of a settings object when it is a boolean. */
 function enabledValue(
   settings: Readonly<Record<string, unknown>>,
   id: string,

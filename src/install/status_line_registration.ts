@@ -1,17 +1,9 @@
 /**
- * The status line `install --statusline` registers: `stall-watch
- * statusline`, re-run by Claude Code every {@link STATUS_LINE_REFRESH_SECONDS}
- * seconds (also while a tool call runs, 2.1.97+), so a call hung in flight is
- * named on screen. A settings file holds one `statusLine`: install adds
- * stall-watch's where there is none, updates its own, and never replaces
- * someone else's; uninstall removes only its own. A status line is
- * recognised by the hook's program rules (`hook_command.ts`), and is its
- * own only when install could have written it: a repository's own
- * `"$CLAUDE_PROJECT_DIR"/tools/stall-watch statusline` is a program
- * inside the project, which is not stall-watch's to update or remove
- * (doctor warns of it as it does of such a hook).
- *
- * Pure: settings in, edits out.
+ * Registering the status line `install --statusline` writes, `stall-watch
+ * statusline`, re-run every {@link STATUS_LINE_REFRESH_SECONDS} s (also
+ * during a call, 2.1.97+). Added where none is, never over someone else's;
+ * its own only when install could have written it, never a program inside
+ * the project (item 31). Pure.
  *
  * @module
  */
@@ -28,17 +20,13 @@ import { isPlainObject } from "../shared/plain_object.ts";
 import {
   type JsonEditor,
   SettingsFileError,
-} from "../claude_settings/settings_json.ts";
+} from "../client_settings/settings_json.ts";
 
 /** How often Claude Code re-runs the status line, in seconds. */
 export const STATUS_LINE_REFRESH_SECONDS = 30;
 
-/** The `statusLine` value install writes. */
-export function buildStatusLine(
-  invocation: Invocation,
-): Record<string, unknown> {
-  // A shell command (statusLine has no exec form), started where Claude
-  // Code runs it: it only reads, so it needs no particular folder.
+function buildStatusLine(invocation: Invocation): Record<string, unknown> {
+  // A shell command (no exec form here); it only reads, so any folder will do.
   const argv = [invocation.program, ...invocation.args, "statusline"];
   return {
     type: "command",
@@ -47,12 +35,7 @@ export function buildStatusLine(
   };
 }
 
-/**
- * Whether a `statusLine` value runs a stall-watch's `statusline`, by the
- * hook's program rules: this stall-watch, a release binary's name, or
- * `deno run` of a `main.ts` with the release flags. Whose program that is
- * doctor checks as it does a hook's.
- */
+/** Whether a `statusLine` value runs a stall-watch's `statusline`, by the hook's program rules. */
 export function runsStallWatchStatusLine(
   value: unknown,
   knownPaths: readonly string[],
@@ -63,13 +46,8 @@ export function runsStallWatchStatusLine(
   return args?.length === 1 && args[0] === "statusline";
 }
 
-/**
- * Whether a `statusLine` value is stall-watch's own, to update or remove:
- * it runs a stall-watch's `statusline` ({@link runsStallWatchStatusLine})
- * from a program install could have written, an absolute path or a name
- * on the `PATH`, never one the project holds (see {@link programInProject}).
- */
-export function isOwnStatusLine(
+/** Whether a `statusLine` value is stall-watch's own to update or remove: none the project holds. */
+function isOwnStatusLine(
   value: unknown,
   knownPaths: readonly string[],
 ): value is Record<string, unknown> {
@@ -77,13 +55,8 @@ export function isOwnStatusLine(
     !programInProject(value);
 }
 
-/**
- * Whether the program a command runs (or the `main.ts` of `deno run`) is
- * written as a file in the project: below `$CLAUDE_PROJECT_DIR`, or a
- * relative path, which Claude Code resolves in the session's folder.
- * install writes neither: it names the program by its absolute path.
- */
-export function programInProject(value: Record<string, unknown>): boolean {
+/** Whether the program (or `deno run`'s `main.ts`) is below `$CLAUDE_PROJECT_DIR` or relative. */
+function programInProject(value: Record<string, unknown>): boolean {
   const [program, ...rest] = parseHandlerCommand(value)?.words ?? [];
   if (program === undefined) return false;
   const files = [program];
@@ -96,13 +69,7 @@ export function programInProject(value: Record<string, unknown>): boolean {
   );
 }
 
-/**
- * Adds or updates stall-watch's status line in `settings` (through
- * `editor`); returns the changes in words.
- *
- * @throws {SettingsFileError} When the file holds someone else's status
- * line: it is left as it is, and the message says how to show both.
- */
+/** Adds or updates stall-watch's status line; someone else's is a {@link SettingsFileError}. */
 export function addStatusLine(
   editor: JsonEditor,
   settings: Readonly<Record<string, unknown>>,

@@ -1,6 +1,7 @@
 /**
- * Reading a Claude Code settings file and replacing it safely: a backup of
- * the old content first, then an atomic write, both inside `.claude`.
+ * Reading a client's settings file (Claude Code's `settings.json`, Codex's
+ * `hooks.json`) and replacing it safely: a backup of the old content first,
+ * then an atomic write, both inside the client's folder.
  *
  * @module
  */
@@ -33,33 +34,20 @@ export function backupDirOf(root: ConfinedRoot): string {
   return `${root}/stall_watch/backups`;
 }
 
-/** A settings file as read from disk. */
-export interface SettingsFileText {
+interface SettingsFileText {
   path: string;
   exists: boolean;
   /** The content (`""` when the file does not exist). */
   text: string;
 }
 
-/**
- * Largest settings file read. Claude Code's are a few kilobytes; a cloned
- * repository may commit one as a symlink to `/dev/zero`, which never ends.
- */
-export const MAX_SETTINGS_FILE_BYTES = 4 * 1024 * 1024;
+/** Largest settings file read (a committed link to `/dev/zero` never ends). */
+const MAX_SETTINGS_FILE_BYTES = 4 * 1024 * 1024;
 
 /**
- * Reads a settings file as UTF-8, only when it is a regular file of at most
- * {@link MAX_SETTINGS_FILE_BYTES} (`shared/regular_file.ts`: a FIFO is
- * never opened, a device never read). A missing file reads as empty.
- * A project's own file (`projectDir` given) is reached only through links
- * that stay inside the project, walked from it: a committed link to
- * `/net/<host>/x` (or `\\host\share` on Windows) is refused, never
- * followed. Requires `--allow-read`.
- *
- * @param projectDir The start directory, for the project and local
- * scopes; `null` for the user's own file.
- * @throws {InputError} When it is a folder, a FIFO or device, too large,
- * unreadable, or not UTF-8.
+ * A settings file's UTF-8 text (missing: empty), read as a regular file
+ * (`shared/regular_file.ts`); a project's own (`projectDir` given) only
+ * through links that stay inside it (item 16). Requires `--allow-read`.
  */
 export function readSettingsFile(
   path: string,
@@ -83,11 +71,7 @@ export function readSettingsFile(
   }
 }
 
-/**
- * Whether `path` is a file this process may write: inside `<cwd>/.claude`
- * (or `<cwd>/.codex`, for Codex's files), the folders the release binary
- * can write to.
- */
+/** Whether `path` lies in `<cwd>/<root>`, where the release binary may write. */
 export function isWritableHere(
   cwd: string,
   path: string,
@@ -96,27 +80,19 @@ export function isWritableHere(
   return isInside(claudeRoot(cwd, root), path);
 }
 
-/** Options of {@link writeSettingsFile}. */
-export interface WriteOptions {
+interface WriteOptions {
   /** Milliseconds since the epoch, for the backup's name. */
   now: number;
-  /** The content being replaced, backed up first when `existed`. */
+  /** The content being replaced, backed up first when it existed. */
   previous: SettingsFileText;
-  /** The folder the file lies in and its backup goes to (default `.claude`). */
+  /** The file's and its backup's folder (default `.claude`). */
   root?: ConfinedRoot;
 }
 
 /**
- * Replaces a settings file: backs up the previous content to
- * `.claude/stall_watch/backups/<name>.<UTC time>.bak` (with the file's
- * permission bits: a 0600 file's secrets stay 0600; the folder's own
- * `.gitignore` keeps them out of git), then writes the new text atomically
- * with the same bits. A symlink, FIFO or hard-linked file is refused, never
- * written through. Requires `--allow-read` and write access to `.claude`.
- *
- * @returns The backup's path, or `null` when there was no file to back up.
- * @throws {ConfinementError} When the file or a folder on the way is
- * outside `.claude`, or is not a plain file.
+ * Replaces a settings file atomically after backing up its old content to
+ * `<root>/stall_watch/backups/<name>.<UTC time>.bak`, both with the file's
+ * permission bits (item 5); the backup's path, or `null` with none.
  */
 export function writeSettingsFile(
   cwd: string,
@@ -133,15 +109,12 @@ export function writeSettingsFile(
     root,
   );
   const info = lstatOrNull(target);
-  // Refused before a backup is made: a rename never writes through a link,
-  // and stall-watch edits no file it would have to write through one.
+  // Refused before a backup is made: stall-watch writes through no link.
   assertPlainOrMissing(target, "settings file");
   const mode = info?.mode != null ? info.mode & 0o777 : undefined;
   let backup: string | null = null;
   if (options.previous.exists) {
-    // `.claude/stall_watch` is stall-watch's own; one made by an older
-    // version has no `.gitignore` yet, a cloned repository's may say `!*`,
-    // and backups may hold an API key.
+    // Its own `.gitignore` checked: backups may hold an API key.
     const backups = ensureOwnedDir(
       cwd,
       backupDirOf(root),

@@ -13,7 +13,7 @@ import {
   pluginDataDir,
   pluginState,
   type SettingsLayer,
-} from "../../src/claude_settings/plugin_records.ts";
+} from "../../src/client_settings/plugin_records.ts";
 
 /** `installed_plugins.json` after `install` at user, project and local scope. */
 const RECORDS = JSON.stringify(

@@ -1,7 +1,6 @@
 /**
- * The part `install` and `uninstall` share: read one settings file, plan
- * the change, then print it as a diff (`--dry-run`) or back up and write
- * it, and report what changed.
+ * What `install` and `uninstall` share: read a settings file, plan the
+ * change, print it as a diff (`--dry-run`) or back up and write it.
  *
  * @module
  */
@@ -32,17 +31,14 @@ export interface SettingsEdit {
   changes: string[];
 }
 
-/** Which file to change, and how. */
-export interface UpdateRequest {
-  /** `install` or `uninstall`, for messages. */
+interface UpdateRequest {
   command: string;
   scope: Scope;
-  /** The settings file's absolute path. */
   path: string;
   dryRun: boolean;
   /** The folder it must lie in to be written (default `.claude`). */
   root?: ConfinedRoot;
-  /** The command to run again elsewhere (default `stall-watch <command> --scope <scope>`). */
+  /** The command to run elsewhere (default `stall-watch <command> --scope <scope>`). */
   again?: string;
 }
 
@@ -53,11 +49,8 @@ export interface UpdateResult {
 }
 
 /**
- * Applies `plan` to one settings file. Requires `--allow-read`, and write
- * access to `.claude` unless `dryRun`.
- *
- * @throws {InputError} When the file is outside `./.claude` (with how to
- * run it instead), unreadable, or not strict JSON (left untouched).
+ * Applies `plan` to one settings file; an {@link InputError} when it lies
+ * outside the client's folder (saying where to run instead) or is unusable.
  */
 export async function updateSettings(
   io: Pick<CliIO, "cwd" | "now" | "writeStdout">,
@@ -120,11 +113,7 @@ export function displayPath(cwd: string, path: string): string {
   );
 }
 
-/**
- * Why a file outside `./.claude` (or `./.codex`) cannot be written, and
- * where to run instead: the folder holding the file's `.claude` (`.codex`)
- * folder, if it has one.
- */
+/** Why a file outside `./<root>` cannot be written, and where to run instead. */
 function outsideMessage(cwd: string, request: UpdateRequest): string {
   const dir = dirname(request.path);
   const root = request.root ?? CLAUDE_DIR;

@@ -1,0 +1,89 @@
+/**
+ * Turning a raw environment or config value into a setting, or saying why
+ * it cannot be one, in words a problem line can carry.
+ *
+ * @module
+ */
+
+import { isPlainObject } from "../shared/plain_object.ts";
+
+/** Turns a raw env or file value into a setting, or says why it cannot. */
+export type Converter<T> = (
+  raw: unknown,
+) => { ok: true; value: T } | { ok: false; message: string };
+
+function ok<T>(value: T): { ok: true; value: T } {
+  return { ok: true, value };
+}
+
+function fail(message: string): { ok: false; message: string } {
+  return { ok: false, message };
+}
+
+/** An integer from `min` to `max` (a string of one from the environment). */
+export function integerIn(min: number, max: number): Converter<number> {
+  return (raw) => {
+    const value = typeof raw === "string" ? Number(raw.trim()) : raw;
+    return typeof value === "number" && Number.isInteger(value) &&
+        value >= min && value <= max
+      ? ok(value)
+      : fail(`must be an integer from ${min} to ${max}, got ${show(raw)}`);
+  };
+}
+
+/** A number from `min` to `max` (a string of one from the environment). */
+export function numberIn(min: number, max: number): Converter<number> {
+  return (raw) => {
+    const value = typeof raw === "string" ? Number(raw.trim()) : raw;
+    return typeof value === "number" && Number.isFinite(value) &&
+        value >= min && value <= max
+      ? ok(value)
+      : fail(`must be a number from ${min} to ${max}, got ${show(raw)}`);
+  };
+}
+
+/** `true` or `false`, as JSON gives them. */
+export function boolean(
+  raw: unknown,
+): { ok: true; value: boolean } | { ok: false; message: string } {
+  return typeof raw === "boolean"
+    ? ok(raw)
+    : fail(`must be true or false, got ${show(raw)}`);
+}
+
+/** One of `choices`, spelled exactly. */
+export function oneOf<T extends string>(choices: readonly T[]): Converter<T> {
+  return (raw) =>
+    typeof raw === "string" && (choices as readonly string[]).includes(raw)
+      ? ok(raw as T)
+      : fail(
+        `must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got ${
+          show(raw)
+        }`,
+      );
+}
+
+/** An environment variable's name. */
+export function envName(
+  raw: unknown,
+): { ok: true; value: string } | { ok: false; message: string } {
+  return typeof raw === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)
+    ? ok(raw)
+    : fail(`must be an environment variable name, got ${show(raw)}`);
+}
+
+/** A path: not blank, no NUL. */
+export function path(
+  raw: unknown,
+): { ok: true; value: string } | { ok: false; message: string } {
+  return typeof raw === "string" && raw.trim() !== "" && !raw.includes("\0")
+    ? ok(raw)
+    : fail(`must be a non-empty path, got ${show(raw)}`);
+}
+
+/** A value as a problem shows it: JSON, cut at 40 characters. */
+export function show(raw: unknown): string {
+  if (isPlainObject(raw)) return "an object";
+  const text = JSON.stringify(raw) ?? String(raw);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
