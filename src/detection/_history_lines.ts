@@ -1,10 +1,8 @@
 /**
- * The lines of a history scan as entries, in a fixed amount of memory, most
- * bytes never decoded: metadata lines are skipped by their type, a clipped
- * `user` line (a result, a pasted file) is sniffed from its ends, any other
- * clipped line of at most 1 MiB is read again and parsed, so an assistant
- * message's calls and texts are never guessed; beyond 1 MiB every line is
- * sniffed, as in the hook.
+ * A history scan's lines as entries in fixed memory, most bytes never
+ * decoded: metadata skipped by type, a clipped `user` line sniffed from its
+ * ends, any other clipped line up to 1 MiB read again and parsed (an
+ * assistant message's calls are never guessed); beyond, sniffed as in the hook.
  *
  * @module
  */
@@ -29,7 +27,7 @@ import { MAX_TEXT_CHARS as MAX_JUDGED_TEXT_CHARS } from "./_model_text.ts";
  */
 export const MAX_HISTORY_TURN_ENTRIES = DEFAULT_SCAN_BUDGETS.entries;
 
-/** Reader tuning for history scans: 1 MiB reads, lines to 4 KiB parsed whole. */
+/** 1 MiB reads, lines to 4 KiB parsed whole. */
 export const HISTORY_READER_OPTIONS = Object.freeze({
   chunkBytes: 1024 * 1024,
   maxLineBytes: 4 * 1024,
@@ -47,7 +45,7 @@ export interface SyncFile {
   seekSync(offset: number, whence: Deno.SeekMode): number;
 }
 
-/** The entries on one line of a forward history scan (see the module notes). */
+/** The entries on one line of a forward history scan. */
 export function historyLineEntries(
   raw: RawLine & { line: number },
   file: SyncSource,
@@ -90,7 +88,6 @@ function textEnd(text: string): string {
     : text;
 }
 
-/** What stands for a text a history entry had and no longer keeps. */
 const TEXT_NOT_KEPT = "(text)";
 
 /**
@@ -101,8 +98,7 @@ const MESSAGES_WITH_WORDS = 16;
 
 /**
  * Keeps the words of only the newest {@link MESSAGES_WITH_WORDS} entries with
- * text of the turn being read (older ones keep a stand-in), so a turn of long
- * texts holds few; forgotten at each close.
+ * text of the turn being read (older ones keep a stand-in).
  */
 export class RecentWords {
   #kept: AssistantEntry[] = [];
@@ -112,7 +108,6 @@ export class RecentWords {
     this.#kept = [];
   }
 
-  /** Tracks a new entry, replacing the words of those now too old. */
   keep(entry: Entry): void {
     if (entry.kind !== "assistant" || entry.texts.length === 0) return;
     this.#kept.push(entry);
@@ -132,7 +127,7 @@ export class SyncSource implements ReadableAt {
   #moved = true; // the file's position may differ from #position
   #onRead: ((bytes: number) => void) | undefined;
 
-  /** @param onRead Called with the bytes of each read, for progress. */
+  /** `onRead`: called with the bytes of each read. */
   constructor(file: SyncFile, onRead?: (bytes: number) => void) {
     this.#file = file;
     this.#onRead = onRead;

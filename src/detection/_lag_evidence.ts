@@ -1,11 +1,10 @@
 /**
- * Whether the transcript on file can be the whole turn a Stop fired for, or
- * is still behind it (Claude Code writes lines through a queue: under load
- * a Stop came before the transcript existed, before a call's result, before
- * the final reply): the only case worth waiting for, within `lag_wait_ms`.
- * Each reason is listed in docs/detection.md; each can also be a real
- * stall's shape, so the wait is bounded. Also whether the payload's final
- * message proves a follow-up the file lacks.
+ * Whether the transcript can be the whole turn a Stop fired for, or is still
+ * behind it (Claude Code writes through a queue: under load a Stop came
+ * before the file existed, before a call's result, before the final reply);
+ * each reason (docs/detection.md) can be a real stall's shape too, so the
+ * wait is bounded. Also whether the payload's final message proves a
+ * follow-up the file lacks.
  *
  * @module
  */
@@ -21,23 +20,19 @@ import { openerPending } from "../transcript/turn_rule.ts";
 
 /** What the payload shows that bears on lag. */
 export interface LagEvidence {
-  /** The payload's `last_assistant_message`, `null` when absent. */
   lastAssistantMessage: string | null;
   /** The payload carries a field only later releases send (`prompt_id`, `background_tasks`). */
   payloadSendsLastMessage: boolean;
 }
 
-/** The transcript as a scan found it, for {@link behindReason}. */
+/** The transcript as a scan found it (see `TurnScan`). */
 interface TurnOnFile {
-  /** The turn's entries in file order. */
   entries: readonly Entry[];
-  /** An end-of-turn line follows the turn's newest entry. */
   endedOnFile: boolean;
-  /** What opened the turn (a prompt, a command, ...), or null when not read. */
   opener: Entry | null;
 }
 
-/** Why a file is taken to be behind its Stop; see the module comment. */
+/** Why a file is taken to be behind its Stop. */
 export type BehindReason =
   | "no_file"
   | "no_reply"
@@ -56,9 +51,8 @@ const UNSETTLED_KINDS: ReadonlySet<StallKind> = new Set([
 ]);
 
 /**
- * Why the transcript looks behind the Stop, or `null` when what is on file
- * (`null`: no file) can be the whole turn; `stallKinds` are the kinds the
- * classifier finds in it.
+ * Why the transcript (`null`: no file) looks behind the Stop, or `null` when
+ * it can be the whole turn; `stallKinds`: what the classifier finds in it.
  */
 export function behindReason(
   turn: TurnOnFile | null,
@@ -150,7 +144,6 @@ function endsOnText(turn: readonly Entry[]): boolean {
   return false;
 }
 
-/** Whether the client sends `last_assistant_message` when there is text. */
 function sendsLastMessage(
   evidence: LagEvidence,
   turn: readonly Entry[],

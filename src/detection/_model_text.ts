@@ -1,10 +1,8 @@
 /**
- * What the model's closing words say, from the text alone: had it already
- * answered (a complete answer, `classify.ts`), and did it announce an
- * immediate action of its own that never came (`announcement.ts`)? Judged
- * by structure (the model's own prose, `_closing_prose.ts`) and by words
- * (`_announce_*.ts`); the rules are listed in
- * docs/detection.md.
+ * What the model's closing words say: had it already answered
+ * (`classify.ts`), did it announce an immediate action of its own
+ * (`announcement.ts`)? Judged by structure (`_closing_prose.ts`) and words
+ * (`_announce_*.ts`); the rules are in docs/detection.md.
  *
  * @module
  */
@@ -31,7 +29,7 @@ import {
   readSpanish,
 } from "./_announce_european.ts";
 
-/** Every language's reading, in the order they are tried. */
+/** In the order they are tried. */
 const LANGUAGES: readonly Reading[] = [
   readEnglish,
   readChinese,
@@ -70,7 +68,7 @@ const MAX_SENTENCE_CHARS = 600;
 const MAX_CLAUSES = 4;
 
 /** What the closing text says. */
-export interface TextJudgement {
+interface TextJudgement {
   /** The closing sentence announcing the model's own immediate action, quoted. */
   announcement: string | null;
   /** The closing sentence hands the turn back (a question, offer, request). */
@@ -81,7 +79,7 @@ export interface TextJudgement {
   complete: boolean;
 }
 
-/** Judges the model's closing text (the text it wrote last, joined; its last {@link MAX_TEXT_CHARS} read). */
+/** Judges the model's closing text (its last {@link MAX_TEXT_CHARS}). */
 export function judgeClosingText(text: string): TextJudgement {
   const closing = readClosing(text);
   const lines = closing.lines;
@@ -121,13 +119,12 @@ function leadInHandsBack(lines: readonly ClosingLine[]): boolean {
   return false;
 }
 
-/** One sentence of a line: as written, and masked (see `ClosingLine`). */
+/** As written, and masked (see `ClosingLine`). */
 interface Sentence {
   plain: string;
   masked: string;
 }
 
-/** Whether a sentence asks or hands the turn back. */
 function asks(sentence: Sentence | undefined): boolean {
   return sentence !== undefined && handsBack(normalise(sentence.masked));
 }
@@ -135,7 +132,7 @@ function asks(sentence: Sentence | undefined): boolean {
 /** A sentence ends at `.`, `!`, `?`, `…` before a space, or at `。！？`. */
 const SENTENCE_END = /[.!?…](?=\s+\S)|[。！？](?=\s*\S)/g;
 
-/** The sentences of a line, in order, split where its masked text ends one. */
+/** Split where the masked text ends a sentence. */
 function sentencesOf(line: ClosingLine): Sentence[] {
   const sentences: Sentence[] = [];
   let start = 0;
@@ -223,7 +220,6 @@ function announced(lines: readonly ClosingLine[]): string | null {
   return null;
 }
 
-/** What a sentence announces, with where its colon stands. */
 interface Found extends Announced {
   /** The sentence ends with a colon: it leads into what comes next. */
   closingColon: boolean;
@@ -348,7 +344,6 @@ function endsAsking(lines: readonly ClosingLine[]): boolean {
 const NEXT_LABEL_DOING =
   /^(?:next(?: up| step)?|siguiente(?: paso)?|a continuación|próximo(?: passo)?|a seguir|em seguida)\s*[:：-]\s*(?:[a-z]+ing|[\p{L}]+(?:ando|iendo|endo|indo))(?=[\s,.!]|$)/iu;
 
-/** The line's "Next: <doing>" label, or null. */
 function nextLabel(line: ClosingLine): string | null {
   const plain = line.plain.trim();
   if (!NEXT_LABEL_DOING.test(plain)) return null;
@@ -365,7 +360,6 @@ function continuesWhile(sentence: Sentence): boolean {
   return WHILE_I_CONTINUE.test(s) && !handsBack(s) && !conditionalOrLater(s);
 }
 
-/** `text` cut to {@link MAX_QUOTE_CHARS}, with an ellipsis when cut. */
 function quote(text: string): string {
   const trimmed = text.trim();
   return trimmed.length > MAX_QUOTE_CHARS

@@ -1,6 +1,5 @@
 /**
- * What detection reports: the stall kinds, a stall's signature, a turn's
- * verdict (re-exported by `classify.ts`, the face).
+ * What detection reports (re-exported by `classify.ts`, the face).
  *
  * @module
  */
@@ -34,15 +33,14 @@ export const STALL_KINDS: readonly StallKind[] = [
 /** One detected stall. */
 export interface StallSignature {
   kind: StallKind;
-  /** The call's tool; `""` for a `lost_tool_call` (no call is on file). */
+  /** `""` for a `lost_tool_call` (no call is on file). */
   toolName: string;
-  /** The call's id; for a `lost_tool_call`, its message's (the cap counts per id). */
+  /** For a `lost_tool_call`, its message's id (the cap counts per id). */
   toolUseId: string;
-  /** What the call was about (its file, command, URL...), when it was read. */
   toolInput?: ToolInputSummary;
   /** Byte offset of the line that shows the stall. */
   offset: number;
-  /** 1-based line number, or 0 until resolved. */
+  /** 1-based, or 0 until resolved. */
   line: number;
   /** Which rule fired, in words. */
   rule: string;
@@ -57,9 +55,8 @@ export interface TurnVerdict {
   reason: string;
   /** The turn ended on the client's API-error entry: the model never answered. */
   endedOnApiError?: true;
-  /** That error is one no nudge can fix (see `_api_error.ts`): no stall. */
+  /** One no nudge can fix (see `_api_error.ts`): no stall. */
   endedOnUnfixableError?: true;
-  /** That error was a usage or session limit. */
   endedOnUsageLimit?: true;
 }
 

@@ -1,9 +1,8 @@
 /**
- * Background work a turn may end on while it keeps running (a shell, a
- * subagent, an MCP call Claude Code moved to the background; Claude Code
- * wakes the model when it finishes): the Stop payload's `background_tasks`
- * (2.1.145+), and the launches tool results report (what the watchdog,
- * with no such list, reads). A stall linked to running work is no stall.
+ * Background work a turn may end on while it runs (a shell, a subagent, an
+ * MCP call; Claude Code wakes the model when it ends): the Stop payload's
+ * `background_tasks` (2.1.145+), and the launches tool results report (the
+ * watchdog has no list). A stall linked to running work is no stall.
  *
  * @module
  */
@@ -16,11 +15,11 @@ export interface BackgroundTask {
   id: string;
   type: string;
   status: string;
-  /** MCP tasks: the server name. */
+  /** MCP tasks'. */
   server: string;
-  /** MCP tasks: the tool name. */
+  /** MCP tasks'. */
   tool: string;
-  /** A tool_use id, when the payload carries one. */
+  /** When the payload carries one. */
   toolUseId: string;
 }
 
@@ -28,7 +27,6 @@ export interface BackgroundTask {
 export interface TaskLinkQuery {
   toolName: string;
   toolUseId: string;
-  /** Start of the call's tool_result text, or "" when there is none. */
   resultSnippet: string;
 }
 
@@ -47,7 +45,6 @@ const MIN_ID_CHARS = 4;
  */
 export const MAX_BACKGROUND_TASKS = 10_000;
 
-/** Whether a payload's `background_tasks` value is over the budget. */
 export function backgroundTasksOverBudget(value: unknown): boolean {
   return Array.isArray(value) && value.length > MAX_BACKGROUND_TASKS;
 }
@@ -76,7 +73,7 @@ export function runningBackgroundTasks(value: unknown): BackgroundTask[] {
 }
 
 /** Finds the running task that accounts for a silent tool call. */
-export type TaskLinker = (query: TaskLinkQuery) => BackgroundTask | null;
+type TaskLinker = (query: TaskLinkQuery) => BackgroundTask | null;
 
 /**
  * Indexes `tasks` once, so linking many calls stays linear. A call links to
@@ -147,7 +144,6 @@ function quotedTask(
   return best;
 }
 
-/** `mcp__<server>__<tool>` split, or `null` for other tools. */
 function mcpTool(toolName: string): { server: string; tool: string } | null {
   const parts = toolName.split("__");
   if (parts[0] !== "mcp" || parts.length < 3) return null;
@@ -207,7 +203,7 @@ const LAUNCHES: readonly {
   },
 ];
 
-/** The background tasks the turn's results say they launched, linked to their call. */
+/** The background tasks the turn's results launched, linked to their call. */
 export function launchedBackgroundTasks(
   turn: readonly Entry[],
 ): BackgroundTask[] {

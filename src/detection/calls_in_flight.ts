@@ -1,10 +1,7 @@
 /**
- * Calls still waiting for their result: the calls of the model's last
- * message in the current turn that have none yet, while nothing ended the
- * turn after them (the user's interrupt, another hook's stop). A call hung
- * in flight fires no hook at all (no result, no PostToolUse, no Stop), so
- * this is what the status line reads to say how long one has been running.
- * Pure: the turn's entries in, the calls out.
+ * Calls still waiting for their result. A call hung in flight fires no hook
+ * at all (no result, no PostToolUse, no Stop): the status line reads this to
+ * say how long one has run.
  *
  * @module
  */
@@ -16,20 +13,17 @@ import type { ToolInputSummary } from "../transcript/tool_input.ts";
 export interface CallInFlight {
   toolName: string;
   toolUseId: string;
-  /** What the call was about, when its input could be read. */
   toolInput?: ToolInputSummary;
-  /** When Claude Code wrote the call (its line's `timestamp`, ms). */
+  /** Its line's `timestamp`, ms. */
   startedAt: number;
 }
 
 /**
- * The calls of the turn's last model message that have no result, oldest
- * first; none when the user interrupted or another hook ended the turn
- * after that message. Calls whose line has no `timestamp` are left out:
- * how long they have run cannot be told.
- *
- * @param turn The current turn's entries in file order.
+ * The calls of the turn's last model message without a result, oldest first;
+ * none when an interrupt or another hook's stop came after it. A call whose
+ * line has no `timestamp` is left out: how long it ran cannot be told.
  */
+
 export function callsInFlight(turn: readonly Entry[]): CallInFlight[] {
   let last = -1;
   for (let i = turn.length - 1; i >= 0 && last < 0; i--) {

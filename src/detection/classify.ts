@@ -1,8 +1,6 @@
 /**
- * The one definition of a silent tool stall: a turn's entries in, stall
- * signatures (`_stall_signature.ts`) out. Pure; the hook, the watchdog,
- * `scan` and `audit` all call it. The kinds and their rules are listed in
- * docs/detection.md.
+ * The one definition of a silent tool stall: a turn's entries in, signatures
+ * out; pure. The kinds and their rules are listed in docs/detection.md.
  *
  * @module
  */
@@ -36,7 +34,7 @@ export {
 
 /** What the classifier knows besides the turn itself. */
 export interface ClassifyContext {
-  /** Running background work from the Stop payload. */
+  /** Running, from the Stop payload. */
   backgroundTasks: readonly BackgroundTask[];
   /** The turn is a subagent's: its parent receives only its final message. */
   subagent?: boolean;
@@ -124,7 +122,6 @@ function apiErrorEnding(turn: readonly Entry[]): AssistantEntry | null {
   return null;
 }
 
-/** Whether Claude Code wrote the assistant entry itself. */
 function isOwnEntry(entry: AssistantEntry): boolean {
   return entry.synthetic === true || entry.apiError === true;
 }
@@ -340,7 +337,6 @@ function resultSignature(
   return signatureAt(kind, uses.get(id)?.value, id, result.entry, rule);
 }
 
-/** A signature of the call `use` (if on file) shown by the line of `at`. */
 function signatureAt(
   kind: StallKind,
   use: ToolUse | undefined,

@@ -1,6 +1,6 @@
 /**
- * Stall detection for the current turn of a live session: scan the tail,
- * classify, account for transcript lag, and number the lines to report.
+ * Stall detection for a live session's current turn: scan, classify, wait
+ * out transcript lag, number the lines.
  *
  * @module
  */
@@ -31,65 +31,61 @@ import {
 } from "../transcript/tail_scan.ts";
 
 /** A budget that cut a decision short: the stop is allowed unjudged. */
-export interface ExhaustedBudget {
-  /** Which budget (see the budgets table in docs/detection.md). */
+interface ExhaustedBudget {
+  /** See the budgets table in docs/detection.md. */
   name: ScanBudgetName | "signatures" | "background_tasks" | "lag_wait";
-  /** Its limit, in its own unit. */
+  /** In its own unit. */
   limit: number;
 }
 
 /** What detection found, with the facts behind it. */
 export interface Detection {
-  /** Signatures with 1-based line numbers, sorted by line. */
+  /** With 1-based line numbers, sorted by line. */
   signatures: StallSignature[];
-  /** Why the verdict is what it is, in words. */
   reason: string;
-  /** The file judged, or `null` when the payload named none. */
+  /** `null` when the payload named no file. */
   path: string | null;
-  /** The scan behind the verdict, or `null` when there was no file. */
   scan: TurnScan | null;
-  /** Milliseconds spent waiting for a lagging transcript; 0 when none was due. */
+  /** Spent waiting for a lagging transcript; 0 exactly when no wait was due. */
   waitedMs: number;
-  /** What showed the file to be behind its Stop, when a wait was due. */
+  /** What showed the file to be behind its Stop. */
   waitedFor?: BehindReason;
   /** The turn ended on Claude Code's synthetic API-error entry. */
   endedOnApiError: boolean;
-  /** That API error is one no nudge can fix (the stop is allowed). */
+  /** One no nudge can fix (the stop is allowed). */
   endedOnUnfixableError?: true;
   /** A budget kept the turn from being judged whole, and no stall shows: allowed. */
   exhausted: ExhaustedBudget | null;
 }
 
-/** Tuning and clock for {@link detectStalls}. */
 interface DetectOptions {
   /** How long after the first scan a lagging transcript may grow (0: none). */
   lagWaitMs: number;
   /** Interval between size checks while waiting. */
   lagPollMs?: number;
-  /** Budgets of the tail scan. */
   budgets?: Partial<ScanBudgets>;
   sleep: (ms: number) => Promise<void>;
   /** The lag wait's clock, in ms; without it only sleeping counts. */
   now?: () => number;
-  /** The client's transcript reader; Claude Code's by default. */
+  /** Claude Code's by default. */
   reader?: TranscriptReader;
 }
 
 /** What detection needs of a door's payload (no hook contract here). */
 export interface DetectInput {
-  /** The file whose current turn is judged; `null` when there is none. */
+  /** The file whose current turn is judged, if any. */
   scanPath: string | null;
   promptId: string | null;
-  /** True when the scanned file is a subagent's (sidechain) transcript. */
+  /** The scanned file is a subagent's (sidechain) transcript. */
   isSubagent: boolean;
   /** `null` when the payload has no such field. */
   lastAssistantMessage: string | null;
   backgroundTasks: BackgroundTask[];
-  /** True when the payload listed more background tasks than the budget. */
+  /** The payload listed more background tasks than the budget. */
   backgroundTasksOverBudget?: boolean;
-  /** See `LagEvidence.payloadSendsLastMessage`; absent = false. */
+  /** See `LagEvidence.payloadSendsLastMessage`. */
   payloadSendsLastMessage?: boolean;
-  /** The subagent judged is still running (`ClassifyContext.callsRunning`). */
+  /** The subagent judged still runs (`ClassifyContext.callsRunning`). */
   subagentRunning?: boolean;
 }
 
@@ -99,10 +95,9 @@ const DEFAULT_LAG_POLL_MS = 20;
 export const MAX_SIGNATURES = 100;
 
 /**
- * Decides whether the payload's current turn ended in a silent stall: scans
- * the turn with the client's reader, classifies it, waits a bounded time for
- * a lagging transcript, and numbers the stalls' lines. Requires
- * `--allow-read`.
+ * Whether the payload's current turn ended in a silent stall: scanned by the
+ * client's reader, classified, a lagging transcript waited for a bounded
+ * time, the stalls' lines numbered. Requires `--allow-read`.
  *
  * @example
  * ```ts
@@ -263,7 +258,6 @@ interface Look {
   verdict: TurnVerdict | null;
   /** `last_assistant_message` proves a follow-up the file lacks. */
   proven: boolean;
-  /** How long the look took. */
   ms: number;
 }
 
@@ -297,7 +291,7 @@ function exhaustedBudget(
   return null;
 }
 
-/** A budget in words, for the reason and the stderr line. */
+/** A budget in words. */
 export function describeBudget(budget: ExhaustedBudget): string {
   switch (budget.name) {
     case "bytes":
@@ -315,7 +309,6 @@ export function describeBudget(budget: ExhaustedBudget): string {
   }
 }
 
-/** The lag wait's clock: the caller's, or one that only sleeping moves. */
 function lagClock(options: DetectOptions) {
   let slept = 0;
   return {

@@ -1,7 +1,6 @@
 /**
- * Every turn of a transcript, streamed forward from its first line
- * (`_history_lines.ts` reads the lines, memory-bounded) and judged: what the
- * audit and `scan --all-turns` read.
+ * Every turn of a transcript, streamed forward (`_history_lines.ts`) and
+ * judged: what the audit and `scan --all-turns` read.
  *
  * @module
  */
@@ -28,14 +27,13 @@ import {
 export {
   HISTORY_READER_OPTIONS,
   MAX_HISTORY_TURN_ENTRIES,
-  type SyncFile,
 } from "./_history_lines.ts";
 
 /** One turn of a transcript's history. */
 export interface HistoryTurn {
   /** 1-based line of the prompt or command that opened it (else its first entry). */
   startLine: number;
-  /** Its entries in file order, with 1-based line numbers. */
+  /** In file order, with 1-based line numbers. */
   entries: Entry[];
   /** A later turn began in the same file: this one had ended. */
   followed: boolean;
@@ -45,21 +43,20 @@ export interface HistoryTurn {
   overBudget?: true;
 }
 
-/** Options for reading a file's history. */
 export interface HistoryOptions {
-  /** The file is a subagent transcript: its sidechain entries count. */
+  /** A subagent transcript: its sidechain entries count. */
   subagent: boolean;
-  /** Where a subagent's file is: its parent's beside it may say it still ran. */
+  /** A subagent file's path: its parent's beside it may say it still ran. */
   path?: string;
-  /** Called with the number of bytes after each read, for progress. */
+  /** Called with the bytes of each read, for progress. */
   onRead?: (bytes: number) => void;
   /** A read buffer of the reader's chunk size to reuse across files. */
   buffer?: Uint8Array;
 }
 
 /**
- * Yields every turn of an open transcript in file order (the file's position
- * is moved). Requires `--allow-read`.
+ * Yields every turn of an open transcript in file order (moving its
+ * position). Requires `--allow-read`.
  *
  * @throws Whatever the file's reads throw (an I/O error).
  */
@@ -140,7 +137,6 @@ function isResumeFiller(entry: Entry): boolean {
  */
 export type TurnEnding = "ended" | "process_died" | "no_end" | "agent_running";
 
-/** How `turn` ended (see {@link TurnEnding}). */
 export function turnEnding(turn: HistoryTurn, subagent: boolean): TurnEnding {
   const entries = turn.entries;
   const last = entries.findLastIndex(isModelActivity);
@@ -162,12 +158,11 @@ export function turnEnding(turn: HistoryTurn, subagent: boolean): TurnEnding {
   return ends ? "ended" : "no_end";
 }
 
-/** How a main transcript's history turns are classified: no background work known. */
+/** A main transcript's history turns are classified knowing no background work. */
 export const HISTORY_CONTEXT: ClassifyContext = Object.freeze({
   backgroundTasks: [],
 });
 
-/** How a subagent transcript's turns are classified. */
 const SUBAGENT_HISTORY_CONTEXT: ClassifyContext = Object.freeze({
   backgroundTasks: [],
   subagent: true,
@@ -191,28 +186,23 @@ export function countsAsAnnounced(turn: HistoryVerdict): boolean {
   return turn.announced !== undefined && turn.ending === "ended";
 }
 
-/** One classified turn of a transcript's history. */
+/** One classified turn of a transcript's history (lines 1-based). */
 export interface HistoryVerdict {
-  /** See {@link HistoryTurn.startLine}. */
   startLine: number;
-  /** 1-based line of its first line on file (a late entry may lead). */
+  /** Its first line on file (a late entry may lead). */
   firstLine: number;
-  /** 1-based line of its last entry (its start line when it has none). */
+  /** Its last entry's (else its start line). */
   endLine: number;
-  /** The classifier's verdict; signature lines are 1-based. */
   verdict: TurnVerdict;
   ending: TurnEnding;
   outcome: TurnOutcome;
   /** A main transcript's turn ended on this announcement without a call. */
   announced?: AnnouncedStop;
-  /** See {@link HistoryTurn.overBudget}: the verdict says it was not judged. */
+  /** Not judged (see {@link HistoryTurn.overBudget}). */
   overBudget?: true;
 }
 
-/**
- * Yields the verdict of every turn of an open transcript, in file order.
- * Requires `--allow-read`.
- */
+/** Yields every turn's verdict of an open transcript, in file order. Requires `--allow-read`. */
 export async function* readHistoryVerdicts(
   file: SyncFile,
   options: HistoryOptions,
@@ -274,7 +264,6 @@ export function historyVerdict(
   };
 }
 
-/** The verdict of a turn past {@link MAX_HISTORY_TURN_ENTRIES}. */
 const OVER_BUDGET: TurnVerdict = Object.freeze({
   signatures: [],
   reason: `not judged: the turn holds more than ${

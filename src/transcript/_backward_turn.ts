@@ -1,7 +1,6 @@
 /**
- * The current turn, read newest first (the hook): reads only until the
- * rule's answer for the last turn is settled, then splits what it read with
- * the forward splitter (`turn.ts`), so the two cannot disagree.
+ * The current turn, read newest first (the hook) until the rule's answer is
+ * settled, then split with the forward splitter (`turn.ts`), so they agree.
  *
  * @module
  */
@@ -25,11 +24,10 @@ import {
 } from "./turn_rule.ts";
 import { ForwardTurnSplitter, type SplitTurn } from "./turn.ts";
 
-/** How to delimit turns. */
 export interface TurnOptions {
   /** The payload's `prompt_id`, if sent; the rule needs none. */
   promptId: string | null;
-  /** Keep `isSidechain` entries: true for a subagent's own transcript. */
+  /** Keep `isSidechain` entries: a subagent's own transcript. */
   includeSidechains: boolean;
 }
 
@@ -68,18 +66,15 @@ function inputOutcome(
 }
 
 /**
- * Collects the current turn from entries offered newest first: offer until
- * {@link BackwardTurnCollector.offer} returns true, then
- * {@link BackwardTurnCollector.entries} holds the turn in file order. It
- * reads back to the newest turn start (behind a prompt line, to the entries
- * that decide which came late for it), or to a compaction the model acted
- * after; where what was read names promptIds, to the promptId named before.
- * A call that a result of the turn answers is taken from behind the turn's
- * start whatever its time: the one thing a forward reader cannot do.
+ * Collects the current turn from entries offered newest first until
+ * {@link BackwardTurnCollector.offer} returns true: back to the newest turn
+ * start (behind a prompt line, to the entries that decide which came late
+ * for it) or a compaction the model acted after, and to the promptId named
+ * before. A call a result of the turn answers is taken from behind its start
+ * whatever its time: what a forward reader cannot do.
  */
 export class BackwardTurnCollector {
   readonly #includeSidechains: boolean;
-  /** PromptIds mark turns (see `promptIdsMarkTurns`). */
   readonly #promptIds: boolean;
   /** A command that opened the turn if the entry before shows it typed. */
   #commandCheck: NoteEntry | null = null;
@@ -99,7 +94,7 @@ export class BackwardTurnCollector {
   #complete = false;
   #windowAtFileStart = false;
   #atCompaction = false;
-  /** The promptId named before the window (see the class notes). */
+  /** The promptId named before the window. */
   #context: string | null = null;
   #orphans = new Set<string>(); // result ids whose call is not read yet
   #lookedForOrphans = 0;
@@ -212,20 +207,17 @@ export class BackwardTurnCollector {
     this.#phase = "done";
   }
 
-  /** Whether the start of the turn was reached. */
   get complete(): boolean {
     return this.#complete;
   }
 
-  /** Offset of the {@link opener}, or null before it was reached. */
   get startOffset(): number | null {
     return this.opener?.offset ?? null;
   }
 
   /**
-   * The entry that showed where the turn starts (its prompt, a command, an
-   * entry of another promptId, a compaction the model acted after), or null
-   * before it was reached; late entries lie before it.
+   * What showed where the turn starts (a prompt, a command, an entry of
+   * another promptId, a compaction), null before it; late entries lie before it.
    */
   get opener(): Entry | null {
     if (!this.#complete) return null;

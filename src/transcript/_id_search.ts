@@ -1,15 +1,12 @@
 /**
- * Finds the `tool_use_id` values of an overlong line by a byte search as it
- * streams past, without decoding it: an error result writes its id after the
- * content, so a long one puts the id mid-line. Inside a JSON string every
- * quote is escaped, so `"tool_use_id":"` after `{` or `,` is a key. The same
- * search notes a non-empty text block (an older one-line assistant entry may
- * keep it after a long thinking block).
+ * Finds the `tool_use_id`s of an overlong line by a byte search as it streams
+ * past (an error result writes its id after a long content, mid-line), and
+ * notes a non-empty text block. Inside a JSON string every quote is escaped,
+ * so `"tool_use_id":"` after `{` or `,` is a key.
  *
- * A stop searches a few hundred KB once, by `indexOf` on one rare byte of the
- * key; the Horspool loop, several times faster once V8 optimises it, pays
- * only where gigabytes stream past (the audit): at a stop its Maglev and
- * TurboFan compiles cost more than the search.
+ * A stop searches a few hundred KB by `indexOf` on one rare byte of the key;
+ * the Horspool loop, several times faster once V8 optimises it, pays only
+ * over gigabytes (the audit): at a stop its JIT compiles cost more.
  *
  * @module
  */
@@ -17,7 +14,6 @@
 /** A byte key: one of its rarer bytes to find it by, and its Horspool shifts. */
 interface Key {
   bytes: Uint8Array;
-  /** Where in `bytes` the anchor byte is. */
   anchorAt: number;
   anchor: number;
   shift: Uint8Array;
@@ -33,11 +29,9 @@ function keyOf(text: string, anchor: string): Key {
   return { bytes, anchorAt, anchor: bytes[anchorAt] as number, shift };
 }
 
-/** A result's id. */
 const ID_KEY = keyOf('"tool_use_id":"', "_");
 /** What an error result writes right before its id (`is_error` comes last but one). */
 const ERROR_BEFORE_ID = new TextEncoder().encode('"is_error":true,');
-/** A text block with some text. */
 const TEXT_KEY = keyOf('"type":"text","text":"', ",");
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -59,7 +53,6 @@ interface Edge {
 export class ToolUseIdSearch {
   /** Each id with the offset of its first sighting. */
   #ids = new Map<string, number>();
-  /** The ids seen right after `"is_error":true,` (see {@link errorIds}). */
   #errorIds = new Set<string>();
   #forEachKey: typeof forEachKeyByAnchor;
   #maxIds: number;
@@ -68,9 +61,8 @@ export class ToolUseIdSearch {
   #right: Edge | null = null;
 
   /**
-   * @param options.skipping Scan with the Horspool loop (for megabytes).
-   * @param options.maxIds Stop once the line holds more distinct ids: the
-   * caller's entries budget, which the line alone then exceeds.
+   * `skipping`: the Horspool loop (for megabytes); `maxIds`: stop past this
+   * many distinct ids (the caller's entries budget, the line alone over it).
    */
   constructor(options: { skipping?: boolean; maxIds?: number } = {}) {
     this.#forEachKey = options.skipping
@@ -113,7 +105,7 @@ export class ToolUseIdSearch {
     }
   }
 
-  /** The ids found, in line order. */
+  /** In line order. */
   ids(): string[] {
     return [...this.#ids].sort((a, b) => a[1] - b[1]).map(([id]) => id);
   }
@@ -126,7 +118,6 @@ export class ToolUseIdSearch {
     return this.ids().filter((id) => this.#errorIds.has(id));
   }
 
-  /** Whether the line holds a non-empty text block anywhere. */
   hasText(): boolean {
     return this.#text;
   }
@@ -233,12 +224,10 @@ function valueAt(bytes: Uint8Array, from: number): string | null {
   return null; // cut off: the junction search sees the whole value
 }
 
-/** The first {@link EDGE_BYTES} of `bytes` (a copy), which start at `offset`. */
 function firstEdge(bytes: Uint8Array, offset: number): Edge {
   return { offset, bytes: bytes.slice(0, EDGE_BYTES) };
 }
 
-/** The last {@link EDGE_BYTES} of `bytes` (a copy), which start at `offset`. */
 function lastEdge(bytes: Uint8Array, offset: number): Edge {
   const start = Math.max(0, bytes.length - EDGE_BYTES);
   return { offset: offset + start, bytes: bytes.slice(start) };

@@ -1,9 +1,7 @@
 /**
- * The entries detection judges: the few kinds of transcript line a stall
- * depends on, whatever client wrote them (Claude Code's lines become entries
- * in `line_entries.ts`, a Codex rollout's in `src/codex/`). Also the texts
- * Claude Code writes itself, which both its line parser and its sniffer of
- * overlong lines recognise.
+ * The entries detection judges, whatever client wrote them (Claude Code's via
+ * `line_entries.ts`, Codex's via `src/codex/`), and the texts Claude Code
+ * writes itself.
  *
  * @module
  */
@@ -14,7 +12,6 @@ import type { ToolInputSummary } from "./tool_input.ts";
 export interface ToolUse {
   id: string;
   name: string;
-  /** What the call was about, when its input could be read. */
   input?: ToolInputSummary;
 }
 
@@ -29,17 +26,12 @@ export interface ToolResult {
   snippet: string;
   /** A launching tool's result: a slash command's or skill's lines follow. */
   launch?: true;
-  /**
-   * The tool named by Claude Code's `(<tool> completed with no output)`:
-   * whether that is empty depends on the tool (see {@link isEmptyResult}).
-   */
+  /** The tool named by `(<tool> completed with no output)` (see {@link isEmptyResult}). */
   noOutputOf?: string;
   /**
-   * Claude Code's record of the call (`toolUseResult`) has a shape it
-   * records a background launch in: a shell's `backgroundTaskId`, an
-   * agent's `async_launched`, an MCP result's content blocks (where its
-   * "moved to the background" words go). A command's output is none of
-   * these, so its words cannot pose as a launch (`background_tasks.ts`).
+   * The record (`toolUseResult`) has a shape a background launch is recorded
+   * in (`backgroundTaskId`, `async_launched`, MCP content blocks); a command's
+   * output has none, so its words cannot pose as a launch.
    */
   launchRecord?: true;
 }
@@ -50,19 +42,13 @@ export interface EntryBase {
   offset: number;
   /** 1-based line number, or 0 when the reader did not count lines. */
   line: number;
-  /**
-   * The `promptId` on user entries (2.1.x): the session's current prompt
-   * when the line was written, not always its turn's (see `turn_rule.ts`).
-   */
+  /** User entries' `promptId` (2.1.x): the current prompt when written, not always its turn's. */
   promptId: string | null;
-  /** Entry belongs to a subagent (`isSidechain: true`). */
+  /** `isSidechain: true`: a subagent's. */
   sidechain: boolean;
-  /** The client release that wrote it, when the line says (not sniffed). */
+  /** The client release that wrote it (not sniffed). */
   version?: string;
-  /**
-   * When it was made (`timestamp`, ms since the epoch), when the line says:
-   * lines reach the file through a write queue, so file order can differ.
-   */
+  /** `timestamp` in ms: lines pass a write queue, so file order can differ. */
   time?: number;
 }
 
@@ -80,23 +66,18 @@ interface PromptEntry extends EntryBase {
 export interface AssistantEntry extends EntryBase {
   kind: "assistant";
   messageId: string | null;
-  /**
-   * Non-blank text blocks, without the client's placeholders; a `synthetic`
-   * entry keeps its text (`API Error: ...`).
-   */
+  /** Non-blank text blocks, placeholders dropped (a `synthetic` entry keeps its `API Error: ...`). */
   texts: string[];
   toolUses: ToolUse[];
-  /** The message's `stop_reason` on this line, when not null or missing. */
   stopReason?: string;
   /** The client wrote it itself (model `<synthetic>`): not the model acting. */
   synthetic?: true;
   /** The client's entry for an API failure: no answer to anything. */
   apiError?: true;
-  /** The failure was a usage or session limit: nothing works until it resets. */
+  /** A usage or session limit: nothing works until it resets. */
   usageLimit?: true;
-  /** The failure's kind as recorded (`error`: `rate_limit`, ...). */
+  /** The recorded `error` (`rate_limit`, ...). */
   apiErrorCategory?: string;
-  /** The failure's HTTP status (`apiErrorStatus`). */
   apiErrorStatus?: number;
 }
 
@@ -120,27 +101,23 @@ interface InterruptEntry extends EntryBase {
  */
 export interface HookStopEntry extends EntryBase {
   kind: "hook_stop";
-  /** Which hook ended it, e.g. `PostToolUse:Bash` (`""` when unnamed). */
+  /** E.g. `PostToolUse:Bash` (`""` when unnamed). */
   hookName: string;
 }
 
 /**
- * Where a note came from, where that matters to turns: a slash command's
- * line (`command`), text sent on the user's behalf (`meta`: an expansion,
- * hook feedback, a wake-up), a local command's `caveat`, a `compaction`'s
- * summary, the `resume` prompt after a process died mid-turn.
+ * Where a note came from: a slash command's line, text sent on the user's
+ * behalf (`meta`: an expansion, hook feedback, a wake-up), a local command's
+ * caveat, a compaction's summary, the resume prompt after a process died.
  */
-export type NoteSource =
+type NoteSource =
   | "command"
   | "meta"
   | "caveat"
   | "compaction"
   | "resume";
 
-/**
- * A user line that is no human prompt: hook feedback, caveats, command
- * output, task notifications, compaction summaries, reminders.
- */
+/** A user line that is no human prompt (hook feedback, command output, reminders...). */
 export interface NoteEntry extends EntryBase {
   kind: "note";
   source?: NoteSource;
@@ -174,16 +151,12 @@ export function entryWeight(entry: Entry): number {
   return 1;
 }
 
-/** Where a line sits in its file. */
 export interface LinePosition {
   offset: number;
   line: number;
 }
 
-/**
- * Whether `entry` is the model acting: an assistant entry with text or a
- * call that the client did not write itself.
- */
+/** Whether `entry` is the model acting: text or a call the client did not write itself. */
 export function isModelActivity(entry: Entry): entry is AssistantEntry {
   return entry.kind === "assistant" && entry.synthetic !== true &&
     entry.apiError !== true &&
@@ -194,9 +167,8 @@ export function isModelActivity(entry: Entry): entry is AssistantEntry {
 const SILENT_OK_TOOLS: ReadonlySet<string> = new Set(["Bash", "PowerShell"]);
 
 /**
- * Whether a result carries nothing, knowing the name of the call it answers
- * (`""` when unknown): empty content, or the no-output text naming that very
- * tool, unless it is a shell.
+ * Whether a result answering a call of `toolName` (`""`: unknown) carries
+ * nothing: empty, or the no-output text naming that very tool, unless a shell.
  */
 export function isEmptyResult(result: ToolResult, toolName: string): boolean {
   if (result.empty) return true;
@@ -214,7 +186,7 @@ const NON_PROMPT_PREFIXES: readonly string[] =
   "Stop hook feedback:|Caveat:|<task-notification>|<command-name>|<command-message>|<command-args>|<local-command-stdout>|<local-command-stderr>|<local-command-caveat>|<bash-input>|<bash-stdout>|<bash-stderr>|<system-reminder>|<user-memory-input>|<session-start-hook>|This session is being continued from a previous conversation|This slash command can only be invoked by Claude"
     .split("|");
 
-/** How a typed slash command's line opens (in either order). */
+/** A typed slash command's line opens with either tag. */
 const COMMAND_PREFIXES: readonly string[] = [
   "<command-name>",
   "<command-message>",
@@ -226,14 +198,12 @@ const CAVEAT_PREFIXES: readonly string[] = [
   "Caveat: The messages below were generated by the user while running local commands",
 ];
 
-/** The opening of the summary Claude Code writes after a compaction. */
 const COMPACTION_SUMMARY_PREFIX =
   "This session is being continued from a previous conversation";
 
 /** The prompt (`isMeta`) Claude Code adds when it resumes a cut-off turn. */
 export const RESUME_PROMPT = "Continue from where you left off.";
 
-/** Text of the marker Claude Code writes when the user interrupts a turn. */
 const INTERRUPT_PREFIX = "[Request interrupted by user";
 
 /** Result texts meaning the user declined or interrupted the call. */
@@ -247,10 +217,7 @@ const USER_STOP_PREFIXES: readonly string[] = [
 const SHELL_INTERRUPTED =
   /^Exit code [^\n]{1,24}\r?\n\[Request interrupted by user/;
 
-/**
- * Whether an error result's text (only an error's: output may say anything)
- * says the user stopped the call.
- */
+/** Whether an error result's text (output may say anything) says the user stopped the call. */
 export function isUserStopText(text: string): boolean {
   const opening = text.trimStart();
   return USER_STOP_PREFIXES.some((prefix) => opening.startsWith(prefix)) ||
@@ -268,7 +235,6 @@ const LAUNCH_RESULT_PREFIXES: readonly string[] = [
   "Launching skill from an MCP server: ",
 ];
 
-/** Whether a result's text is a launching tool's. */
 export function isLaunchText(text: string): boolean {
   return LAUNCH_RESULT_PREFIXES.some((prefix) => text.startsWith(prefix));
 }
@@ -282,12 +248,10 @@ const PLACEHOLDER_TEXTS: readonly string[] = [
   "No response requested.",
 ];
 
-/** Whether `text` is one of Claude Code's placeholders, not the model's words. */
 export function isPlaceholderText(text: string): boolean {
   return PLACEHOLDER_TEXTS.includes(text.trim());
 }
 
-/** Where an `isMeta` note came from, by its opening. */
 function metaSource(opening: string): NoteSource {
   if (opening.startsWith(RESUME_PROMPT)) return "resume";
   return isCaveat(opening) ? "caveat" : "meta";
@@ -297,10 +261,7 @@ function isCaveat(opening: string): boolean {
   return CAVEAT_PREFIXES.some((prefix) => opening.startsWith(prefix));
 }
 
-/**
- * Where a user-typed text Claude Code wrote came from (`{}`: no particular
- * source), or `null` for a human prompt.
- */
+/** Where a user-typed text Claude Code wrote came from (`{}`: anywhere), `null` for a human's. */
 function noteSource(opening: string): { source?: NoteSource } | null {
   if (COMMAND_PREFIXES.some((prefix) => opening.startsWith(prefix))) {
     return { source: "command" };
@@ -315,9 +276,10 @@ function noteSource(opening: string): { source?: NoteSource } | null {
 }
 
 /** What a user line without results says of itself (parsed, or sniffed). */
-export interface UserLine {
-  /** Its text's opening (leading spaces trimmed). */
+interface UserLine {
+  /** Its text, leading spaces trimmed. */
   opening: string;
+
   compactSummary: boolean;
   meta: boolean;
   launchedBy: string | null;

@@ -1,9 +1,7 @@
 /**
- * Turns byte offsets into 1-based line numbers: one pass over the file up to
- * the last offset, so the hook pays it only on the rare block path. A long
- * pass counts `\n` with a 16-byte-wide WebAssembly SIMD loop, about as fast
- * as `wc -l` (an `indexOf` loop runs at a third of that), reading chunks
- * straight into the module's memory; every pass stops at a byte budget.
+ * Byte offsets to 1-based line numbers, in one budgeted pass (only on the
+ * block path). A long pass counts `\n` with a 16-byte WebAssembly SIMD loop,
+ * about `wc -l`'s speed (an `indexOf` loop runs at a third).
  *
  * @module
  */
@@ -22,11 +20,10 @@ const CHUNK_BYTES = 256 * 1024;
 /** The pass's default budget: 2 GiB, about a quarter of a second here. */
 const DEFAULT_LINE_COUNT_BUDGET_BYTES = 2 * 1024 * 1024 * 1024;
 
-/** Options of {@link lineNumbersAt}. */
 interface LineCountOptions {
   /** Read at most this many bytes from the start of the file. */
   budgetBytes?: number;
-  /** Count with SIMD when the pass is at least this long (64 MiB). */
+  /** Count with SIMD from this pass length (64 MiB). */
   simdFromBytes?: number;
 }
 
@@ -77,8 +74,7 @@ export async function lineNumbersAt(
 }
 
 /** A read buffer whose newlines can be counted. */
-export interface NewlineCounter {
-  /** The buffer to read chunks into. */
+interface NewlineCounter {
   readonly buffer: Uint8Array;
   /** Newlines in `buffer[from, to)`. */
   count(from: number, to: number): number;
@@ -207,7 +203,8 @@ function name(text: string): number[] {
   return [text.length, ...[...text].map((c) => c.charCodeAt(0))];
 }
 
-/** The module's bytes, built on first use (a millisecond of cold code). */
+/** The module's bytes, built on first use. */
+
 function countModule(): Uint8Array<ArrayBuffer> {
   const body = [
     ...[2, 2, 0x7f, 3, 0x7b], // locals: 2 x i32, 3 x v128

@@ -1,9 +1,8 @@
 /**
- * Chunked line readers over an open transcript file, in both directions.
- * Lines are split on `\n` only (a `\r` or NUL runs are left to the JSON
- * layer). A line over `maxLineBytes` is clipped to its first and last
- * `keepBytes` (where Claude Code's envelope fields are), so one 500 MB line
- * can neither exhaust memory nor stall the hook.
+ * Chunked line readers over an open transcript, both ways, split on `\n`
+ * only. A line over `maxLineBytes` is clipped to its first and last
+ * `keepBytes` (Claude Code's envelope fields), so one 500 MB line can
+ * neither exhaust memory nor stall the hook.
  *
  * @module
  */
@@ -22,25 +21,24 @@ import {
 
 /** One line of a transcript, as raw bytes. */
 export interface RawLine {
-  /** Byte offset of the line's first byte in the file. */
   offset: number;
-  /** Length of the whole line in bytes, without its `\n`. */
+  /** The whole line's length, without its `\n`. */
   length: number;
   /** The line's bytes, or its head when `clipped`. */
   head: Uint8Array;
   /** The line's last bytes when `clipped`, else empty. */
   tail: Uint8Array;
-  /** True when the line was longer than `maxLineBytes`. */
+  /** Longer than `maxLineBytes`. */
   clipped: boolean;
-  /** For a clipped line: every `tool_use_id` in it (see `_id_search.ts`). */
+  /** Clipped lines: every `tool_use_id` in it (see `_id_search.ts`). */
   toolUseIds?: string[];
-  /** For a clipped line: those of an error result (`"is_error":true` before). */
+  /** Clipped lines: those of an error result (`"is_error":true` before). */
   errorToolUseIds?: string[];
-  /** For a clipped line: it holds a non-empty text block. */
+  /** Clipped lines: it holds a non-empty text block. */
   hasTextBlock?: true;
 }
 
-/** Tuning knobs shared by both readers: read size, clipping, ids kept. */
+/** Both readers' read size, clipping and ids kept. */
 export interface LineReaderOptions {
   chunkBytes?: number;
   /** Longer lines are clipped to their first and last `keepBytes`. */
@@ -48,18 +46,14 @@ export interface LineReaderOptions {
   keepBytes?: number;
   /**
    * The most distinct `tool_use_id`s kept for one clipped line (a caller's
-   * entries budget): a line holding more is over it on its own, and the rest
-   * is not searched, so a crafted line of millions of ids costs no memory.
+   * entries budget, which the line alone then exceeds): a crafted line of
+   * millions of ids costs no memory.
    */
   maxLineIds?: number;
-  /**
-   * Asked before each chunk: true ends the reading as the file's end would,
-   * so a deadline holds even on gigabytes without a newline.
-   */
+  /** Asked before each chunk: true ends the reading, so a deadline holds on gigabytes without a newline. */
   stopWhen?: () => boolean;
 }
 
-/** Options of {@link readLinesForward}. */
 interface ForwardReaderOptions extends LineReaderOptions {
   /** A read buffer to reuse (its length is the chunk size) across files. */
   buffer?: Uint8Array;
@@ -109,18 +103,16 @@ export function readFullSync(
 
 const NEWLINE = 0x0a;
 
-/** Options of {@link readLinesBackward}. */
 interface BackwardReaderOptions extends LineReaderOptions {
   /** Read at most this many bytes from the end (the line cut there is not yielded). */
   budgetBytes?: number;
 }
 
 /**
- * Yields the complete lines of `file[0, size)` (`size` when the scan
- * started), newest first, reading only as far as the consumer iterates.
- * Bytes after the last `\n` are an unfinished write, skipped. A line's
- * bytes may view the reader's buffer: use them before asking for the next.
- * Requires `--allow-read`.
+ * Yields the complete lines of `file[0, size)` newest first, reading only as
+ * far as the consumer iterates; bytes after the last `\n` (an unfinished
+ * write) are skipped. A line's bytes may view the reader's buffer: use them
+ * before asking for the next. Requires `--allow-read`.
  */
 export async function* readLinesBackward(
   file: ReadableAt,
@@ -242,9 +234,8 @@ export async function* readLinesBackward(
 
 /**
  * Yields the complete lines of `file` (positioned at its start) with 1-based
- * numbers, streaming (the audit reads gigabytes). A final line without `\n`
- * is skipped; a line's bytes may view the reader's buffer. Requires
- * `--allow-read`.
+ * numbers, streaming; a final line without `\n` is skipped, and a line's bytes
+ * may view the reader's buffer. Requires `--allow-read`.
  */
 export async function* readLinesForward(
   file: ReadableAt,
@@ -335,7 +326,6 @@ export async function* readLinesForward(
   }
 }
 
-/** Puts on a clipped line what the byte search found in it. */
 function addFound(line: RawLine, search: ToolUseIdSearch): void {
   line.toolUseIds = search.ids();
   const errors = search.errorIds();

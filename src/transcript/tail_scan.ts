@@ -1,7 +1,6 @@
 /**
- * The streaming scanner: reads a transcript from its end until the current
- * turn is complete, so its cost follows the last turn, not the history; a
- * byte budget bounds even a turn that spans a huge file.
+ * Reads a transcript from its end until the current turn is complete, so the
+ * cost follows the last turn, not the history, within budgets.
  *
  * @module
  */
@@ -26,17 +25,16 @@ import {
 import { BackwardTurnCollector, type TurnOptions } from "./_backward_turn.ts";
 import { isTurnEndMarker } from "./turn_rule.ts";
 
-/** The budgets of one tail scan; see {@link DEFAULT_SCAN_BUDGETS}. */
+/** The budgets of one tail scan. */
 export interface ScanBudgets {
-  /** Bytes read, counted from the end of the file. */
+  /** Bytes read from the end of the file. */
   bytes: number;
   /** Lines examined, blank and unparsable ones included. */
   lines: number;
-  /** Entries collected, each tool call and tool result counting as one. */
+  /** Entries collected, each tool call and result counting as one. */
   entries: number;
 }
 
-/** Which scan budget ran out before the turn's start was found. */
 export type ScanBudgetName = keyof ScanBudgets;
 
 /**
@@ -52,34 +50,28 @@ export const DEFAULT_SCAN_BUDGETS: Readonly<ScanBudgets> = Object.freeze({
 
 /** The current turn as read from the end of a transcript. */
 export interface TurnScan {
-  /** The turn's entries in file order. */
+  /** In file order. */
   entries: Entry[];
   /** False when a budget ran out, or the file began, before the turn's start. */
   reachedStart: boolean;
-  /** Offset of the line that showed where the turn starts, or null. */
+  /** Offset of the line that showed where the turn starts. */
   startOffset: number | null;
-  /** The entry at `startOffset` (a prompt, command, ...), or null. */
+  /** The entry at `startOffset` (a prompt, command, ...). */
   opener: Entry | null;
-  /** The budget that ran out before the turn's start, or `null`. */
+  /** The budget that ran out before the turn's start. */
   budget: ScanBudgetName | null;
-  /** Size of the file when the scan started. */
+  /** When the scan started. */
   fileSize: number;
-  /** Bytes examined from the end. */
   bytesScanned: number;
-  /**
-   * Where the newest complete line ends (the file size when none did): where
-   * a reader following the file's growth continues.
-   */
+  /** Where the newest complete line ends (else the size): where a follower goes on. */
   endOffset: number;
-  /** True when the `stopWhen` option ended the scan early. */
+  /** The `stopWhen` option ended the scan early. */
   stopped: boolean;
   /** An end-of-turn line (`turn_duration`) follows the turn's newest entry. */
   endedOnFile: boolean;
 }
 
-/** Options for {@link scanCurrentTurn}. */
 interface ScanOptions extends TurnOptions, LineReaderOptions {
-  /** Budgets to use instead of {@link DEFAULT_SCAN_BUDGETS}. */
   budgets?: Partial<ScanBudgets>;
 }
 
@@ -98,8 +90,8 @@ export const SCAN_LINE_OPTIONS: Readonly<LineReaderOptions> = Object.freeze({
 });
 
 /**
- * Reads the current turn from the end of `path`, within the budgets; `null`
- * when the file does not exist. Requires `--allow-read`.
+ * The current turn from the end of `path`, within the budgets; `null` when
+ * the file does not exist. Requires `--allow-read`.
  *
  * @throws {TranscriptError} When the path is not a regular file or cannot be read.
  */
@@ -199,20 +191,18 @@ export interface AppendedLines {
   to: number;
 }
 
-/** Options of {@link appendedTurnLines}. */
 export interface AppendedLinesOptions
   extends Pick<TurnOptions, "includeSidechains"> {
   /** Bytes read at most (a lag wait gives it the look's byte budget). */
   maxBytes?: number;
-  /** Checked before each read: stop, the wait's deadline has come. */
+  /** Checked before each read: the wait's deadline has come. */
   stopWhen?: () => boolean;
 }
 
 /**
- * Whether lines appended to `path` from `from` on (the scan's `endOffset`, or
- * the last call's `to`) can change a scan of its current turn: an entry, or
- * an end-of-turn line, not metadata alone. A line still being written is
- * left for the next look. `null` when the file is gone or unreadable.
+ * Whether lines appended from `from` on (a scan's `endOffset`, or the last
+ * call's `to`) can change the current turn: an entry or an end-of-turn line,
+ * not metadata. A line still being written waits for the next look.
  */
 function appendedTurnLines(
   path: string,
@@ -232,8 +222,7 @@ function appendedTurnLines(
 /**
  * Whether a line appended to `path` from `from` on `matters` (any client's
  * lines), and where the read stopped, within `options`' byte budget and
- * deadline; `null` when the file is gone or unreadable. Requires
- * `--allow-read`.
+ * deadline; `null` when the file is gone or unreadable. Requires `--allow-read`.
  */
 export async function appendedLinesMatching(
   path: string,
@@ -270,9 +259,9 @@ export async function appendedLinesMatching(
 }
 
 /**
- * What detection asks of a client's transcript: its current turn as entries
- * (`entry.ts`), and whether lines that matter were appended since. A second
- * client's reader slots in beside {@link claudeCodeReader}.
+ * What detection asks of a client's transcript: its current turn as entries,
+ * and whether lines that matter were appended since. A second client's
+ * reader slots in beside {@link claudeCodeReader}.
  *
  * @example
  * ```ts
@@ -286,7 +275,7 @@ export async function appendedLinesMatching(
 export interface TranscriptReader {
   /** The current turn of `path`, or `null` when the file does not exist. */
   currentTurn(path: string, options: ScanOptions): Promise<TurnScan | null>;
-  /** See {@link appendedLinesMatching}: lines that can change the current turn. */
+  /** Whether lines that can change the current turn were appended. */
   appended(
     path: string,
     from: number,
@@ -294,14 +283,14 @@ export interface TranscriptReader {
   ): Promise<AppendedLines | null>;
 }
 
-/** Claude Code's transcript, read by this folder. */
+/** Claude Code's transcript reader. */
 export const claudeCodeReader: TranscriptReader = {
   currentTurn: scanCurrentTurn,
   appended: appendedTurnLines,
 };
 
 /** A reader that ends, as at the file's end, once `exhausted` or `stopped`. */
-export interface BoundedReader extends ReadableAt {
+interface BoundedReader extends ReadableAt {
   exhausted: boolean;
   stopped: boolean;
   bytesRead: number;
@@ -334,17 +323,16 @@ export function boundedReader(
   return reader;
 }
 
-/** Whether a raw line is Claude Code's end-of-turn line. */
 function isTurnEndLine(raw: RawLine): boolean {
   if (raw.clipped || topLevelType(raw.head) !== "system") return false;
   return parseJsonObjects(decodeUtf8(raw.head)).some(isTurnEndMarker);
 }
 
 /**
- * Opens a transcript (`null` when it does not exist) by the rule for files
- * someone else wrote: a regular file only, checked again once open, so a
- * FIFO never blocks the hook.
+ * Opens a transcript (`null` when absent): a regular file only, checked again
+ * once open, so a FIFO never blocks the hook.
  *
+
  * @throws {TranscriptError} For directories, FIFOs, devices and read errors.
  */
 export function openTranscript(path: string): Deno.FsFile | null {

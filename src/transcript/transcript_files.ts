@@ -12,11 +12,10 @@ import { openRegularFile } from "../shared/regular_file.ts";
 import { parseRelease, type Release } from "../claude_client/release.ts";
 import { readFullSync } from "./line_reader.ts";
 
-/** One transcript file found. */
 export interface TranscriptFile {
   path: string;
   size: number;
-  /** Last modification, milliseconds since the epoch (0 when unknown). */
+  /** 0 when unknown. */
   mtimeMs: number;
   /** A subagent's own transcript (every entry is a sidechain). */
   subagent: boolean;
@@ -28,13 +27,12 @@ export interface UnreadablePath {
   error: string;
 }
 
-/** What a walk found. */
 export interface FoundTranscripts {
-  /** Transcripts in path order. */
+  /** In path order. */
   files: TranscriptFile[];
   /** Folders and `.jsonl` entries that could not be read. */
   unreadable: UnreadablePath[];
-  /** Transcripts left out by the `sinceMs` filter. */
+  /** Left out by the `sinceMs` filter. */
   skippedOlder: number;
 }
 
@@ -146,7 +144,6 @@ function walk(
   }
 }
 
-/** How much of a file {@link sniffTranscript} looks at. */
 const SNIFF_BYTES = 64 * 1024;
 
 /**
@@ -168,8 +165,8 @@ function notTranscriptReason(head: Uint8Array): string | null {
 }
 
 /**
- * {@link notTranscriptReason} for the first 64 KiB of an open file; the
- * file's position is put back to its start. Requires `--allow-read`.
+ * Why an open file is no transcript, from its first 64 KiB, or `null`; its
+ * position is put back to the start. Requires `--allow-read`.
  */
 export function sniffTranscript(
   file: Pick<Deno.FsFile, "readSync" | "seekSync">,
@@ -183,7 +180,6 @@ export function sniffTranscript(
 /** The newest session transcript of a project, and the release it names. */
 interface ProjectRelease {
   path: string;
-  /** Its newest line's release, or `null` when no line names one. */
   release: Release | null;
 }
 

@@ -1,8 +1,6 @@
 /**
- * Splits entries streamed in file order into turns by the one rule of
- * `turn_rule.ts` (the audit, the watcher's follower); the hook's backward
- * reader (`_backward_turn.ts`) applies this splitter to what it read, so the
- * two cannot disagree.
+ * Splits entries streamed in file order into turns by `turn_rule.ts`; the
+ * hook's backward reader splits what it read with it too, so they agree.
  *
  * @module
  */
@@ -25,16 +23,11 @@ import {
   promptIdsMarkTurns,
 } from "./turn_rule.ts";
 
-export { LOOK_BEHIND_ENTRIES } from "./turn_rule.ts";
-
 /** One turn, as the splitter closed it. */
 export interface SplitTurn {
-  /** Its entries in file order: not a prompt or command that opened it. */
+  /** In file order, without the prompt or command that opened it. */
   entries: Entry[];
-  /**
-   * What opened it (a prompt, a slash command, an entry of another
-   * `promptId`); `null` for the model's work before the file's first.
-   */
+  /** A prompt, a command, an entry of another `promptId`; `null` before the file's first. */
   opener: Entry | null;
   /** 1-based line of the opener, else of its first entry (0: not counted). */
   startLine: number;
@@ -42,21 +35,17 @@ export interface SplitTurn {
   overBudget?: true;
 }
 
-/** Options of a {@link ForwardTurnSplitter}. */
-export interface SplitterOptions {
-  /** Whether sidechain entries belong to the turns (a subagent's own file). */
+interface SplitterOptions {
+  /** Sidechain entries belong to the turns (a subagent's own file). */
   includeSidechains: boolean;
-  /**
-   * The first entry pushed is the file's first (the default), which a late
-   * prompt line's run may reach back to.
-   */
+  /** The first entry pushed is the file's first (default), which a late prompt's run may reach. */
   fromFileStart?: boolean;
   /** Pushing starts mid-file: the promptId the entry before named. */
   promptId?: string | null;
   /**
-   * The most a turn may hold, weighted as {@link entryWeight} (default no
-   * limit): past it its entries are let go as they come (a crafted turn of
-   * millions of lines), and it closes empty, marked `overBudget`.
+   * The most a turn may hold, weighted by {@link entryWeight}: past it its
+   * entries are let go as they come (a crafted turn of millions of lines), and
+   * it closes empty, marked `overBudget`.
    */
   maxTurnEntries?: number;
 }
@@ -72,12 +61,11 @@ const KEPT_PAST_BUDGET = LOOK_BEHIND_ENTRIES + 2;
  */
 interface PendingOpener {
   kind: "command" | "input" | "ahead";
-  /** Its index in the turn in progress. */
+  /** Index in the turn in progress. */
   at: number;
   entry: Entry;
   /** Entries pushed after it (each waits only a few). */
   after: number;
-  /** It names another promptId than the entry before it. */
   otherPromptId: boolean;
 }
 
@@ -96,7 +84,6 @@ interface PendingOpener {
  */
 export class ForwardTurnSplitter {
   readonly #includeSidechains: boolean;
-  /** PromptIds mark turns (see `promptIdsMarkTurns`). */
   readonly #promptIds: boolean;
   /** The eligible entry pushed last (a model's launch follows its result). */
   #previous: Entry | null = null;
@@ -122,7 +109,7 @@ export class ForwardTurnSplitter {
     this.#maxTurnEntries = options.maxTurnEntries ?? Infinity;
   }
 
-  /** Adds the next entry; returns the turns it closed, in file order. */
+  /** Adds the next entry; returns the turns it closed. */
   push(entry: Entry): SplitTurn[] {
     if (!isEligible(entry, this.#includeSidechains)) return NONE;
     const previous = this.#previous;
@@ -154,7 +141,6 @@ export class ForwardTurnSplitter {
     return this.#drain();
   }
 
-  /** Whether `entry` simply goes on: nothing waits, and it opens nothing. */
   #continues(entry: Entry): boolean {
     if (this.#pending !== null) return false;
     const kind = entry.kind;
@@ -185,7 +171,6 @@ export class ForwardTurnSplitter {
       : this.#current;
   }
 
-  /** What opened the turn in progress (see {@link SplitTurn.opener}). */
   get opener(): Entry | null {
     return this.#opener;
   }
@@ -199,7 +184,6 @@ export class ForwardTurnSplitter {
     return pending?.kind === "input" && pending.otherPromptId;
   }
 
-  /** Files `entry` in the turn in progress, within its budget. */
   #append(entry: Entry): void {
     if (this.#firstLine < 0) this.#firstLine = entry.line;
     this.#modelActed ||= isModelActivity(entry);
@@ -330,7 +314,7 @@ export class ForwardTurnSplitter {
       : null;
   }
 
-  /** @param forOpener An opener follows what is closed. */
+  /** `forOpener`: an opener follows what is closed. */
   #close(forOpener = false): void {
     const entries = this.#current;
     const opener = this.#opener;

@@ -1,11 +1,8 @@
 /**
- * The one rule for where a turn starts and ends, with each release quirk
- * applied only where its evidence holds. The audit's forward splitter, the
- * hook's backward reader and the watcher's follower all decide through it
- * (`turn.ts`). It follows the grammar of what Claude Code writes, read from
- * the client's own source: the rule is stated in docs/detection.md ("Where a
- * turn starts and ends"), line by line in its table "The transcript's
- * grammar".
+ * The one rule for where a turn starts and ends, each release quirk gated by
+ * its evidence; every turn reader decides through it (`turn.ts`). It follows
+ * Claude Code's grammar, read from the client's source: docs/detection.md,
+ * "Where a turn starts and ends" and its table "The transcript's grammar".
  *
  * @module
  */
@@ -31,9 +28,9 @@ export function isCommand(entry: Entry): entry is NoteEntry {
 }
 
 /**
- * Whether a slash command opens a turn: the next eligible entry (undefined
- * when none is on file yet) is its expansion (an `isMeta` note of the same
- * `promptId`), which the model answers; a local command writes output there.
+ * Whether a slash command opens a turn: the next eligible entry (undefined:
+ * none yet) is its expansion (an `isMeta` note of the same `promptId`); a
+ * local command writes output there.
  */
 export function commandOpensTurn(
   command: Entry,
@@ -46,9 +43,9 @@ export function commandOpensTurn(
 }
 
 /**
- * Whether a command's line was written by the model's tool call, not typed:
- * it names the call (`sourceToolUseID`, from about 2.0.50), or follows a
- * launching tool's result. It goes on in the model's turn.
+ * Whether the model's tool call wrote a command's line (it goes on in the
+ * model's turn): it names the call (`sourceToolUseID`, from about 2.0.50), or
+ * follows a launching tool's result.
  */
 function isModelLaunch(
   command: NoteEntry,
@@ -77,9 +74,8 @@ export function commandCanOpen(
 }
 
 /**
- * Whether `entry`, naming another promptId than the entry before it, may
- * open a turn once the client queries on it: a note, not a caveat, nor a
- * command that may not open one.
+ * Whether `entry`, of another promptId than the entry before, may open a turn
+ * once the client queries on it: a note, not a caveat or a command that may not.
  */
 export function mayBeInput(
   entry: Entry,
@@ -90,9 +86,8 @@ export function mayBeInput(
 }
 
 /**
- * Whether `entry` ends the turn in progress whatever `promptId` it carries
- * (a prompt typed to interrupt stamps its own): an interrupt marker, or
- * results the user stopped, every one.
+ * Whether `entry` ends the turn in progress whatever `promptId` it carries (a
+ * prompt typed to interrupt stamps its own): an interrupt, or all results stopped.
  */
 export function endsTurnInProgress(entry: Entry): boolean {
   return entry.kind === "interrupt" ||
@@ -101,15 +96,15 @@ export function endsTurnInProgress(entry: Entry): boolean {
 }
 
 /**
- * How an input waiting to open a turn (a command without its expansion, a
- * note of another `promptId`) is settled by the next entry, a prompt aside
- * (see `ownsPromptId`): `opens` (the client queried on it), `stays` (a
- * result, or the next input came first), `compaction` (it opens where it
- * names another `promptId`), `waits` (more of the same input).
+ * How the next entry (not a prompt: see `ownsPromptId`) settles an input
+ * waiting to open a turn (a command without its expansion, a note of another
+ * `promptId`): `opens` (the client queried on it), `stays` (a result, or the
+ * next input came first), `compaction` (it opens where it names another
+ * `promptId`), `waits` (more of the same input).
  */
 export type InputStep = "opens" | "stays" | "compaction" | "waits";
 
-/** How `next` settles `input` (see {@link InputStep}). */
+/** How `next` settles `input`. */
 export function inputStep(input: Entry, next: Entry): InputStep {
   switch (next.kind) {
     case "assistant":
@@ -146,18 +141,15 @@ export function namesTurnPromptId(entry: Entry): boolean {
     !endsTurnInProgress(entry);
 }
 
-/**
- * Whether promptIds mark turns in a file: not in a subagent's own file
- * (`includeSidechains`), whose entries carry the parent's current one.
- */
+/** Whether promptIds mark turns: not in a subagent's own file, whose entries carry the parent's. */
 export function promptIdsMarkTurns(includeSidechains: boolean): boolean {
   return !includeSidechains;
 }
 
 /**
- * Whether `entry` names another promptId than `previous`, the one the
- * nearest entry before it named (null when none did since the turn began or
- * was compacted): a relation of neighbours, read alike both ways.
+ * Whether `entry` names another promptId than `previous`, the nearest one
+ * named before it (null: none since the turn began or was compacted); read
+ * alike both ways.
  */
 export function carriesOtherPromptId(
   entry: Entry,
@@ -176,7 +168,6 @@ export function ownsPromptId(entry: Entry, prompt: Entry): boolean {
     entry.promptId === prompt.promptId;
 }
 
-/** Whether `entry` was made after `prompt` (both say when). */
 function madeAfter(entry: Entry, prompt: Entry): boolean {
   return entry.time !== undefined && prompt.time !== undefined &&
     entry.time > prompt.time;
@@ -216,13 +207,10 @@ function closesLateRun(entry: Entry, prompt: Entry): boolean {
 }
 
 /**
- * How many of the entries right before a prompt line are the prompt's.
- *
- * @param before The eligible entries before its line back to the previous
- * turn start, nearest last (only the last {@link LOOK_BEHIND_ENTRIES} + 1
- * are looked at).
- * @param reachesFileStart The file starts before `before[0]`, which closes a
- * run as the turn before would.
+ * How many of the entries right before a prompt line are the prompt's:
+ * `before` back to the previous turn start, nearest last (the last
+ * {@link LOOK_BEHIND_ENTRIES} + 1 are looked at); `reachesFileStart`: the
+ * file starts before `before[0]`, which closes a run as a turn would.
  */
 export function lateEntryCount(
   prompt: Entry,
@@ -251,13 +239,12 @@ export function compactionSettlesTurn(after: readonly Entry[]): boolean {
 }
 
 /**
- * Whether the line that opened the turn is not on file yet, though its
- * newest stamped entry is: nothing in the turn opens its `promptId`. Real
- * 2.1.145 under load wrote a call and its result before the prompt line.
- * A turn read back to a compaction, or without stamps, is `false`; one
- * whose start a reader's budget did not reach, `true` (its callers wait a
- * bounded time).
+ * Whether the turn's opening line is not on file yet, though its newest
+ * stamped entry is (real 2.1.145 under load wrote a call and its result
+ * before the prompt line). Read back to a compaction, or unstamped: `false`;
+ * start out of a reader's budget: `true` (callers wait a bounded time).
  */
+
 export function openerPending(
   turn: readonly Entry[],
   opener: Entry | null,

@@ -16,10 +16,8 @@ import {
 } from "../../src/detection/classify.ts";
 import { type Entry, entryWeight } from "../../src/transcript/entry.ts";
 import { provesFollowUp } from "../../src/detection/_lag_evidence.ts";
-import {
-  ForwardTurnSplitter,
-  LOOK_BEHIND_ENTRIES,
-} from "../../src/transcript/turn.ts";
+import { ForwardTurnSplitter } from "../../src/transcript/turn.ts";
+import { LOOK_BEHIND_ENTRIES } from "../../src/transcript/turn_rule.ts";
 import { BackwardTurnCollector } from "../../src/transcript/_backward_turn.ts";
 import { fuzzParameters } from "../support/fuzz.ts";
 

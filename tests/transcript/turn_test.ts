@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import type { Entry } from "../../src/transcript/entry.ts";
 import {
   ForwardTurnSplitter,
-  LOOK_BEHIND_ENTRIES,
   type SplitTurn,
 } from "../../src/transcript/turn.ts";
+import { LOOK_BEHIND_ENTRIES } from "../../src/transcript/turn_rule.ts";
 import { BackwardTurnCollector } from "../../src/transcript/_backward_turn.ts";
 
 let offset = 0;
