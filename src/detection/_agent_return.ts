@@ -1,10 +1,8 @@
 /**
- * Whether a subagent returned, read from its parent's transcript (its own
- * file holds no record of its end): a foreground one as the result of the
- * parent's call naming its `agentId` (not a background launch), a
- * background one as a task notification naming it. Neither: the parent was
- * still waiting when the file ends. Each parent is read once for all its
- * agents; the few newest are kept by path, size and time.
+ * Whether a subagent returned, from its parent's transcript (its own file
+ * records no end): the result of the parent's call naming its `agentId` (not
+ * a background launch), or a task notification naming it. Each parent is
+ * read once for all its agents; the few newest are kept by path, size, time.
  *
  * @module
  */
@@ -17,12 +15,9 @@ import {
   syncReader,
 } from "../transcript/line_reader.ts";
 import { topLevelType } from "../transcript/line_prefilter.ts";
-import { openTranscript } from "../transcript/tail_scan.ts";
+import { openTranscriptOrNull } from "../transcript/tail_scan.ts";
 
-/**
- * What the parent's transcript says of a subagent: `returned`, `waiting`, or
- * `unknown` (no readable parent, or one naming too many agents).
- */
+/** `unknown`: no readable parent, or one naming too many agents. */
 type AgentReturn = "returned" | "waiting" | "unknown";
 
 /** An agent or session id as Claude Code writes them: no path in it. */
@@ -37,7 +32,6 @@ const LAUNCH_STATUSES = new Set(["async_launched", "remote_launched"]);
 /** The most agents one parent's returns are kept for (a memory bound). */
 const MAX_RETURNED_AGENTS = 100_000;
 
-/** How many parents' returns are kept at once. */
 const KEPT_PARENTS = 8;
 
 const decoder = new TextDecoder();
@@ -46,17 +40,16 @@ const decoder = new TextDecoder();
 interface ParentReturns {
   size: number;
   mtime: number;
-  /** Null when the file could not be read or named too many agents. */
   agents: Set<string> | null;
 }
 
 const kept = new Map<string, ParentReturns>();
 
 /**
- * Whether the subagent of the transcript at `path`
- * (`<session>/subagents/agent-<id>.jsonl`, or older, beside its session's
- * file) returned to its parent. Requires `--allow-read`.
+ * Whether the subagent of `path` (`<session>/subagents/agent-<id>.jsonl`, or
+ * older, beside its session's file) returned. Requires `--allow-read`.
  */
+
 export async function agentReturn(path: string): Promise<AgentReturn> {
   const agentId = /^agent-(.+)\.jsonl$/.exec(basename(path))?.[1];
   if (agentId === undefined || !SAFE_ID.test(agentId)) return "unknown";
@@ -69,7 +62,7 @@ export async function agentReturn(path: string): Promise<AgentReturn> {
 
 /** The agents the parent at `path` got back, or null when not known. */
 async function returnedAgents(path: string): Promise<Set<string> | null> {
-  const file = openOrNull(path);
+  const file = openTranscriptOrNull(path);
   if (file === null) return null;
   try {
     const info = file.statSync();
@@ -157,7 +150,7 @@ function parentTranscript(path: string): string | null {
 
 /** The `sessionId` the first lines of the file at `path` name, if safe. */
 function sessionOf(path: string): string | null {
-  const file = openOrNull(path);
+  const file = openTranscriptOrNull(path);
   if (file === null) return null;
   try {
     const bytes = new Uint8Array(SESSION_SNIFF_BYTES);
@@ -170,14 +163,5 @@ function sessionOf(path: string): string | null {
     return null;
   } finally {
     file.close();
-  }
-}
-
-/** The file at `path` opened as a transcript, or null when it cannot be. */
-function openOrNull(path: string): Deno.FsFile | null {
-  try {
-    return openTranscript(path);
-  } catch {
-    return null;
   }
 }

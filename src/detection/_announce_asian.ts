@@ -57,7 +57,6 @@ const ZH_SEQUENCE =
 /** A clause in the past or done: "先读取了", "已经更新", "把文件都更新了". */
 const ZH_DONE = /了(?:[,.!:;]|$)|^[^,]{0,6}了(?!解)|^已|已经|已經/;
 
-/** Chinese. */
 export function readChinese(s: string, colon: boolean): Announced | null {
   const body = s.replace(ZH_LEAD, "");
   const immediate = ZH_IMMEDIATE.test(s);
@@ -141,7 +140,6 @@ const JA_OTHER_SUBJECT = /[^\sでずのれ今度回]は|[^\sな]が[^\sんら]/;
 /** Moving on: the model's own when nothing else is the subject. */
 const JA_MOVE_END = /(?:進みます|移ります|移行します)(?:ね|よ)?$/;
 
-/** Japanese. */
 export function readJapanese(s: string, colon: boolean): Announced | null {
   const body = s.replace(JA_LEAD, "").replace(/[.!:;…]+$/, "").trim();
   const own = JA_OWN_END.test(body) ||
@@ -186,7 +184,6 @@ const KO_NO_ACTION =
 const KO_SAYING =
   /(?:정리|요약|설명|말씀|안내|소개|보고|알려|답변|공유)[가-힣]*$/;
 
-/** Korean. */
 export function readKorean(s: string): Announced | null {
   const body = s.replace(KO_LEAD, "").replace(/[.!:~…]+$/, "").trim();
   const last = body.slice(body.lastIndexOf(" ") + 1);

@@ -32,7 +32,6 @@ function romance(spec: {
   };
 }
 
-/** Spanish. */
 export const readSpanish: Reading = romance({
   lead:
     "ahora|ahora mismo|a continuación|acto seguido|enseguida|primero|luego|después|entonces|bien|muy bien|vale|de acuerdo|perfecto|listo|ok|okay|bueno|entendido|claro|genial|excelente|y|así que|por último|finalmente",
@@ -51,7 +50,6 @@ export const readSpanish: Reading = romance({
     /^(?:(?:resumir|explicar|aclarar|describir|mencionar|señalar|destacar|recapitular|detallar|decir|comentar|enumerar|mostrar|presentar|contar|listar|repasar)(?:te|le|les|os|lo|la|telo)?|resumiré|explicaré|aclararé|describiré|mencionaré|detallaré|diré|comentaré|mostraré|presentaré|contaré|resumiendo|explicando)$/u,
 });
 
-/** Portuguese. */
 export const readPortuguese: Reading = romance({
   lead:
     "agora|a seguir|em seguida|primeiro|depois|então|bem|certo|ok|okay|perfeito|pronto|entendi|beleza|ótimo|excelente|claro|e|por fim|finalmente",
@@ -70,7 +68,6 @@ export const readPortuguese: Reading = romance({
     /^(?:(?:resumir|explicar|esclarecer|descrever|mencionar|destacar|recapitular|detalhar|dizer|comentar|listar|mostrar|apresentar|contar)(?:-lhe|-te|-lhes)?|resumirei|explicarei|detalharei|direi|mostrarei|apresentarei|resumindo|explicando)$/u,
 });
 
-/** French. */
 export const readFrench: Reading = romance({
   lead:
     "maintenant|ensuite|à présent|d'abord|tout d'abord|bien|très bien|parfait|d'accord|ok|okay|bon|alors|entendu|compris|super|excellent|et|donc|enfin|pour finir",
@@ -136,7 +133,6 @@ const DE_NO_ACTION =
 const DE_SAYING =
   /^(?:zusammenfassen|erklären|erläutern|beschreiben|erwähnen|hinweisen|festhalten|darstellen|zeigen|auflisten|sagen|nennen|skizzieren|fasse|erkläre|erläutere|beschreibe|zeige|nenne|liste|zusammen)$/u;
 
-/** German. */
 export function readGerman(s: string): Announced | null {
   // A "nicht" anywhere: the sentence says what will not be done.
   if (
@@ -218,7 +214,6 @@ const RU_NO_ACTION =
 const RU_SAYING =
   /^(?:подытожу|резюмирую|объясню|поясню|опишу|отмечу|перечислю|расскажу|скажу|уточню|напомню|покажу|обобщу|изложу|сформулирую|суммирую|подытожим|резюмируем|обсудим|разберём|разберем|рассмотрим|обобщим)$/u;
 
-/** Russian. */
 export function readRussian(s: string): Announced | null {
   for (const opener of RU_OPENERS) {
     const found = opener.exec(s);

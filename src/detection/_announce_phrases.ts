@@ -1,15 +1,10 @@
 /**
- * How the model says that it is about to act ("let me", "I'll now", "now
- * doing"), language by language: the phrasings of a first-person statement
- * of an immediate action, and the words that make one a wait, an offer or
- * words said right there. This module holds what the languages share,
- * English, and what makes a sentence no announcement in any language (a
- * question, a hand-back, a condition, an act put off);
- * `_announce_asian.ts` and `_announce_european.ts` hold the other readings.
- *
- * Every reading takes one sentence normalised by {@link normalise}. The
- * patterns are anchored and hold no nested quantifiers: each test is linear
- * in the sentence.
+ * How the model says it is about to act ("let me", "I'll now", "now doing"):
+ * what the languages share, English, and what makes a sentence no
+ * announcement in any language (a question, a hand-back, a condition, an act
+ * put off); `_announce_asian.ts` and `_announce_european.ts` hold the rest.
+ * Each reading takes one {@link normalise}d sentence; the patterns are
+ * anchored, without nested quantifiers: linear in the sentence.
  *
  * @module
  */
@@ -65,10 +60,7 @@ export function after(s: string, at: number): string {
   return s.slice(at).replace(/^[\s,]+/, "");
 }
 
-/**
- * One language's reading of a normalised sentence: what it announces, or
- * null. `colon`: the sentence closed with a colon (it leads into what comes).
- */
+/** One language's reading of a normalised sentence; `colon`: it closed with a colon. */
 export type Reading = (s: string, colon: boolean) => Announced | null;
 
 const EN_LEAD = new RegExp(
@@ -160,7 +152,6 @@ const EN_SAYING_NOUN =
 /** Verbs that hand over what a saying noun names ("give an overview"). */
 const EN_GIVING = /^(?:provide|give|present|offer|share|do|put|write up)$/;
 
-/** English. */
 export function readEnglish(s: string, colon: boolean): Announced | null {
   const body = s.replace(EN_LEAD, "");
   const immediate = EN_IMMEDIATE.test(s);
@@ -259,7 +250,6 @@ const DEFERRED: readonly RegExp[] = [
   /(?:^|\s)(?:más tarde|mañana|la próxima vez|en otro momento|en el futuro|más adelante|mais tarde|amanhã|da próxima vez|na próxima vez|em outro momento|no futuro|mais adiante|plus tard|demain|la prochaine fois|ultérieurement|désormais|à l'avenir|dans un second temps|später|morgen|nächstes mal|beim nächsten mal|demnächst|künftig|zukünftig|in zukunft|irgendwann|позже|потом|завтра|в следующий раз|в дальнейшем|в будущем|впоследствии)(?=[\s,.!:]|$)/u,
 ];
 
-/** Whether a normalised sentence is a question. */
 function isQuestion(s: string): boolean {
   return QUESTION.some((p) => p.test(s));
 }

@@ -1,9 +1,8 @@
 /**
- * The end of a model message read as markdown: which lines are the model's
- * own prose (and items, headings) and which are code, quotations or tables,
- * someone else's words. Bounded: only the last {@link MAX_CLOSING_CHARS}
- * are read, each once; a window that starts inside a fenced block cannot
- * tell code from prose, and says so (`ambiguous`).
+ * The end of a model message read as markdown: the model's own prose (items,
+ * headings) apart from code, quotations and tables, someone else's words.
+ * Only the last {@link MAX_CLOSING_CHARS} are read, each once; a window that
+ * starts inside a fenced block says so (`ambiguous`).
  *
  * @module
  */
@@ -29,24 +28,20 @@ type LineKind =
 /** One non-blank line of the closing text. */
 export interface ClosingLine {
   kind: LineKind;
-  /**
-   * The words without markdown decoration, as written; `""` for code,
-   * quotations, tables and markup.
-   */
+  /** The words without markdown, as written; `""` for code, quotations, tables, markup. */
   plain: string;
   /** `plain` with inline code and quotations masked (`x`s): never the model's words. */
   masked: string;
-  /** The line was wholly emphasised or code: a name or a label. */
+  /** Wholly emphasised or code: a name or a label. */
   emphasised: boolean;
-  /** The line as written, markdown and all. */
+  /** Markdown and all. */
   raw: string;
-  /** The line followed a blank line (it opens a paragraph or block). */
+  /** It opens a paragraph or block. */
   afterBlank: boolean;
 }
 
-/** The closing text as read. */
 interface ClosingText {
-  /** Its non-blank lines, in order. */
+  /** Non-blank, in order. */
   lines: ClosingLine[];
   /**
    * A window cut from a longer text with an odd number of fences, or an HTML
@@ -67,7 +62,6 @@ const MARKUP_ONLY = /^\s*<\/?[A-Za-z][^>]*>\s*$/;
 const HTML_BLOCK =
   /^\s*<(pre|blockquote|code|samp|script|textarea)\b[^>]*>\s*$/i;
 
-/** The close of such a block, on a line of its own. */
 const HTML_BLOCK_END =
   /^\s*<\/(?:pre|blockquote|code|samp|script|textarea)\s*>\s*$/i;
 
@@ -122,7 +116,6 @@ export function readClosing(text: string): ClosingText {
   return { lines, ambiguous: cut && (fences % 2 === 1 || orphanClose) };
 }
 
-/** What a line outside a fenced block is. */
 function kindOf(
   line: string,
   afterBlank: boolean,

@@ -111,11 +111,7 @@ function finalReplyOnFile(
   let messageId: string | null | undefined;
   for (let i = turn.length - 1; i >= 0; i--) {
     const entry = turn[i] as Entry;
-    if (entry.kind !== "assistant") {
-      if (messageId === undefined) continue;
-      break;
-    }
-    if (entry.synthetic || entry.apiError) {
+    if (entry.kind !== "assistant" || entry.synthetic || entry.apiError) {
       if (messageId === undefined) continue;
       break;
     }

@@ -1,11 +1,8 @@
 /**
- * Announced, then stopped: the turn's last words announce an immediate
- * action of the model's own ("Let me run the tests now:"), and the turn
- * ended with no call. Pure, from the transcript alone: the words judged by
- * `_model_text.ts`, the rest by the turn's shape. It fires only when
- * nothing else explains the stop (the rules are in docs/detection.md), and
- * never on words the turn's tools brought in (a sentence that also stands
- * in a result or a call's input is quoted, not the model's own).
+ * Announced, then stopped: the turn's last words announce an immediate action
+ * of the model's own ("Let me run the tests now:") and it ended with no call.
+ * Fires only when nothing else explains the stop (docs/detection.md), never
+ * on words a tool brought in (also in a result or a call's input: quoted).
  *
  * @module
  */
@@ -29,15 +26,14 @@ export interface AnnouncedStop {
   announcement: string;
   /** The final message's id, or `offset:<n>` without one (the retry key). */
   messageId: string;
-  /** Byte offset of the final message's last line. */
+  /** Of the final message's last line. */
   offset: number;
-  /** 1-based line of that line, 0 when the reader did not count lines. */
+  /** 1-based, 0 when the reader did not count lines. */
   line: number;
 }
 
-/** What the detector knows besides the turn. */
 interface AnnouncementContext {
-  /** Running background work from the Stop payload (none in history). */
+  /** Running, from the Stop payload (none in history). */
   backgroundTasks: readonly BackgroundTask[];
 }
 
@@ -130,7 +126,6 @@ export function announcedStopAtEnd(
   return announcedStop([...turn, reply], context, false);
 }
 
-/** The lines of the model message that ends at `turn[last]`, in order. */
 function finalMessage(
   turn: readonly Entry[],
   last: number,
@@ -195,7 +190,7 @@ function echoedInTurn(announcement: string, turn: readonly Entry[]): boolean {
   return false;
 }
 
-/** Text as compared for an echo: no markdown marks, quotes or spacing. */
+/** No markdown marks, quotes or spacing. */
 function echoKey(text: string): string {
   return text.toLowerCase()
     .replace(/[*_`~>#"“”「」『』«»\u2019\u2018']/g, "")

@@ -234,21 +234,16 @@ export async function detectStalls(
       exhausted,
     };
   }
-  const endedOnApiError = verdict.endedOnApiError === true;
-  if (verdict.signatures.length === 0) {
-    return {
-      ...judged,
-      signatures: [],
-      reason: verdict.reason,
-      endedOnApiError,
-      ...(verdict.endedOnUnfixableError ? { endedOnUnfixableError: true } : {}),
-    };
-  }
+  const signatures = verdict.signatures;
   return {
     ...judged,
-    signatures: await withLineNumbers(path, verdict.signatures),
+    signatures: signatures.length === 0
+      ? []
+      : await withLineNumbers(path, signatures),
     reason: verdict.reason,
-    endedOnApiError,
+    endedOnApiError: verdict.endedOnApiError === true,
+    // Only a turn without stalls ends on an error no nudge can fix.
+    ...(verdict.endedOnUnfixableError ? { endedOnUnfixableError: true } : {}),
   };
 }
 

@@ -1,8 +1,7 @@
 /**
- * Reads an overlong line's envelope from its head and tail alone: its kind,
- * ids and markers, which Claude Code writes outside the large payload (a
- * file read, an image). Inside a JSON string every quote is escaped, so an
- * unescaped `"key":"value"` is structural.
+ * An overlong line's envelope (kind, ids, markers: written outside the large
+ * payload) read from its head and tail. Inside a JSON string every quote is
+ * escaped, so an unescaped `"key":"value"` is structural.
  *
  * @module
  */
@@ -34,20 +33,17 @@ const SYNTHETIC_MODEL_FIELD = /(?<!\\)"model"\s*:\s*"<synthetic>"/;
 const USER_TEXT_START =
   /(?<!\\)"(?:content|text)"\s*:\s*"((?:[^"\\]|\\.){0,200})/;
 
-/** What the line reader's byte search found in a whole overlong line. */
+/** What the line reader's byte search found in a whole overlong line (see `RawLine`). */
 interface FoundInLine {
-  /** Every `tool_use_id` value, in line order. */
   toolUseIds?: readonly string[];
-  /** Those of an error result (`"is_error":true` right before the id). */
   errorToolUseIds?: readonly string[];
-  /** A non-empty text block, anywhere in the line. */
   hasTextBlock?: boolean;
 }
 
 /**
- * The entry of an overlong line, from its first and last bytes (decoded)
- * and what the reader's byte search found in the whole line. Its results are
- * not empty unless they are the no-output text, and its text is text.
+ * The entry of an overlong line, from its decoded ends and what the byte
+ * search found in it. Its results are not empty unless they are the
+ * no-output text, and its text is text.
  */
 export function sniffEntry(
   head: string,
@@ -163,7 +159,7 @@ function unescapeJsonText(escaped: string): string {
   return escaped;
 }
 
-/** Whether `id` is a server tool's call (`srvtoolu_...`), which the API answers itself. */
+/** A server tool's call (`srvtoolu_...`), which the API answers itself. */
 function isServerToolId(id: string): boolean {
   return id.startsWith("srvtoolu_");
 }

@@ -1,7 +1,6 @@
 /**
- * Turns one raw transcript line into JSON objects without ever throwing:
- * blank lines, CRLF, NUL runs left by lost writes, truncated JSON and
- * non-objects yield nothing.
+ * One raw transcript line to JSON objects, never throwing: blank lines, CRLF,
+ * NUL runs left by lost writes, truncated JSON and non-objects yield nothing.
  *
  * @module
  */
@@ -10,23 +9,22 @@ import { isPlainObject } from "../shared/plain_object.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
 
-/** Decodes bytes as UTF-8, replacing invalid sequences instead of failing. */
+/** Decodes UTF-8, replacing invalid sequences. */
 export function decodeUtf8(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
 /**
  * At most this many pieces between NUL runs are parsed, half from each end:
- * lost writes leave one or two, and parsing junk must not cost more than
- * reading it.
+ * lost writes leave one or two; parsing junk must not cost more than reading it.
  */
 export const MAX_LINE_PIECES = 16;
 
 /**
- * The plain objects on one line (without its `\n`), in file order: a NUL run
- * usually marks a lost write followed by a good one, so the pieces between
- * NUL runs are parsed apart.
+ * The plain objects on one line (without its `\n`): a NUL run usually marks a
+ * lost write before a good one, so the pieces between are parsed apart.
  */
+
 export function parseJsonObjects(text: string): Record<string, unknown>[] {
   const trimmed = trimEdges(text);
   if (trimmed === "") return [];

@@ -1,6 +1,6 @@
 /**
- * Claude Code's transcript lines as entries: each line parsed, or, when
- * overlong, sniffed from its head and tail (`_entry_sniff.ts`).
+ * Claude Code's transcript lines as entries: parsed, or when overlong sniffed
+ * from their ends (`_entry_sniff.ts`).
  *
  * @module
  */
@@ -51,11 +51,10 @@ export function lineEntries(raw: RawLine, lineNumber = 0): Entry[] {
 const SNIPPET_CHARS = 400;
 
 /**
- * One parsed transcript line as an entry, or `null` for metadata (snapshots,
- * titles, queue operations, most attachments and `system` lines). Every field
- * is read defensively: the format is the client's and changes between
- * releases, so a missing or odd field makes an entry less informative, never
- * an error.
+ * One parsed line as an entry, `null` for metadata (snapshots, titles, queue
+ * operations, most attachments and `system` lines). The format changes
+ * between releases: a missing or odd field makes an entry less informative,
+ * never an error.
  */
 export function toEntry(
   raw: Record<string, unknown>,
@@ -172,13 +171,12 @@ const USAGE_LIMIT_TEXTS: readonly RegExp[] = [
   /^You['’]re out of extra usage\b/i,
 ];
 
-/** Whether `text` is Claude Code's message for a usage or session limit. */
 function isUsageLimitText(text: string): boolean {
   const trimmed = text.trim();
   return USAGE_LIMIT_TEXTS.some((pattern) => pattern.test(trimmed));
 }
 
-/** The model name Claude Code puts on the assistant entries it writes itself. */
+/** The model name on the assistant entries Claude Code writes itself. */
 const SYNTHETIC_MODEL = "<synthetic>";
 
 /** Claude Code's API-error flag, or (before it) `<synthetic>` with an `API Error` text. */
@@ -268,7 +266,6 @@ function toolResult(
   return result;
 }
 
-/** See `ToolResult.launchRecord`. */
 function isLaunchRecord(record: unknown): boolean {
   if (Array.isArray(record)) return true;
   if (!isPlainObject(record)) return false;

@@ -1,14 +1,13 @@
 /**
  * Byte-level checks that let a history scan skip metadata lines (snapshots,
- * titles, queue operations: about half a transcript) before decoding them.
+ * titles, queue operations: about half a transcript) undecoded.
  *
  * @module
  */
 
 /**
- * The top-level `type` values `toEntry` (`line_entries.ts`) turns into
- * entries; `tests/detection/history_turns_test.ts` checks that a skipped
- * line never held one.
+ * The top-level `type`s `toEntry` turns into entries (history_turns_test
+ * checks that a skipped line held none).
  */
 const ENTRY_LINE_TYPES: ReadonlySet<string> = new Set([
   "user",
@@ -26,16 +25,13 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 const NUL = 0x00;
-// `type` as bytes.
 const T = 0x74, Y = 0x79, P = 0x70, E = 0x65;
-/** Longest type value worth reading. */
 const MAX_TYPE_BYTES = 64;
 
 /**
- * The value of the top-level `"type"` key of a line (or a clipped line's
- * head), by a tiny JSON-aware walk that follows strings and nesting; `null`
- * when it cannot be read with certainty. Claude Code writes the type before
- * the message, so the walk usually stops within a few hundred bytes.
+ * A line's (or clipped head's) top-level `"type"`, by a JSON-aware walk over
+ * strings and nesting; `null` when not certain. Claude Code writes the type
+ * before the message: the walk usually stops within a few hundred bytes.
  */
 export function topLevelType(bytes: Uint8Array): string | null {
   let i = 0;
@@ -68,11 +64,11 @@ export function topLevelType(bytes: Uint8Array): string | null {
 }
 
 /**
- * Whether a line (a clipped one's head and tail) is metadata, skipped
- * undecoded: Claude Code writes `type` first only on metadata, so a prefix
- * check settles most lines. A line with a NUL byte is parsed: a lost write
- * may hide a second object behind it.
+ * Whether a line (a clipped one's head and tail) is metadata: Claude Code
+ * writes `type` first only there, so a prefix check settles most lines. A NUL
+ * byte may hide a second object behind a lost write: parsed.
  */
+
 export function isSkippableLine(
   head: Uint8Array,
   tail: Uint8Array = head,

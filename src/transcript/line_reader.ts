@@ -142,7 +142,7 @@ export async function* readLinesBackward(
     const length = lineEnd - start;
     const line = dropped || length > maxLineBytes
       ? clippedLine(start, length, bytes, dropped ? tailKept : bytes, keepBytes)
-      : { offset: start, length, head: bytes, tail: EMPTY, clipped: false };
+      : wholeLine(start, length, bytes);
     if (line.clipped && ids) addFound(line, ids);
     pieces = [];
     pieceBytes = 0;
@@ -154,15 +154,7 @@ export async function* readLinesBackward(
 
   const inChunkLine = (start: number, bytes: Uint8Array): RawLine => {
     const length = bytes.length;
-    if (length <= maxLineBytes) {
-      return {
-        offset: start,
-        length,
-        head: bytes,
-        tail: EMPTY,
-        clipped: false,
-      };
-    }
+    if (length <= maxLineBytes) return wholeLine(start, length, bytes);
     const line = clippedLine(start, bytes.length, bytes, bytes, keepBytes);
     addFound(line, searchAll([bytes], start, { maxIds: maxLineIds }));
     return line;
@@ -346,6 +338,10 @@ function searchAll(
     at += piece.length;
   }
   return search;
+}
+
+function wholeLine(offset: number, length: number, head: Uint8Array): RawLine {
+  return { offset, length, head, tail: EMPTY, clipped: false };
 }
 
 function clippedLine(

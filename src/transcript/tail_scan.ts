@@ -230,12 +230,7 @@ export async function appendedLinesMatching(
   options: AppendedLinesOptions,
   matters: (raw: RawLine) => boolean,
 ): Promise<AppendedLines | null> {
-  let file: Deno.FsFile | null;
-  try {
-    file = openTranscript(path);
-  } catch {
-    return null;
-  }
+  const file = openTranscriptOrNull(path);
   if (!file) return null;
   try {
     const reader = boundedReader(file, options.maxBytes);
@@ -343,5 +338,14 @@ export function openTranscript(path: string): Deno.FsFile | null {
       throw new TranscriptError(error.message);
     }
     throw error;
+  }
+}
+
+/** {@link openTranscript}, or `null` where it would throw. */
+export function openTranscriptOrNull(path: string): Deno.FsFile | null {
+  try {
+    return openTranscript(path);
+  } catch {
+    return null;
   }
 }

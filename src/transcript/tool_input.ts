@@ -1,7 +1,6 @@
 /**
- * A short summary of a tool call's input: the one field that tells which
- * call stalled (the file, the command, the URL), its first characters only
- * (an input can be megabytes).
+ * A tool call's input summed up: the one field that tells which call stalled
+ * (the file, the command, the URL), its first characters only.
  *
  * @module
  */
@@ -10,13 +9,12 @@ import { isPlainObject } from "../shared/plain_object.ts";
 
 /** The input field a recovery prompt names, cut to a few characters. */
 export interface ToolInputSummary {
-  /** The field shown (`file_path`, `command`, ...); `""` for a call without input. */
+  /** `file_path`, `command`, ...; `""` for a call without input. */
   field: string;
-  /** The start of its value, at most {@link TOOL_INPUT_CHARS} characters. */
+  /** At most {@link TOOL_INPUT_CHARS} characters. */
   value: string;
 }
 
-/** The most characters of a field's value kept. */
 export const TOOL_INPUT_CHARS = 120;
 
 /**
@@ -31,13 +29,13 @@ const TELLING_FIELDS: readonly string[] =
 /** A key safe to show as it is (MCP tools name their own). */
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,39}$/;
 
-/** How many keys of an unknown input are looked at for a fallback field. */
+/** Keys of an unknown input looked at for a fallback field. */
 const FALLBACK_KEYS = 16;
 
 /**
- * Summarises a `tool_use` block's `input`: its telling field, else an
- * unknown tool's first short scalar field; `{field: "", value: ""}` for an
- * empty input, `null` for none or no object.
+ * A `tool_use` block's `input` summed up: its telling field, else an unknown
+ * tool's first scalar field; `{field: "", value: ""}` for an empty input,
+ * `null` for none or no object.
  */
 export function summarizeToolInput(input: unknown): ToolInputSummary | null {
   if (!isPlainObject(input)) return null;
@@ -62,10 +60,8 @@ export function summarizeToolInput(input: unknown): ToolInputSummary | null {
   return seen === 0 ? { field: "", value: "" } : null;
 }
 
-/**
- * The summary of an input whose line was too long to parse, from the raw
- * text from its `{` on: a first field that is a telling string field.
- */
+/** An overlong line's input summed up from its raw `{...`: a first field that tells. */
+
 export function summarizeRawToolInput(
   rawInput: string,
 ): ToolInputSummary | null {
