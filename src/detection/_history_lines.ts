@@ -39,11 +39,8 @@ export const HISTORY_READER_OPTIONS = Object.freeze({
 /** Clipped non-user lines up to this size are read again and parsed. */
 const REREAD_MAX_BYTES = DEFAULT_LINE_READER_OPTIONS.maxLineBytes;
 
-/** An open file read synchronously (a `Deno.FsFile`). */
-export interface SyncFile {
-  readSync(buffer: Uint8Array): number | null;
-  seekSync(offset: number, whence: Deno.SeekMode): number;
-}
+/** An open file read synchronously. */
+export type SyncFile = Pick<Deno.FsFile, "readSync" | "seekSync">;
 
 /** The entries on one line of a forward history scan. */
 export function historyLineEntries(

@@ -8,7 +8,7 @@
  */
 
 import { isPlainObject } from "../shared/plain_object.ts";
-import type { Entry } from "../transcript/entry.ts";
+import { type Entry, SNIPPET_CHARS } from "../transcript/entry.ts";
 
 /** A running background task, reduced to what links it to a tool call. */
 export interface BackgroundTask {
@@ -122,9 +122,6 @@ export function taskLinker(tasks: readonly BackgroundTask[]): TaskLinker {
     return best === Infinity ? null : tasks[best] ?? null;
   };
 }
-
-/** Longest result text searched for quoted task ids (see `entry.ts`). */
-const SNIPPET_CHARS = 400;
 
 /** The first-listed task whose id appears in `snippet`, as an index. */
 function quotedTask(

@@ -22,7 +22,7 @@ export interface ToolResult {
   empty: boolean;
   /** The user rejected or interrupted the call: the turn ended on purpose. */
   userStopped: boolean;
-  /** The start of the result's text, to link it to background tasks. */
+  /** Its text's start ({@link SNIPPET_CHARS}), to link it to background tasks. */
   snippet: string;
   /** A launching tool's result: a slash command's or skill's lines follow. */
   launch?: true;
@@ -35,6 +35,9 @@ export interface ToolResult {
    */
   launchRecord?: true;
 }
+
+/** The most characters of a result's text kept as its `snippet`. */
+export const SNIPPET_CHARS = 400;
 
 /** What every entry carries. */
 export interface EntryBase {
@@ -151,10 +154,8 @@ export function entryWeight(entry: Entry): number {
   return 1;
 }
 
-export interface LinePosition {
-  offset: number;
-  line: number;
-}
+/** Where a line sits in its file. */
+export type LinePosition = Pick<EntryBase, "offset" | "line">;
 
 /** Whether `entry` is the model acting: text or a call the client did not write itself. */
 export function isModelActivity(entry: Entry): entry is AssistantEntry {

@@ -16,6 +16,7 @@ import {
   isPlaceholderText,
   isUserStopText,
   type LinePosition,
+  SNIPPET_CHARS,
   type ToolResult,
   type ToolUse,
   userTextEntry,
@@ -47,8 +48,6 @@ export function lineEntries(raw: RawLine, lineNumber = 0): Entry[] {
   }
   return entries;
 }
-
-const SNIPPET_CHARS = 400;
 
 /**
  * One parsed line as an entry, `null` for metadata (snapshots, titles, queue
