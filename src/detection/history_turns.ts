@@ -202,7 +202,18 @@ export interface HistoryVerdict {
   overBudget?: true;
 }
 
-/** Yields every turn's verdict of an open transcript, in file order. Requires `--allow-read`. */
+/**
+ * Yields every turn's verdict of an open transcript, in file order. Requires
+ * `--allow-read`.
+ *
+ * @example
+ * ```ts
+ * using file = await Deno.open("session.jsonl");
+ * for await (const turn of readHistoryVerdicts(file, { subagent: false })) {
+ *   if (turn.outcome === "stalled") console.log(turn.startLine, turn.verdict.reason);
+ * }
+ * ```
+ */
 export async function* readHistoryVerdicts(
   file: SyncFile,
   options: HistoryOptions,
