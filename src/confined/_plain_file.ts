@@ -8,6 +8,8 @@
 
 import { NATIVE } from "../shared/paths.ts";
 import {
+  CLAUDE_DIR,
+  CODEX_DIR,
   type ConfinedDir,
   ConfinementError,
   recheckConfinedDir,
@@ -76,7 +78,7 @@ export function unusableShape(info: Deno.FileInfo): string | null {
 
 /** The `.claude` (or `.codex`) folder a path lies in, for messages. */
 function claudeRootOf(path: string): string {
-  for (const root of [".claude", ".codex"]) {
+  for (const root of [CLAUDE_DIR, CODEX_DIR]) {
     const at = path.lastIndexOf(`${NATIVE.sep}${root}`);
     if (at >= 0) return path.slice(0, at + root.length + 1);
   }
@@ -113,6 +115,7 @@ export function openChecked(
   options: OpenOptions,
   dir: ConfinedDir | null,
 ): Deno.FsFile | null {
+  const mode = options.mode === undefined ? {} : { mode: options.mode };
   for (let attempt = 0;; attempt++) {
     const seen = lstatOrNull(path);
     if (seen === null && !options.create) return null;
@@ -125,7 +128,7 @@ export function openChecked(
         write: seen === null || options.access !== "read",
         // Appending from the start: no hook overwrites another's line.
         append: options.access === "append",
-        ...(seen === null ? { createNew: true, ...modeOf(options.mode) } : {}),
+        ...(seen === null ? { createNew: true, ...mode } : {}),
       });
     } catch (error) {
       // Created, or renamed away (a log rotated), by another hook in between.
@@ -142,11 +145,6 @@ export function openChecked(
       `Refusing ${what} "${path}": it was replaced while being opened`,
     );
   }
-}
-
-/** `{ mode }` for `Deno.openSync`, or nothing (no `mode: undefined`). */
-export function modeOf(mode: number | undefined): { mode?: number } {
-  return mode === undefined ? {} : { mode };
 }
 
 /** A plain file's text (at most 16 MiB), or `null` when missing; a FIFO is never opened. */

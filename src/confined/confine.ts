@@ -44,10 +44,7 @@ export class ConfinementError extends StallWatchError {
 }
 
 /** The absolute `.claude` (or `root`) folder for a start directory. */
-export function claudeRoot(
-  cwd: string,
-  root: string = CLAUDE_DIR,
-): string {
+export function claudeRoot(cwd: string, root: string = CLAUDE_DIR): string {
   return resolvePath(cwd, root);
 }
 

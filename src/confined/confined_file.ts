@@ -39,7 +39,6 @@ import {
   assertPlainFile,
   assertPlainOrMissing,
   lstatOrNull,
-  modeOf,
   openChecked,
   type OpenOptions,
   type Ownership,
@@ -71,11 +70,7 @@ export function confinedFile(dir: ConfinedDir, name: string): string {
  * `<dir>/<name>` for a write about to happen, the folder chain checked again
  * (`recheckConfinedDir`): call it right before the system call.
  */
-function writablePath(
-  dir: ConfinedDir,
-  name: string,
-  what: string,
-): string {
+function writablePath(dir: ConfinedDir, name: string, what: string): string {
   const path = confinedFile(dir, name);
   recheckConfinedDir(dir, what);
   return path;
@@ -123,7 +118,7 @@ export function createConfinedFile(
   const file = Deno.openSync(path, {
     write: true,
     createNew: true,
-    ...modeOf(mode),
+    ...(mode === undefined ? {} : { mode }),
   });
   try {
     writeAll(file, bytes);

@@ -125,6 +125,11 @@ export class StateStore {
     return joinPath(NATIVE, this.#options.stateDir, RELOCATED_DIR);
   }
 
+  /** The usual state folder, then {@link RELOCATED_DIR}. */
+  get #stateDirs(): string[] {
+    return [this.#options.stateDir, this.#relocatedDir];
+  }
+
   /** The session's files in `stateDir`, the folder created and checked. */
   #sessionFiles(sessionId: string, stateDir: string): SessionFiles {
     const { cwd } = this.#options;
@@ -291,34 +296,29 @@ export class StateStore {
    * @throws {ConfinementError} When the state folder escapes its root.
    */
   sessionIds(): string[] {
-    const ids = new Set(this.#idsIn(this.#options.stateDir));
-    for (const id of this.#idsIn(this.#relocatedDir)) ids.add(id);
-    return [...ids].sort();
+    const ids = this.#stateDirs.flatMap((stateDir) => this.#idsIn(stateDir));
+    return [...new Set(ids)].sort();
   }
 
   #idsIn(stateDir: string): string[] {
     const dir = this.#existingDir(stateDir);
-    const ids: string[] = [];
-    if (dir === null) return ids;
+    if (dir === null) return [];
     try {
-      for (const entry of Deno.readDirSync(dir)) {
-        const id = entry.name.slice(0, -".json".length);
-        if (
-          entry.isFile && entry.name.endsWith(".json") &&
-          safeSessionId(id) === id
-        ) {
-          ids.push(id);
-        }
-      }
+      return [...Deno.readDirSync(dir)].flatMap(({ name, isFile }) => {
+        const id = name.slice(0, -".json".length);
+        const own = isFile && name.endsWith(".json") &&
+          safeSessionId(id) === id;
+        return own ? [id] : [];
+      });
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
+      return [];
     }
-    return ids;
   }
 
   /** {@link pruneStaleStateDaily} on the state folders, after a write; best effort. */
   pruneDaily(nowMs: number): string[] {
-    return [this.#options.stateDir, this.#relocatedDir].flatMap((stateDir) => {
+    return this.#stateDirs.flatMap((stateDir) => {
       let dir: ConfinedDir | null;
       try {
         dir = this.#existingDir(stateDir);
