@@ -149,9 +149,7 @@ export function openChecked(
 
 /** A plain file's text (at most 16 MiB), or `null` when missing; a FIFO is never opened. */
 export function readConfinedText(path: string, what: string): string | null {
-  const file = openChecked(path, what, { access: "read", create: false }, null);
-  if (file === null) return null;
-  try {
+  return readPlain(path, what, (file) => {
     const size = file.statSync().size;
     if (size > MAX_OWN_FILE_BYTES) {
       throw new ConfinementError(
@@ -159,17 +157,23 @@ export function readConfinedText(path: string, what: string): string | null {
       );
     }
     return readUpTo(file, size);
-  } finally {
-    file.close();
-  }
+  });
 }
 
 /** Up to the first 64 KiB of a plain file, for an ownership check; `""` when missing. */
 export function readHead(path: string, what: string): string {
+  return readPlain(path, what, (file) => readUpTo(file, HEAD_BYTES)) ?? "";
+}
+
+function readPlain(
+  path: string,
+  what: string,
+  read: (file: Deno.FsFile) => string,
+): string | null {
   const file = openChecked(path, what, { access: "read", create: false }, null);
-  if (file === null) return "";
+  if (file === null) return null;
   try {
-    return readUpTo(file, HEAD_BYTES);
+    return read(file);
   } finally {
     file.close();
   }

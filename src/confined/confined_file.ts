@@ -40,7 +40,6 @@ import {
   assertPlainOrMissing,
   lstatOrNull,
   openChecked,
-  type OpenOptions,
   type Ownership,
   readConfinedText,
   readHead,
@@ -74,19 +73,6 @@ function writablePath(dir: ConfinedDir, name: string, what: string): string {
   const path = confinedFile(dir, name);
   recheckConfinedDir(dir, what);
   return path;
-}
-
-/**
- * Opens the plain file `<dir>/<name>`, or creates it exclusively; `null`
- * when missing and `create` is off.
- */
-export function openConfined(
-  dir: ConfinedDir,
-  name: string,
-  what: string,
-  options: OpenOptions,
-): Deno.FsFile | null {
-  return openChecked(confinedFile(dir, name), what, options, dir);
 }
 
 function notOwn(what: string, path: string): ConfinementError {
@@ -199,10 +185,7 @@ export function appendConfined(
   isOwn: Ownership,
 ): void {
   const path = confinedFile(dir, name);
-  const file = openConfined(dir, name, what, {
-    access: "append",
-    create: true,
-  });
+  const file = openChecked(path, what, { access: "append", create: true }, dir);
   try {
     if (file === null) return;
     const size = file.statSync().size;
@@ -275,7 +258,7 @@ export function touchConfined(
   nowMs: number,
 ): void {
   const path = confinedFile(dir, name);
-  const file = openConfined(dir, name, what, { access: "lock", create: true });
+  const file = openChecked(path, what, { access: "lock", create: true }, dir);
   try {
     if (file === null) return;
     if (file.statSync().size !== 0) {

@@ -29,7 +29,7 @@ import { withFileLock } from "../confined/file_lock.ts";
 import { describe } from "../shared/errors.ts";
 import { joinPath, NATIVE } from "../shared/paths.ts";
 import { pruneStaleStateDaily } from "./state_sweeper.ts";
-import { safeSessionId } from "./session_id.ts";
+import { sessionOfStateFile } from "./session_id.ts";
 import {
   emptyState,
   isReplaceableState,
@@ -115,11 +115,6 @@ export class StateStore {
     this.#options = options;
   }
 
-  /** The client's folder every state path must lie in. */
-  get #root(): string {
-    return this.#options.clientDir ?? CLAUDE_DIR;
-  }
-
   /** The state folder's {@link RELOCATED_DIR}, relative to the start directory. */
   get #relocatedDir(): string {
     return joinPath(NATIVE, this.#options.stateDir, RELOCATED_DIR);
@@ -132,14 +127,14 @@ export class StateStore {
 
   /** The session's files in `stateDir`, the folder created and checked. */
   #sessionFiles(sessionId: string, stateDir: string): SessionFiles {
-    const { cwd } = this.#options;
-    const dir = ensureOwnedDir(cwd, stateDir, "state folder", this.#root);
+    const { cwd, clientDir = CLAUDE_DIR } = this.#options;
+    const dir = ensureOwnedDir(cwd, stateDir, "state folder", clientDir);
     return sessionFilesIn(dir, sessionId);
   }
 
   #existingDir(stateDir: string): ConfinedDir | null {
-    const { cwd } = this.#options;
-    return existingConfinedDir(cwd, stateDir, "state folder", this.#root);
+    const { cwd, clientDir = CLAUDE_DIR } = this.#options;
+    return existingConfinedDir(cwd, stateDir, "state folder", clientDir);
   }
 
   /** Runs `action` holding the session's lock. */
@@ -305,10 +300,8 @@ export class StateStore {
     if (dir === null) return [];
     try {
       return [...Deno.readDirSync(dir)].flatMap(({ name, isFile }) => {
-        const id = name.slice(0, -".json".length);
-        const own = isFile && name.endsWith(".json") &&
-          safeSessionId(id) === id;
-        return own ? [id] : [];
+        const id = isFile ? sessionOfStateFile(name) : null;
+        return id === null ? [] : [id];
       });
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
