@@ -53,7 +53,7 @@ import {
   sessionFilesIn,
 } from "./_session_files.ts";
 
-// The watch marker's ownership test (`watchdog/_watch_marker.ts`).
+// isReplaceableState: the watch marker's ownership test (`watchdog/`).
 export { isReplaceableState, type QuarantinedEntry };
 
 /** Where and how a {@link StateStore} keeps its files. */
@@ -159,27 +159,19 @@ export class StateStore {
    * {@link RELOCATED_DIR} when the usual file is someone else's.
    */
   read(sessionId: string): LoadedState {
-    const here = this.#readIn(this.#options.stateDir, sessionId);
-    if (here !== FOREIGN) return here;
-    const relocated = this.#readIn(this.#relocatedDir, sessionId);
-    return relocated !== FOREIGN ? relocated : {
-      state: emptyState(),
-      note: noteOf(new Error(FOREIGN_REASON)),
-    };
+    return this.#readIn(this.#options.stateDir, sessionId) ??
+      this.#readIn(this.#relocatedDir, sessionId) ??
+      { state: emptyState(), note: noteOf(new Error(FOREIGN_REASON)) };
   }
 
-  #readIn(stateDir: string, sessionId: string): LoadedState | typeof FOREIGN {
-    let dir: ConfinedDir | null;
+  /** The session's state in `stateDir`, or `null` when its file is someone else's. */
+  #readIn(stateDir: string, sessionId: string): LoadedState | null {
     try {
-      dir = this.#existingDir(stateDir);
-    } catch (error) {
-      return { state: emptyState(), note: noteOf(error) };
-    }
-    if (dir === null) return { state: emptyState(), note: null };
-    try {
+      const dir = this.#existingDir(stateDir);
+      if (dir === null) return { state: emptyState(), note: null };
       return readState(sessionFilesIn(dir, sessionId).statePath);
     } catch (error) {
-      if (error instanceof ForeignStateError) return FOREIGN;
+      if (error instanceof ForeignStateError) return null;
       return { state: emptyState(), note: noteOf(error) };
     }
   }
@@ -322,6 +314,3 @@ export class StateStore {
     });
   }
 }
-
-/** {@link StateStore.read}'s word for a foreign file: read the relocated one. */
-const FOREIGN = Symbol("foreign state file");
