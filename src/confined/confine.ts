@@ -227,11 +227,8 @@ export function symlinkRefusal(
   );
 }
 
-const MAX_SHOWN_CHARS = 200;
-
-function clip(text: string): string {
-  return clipMiddle(text, MAX_SHOWN_CHARS);
-}
+/** A path or link text for a message, at most 200 characters. */
+const clip = (text: string) => clipMiddle(text, 200);
 
 /** The hop that leaves the start directory: `to "<text>"`, or `via <hop> -> "<text>"`. */
 function hop(link: string, out: { link: string; target: string }): string {
