@@ -43,19 +43,19 @@ export class ConfinementError extends StallWatchError {
   }
 }
 
-/** The absolute `.claude` (or `root`) folder for a start directory. */
-export function claudeRoot(cwd: string, root: string = CLAUDE_DIR): string {
-  return resolvePath(cwd, root);
+/** The absolute `.claude` (or `rootName`) folder for a start directory. */
+export function claudeRoot(cwd: string, rootName: string = CLAUDE_DIR): string {
+  return resolvePath(cwd, rootName);
 }
 
-/** `path` resolved against `cwd`, checked on its text to lie inside `<cwd>/<dir>`. */
+/** `path` resolved against `cwd`, checked on its text to lie inside `<cwd>/<rootName>`. */
 export function confinedPath(
   cwd: string,
   path: string,
   what: string,
-  dir: string = CLAUDE_DIR,
+  rootName: string = CLAUDE_DIR,
 ): string {
-  const root = claudeRoot(cwd, dir);
+  const root = claudeRoot(cwd, rootName);
   const absolute = resolvePath(cwd, path);
   if (!isInside(root, absolute)) {
     throw new ConfinementError(
