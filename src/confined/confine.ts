@@ -43,22 +43,19 @@ export class ConfinementError extends StallWatchError {
   }
 }
 
-/** The absolute `.claude` (or `root`) folder for a start directory. */
-export function claudeRoot(
-  cwd: string,
-  root: string = CLAUDE_DIR,
-): string {
-  return resolvePath(cwd, root);
+/** The absolute `.claude` (or `rootName`) folder for a start directory. */
+export function claudeRoot(cwd: string, rootName: string = CLAUDE_DIR): string {
+  return resolvePath(cwd, rootName);
 }
 
-/** `path` resolved against `cwd`, checked on its text to lie inside `<cwd>/<dir>`. */
+/** `path` resolved against `cwd`, checked on its text to lie inside `<cwd>/<rootName>`. */
 export function confinedPath(
   cwd: string,
   path: string,
   what: string,
-  dir: string = CLAUDE_DIR,
+  rootName: string = CLAUDE_DIR,
 ): string {
-  const root = claudeRoot(cwd, dir);
+  const root = claudeRoot(cwd, rootName);
   const absolute = resolvePath(cwd, path);
   if (!isInside(root, absolute)) {
     throw new ConfinementError(
@@ -230,11 +227,8 @@ export function symlinkRefusal(
   );
 }
 
-const MAX_SHOWN_CHARS = 200;
-
-function clip(text: string): string {
-  return clipMiddle(text, MAX_SHOWN_CHARS);
-}
+/** A path or link text for a message, at most 200 characters. */
+const clip = (text: string) => clipMiddle(text, 200);
 
 /** The hop that leaves the start directory: `to "<text>"`, or `via <hop> -> "<text>"`. */
 function hop(link: string, out: { link: string; target: string }): string {

@@ -33,20 +33,28 @@ import {
   ensureConfinedDir,
   OWN_GITIGNORE,
   recheckConfinedDir,
-  symlinkRefusal,
 } from "./confine.ts";
 import { settledRename } from "./_settled_rename.ts";
+import {
+  assertPlainFile,
+  assertPlainOrMissing,
+  lstatOrNull,
+  openChecked,
+  type Ownership,
+  readConfinedText,
+  readHead,
+  unusableShape,
+} from "./_plain_file.ts";
 
-/** Proves from a file's text that stall-watch wrote it. */
-export type Ownership = (text: string) => boolean;
-
-/** Largest file whose content {@link readConfinedText} returns. */
-const MAX_OWN_FILE_BYTES = 16 * 1024 * 1024;
+export {
+  assertPlainOrMissing,
+  lstatOrNull,
+  type Ownership,
+  readConfinedText,
+  unusableShape,
+};
 
 const encoder = new TextEncoder();
-
-/** How often an open looks again when another hook creates or rotates the file. */
-const RETRIES = 8;
 
 /** `<dir>/<name>` for a single-segment name that is no device name. */
 export function confinedFile(dir: ConfinedDir, name: string): string {
@@ -61,173 +69,10 @@ export function confinedFile(dir: ConfinedDir, name: string): string {
  * `<dir>/<name>` for a write about to happen, the folder chain checked again
  * (`recheckConfinedDir`): call it right before the system call.
  */
-function writablePath(
-  dir: ConfinedDir,
-  name: string,
-  what: string,
-): string {
+function writablePath(dir: ConfinedDir, name: string, what: string): string {
   const path = confinedFile(dir, name);
   recheckConfinedDir(dir, what);
   return path;
-}
-
-/** `lstat`, or `null` when nothing is there. */
-export function lstatOrNull(path: string): Deno.FileInfo | null {
-  try {
-    return Deno.lstatSync(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw error;
-  }
-}
-
-/** Refuses what stall-watch never writes: anything but a regular file of one link. */
-function assertPlainFile(path: string, info: Deno.FileInfo, what: string) {
-  if (info.isSymlink) throw symlinkRefusal(claudeRootOf(path), path, what);
-  if (!info.isFile) {
-    throw new ConfinementError(
-      `Refusing ${what} "${path}": it is not a regular file`,
-    );
-  }
-  if (info.nlink !== null && info.nlink > 1) {
-    throw new ConfinementError(
-      `Refusing ${what} "${path}": it has ${info.nlink} hard links, so ` +
-        "writing it could change a file elsewhere",
-    );
-  }
-}
-
-/** Refuses `path` unless it is missing or a plain file (regular, one link). */
-export function assertPlainOrMissing(path: string, what: string): void {
-  const info = lstatOrNull(path);
-  if (info !== null) assertPlainFile(path, info, what);
-}
-
-/** The `.claude` (or `.codex`) folder a path lies in, for messages. */
-function claudeRootOf(path: string): string {
-  for (const root of [".claude", ".codex"]) {
-    const at = path.lastIndexOf(`${NATIVE.sep}${root}`);
-    if (at >= 0) return path.slice(0, at + root.length + 1);
-  }
-  return path;
-}
-
-/** Whether an open handle is the plain file `lstat` saw (device and inode). */
-function isSameFile(file: Deno.FsFile, seen: Deno.FileInfo): boolean {
-  const opened = file.statSync();
-  // Windows reports no inode; there the lstat alone has to do.
-  return opened.isFile && (opened.nlink === null || opened.nlink <= 1) &&
-    (seen.ino === null || opened.ino === null ||
-      (opened.ino === seen.ino && opened.dev === seen.dev));
-}
-
-interface OpenOptions {
-  /** `lock`: for locking only, content untouched. */
-  access: "append" | "lock" | "read";
-  /** Create the file (exclusively) when it is missing. */
-  create: boolean;
-  /** Permission bits of a created file (the umask may take bits away). */
-  mode?: number;
-}
-
-/**
- * Opens the plain file `<dir>/<name>`, or creates it exclusively; `null`
- * when missing and `create` is off.
- */
-export function openConfined(
-  dir: ConfinedDir,
-  name: string,
-  what: string,
-  options: OpenOptions,
-): Deno.FsFile | null {
-  return openChecked(confinedFile(dir, name), what, options, dir);
-}
-
-/** {@link openConfined} by path; `dir` (rechecked before the open) is `null` only to read. */
-function openChecked(
-  path: string,
-  what: string,
-  options: OpenOptions,
-  dir: ConfinedDir | null,
-): Deno.FsFile | null {
-  const recheck = () => {
-    if (dir !== null) recheckConfinedDir(dir, what);
-  };
-  for (let attempt = 0;; attempt++) {
-    const seen = lstatOrNull(path);
-    if (seen === null) {
-      if (!options.create) return null;
-      recheck();
-      try {
-        return Deno.openSync(path, {
-          read: options.access !== "append",
-          write: true,
-          // Appending from the start: no hook overwrites another's line.
-          append: options.access === "append",
-          createNew: true,
-          ...(options.mode === undefined ? {} : { mode: options.mode }),
-        });
-      } catch (error) {
-        // Created by another hook in between: look again.
-        if (error instanceof Deno.errors.AlreadyExists && attempt < RETRIES) {
-          continue;
-        }
-        throw error;
-      }
-    }
-    assertPlainFile(path, seen, what);
-    recheck();
-    let file: Deno.FsFile;
-    try {
-      file = Deno.openSync(path, {
-        read: options.access !== "append",
-        write: options.access !== "read",
-        append: options.access === "append",
-      });
-    } catch (error) {
-      // Renamed away in between (a log rotated by another hook): look again.
-      if (error instanceof Deno.errors.NotFound && attempt < RETRIES) continue;
-      throw error;
-    }
-    if (isSameFile(file, seen)) return file;
-    file.close();
-    // Renamed in between (a log rotated by another hook): look again.
-    if (attempt < RETRIES) continue;
-    throw new ConfinementError(
-      `Refusing ${what} "${path}": it was replaced while being opened`,
-    );
-  }
-}
-
-/** A plain file's text (at most 16 MiB), or `null` when missing; a FIFO is never opened. */
-export function readConfinedText(path: string, what: string): string | null {
-  const file = openChecked(path, what, { access: "read", create: false }, null);
-  if (file === null) return null;
-  try {
-    const size = file.statSync().size;
-    if (size > MAX_OWN_FILE_BYTES) {
-      throw new ConfinementError(
-        `Refusing ${what} "${path}": ${size} bytes is not one of stall-watch's files`,
-      );
-    }
-    const bytes = new Uint8Array(size);
-    let read = 0;
-    while (read < size) {
-      const n = file.readSync(bytes.subarray(read));
-      if (n === null) break;
-      read += n;
-    }
-    return new TextDecoder().decode(bytes.subarray(0, read));
-  } finally {
-    file.close();
-  }
-}
-
-/** The reading of a file that may be stall-watch's: missing, its text, or refused. */
-function ownText(path: string, what: string, isOwn: Ownership): string | null {
-  const text = readConfinedText(path, what);
-  if (text !== null && !isOwn(text)) throw notOwn(what, path);
-  return text;
 }
 
 function notOwn(what: string, path: string): ConfinementError {
@@ -282,7 +127,7 @@ function removeIfSame(dir: ConfinedDir, name: string, what: string): void {
 }
 
 /** The temp file's name for `name`: `.<name>.<pid>.<random>.tmp`. */
-export function tempNameFor(name: string): string {
+function tempNameFor(name: string): string {
   // Math.random, not crypto (about 1 ms and 0.6 MiB a stop): the pid and
   // the exclusive create already keep writers apart.
   const random = Math.floor(Math.random() * 2 ** 32).toString(36);
@@ -309,8 +154,10 @@ export function replaceConfinedFile(
   options: ReplaceOptions = {},
 ): void {
   const path = confinedFile(dir, name);
-  if (options.isOwn) ownText(path, what, options.isOwn);
-  else assertPlainOrMissing(path, what);
+  if (options.isOwn) {
+    const old = readConfinedText(path, what);
+    if (old !== null && !options.isOwn(old)) throw notOwn(what, path);
+  } else assertPlainOrMissing(path, what);
   const tempName = tempNameFor(name);
   const temp = createConfinedFile(
     dir,
@@ -338,10 +185,7 @@ export function appendConfined(
   isOwn: Ownership,
 ): void {
   const path = confinedFile(dir, name);
-  const file = openConfined(dir, name, what, {
-    access: "append",
-    create: true,
-  });
+  const file = openChecked(path, what, { access: "append", create: true }, dir);
   try {
     if (file === null) return;
     const size = file.statSync().size;
@@ -353,19 +197,6 @@ export function appendConfined(
   }
 }
 
-/** Up to the first 64 KiB of a plain file, for an ownership check. */
-function readHead(path: string, what: string): string {
-  const file = openChecked(path, what, { access: "read", create: false }, null);
-  if (file === null) return "";
-  try {
-    const bytes = new Uint8Array(64 * 1024);
-    const n = file.readSync(bytes) ?? 0;
-    return new TextDecoder().decode(bytes.subarray(0, n));
-  } finally {
-    file.close();
-  }
-}
-
 /** Renames `<dir>/<from>` over `<dir>/<to>` (both its own; `to` may be missing); whether `from` existed. */
 export function renameConfined(
   dir: ConfinedDir,
@@ -374,18 +205,19 @@ export function renameConfined(
   what: string,
   isOwn: Ownership,
 ): boolean {
-  const source = confinedFile(dir, from);
   const target = confinedFile(dir, to);
-  const seen = lstatOrNull(source);
-  if (seen === null) return false;
-  assertPlainFile(source, seen, what);
-  if (!isOwn(readHead(source, what))) throw notOwn(what, source);
-  const old = lstatOrNull(target);
-  if (old !== null) {
-    assertPlainFile(target, old, what);
-    if (!isOwn(readHead(target, what))) throw notOwn(what, target);
-  }
+  if (!existsOwn(confinedFile(dir, from), what, isOwn)) return false;
+  existsOwn(target, what, isOwn);
   settledRename(writablePath(dir, from, what), target);
+  return true;
+}
+
+/** Whether `path` exists; refused unless a plain file whose head passes `isOwn`. */
+function existsOwn(path: string, what: string, isOwn: Ownership): boolean {
+  const seen = lstatOrNull(path);
+  if (seen === null) return false;
+  assertPlainFile(path, seen, what);
+  if (!isOwn(readHead(path, what))) throw notOwn(what, path);
   return true;
 }
 
@@ -399,7 +231,7 @@ export function removeConfined(
   const path = confinedFile(dir, name);
   const seen = lstatOrNull(path);
   if (seen === null) return "absent";
-  if (seen.isSymlink || !seen.isFile || (seen.nlink ?? 1) > 1) return "kept";
+  if (unusableShape(seen) !== null) return "kept";
   let text: string | null;
   try {
     text = readConfinedText(path, what);
@@ -426,7 +258,7 @@ export function touchConfined(
   nowMs: number,
 ): void {
   const path = confinedFile(dir, name);
-  const file = openConfined(dir, name, what, { access: "lock", create: true });
+  const file = openChecked(path, what, { access: "lock", create: true }, dir);
   try {
     if (file === null) return;
     if (file.statSync().size !== 0) {
@@ -439,22 +271,6 @@ export function touchConfined(
   } finally {
     file?.close();
   }
-}
-
-/** Why an entry is nothing stall-watch could have written, or `null` for a plain file. */
-export function unusableShape(info: Deno.FileInfo): string | null {
-  if (info.isSymlink) return "it is a symlink";
-  if (info.isFifo) return "it is a FIFO";
-  if (info.isDirectory) return "it is a directory";
-  if (!info.isFile) return "it is not a regular file";
-  if (info.nlink !== null && info.nlink > 1) {
-    return `it has ${info.nlink} hard links`;
-  }
-  return null;
-}
-
-function quarantineName(name: string, n: number): string {
-  return `${name}.quarantined-${n}`;
 }
 
 /**
@@ -470,7 +286,7 @@ export function quarantineConfined(
   maxKept: number,
 ): string | null {
   for (let n = 1; n <= maxKept; n++) {
-    const aside = quarantineName(name, n);
+    const aside = `${name}.quarantined-${n}`;
     if (lstatOrNull(confinedFile(dir, aside)) !== null) continue;
     const path = writablePath(dir, name, what);
     const now = lstatOrNull(path);

@@ -8,7 +8,8 @@
 
 import { ExitCode, StallWatchError } from "../shared/errors.ts";
 import { type ConfinedDir, recheckConfinedDir } from "./confine.ts";
-import { confinedFile, openConfined } from "./confined_file.ts";
+import { confinedFile } from "./confined_file.ts";
+import { openChecked } from "./_plain_file.ts";
 
 /** Another process of the session held the lock too long (exit 1; the hook allows). */
 export class LockTimeoutError extends StallWatchError {
@@ -41,10 +42,8 @@ export async function withFileLock<T>(
   action: () => T | Promise<T>,
 ): Promise<T> {
   const path = confinedFile(dir, name);
-  const file = openConfined(dir, name, "lock file", {
-    access: "lock",
-    create: true,
-  });
+  const what = "lock file";
+  const file = openChecked(path, what, { access: "lock", create: true }, dir);
   if (file === null) throw new Error(`Cannot create the lock "${path}"`);
   try {
     let waited = 0;
@@ -59,7 +58,7 @@ export async function withFileLock<T>(
     }
     try {
       // After a wait, the folder must still be the one checked.
-      recheckConfinedDir(dir, "lock file");
+      recheckConfinedDir(dir, what);
       return await action();
     } finally {
       try {

@@ -1,13 +1,19 @@
 /**
- * A session's files in a checked state folder (`<id>.json`, `<id>.lock`),
- * and reading its state file: a symlink, FIFO, hard link or someone else's
- * file is refused, never read as state.
+ * A session's files in a checked state folder (`<id>.json`, `<id>.lock`):
+ * reading its state file (a symlink, FIFO, hard link or someone else's file
+ * is refused, never read as state) and moving an unusable one aside.
  *
  * @module
  */
 
 import { type ConfinedDir, ConfinementError } from "../confined/confine.ts";
-import { confinedFile, readConfinedText } from "../confined/confined_file.ts";
+import {
+  confinedFile,
+  lstatOrNull,
+  quarantineConfined,
+  readConfinedText,
+  unusableShape,
+} from "../confined/confined_file.ts";
 import { describe } from "../shared/errors.ts";
 import { safeSessionId } from "./session_id.ts";
 import {
@@ -26,7 +32,7 @@ export interface SessionFiles {
   statePath: string;
 }
 
-export function nameOf(files: SessionFiles, file: "state" | "lock"): string {
+function nameOf(files: SessionFiles, file: "state" | "lock"): string {
   return file === "state" ? files.stateName : files.lockName;
 }
 
@@ -97,4 +103,77 @@ export function readState(path: string): LoadedState {
   if (text === null) return { state: emptyState(), note: null };
   if (!isReplaceableState(text)) throw new ForeignStateError(path);
   return parseState(text);
+}
+
+/** A session's state or lock file that could not be used and was moved aside. */
+export interface QuarantinedEntry {
+  file: "state" | "lock";
+  path: string;
+  /** Its name now, in the same folder. */
+  movedTo: string;
+  /** Why: "it is a symlink", "it is not valid JSON". */
+  reason: string;
+}
+
+type OnQuarantine = ((entry: QuarantinedEntry) => void) | undefined;
+
+/**
+ * At most this many of one session's state files, and as many lock files,
+ * are kept moved aside (`<name>.quarantined-1` to `-3`): a fault that keeps
+ * coming back fills no disk and cannot restart the retry budget without end.
+ */
+const MAX_QUARANTINED = 3;
+
+/** The session's state, an unusable file moved aside first (under the lock). */
+export function loadHealing(
+  files: SessionFiles,
+  onRescue: OnQuarantine,
+): LoadedState {
+  if (quarantineUnusable(files, "state", onRescue)) {
+    return { state: emptyState(), note: null };
+  }
+  const loaded = readState(files.statePath);
+  if (loaded.corrupt === undefined) return loaded;
+  const seen = lstatOrNull(files.statePath);
+  if (
+    seen !== null && moveAside(files, "state", seen, loaded.corrupt, onRescue)
+  ) {
+    return { state: emptyState(), note: null };
+  }
+  return loaded; // no room to keep it: replaced by the next save, as before
+}
+
+/**
+ * Moves the session's `file` aside when its shape makes it unusable, by a
+ * rename inside the checked folder: the entry moves, never what a link
+ * leads to. Whether it moved.
+ */
+export function quarantineUnusable(
+  files: SessionFiles,
+  file: "state" | "lock",
+  onRescue: OnQuarantine,
+): boolean {
+  const seen = lstatOrNull(confinedFile(files.dir, nameOf(files, file)));
+  const reason = seen === null ? null : unusableShape(seen);
+  return reason !== null && moveAside(files, file, seen!, reason, onRescue);
+}
+
+function moveAside(
+  files: SessionFiles,
+  file: "state" | "lock",
+  seen: Deno.FileInfo,
+  reason: string,
+  onRescue: OnQuarantine,
+): boolean {
+  const name = nameOf(files, file);
+  const movedTo = quarantineConfined(
+    files.dir,
+    name,
+    `${file} file`,
+    seen,
+    MAX_QUARANTINED,
+  );
+  if (movedTo === null) return false;
+  onRescue?.({ file, path: confinedFile(files.dir, name), movedTo, reason });
+  return true;
 }

@@ -178,13 +178,8 @@ export function evaluateGates(
     counts.set(turnCap.key, retriesOf(state, turnCap.key) + 1);
   }
   const retries = Object.fromEntries(counts);
-  return {
-    gate: "recover",
-    maxRetries: limits.maxRetries,
-    allowed,
-    capped,
-    retries,
-  };
+  const { maxRetries } = limits;
+  return { gate: "recover", maxRetries, allowed, capped, retries };
 }
 
 /** The state after a recovery {@link evaluateGates} allowed. */

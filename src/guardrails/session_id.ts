@@ -18,3 +18,10 @@ export function safeSessionId(sessionId: string): string {
   if (safe === "" || /^\.+$/.test(safe)) return `session${safe.length}`;
   return isDeviceName(`${safe}.json`) ? `_${safe}` : safe;
 }
+
+/** The session a state file's name (`<id>.json`) is for, or `null` for a name no {@link safeSessionId} gives. */
+export function sessionOfStateFile(name: string): string | null {
+  if (!name.endsWith(".json")) return null;
+  const id = name.slice(0, -".json".length);
+  return safeSessionId(id) === id ? id : null;
+}

@@ -21,19 +21,15 @@ import {
   existingConfinedDir,
 } from "../confined/confine.ts";
 import {
-  confinedFile,
   ensureOwnedDir,
-  lstatOrNull,
-  quarantineConfined,
   removeConfined,
   replaceConfinedFile,
-  unusableShape,
 } from "../confined/confined_file.ts";
-import { type LockOptions, withFileLock } from "../confined/file_lock.ts";
+import { withFileLock } from "../confined/file_lock.ts";
 import { describe } from "../shared/errors.ts";
 import { joinPath, NATIVE } from "../shared/paths.ts";
 import { pruneStaleStateDaily } from "./state_sweeper.ts";
-import { safeSessionId } from "./session_id.ts";
+import { sessionOfStateFile } from "./session_id.ts";
 import {
   emptyState,
   isReplaceableState,
@@ -47,41 +43,30 @@ import {
   FOREIGN_REASON,
   ForeignStateError,
   keptOrText,
-  nameOf,
+  loadHealing,
   NOT_STATE,
   noteOf,
+  type QuarantinedEntry,
+  quarantineUnusable,
   readState,
   type SessionFiles,
   sessionFilesIn,
 } from "./_session_files.ts";
 
-// The watch marker's ownership test (`watchdog/_watch_marker.ts`).
-export { isReplaceableState };
+// isReplaceableState: the watch marker's ownership test (`watchdog/`).
+export { isReplaceableState, type QuarantinedEntry };
 
 /** Where and how a {@link StateStore} keeps its files. */
 export interface StateStoreOptions {
   cwd: string;
   /** The state folder, relative to `cwd` (inside the client's folder). */
   stateDir: string;
-  /**
-   * The client's folder the state folder must lie in: `.claude` (the
-   * default) or Codex's `.codex`.
-   */
+  /** The client's folder the state folder lies in: `.claude` (default) or `.codex`. */
   clientDir?: string;
   sleep: (ms: number) => Promise<void>;
   lockTimeoutMs?: number;
   /** Told of every file moved aside, and once of a relocated session. */
   onRescue?: (entry: StateRescue) => void;
-}
-
-/** A session's state or lock file that could not be used and was moved aside. */
-export interface QuarantinedEntry {
-  file: "state" | "lock";
-  path: string;
-  /** Its name now, in the same folder. */
-  movedTo: string;
-  /** Why: "it is a symlink", "it is not valid JSON". */
-  reason: string;
 }
 
 /** A session kept in {@link RELOCATED_DIR}: its state file is someone else's. */
@@ -102,13 +87,6 @@ export type StateRescue = QuarantinedEntry | RelocatedState;
  * files can hold one under any name): the session stays protected.
  */
 const RELOCATED_DIR = "relocated";
-
-/**
- * At most this many of one session's state files, and as many lock files,
- * are kept moved aside (`<name>.quarantined-1` to `-3`): a fault that keeps
- * coming back fills no disk and cannot restart the retry budget without end.
- */
-const MAX_QUARANTINED = 3;
 
 /** What {@link StateStore.remove} did. */
 export type RemovedState =
@@ -137,44 +115,35 @@ export class StateStore {
     this.#options = options;
   }
 
-  /** The client's folder every state path must lie in. */
-  get #root(): string {
-    return this.#options.clientDir ?? CLAUDE_DIR;
-  }
-
   /** The state folder's {@link RELOCATED_DIR}, relative to the start directory. */
   get #relocatedDir(): string {
     return joinPath(NATIVE, this.#options.stateDir, RELOCATED_DIR);
   }
 
+  /** The usual state folder, then {@link RELOCATED_DIR}. */
+  get #stateDirs(): string[] {
+    return [this.#options.stateDir, this.#relocatedDir];
+  }
+
   /** The session's files in `stateDir`, the folder created and checked. */
   #sessionFiles(sessionId: string, stateDir: string): SessionFiles {
-    return sessionFilesIn(
-      ensureOwnedDir(
-        this.#options.cwd,
-        stateDir,
-        "state folder",
-        this.#root,
-      ),
-      sessionId,
-    );
+    const { cwd, clientDir = CLAUDE_DIR } = this.#options;
+    const dir = ensureOwnedDir(cwd, stateDir, "state folder", clientDir);
+    return sessionFilesIn(dir, sessionId);
   }
 
   #existingDir(stateDir: string): ConfinedDir | null {
-    return existingConfinedDir(
-      this.#options.cwd,
-      stateDir,
-      "state folder",
-      this.#root,
-    );
+    const { cwd, clientDir = CLAUDE_DIR } = this.#options;
+    return existingConfinedDir(cwd, stateDir, "state folder", clientDir);
   }
 
-  #lockOptions(): LockOptions {
-    return {
+  /** Runs `action` holding the session's lock. */
+  #locked<T>(files: SessionFiles, action: () => T): Promise<T> {
+    return withFileLock(files.dir, files.lockName, {
       timeoutMs: this.#options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
       sleep: this.#options.sleep,
       onUnlockError: (error) => this.#unlockErrors.push(describe(error)),
-    };
+    }, action);
   }
 
   /**
@@ -190,27 +159,19 @@ export class StateStore {
    * {@link RELOCATED_DIR} when the usual file is someone else's.
    */
   read(sessionId: string): LoadedState {
-    const here = this.#readIn(this.#options.stateDir, sessionId);
-    if (here !== FOREIGN) return here;
-    const relocated = this.#readIn(this.#relocatedDir, sessionId);
-    return relocated !== FOREIGN ? relocated : {
-      state: emptyState(),
-      note: noteOf(new Error(FOREIGN_REASON)),
-    };
+    return this.#readIn(this.#options.stateDir, sessionId) ??
+      this.#readIn(this.#relocatedDir, sessionId) ??
+      { state: emptyState(), note: noteOf(new Error(FOREIGN_REASON)) };
   }
 
-  #readIn(stateDir: string, sessionId: string): LoadedState | typeof FOREIGN {
-    let dir: ConfinedDir | null;
+  /** The session's state in `stateDir`, or `null` when its file is someone else's. */
+  #readIn(stateDir: string, sessionId: string): LoadedState | null {
     try {
-      dir = this.#existingDir(stateDir);
-    } catch (error) {
-      return { state: emptyState(), note: noteOf(error) };
-    }
-    if (dir === null) return { state: emptyState(), note: null };
-    try {
+      const dir = this.#existingDir(stateDir);
+      if (dir === null) return { state: emptyState(), note: null };
       return readState(sessionFilesIn(dir, sessionId).statePath);
     } catch (error) {
-      if (error instanceof ForeignStateError) return FOREIGN;
+      if (error instanceof ForeignStateError) return null;
       return { state: emptyState(), note: noteOf(error) };
     }
   }
@@ -218,10 +179,9 @@ export class StateStore {
   /**
    * Runs `change` on the session's state under its lock and saves the
    * state it returns, atomically. An unusable lock or state file (a
-   * symlink, FIFO, folder or hard link; no JSON object) is moved aside by a
-   * rename inside the checked folder, which moves the entry, never what a
-   * link leads to; someone else's state file is left alone and the session
-   * kept in {@link RELOCATED_DIR}. `onRescue` is told of both.
+   * symlink, FIFO, folder or hard link; no JSON object) is moved aside;
+   * someone else's state file is left alone and the session kept in
+   * {@link RELOCATED_DIR}. `onRescue` is told of both.
    *
    * @throws {ConfinementError} When the state folder escapes its root, or a
    * file cannot be used and not moved aside.
@@ -257,72 +217,22 @@ export class StateStore {
     const files = this.#sessionFiles(sessionId, stateDir);
     // No lock to hold while moving a lock file aside: quarantineConfined
     // checks the inode, so a rival moves nothing that changed since it looked.
-    this.#quarantineUnusable(files, "lock");
-    return await withFileLock(
-      files.dir,
-      files.lockName,
-      this.#lockOptions(),
-      () => {
-        const { state, result } = change(this.#loadHealing(files));
-        if (state !== null) {
-          replaceConfinedFile(
-            files.dir,
-            files.stateName,
-            serializeState(state),
-            "state file",
-            { isOwn: isReplaceableState },
-          );
-        }
-        return result;
-      },
-    );
-  }
-
-  /** The session's state, an unusable file moved aside first (under the lock). */
-  #loadHealing(files: SessionFiles): LoadedState {
-    if (this.#quarantineUnusable(files, "state")) {
-      return { state: emptyState(), note: null };
-    }
-    const loaded = readState(files.statePath);
-    if (loaded.corrupt === undefined) return loaded;
-    const seen = lstatOrNull(files.statePath);
-    if (
-      seen !== null && this.#moveAside(files, "state", seen, loaded.corrupt)
-    ) {
-      return { state: emptyState(), note: null };
-    }
-    return loaded; // no room to keep it: replaced by the next save, as before
-  }
-
-  /** Moves the session's `file` aside when its shape makes it unusable. */
-  #quarantineUnusable(files: SessionFiles, file: "state" | "lock"): boolean {
-    const seen = lstatOrNull(confinedFile(files.dir, nameOf(files, file)));
-    const reason = seen === null ? null : unusableShape(seen);
-    return reason !== null && this.#moveAside(files, file, seen!, reason);
-  }
-
-  #moveAside(
-    files: SessionFiles,
-    file: "state" | "lock",
-    seen: Deno.FileInfo,
-    reason: string,
-  ): boolean {
-    const name = nameOf(files, file);
-    const movedTo = quarantineConfined(
-      files.dir,
-      name,
-      `${file} file`,
-      seen,
-      MAX_QUARANTINED,
-    );
-    if (movedTo === null) return false;
-    this.#options.onRescue?.({
-      file,
-      path: confinedFile(files.dir, name),
-      movedTo,
-      reason,
+    quarantineUnusable(files, "lock", this.#options.onRescue);
+    return await this.#locked(files, () => {
+      const { state, result } = change(
+        loadHealing(files, this.#options.onRescue),
+      );
+      if (state !== null) {
+        replaceConfinedFile(
+          files.dir,
+          files.stateName,
+          serializeState(state),
+          "state file",
+          { isOwn: isReplaceableState },
+        );
+      }
+      return result;
     });
-    return true;
   }
 
   /**
@@ -349,26 +259,21 @@ export class StateStore {
     // Look before locking, so no lock file appears beside a foreign file.
     const before = keptOrText(files.statePath);
     if (typeof before !== "string") return before;
-    return await withFileLock(
-      files.dir,
-      files.lockName,
-      this.#lockOptions(),
-      (): RemovedState => {
-        const text = keptOrText(files.statePath);
-        if (typeof text !== "string") return text;
-        const removed = removeConfined(
-          files.dir,
-          files.stateName,
-          "state file",
-          isStateText,
-        );
-        return removed === "removed"
-          ? { status: "removed", state: parseState(text).state }
-          : removed === "absent"
-          ? { status: "absent" }
-          : { status: "kept", reason: NOT_STATE };
-      },
-    );
+    return await this.#locked(files, (): RemovedState => {
+      const text = keptOrText(files.statePath);
+      if (typeof text !== "string") return text;
+      const removed = removeConfined(
+        files.dir,
+        files.stateName,
+        "state file",
+        isStateText,
+      );
+      return removed === "removed"
+        ? { status: "removed", state: parseState(text).state }
+        : removed === "absent"
+        ? { status: "absent" }
+        : { status: "kept", reason: NOT_STATE };
+    });
   }
 
   /**
@@ -378,34 +283,27 @@ export class StateStore {
    * @throws {ConfinementError} When the state folder escapes its root.
    */
   sessionIds(): string[] {
-    const ids = new Set(this.#idsIn(this.#options.stateDir));
-    for (const id of this.#idsIn(this.#relocatedDir)) ids.add(id);
-    return [...ids].sort();
+    const ids = this.#stateDirs.flatMap((stateDir) => this.#idsIn(stateDir));
+    return [...new Set(ids)].sort();
   }
 
   #idsIn(stateDir: string): string[] {
     const dir = this.#existingDir(stateDir);
-    const ids: string[] = [];
-    if (dir === null) return ids;
+    if (dir === null) return [];
     try {
-      for (const entry of Deno.readDirSync(dir)) {
-        const id = entry.name.slice(0, -".json".length);
-        if (
-          entry.isFile && entry.name.endsWith(".json") &&
-          safeSessionId(id) === id
-        ) {
-          ids.push(id);
-        }
-      }
+      return [...Deno.readDirSync(dir)].flatMap(({ name, isFile }) => {
+        const id = isFile ? sessionOfStateFile(name) : null;
+        return id === null ? [] : [id];
+      });
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
+      return [];
     }
-    return ids;
   }
 
   /** {@link pruneStaleStateDaily} on the state folders, after a write; best effort. */
   pruneDaily(nowMs: number): string[] {
-    return [this.#options.stateDir, this.#relocatedDir].flatMap((stateDir) => {
+    return this.#stateDirs.flatMap((stateDir) => {
       let dir: ConfinedDir | null;
       try {
         dir = this.#existingDir(stateDir);
@@ -416,6 +314,3 @@ export class StateStore {
     });
   }
 }
-
-/** {@link StateStore.read}'s word for a foreign file: read the relocated one. */
-const FOREIGN = Symbol("foreign state file");

@@ -1,6 +1,6 @@
 /**
  * Sweeps stale files from stall-watch's own folders (state, watch markers):
- * only files proven its own by exact name ({@link safeSessionId}) and by
+ * only files proven its own by exact name ({@link sessionOfStateFile}) and by
  * content, since a folder may be shared (`STALL_WATCH_STATE_DIR=.claude`).
  *
  * @module
@@ -14,7 +14,7 @@ import {
   removeConfined,
   touchConfined,
 } from "../confined/confined_file.ts";
-import { safeSessionId } from "./session_id.ts";
+import { sessionOfStateFile } from "./session_id.ts";
 
 /** State, lock and temp files untouched this long are removed. */
 const STALE_STATE_MS = 30 * 24 * 60 * 60 * 1000;
@@ -100,15 +100,9 @@ export function pruneStaleStateDaily(
 /** An own temp file: `.<id>.json.<pid>.<random>.tmp` (`tempNameFor`). */
 const OWN_TEMP = /^\.(.+\.json)\.\d+\.[0-9a-z]+\.tmp$/;
 
-/** Which of stall-watch's exact names `name` is ({@link safeSessionId}'s ids only), or `null`. */
+/** Which of stall-watch's exact names `name` is, or `null`. */
 function ownKindOf(name: string): "json" | "temp" | null {
-  const isId = (id: string) => id !== "" && safeSessionId(id) === id;
-  const temp = OWN_TEMP.exec(name);
-  if (temp?.[1] && isId(temp[1].slice(0, -".json".length))) {
-    return "temp";
-  }
-  if (name.endsWith(".json") && isId(name.slice(0, -".json".length))) {
-    return "json";
-  }
-  return null;
+  const temp = OWN_TEMP.exec(name)?.[1];
+  if (temp !== undefined && sessionOfStateFile(temp) !== null) return "temp";
+  return sessionOfStateFile(name) !== null ? "json" : null;
 }
