@@ -1,31 +1,13 @@
 /**
- * One line of a Codex CLI rollout (its session JSONL) as the entries
- * stall-watch judges, plus the turn markers that delimit Codex's turns.
- *
- * Where it sits: Codex writes `$CODEX_HOME/sessions/.../rollout-*.jsonl`;
- * this module turns each line into a {@link RolloutRecord}; the current
- * turn (`_current_turn.ts`, for the Stop hook) and every turn
- * (`rollout_history.ts`, for `audit` and `scan`) are cut from those
- * records; their `Entry` values go to the same classifier as Claude Code's
- * (`detection/classify.ts`).
- *
- * Each line is `{"timestamp","ordinal","type","payload"}` (Codex 0.171.0,
- * `fixtures/codex/`):
- *
- * - `event_msg` `task_started` / `task_complete` / `turn_aborted` (each
- *   with `turn_id`): a turn opens, ends (written after the Stop hooks ran),
- *   or is interrupted;
- * - `response_item` `message`: `user` (a prompt, or text Codex injected:
- *   `<environment_context>`, `<hook_prompt ...>`, `<turn_aborted>`, ...),
- *   `assistant` (the model's words), `developer` (instructions);
- * - `response_item` `function_call` / `custom_tool_call` /
- *   `local_shell_call` (calls, by `call_id`) and their `*_output`;
- * - `compacted`: the history was replaced by a summary.
- *
- * Everything else (`session_meta`, `turn_context`, `world_state`, token
- * counts, reasoning, unknown types) is no record. Fields are read
- * defensively: a missing or wrongly typed field makes a record less
- * informative, never an error.
+ * One Codex rollout line as the entries stall-watch judges, plus the turn
+ * markers. Lines are `{"timestamp","ordinal","type","payload"}` (Codex
+ * 0.171.0, `fixtures/codex/`): `event_msg` `task_started` / `task_complete`
+ * (written after the Stop hooks ran) / `turn_aborted`, each with `turn_id`;
+ * `response_item` `message` (`user`: a prompt or text Codex injected,
+ * `assistant`, `developer`), calls (`function_call`, `custom_tool_call`,
+ * `local_shell_call`, by `call_id`) and their `*_output`; `compacted`.
+ * Anything else is no record; a missing or mistyped field makes a record
+ * less informative, never an error.
  *
  * @module
  */
@@ -82,9 +64,6 @@ export const INJECTED_USER_PREFIXES: readonly string[] = Object.freeze([
   "# AGENTS.md instructions for ",
 ]);
 
-/** The prefix of the user message carrying a Stop hook's block reason. */
-export const HOOK_PROMPT_PREFIX = "<hook_prompt";
-
 /** At most this many content parts of a message are read. */
 const MAX_PARTS = 64;
 
@@ -110,6 +89,17 @@ export function rolloutRecord(
     default:
       return null;
   }
+}
+
+/** The entry a `task_complete` (`turn_end`) or `turn_aborted` (`interrupt`) stands for. */
+export function markerEntry(marker: TurnMarker): Entry {
+  return {
+    kind: marker.kind === "turn_complete" ? "turn_end" : "interrupt",
+    offset: marker.offset,
+    line: marker.line,
+    promptId: marker.turnId === "" ? null : marker.turnId,
+    sidechain: false,
+  };
 }
 
 const MARKERS: Readonly<Record<string, TurnMarker["kind"]>> = {

@@ -1,14 +1,9 @@
 /**
- * Reading a rollout line without parsing it: which lines can be skipped
- * from their first bytes, and what a line too long to parse says, from its
- * first and last bytes (the line readers keep those of a clipped line).
- *
- * Codex serialises each line's fields in a fixed order: `{"timestamp":...,
- * "ordinal":N,"type":"<type>","payload":{"type":"<item type>",...` and,
- * in an item, `call_id` before `output` but after `arguments`, the turn id
- * it stamps (`internal_chat_message_metadata_passthrough`) at the end. A
- * huge output, prompt or reply is therefore judged from where its ids sit.
- * A line that matches none of this is no record (never a guess).
+ * Reading a rollout line without parsing it, from its first and last bytes.
+ * Codex serialises fields in a fixed order (`{"timestamp":...,"ordinal":N,
+ * "type":...,"payload":{"type":...`; in an item `call_id` after `arguments`
+ * and before `output`, the stamped turn id last), so a huge line is judged
+ * from where its ids sit; a line that matches none of this is no record.
  *
  * @module
  */
@@ -40,7 +35,7 @@ const MARKER_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /** The types a line's first bytes name, or null when they do not. */
-export function lineTypes(
+function lineTypes(
   opening: string,
 ): { type: string; item: string | null } | null {
   const match = OPENING.exec(opening);

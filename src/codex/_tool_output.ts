@@ -1,14 +1,9 @@
 /**
- * What a Codex tool output says: its text, and whether it carries nothing.
- *
- * Codex writes a call's output (`function_call_output`,
- * `custom_tool_call_output`) as a string or as an array of content items
- * (`input_text`, `input_image`: MCP results). Its shell tool
- * (`exec_command`, `write_stdin`), `apply_patch` and MCP calls open the
- * text with a header block (`Chunk ID: ...`, `Wall time: ...`, `Process
- * exited with code 0`, `Exit code: 0`, ...) ending in a line `Output:`;
- * what the call produced follows it. Measured on Codex 0.171.0
- * (`fixtures/codex/`).
+ * What a Codex tool output says, and whether it carries nothing. Outputs are
+ * a string or content items (`input_text`, `input_image`: MCP); the shell
+ * tool, `apply_patch` and MCP calls open with a header block (`Chunk ID:`,
+ * `Wall time:`, `Exit code: 0`, ...) ending in `Output:` (Codex 0.171.0,
+ * `fixtures/codex/`).
  *
  * @module
  */
@@ -16,7 +11,7 @@
 import { isPlainObject } from "../shared/plain_object.ts";
 
 /** The start of an output kept as a result's snippet. */
-export const OUTPUT_SNIPPET_CHARS = 400;
+const OUTPUT_SNIPPET_CHARS = 400;
 
 /** At most this many content items of an output are read. */
 const MAX_OUTPUT_ITEMS = 64;

@@ -1,11 +1,8 @@
 /**
- * Where Codex keeps its rollouts, and telling a rollout from a Claude Code
- * transcript by its first line.
- *
- * Codex writes each session to
- * `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local time>-<session id>.jsonl`
- * (`$CODEX_HOME` defaults to `~/.codex`); the first line is the session's
- * `session_meta`.
+ * Where Codex keeps its rollouts
+ * (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, `$CODEX_HOME`
+ * defaulting to `~/.codex`), and telling one by its first line
+ * (`session_meta`).
  *
  * @module
  */
@@ -40,7 +37,7 @@ export function codexSessionsDir(
 }
 
 /** Bytes of a file's start that show whether it is a rollout. */
-export const ROLLOUT_SNIFF_BYTES = 200;
+const ROLLOUT_SNIFF_BYTES = 200;
 
 const SESSION_META =
   /^\s*\{"timestamp":"[^"]{0,64}",(?:"ordinal":\d{1,20},)?"type":"session_meta"/;
@@ -50,7 +47,7 @@ const SESSION_META =
  * `session_meta`): how `audit` and `scan` tell a rollout from a Claude
  * Code transcript, whatever its name.
  */
-export function opensAsRollout(head: Uint8Array): boolean {
+function opensAsRollout(head: Uint8Array): boolean {
   return SESSION_META.test(decodeUtf8(head.subarray(0, ROLLOUT_SNIFF_BYTES)));
 }
 

@@ -1,9 +1,8 @@
 /**
  * The Stop hook's answer to a stall (loaded only then): the guardrails
- * decide, and a block reaches Claude Code in the output mode the settings
- * and the client's release allow (`stderr`, `json`, `context`: what the
- * model and the user see of each is in docs/detection.md, "Output modes"),
- * or the stop is allowed with the line naming the brake.
+ * decide; a block goes out in the output mode the settings and the client's
+ * release allow (docs/detection.md, "Output modes"), or the stop is allowed
+ * naming the brake.
  *
  * @module
  */

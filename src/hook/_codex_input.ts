@@ -1,11 +1,8 @@
 /**
- * Reads the Stop payload OpenAI's Codex CLI writes to stdin (its fields in
- * docs/codex.md): told from Claude Code's by its shape, never guessed. A
- * Codex Stop names its turn (`turn_id`, which Claude Code never sends) and
- * always carries `transcript_path`, null when Codex writes no rollout
- * (`codex exec --ephemeral`). The turn is handed to the Stop hook's judge
- * in the shape Claude Code's payload is read into, so both clients' stops
- * are judged by one code path.
+ * Reads Codex CLI's Stop payload (docs/codex.md), told from Claude Code's by
+ * its shape: it names its turn (`turn_id`) and always has `transcript_path`
+ * (null under `codex exec --ephemeral`). Read into the shape of Claude
+ * Code's payload, so one code path judges both.
  *
  * @module
  */

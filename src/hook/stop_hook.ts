@@ -1,10 +1,8 @@
 /**
- * The Stop hook as a process: payload from stdin, outcome to stdout and
- * stderr, and the exit code. `main.ts` runs {@link runStopHook} (and, for
- * `codex-stop`, {@link runCodexStopHook}) from its bundle
- * (`gen/stop_hook.js`, docs/development.md), whose `import()`s stay lazy:
- * a Claude Code stop never evaluates Codex's door. `cli.ts` runs
- * {@link stopHookStep} and {@link codexStopHookStep} from source.
+ * The Stop hook as a process: stdin payload, outcome on stdout/stderr, exit
+ * code. `main.ts` runs {@link runStopHook} / {@link runCodexStopHook} from
+ * the bundle (`gen/stop_hook.js`), whose lazy `import()`s keep Codex's door
+ * out of a Claude Code stop; `cli.ts` runs the steps from source.
  *
  * @module
  */

@@ -1,12 +1,9 @@
 /**
- * `stall-watch install --codex` and `uninstall --codex`: the Stop hook in
- * Codex's `hooks.json` (the project's `.codex/hooks.json`, or with
- * `--user` the user's `$CODEX_HOME/hooks.json`), written the way Claude
- * Code's settings are (strict JSON kept, a backup first, a diff with
- * `--dry-run`), then trusted through `codex app-server`, since Codex skips
- * an untrusted hook without a word. When Codex cannot be asked (not on the
- * PATH, or stall-watch may not start programs), install says exactly how
- * to trust the hook instead.
+ * `install --codex` / `uninstall --codex`: the Stop hook in Codex's
+ * `hooks.json` (`.codex/hooks.json`, or `$CODEX_HOME/hooks.json` with
+ * `--user`), written as Claude Code's settings are, then trusted through
+ * `codex app-server` (Codex skips an untrusted hook silently); when Codex
+ * cannot be asked, install says how to trust it instead.
  *
  * @module
  */

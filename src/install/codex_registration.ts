@@ -1,17 +1,9 @@
 /**
- * The Stop hook stall-watch registers for OpenAI's Codex CLI, in Codex's
- * `hooks.json` (the project's `.codex/hooks.json`, or the user's
- * `$CODEX_HOME/hooks.json`), and how it recognises it there again.
- *
- * Codex reads Claude Code's hook format (`{"hooks": {"Stop": [{"hooks":
- * [handler]}]}}`), so the edits are Claude Code's (`hook_registration.ts`);
- * what differs is the handler. Codex runs a hook's command with a shell
- * in the session's working directory and sets no `CLAUDE_PROJECT_DIR`, so
- * the handler is the program alone, with the subcommand `codex-stop` that
- * tells stall-watch the payload is Codex's: `/abs/stall-watch codex-stop`
- * (from source, `deno run ... /abs/main.ts codex-stop`).
- *
- * Pure: text in, text out.
+ * The Stop hook registered for Codex CLI in its `hooks.json`, and finding it
+ * again. Codex reads Claude Code's hook format, so the edits are
+ * `hook_registration.ts`'s; only the handler differs: Codex runs it with a
+ * shell in the session's folder and sets no `CLAUDE_PROJECT_DIR`, so it is
+ * the program alone plus `codex-stop` (`/abs/stall-watch codex-stop`). Pure.
  *
  * @module
  */
