@@ -44,10 +44,8 @@ export interface EntryRecord {
 export type RolloutRecord = TurnMarker | EntryRecord;
 
 /**
- * How injected user messages open: text Codex (not the user) put in the
- * conversation as a `user` message. From the 0.171.0 binary and its
- * captures; the legacy `<user_instructions>` and the AGENTS.md heading of
- * older releases too.
+ * How `user` messages Codex injected open (0.171.0's binary and captures;
+ * `<user_instructions>` and the AGENTS.md heading of older releases).
  */
 export const INJECTED_USER_PREFIXES: readonly string[] = Object.freeze([
   "<environment_context>",

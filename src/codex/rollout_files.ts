@@ -12,8 +12,7 @@ import { join } from "../shared/paths.ts";
 import { decodeUtf8 } from "../transcript/json_line.ts";
 
 /**
- * Codex's home folder: `$CODEX_HOME`, else `.codex` in the user's home
- * (`HOME`, or `USERPROFILE` on Windows).
+ * Codex's home: `$CODEX_HOME`, else `.codex` in `HOME` (`USERPROFILE` on Windows).
  *
  * @throws {InputError} When no variable gives one.
  */

@@ -73,8 +73,7 @@ export interface RolloutHistoryOptions {
 }
 
 /**
- * Yields every turn of an open rollout in file order. Requires
- * `--allow-read`; the file's position is moved.
+ * Yields every turn of an open rollout in file order (moves its position). Requires `--allow-read`.
  *
  * @throws Whatever the file's reads throw (an I/O error).
  */

@@ -1,14 +1,9 @@
 /**
- * `doctor`'s Codex checks: whether OpenAI's Codex CLI will run
- * stall-watch's Stop hook. Codex runs a hook from a `hooks.json` only when
- * it is trusted and unchanged since, and a project's `.codex/` only in a
- * trusted project; anything else is skipped without a word. So after
- * reading the hooks files, it asks Codex itself (`codex app-server`,
- * `hooks/list`) and reports each hook as trusted, modified, untrusted, in
- * a project Codex does not trust, or not asked (codex not on the PATH).
- *
- * The facts are gathered by {@link gatherCodexFacts}; the checks
- * ({@link codexChecks}) are pure.
+ * `doctor`'s Codex checks: Codex runs a `hooks.json` hook only trusted and
+ * unchanged, and a project's `.codex/` only in a trusted project, else skips
+ * it silently; so Codex is asked (`hooks/list`) and each hook reported as
+ * trusted, modified, untrusted, in an untrusted project, or not asked.
+ * {@link gatherCodexFacts} gathers; {@link codexChecks} is pure.
  *
  * @module
  */

@@ -145,8 +145,7 @@ function isEventLogText(head: string): boolean {
 /**
  * Appends events to the log. Requires write access to the log's folder.
  *
- * @throws {ConfinementError} When the path escapes the client's folder, or
- * the file there is a symlink, FIFO, hard link or not stall-watch's log.
+ * @throws {ConfinementError} When the path escapes the client's folder, or the file is a symlink, FIFO, hard link or not our log.
  */
 export async function appendEvents(
   records: readonly EventRecord[],

@@ -45,13 +45,9 @@ const NO_ROLLOUT_REASON = "Codex wrote no rollout for this session " +
   "alone cannot tell a stall from a finished turn";
 
 /**
- * Runs Codex's Stop hook on one payload.
+ * Runs Codex's Stop hook on one payload. Requires `--allow-read`, `--allow-env`, write access to `.codex`.
  *
- * Requires `--allow-read`, `--allow-env`, and write access to `.codex` for
- * state and the optional event log.
- *
- * @throws {InputError} For payloads that are not Codex's Stop and for
- * unreadable rollouts.
+ * @throws {InputError} For payloads that are not Codex's Stop and for unreadable rollouts.
  */
 export function runCodexHook(
   payloadText: string,

@@ -29,11 +29,10 @@ export interface CodexStopInput {
 }
 
 /**
- * Reads the payload text: its object, and the input read from it.
+ * The payload's object, and its input read on demand.
  *
- * @throws {InputError} On empty input, invalid JSON or a non-object; the
- * input on a payload that is not Codex's Stop (no `turn_id`, no
- * `transcript_path`).
+ * @throws {InputError} On empty input, bad JSON or a non-object; the input
+ * on a payload that is not Codex's Stop (no `turn_id`, no `transcript_path`).
  */
 export function readCodexStopPayload(
   text: string,

@@ -67,8 +67,7 @@ const stopDoor: Door<HookInput> = {
 };
 
 /**
- * Runs the Stop / SubagentStop hook on one payload. Requires `--allow-read`,
- * `--allow-env`, and write access to `.claude`.
+ * Runs the Stop / SubagentStop hook on one payload. Requires `--allow-read`, `--allow-env`, write access to `.claude`.
  *
  * @throws {InputError} For unusable payloads and unreadable transcripts.
  */

@@ -17,8 +17,7 @@ import { runHook } from "./_hook.ts";
 const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
 
 /**
- * Reads Claude Code's payload from stdin, runs the hook and writes its
- * outcome; returns the exit code (0 allow, 2 block, 1 bad input).
+ * Claude Code's payload from stdin: runs the hook, writes the outcome; exit 0 allow, 2 block, 1 bad input.
  *
  * @throws {InputError} For an unusable payload or transcript.
  */
@@ -27,10 +26,8 @@ export function stopHookStep(io: CliIO): Promise<number> {
 }
 
 /**
- * Reads Codex's Stop payload from stdin (`codex-stop`), runs its door and
- * writes the outcome.
+ * `codex-stop` from stdin: runs Codex's door, writes the outcome; exit 0 allow, 2 block, 1 bad input.
  *
- * @returns The exit code: 0 allow, 2 block, 1 bad input.
  * @throws {InputError} For an unusable payload or rollout.
  */
 export async function codexStopHookStep(io: CliIO): Promise<number> {

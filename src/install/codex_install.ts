@@ -59,12 +59,7 @@ function place(io: CliIO, scope: CodexScope) {
   };
 }
 
-/**
- * Refuses, in one line, when this process may not write `./.codex`: a
- * stall-watch whose baked-in permissions cover `.claude` only.
- *
- * @throws {InputError} Saying so.
- */
+/** @throws {InputError} When this process may not write `./.codex` (permissions baked for `.claude` only). */
 function assertMayWriteCodexDir(cwd: string, command: string): void {
   const path = claudeRoot(cwd, CODEX_DIR);
   const { state } = Deno.permissions.querySync({ name: "write", path });
@@ -80,12 +75,9 @@ function againCommand(command: string, scope: CodexScope): string {
 }
 
 /**
- * Writes the Codex Stop hook, then has Codex trust it. Requires
- * `--allow-read`, `--allow-env`, write access to `.codex` (none with
- * `--dry-run`) and, for the trust, `--allow-run` (without it, install says
- * how to trust the hook by hand).
- *
- * @returns The exit code: 0 written (or nothing to change), 1 refused.
+ * Writes the Codex Stop hook and has Codex trust it (without `--allow-run`,
+ * says how to by hand); exit 0 written or unchanged, 1 refused. Requires
+ * `--allow-read`, `--allow-env`, write access to `.codex` (not with `--dry-run`).
  */
 export async function installForCodex(
   io: CliIO,
@@ -186,10 +178,9 @@ async function trustInstalledHook(
 }
 
 /**
- * Removes stall-watch's Codex Stop hook from one `hooks.json`. Requires
- * `--allow-read`, `--allow-env`, and write access to `.codex` (none with
- * `--dry-run`). Its trust record in Codex's `config.toml` stays; it trusts
- * nothing once the hook is gone.
+ * Removes our Codex Stop hook from one `hooks.json` (its trust record stays,
+ * trusting nothing once the hook is gone). Requires `--allow-read`,
+ * `--allow-env`, write access to `.codex` (not with `--dry-run`).
  */
 export async function uninstallForCodex(
   io: CliIO,

@@ -42,8 +42,7 @@ export const CODEX_STOP_COMMAND = "codex-stop";
 export type CodexScope = "project" | "user";
 
 /**
- * The `hooks.json` of a scope: the project's `<cwd>/.codex/hooks.json`, or
- * the user's `$CODEX_HOME/hooks.json` (`~/.codex/hooks.json`).
+ * The `hooks.json` of a scope: `<cwd>/.codex/hooks.json`, or `$CODEX_HOME/hooks.json`.
  *
  * @throws {InputError} For `user` when no variable names a home.
  */
@@ -123,12 +122,9 @@ export interface CodexInstallRequest {
 }
 
 /**
- * Plans a Codex install: adds the Stop handler when there is none, brings
- * an existing one in line (command, timeout), removes duplicates. Every
- * other hook and key of the file stays as it is.
+ * Plans a Codex install: adds or updates the Stop handler, removes copies; nothing else changes.
  *
- * @throws {SettingsFileError} When the file is not strict JSON, or its
- * `hooks` is shaped wrong.
+ * @throws {SettingsFileError} When the file is not strict JSON, or its `hooks` is shaped wrong.
  */
 export function planCodexInstall(
   text: string,
@@ -173,8 +169,7 @@ export function planCodexInstall(
 }
 
 /**
- * Plans a Codex uninstall: removes stall-watch's Codex Stop handlers and
- * the groups and lists this empties; nothing else.
+ * Plans a Codex uninstall: our Stop handlers and what that empties; nothing else.
  *
  * @throws {SettingsFileError} When the file is not strict JSON.
  */

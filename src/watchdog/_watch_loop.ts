@@ -62,8 +62,7 @@ type WatchLoopResult =
   };
 
 /**
- * Watches the transcript until the watched call is followed up, superseded,
- * or its turn must be judged. Requires `--allow-read`.
+ * Watches until the call is followed up, superseded, or its turn must be judged. Requires `--allow-read`.
  *
  * @throws {TranscriptError} When the transcript is not a readable file.
  */

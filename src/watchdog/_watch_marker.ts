@@ -52,9 +52,8 @@ export interface WatchClaim {
 }
 
 /**
- * Claims the session's marker for a new watcher; a session's first watcher
- * removes markers idle for 30 days. Requires write access to the state
- * folder (`stateDir`, relative to `cwd`).
+ * Claims the session's marker for a new watcher (a session's first removes
+ * markers idle 30 days). Requires write access to `stateDir`.
  *
  * @throws {ConfinementError} When the folder escapes `.claude`.
  */
