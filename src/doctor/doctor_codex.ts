@@ -10,16 +10,14 @@
 
 import type { CliIO } from "../shared/cli_io.ts";
 import { describe } from "../shared/errors.ts";
-import { VERSION } from "../shared/version.ts";
 import { readSettingsFile } from "../client_settings/settings_file.ts";
 import { parseSettingsText } from "../client_settings/settings_json.ts";
 import { displayPath } from "../client_settings/settings_update.ts";
 import {
   type AppServerUnavailable,
+  askCodex,
   isUnavailable,
-  withCodexAppServer,
 } from "../install/codex_app_server.ts";
-import { APP_SERVER_TIMEOUT_MS } from "../install/codex_install.ts";
 import {
   codexHooksPath,
   type CodexScope,
@@ -102,14 +100,9 @@ export async function gatherCodexFacts(
     required,
   };
   if (!required && files.every((f) => f.commands.length === 0)) return facts;
-  const answer = await withCodexAppServer(
-    {
-      ...(codexProgram ? { program: codexProgram } : {}),
-      cwd: io.cwd,
-      env: io.env,
-      timeoutMs: APP_SERVER_TIMEOUT_MS,
-    },
-    VERSION,
+  const answer = await askCodex(
+    io,
+    codexProgram,
     (client) => listCodexHooks(client, io.cwd),
   ).catch((
     error: unknown,

@@ -12,6 +12,7 @@
 import { isPlainObject } from "../shared/plain_object.ts";
 import { clipMiddle } from "../shared/errors.ts";
 import { isInside, joinPath, POSIX, WINDOWS } from "../shared/paths.ts";
+import { VERSION } from "../shared/version.ts";
 
 /** How to start the server. */
 export interface AppServerOptions {
@@ -115,6 +116,27 @@ export async function withCodexAppServer<T>(
   } finally {
     await conversation.close();
   }
+}
+
+/** How long install and doctor wait for `codex app-server`. */
+const APP_SERVER_TIMEOUT_MS = 30_000;
+
+/** {@link withCodexAppServer} in `io`'s folder and environment, as install and doctor ask. */
+export function askCodex<T>(
+  io: { cwd: string; env: Readonly<Record<string, string>> },
+  program: string | undefined,
+  fn: (client: AppServerClient) => Promise<T>,
+): Promise<T | AppServerUnavailable> {
+  return withCodexAppServer(
+    {
+      ...(program ? { program } : {}),
+      cwd: io.cwd,
+      env: io.env,
+      timeoutMs: APP_SERVER_TIMEOUT_MS,
+    },
+    VERSION,
+    fn,
+  );
 }
 
 /** Where {@link findOnPath} found a program, or why it found none. */

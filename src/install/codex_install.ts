@@ -17,8 +17,7 @@ import {
   updateSettings,
 } from "../client_settings/settings_update.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
-import { VERSION } from "../shared/version.ts";
-import { isUnavailable, withCodexAppServer } from "./codex_app_server.ts";
+import { askCodex, isUnavailable } from "./codex_app_server.ts";
 import {
   codexHooksPath,
   type CodexScope,
@@ -33,9 +32,6 @@ import {
   trustCodexHooks,
 } from "./codex_trust.ts";
 import { knownPathsOf, platformOf, selfInvocation } from "./hook_command.ts";
-
-/** How long install and doctor wait for `codex app-server`. */
-export const APP_SERVER_TIMEOUT_MS = 30_000;
 
 /** What `install --codex` is asked. */
 export interface CodexInstallOptions {
@@ -119,14 +115,9 @@ async function trustInstalledHook(
     againCommand("install", options.scope)
   }" where codex is on the PATH)`;
   let outcome: HookListing | null = null;
-  const answer = await withCodexAppServer(
-    {
-      ...(options.codexProgram ? { program: options.codexProgram } : {}),
-      cwd: io.cwd,
-      env: io.env,
-      timeoutMs: APP_SERVER_TIMEOUT_MS,
-    },
-    VERSION,
+  const answer = await askCodex(
+    io,
+    options.codexProgram,
     async (client) => {
       const listing = await listCodexHooks(client, io.cwd);
       const own = ownListedHooks(listing, knownPaths, path);
