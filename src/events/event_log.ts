@@ -145,7 +145,8 @@ function isEventLogText(head: string): boolean {
 /**
  * Appends events to the log. Requires write access to the log's folder.
  *
- * @throws {ConfinementError} When the path escapes the client's folder, or the file is a symlink, FIFO, hard link or not our log.
+ * @throws {ConfinementError} When the path escapes the client's folder, or
+ * the file is a symlink, FIFO, hard link or not stall-watch's log.
  */
 export async function appendEvents(
   records: readonly EventRecord[],

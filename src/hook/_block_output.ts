@@ -22,9 +22,8 @@ import type { Run, StallRequest } from "../decision/run_handler.ts";
 export type OutputClient = "claude_code" | "codex";
 
 /**
- * A block in the output mode (picked by the `release` that wrote the turn,
- * when known, and by the `client`: Codex takes no `context`), or an allow
- * with the brake's line.
+ * A block in the mode `release` and `client` allow (Codex takes no
+ * `context`), or an allow naming the brake.
  */
 export async function stalledStopOutcome(
   stall: StallRequest,

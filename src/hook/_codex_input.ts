@@ -21,10 +21,7 @@ export interface CodexStopInput {
   /** `turn_id`: the turn judged, and the key of its cap. */
   turnId: string;
   stopHookActive: boolean;
-  /**
-   * The turn as the judge reads a stop (`_hook.ts`), or `null` when
-   * `transcript_path` is null: Codex wrote no rollout to judge.
-   */
+  /** The turn as the judge reads a stop; `null` when Codex wrote no rollout. */
   turn: HookInput | null;
 }
 

@@ -26,10 +26,7 @@ export interface HookInput {
   hookEventName: string;
   /** The parent transcript (`transcript_path`). */
   transcriptPath: string;
-  /**
-   * The file judged: `transcript_path` for Stop, `agent_transcript_path` for
-   * SubagentStop (`null` when absent: no evidence).
-   */
+  /** The file judged: `transcript_path`, or SubagentStop's `agent_transcript_path` (`null`: absent). */
   scanPath: string | null;
   /** True for SubagentStop: the scanned file is a sidechain transcript. */
   isSubagent: boolean;

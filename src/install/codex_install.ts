@@ -55,7 +55,7 @@ function place(io: CliIO, scope: CodexScope) {
   };
 }
 
-/** @throws {InputError} When this process may not write `./.codex` (permissions baked for `.claude` only). */
+/** @throws {InputError} When this process may not write `./.codex` (baked for `.claude` only). */
 function assertMayWriteCodexDir(cwd: string, command: string): void {
   const path = claudeRoot(cwd, CODEX_DIR);
   const { state } = Deno.permissions.querySync({ name: "write", path });

@@ -56,10 +56,7 @@ export function codexHooksPath(
     : join(codexHome(env), "hooks.json");
 }
 
-/**
- * The Stop handler for Codex: the program and `codex-stop`, shell-quoted
- * (forward slashes on Windows), with an explicit timeout.
- */
+/** The Codex Stop handler: program and `codex-stop`, shell-quoted (Windows: `/`), a timeout. */
 export function buildCodexHandler(
   invocation: Invocation,
   options: { timeout: number; platform: Platform },
@@ -79,11 +76,7 @@ function windowsQuote(word: string): string {
   return /^[\w./:=-]+$/.test(word) ? word : `"${word.replaceAll('"', '\\"')}"`;
 }
 
-/**
- * stall-watch's Codex Stop handlers in a parsed `hooks.json`: command
- * handlers under `Stop` that run this stall-watch alone with exactly
- * `codex-stop` (see `ownCommandArgs`).
- */
+/** Our Codex Stop handlers: `Stop` commands running this stall-watch alone with `codex-stop`. */
 export function findOwnCodexHandlers(
   settings: Readonly<Record<string, unknown>>,
   knownPaths: readonly string[],

@@ -35,10 +35,7 @@ export interface ListedHook {
 /** What Codex lists for one folder. */
 export interface HookListing {
   hooks: ListedHook[];
-  /**
-   * Codex's config warnings while listing (`configWarning`), e.g. that a
-   * project's `.codex/` is ignored until the project is trusted.
-   */
+  /** Codex's `configWarning`s, e.g. a project's `.codex/` ignored until the project is trusted. */
   warnings: string[];
   /** Errors Codex reported for the folder's hook files. */
   errors: string[];
@@ -99,10 +96,7 @@ function listedHook(value: unknown): ListedHook | null {
   };
 }
 
-/**
- * The listed hooks that are stall-watch's Codex Stop hook from the file
- * `hooksFile` (any file, when null).
- */
+/** The listed hooks that are our Codex Stop hook in `hooksFile` (any file when null). */
 export function ownListedHooks(
   listing: HookListing,
   knownPaths: readonly string[],

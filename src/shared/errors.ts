@@ -110,10 +110,7 @@ const OS_ERROR_WORDS: ReadonlyArray<[string, string, string]> = [
   ["FilesystemLoop", "ELOOP", "too many levels of symbolic links"],
 ];
 
-/**
- * A Deno file-system error in plain words rather than "No such file or
- * directory (os error 2): stat '/x'", or `null` for any other error.
- */
+/** A Deno file-system error in plain words (not "os error 2: stat '/x'"), else `null`. */
 function osErrorWords(error: unknown): string | null {
   if (!(error instanceof Error)) return null;
   const code = (error as { code?: unknown }).code;

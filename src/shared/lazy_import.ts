@@ -6,10 +6,7 @@
  * @module
  */
 
-/**
- * Imports `specifier` relative to `base` (`import.meta.url`):
- * `importLazily<typeof import("./x.ts")>("./x.ts", import.meta.url)`.
- */
+/** `importLazily<typeof import("./x.ts")>("./x.ts", import.meta.url)`. */
 export function importLazily<T>(specifier: string, base: string): Promise<T> {
   return import(new URL(specifier, base).href);
 }

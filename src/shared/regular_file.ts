@@ -56,10 +56,7 @@ function isMissing(error: unknown): boolean {
     error instanceof Deno.errors.NotADirectory;
 }
 
-/**
- * Opens a regular file for reading (see the module doc); `null` when
- * missing. Throws {@link UnreadableFileError} for anything else.
- */
+/** Opens a regular file for reading; `null` when missing, else {@link UnreadableFileError}. */
 export function openRegularFile(
   given: string,
   what: string,

@@ -64,10 +64,7 @@ function unicodeEscape(char: string): string {
   return out;
 }
 
-/**
- * `text` with every unsafe character shown escaped (`\n`, `\r`, `\t`, else
- * `\uXXXX`): one inert, visible line. For each untrusted field.
- */
+/** `text` as one inert, visible line: unsafe characters as `\n`, `\r`, `\t` or `\uXXXX`. */
 export function escapeTerminal(text: string): string {
   return text.replace(UNSAFE, (char) => SHORT[char] ?? unicodeEscape(char));
 }

@@ -260,10 +260,7 @@ export class TurnFollower {
     }
   }
 
-  /**
-   * Adds one entry by the turn rule, or notes that a turn after the watched
-   * call's began (until the call is on file, a turn that begins is followed).
-   */
+  /** Adds one entry by the turn rule, or notes a turn after the watched call's began. */
   #add(entry: Entry): void {
     if (entry.sidechain) return;
     if (

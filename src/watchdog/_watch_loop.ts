@@ -131,10 +131,7 @@ export async function watchTranscript(
   }
 }
 
-/**
- * The release that wrote the turn when it says so and cannot deliver a
- * wake-up; else null (an unknown release is watched).
- */
+/** The turn's release when known and unable to deliver a wake-up, else null. */
 function unwakeable(turn: readonly Entry[]): string | null {
   const release = releaseOf(turn);
   return supports(release, "async_rewake") === false

@@ -44,10 +44,7 @@ export interface WatchClaim {
   path: string;
   /** Unique per watcher, so duplicate registrations of one call also yield. */
   token: string;
-  /**
-   * The marker as this claim left it (inode, mtime): while unchanged, no newer
-   * claim replaced it, and the frequent check is one `lstat`.
-   */
+  /** The marker as this claim left it: while unchanged, the frequent check is one `lstat`. */
   written: { ino: number | null; mtime: number | null } | null;
 }
 
@@ -92,10 +89,7 @@ export function claimWatch(
   return { path, token, written: fileIdentity(path) };
 }
 
-/**
- * Whether another watcher claimed the marker since `claim` (a missing or
- * unreadable marker proves nothing).
- */
+/** Whether another watcher claimed the marker since `claim` (a missing marker proves nothing). */
 export function isSuperseded(claim: WatchClaim): boolean {
   // Claims replace the file (a rename): the same inode is the same claim.
   const now = fileIdentity(claim.path);
