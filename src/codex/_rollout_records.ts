@@ -65,10 +65,7 @@ export const INJECTED_USER_PREFIXES: readonly string[] = Object.freeze([
 /** At most this many content parts of a message are read. */
 const MAX_PARTS = 64;
 
-/**
- * The record of one parsed rollout line, or null for a line that is none
- * (metadata, reasoning, unknown types).
- */
+/** The record of one parsed rollout line, or null (metadata, reasoning, unknown types). */
 export function rolloutRecord(
   raw: Record<string, unknown>,
   at: LinePosition,
@@ -231,10 +228,9 @@ function userEntry(
 }
 
 /**
- * Whether a user message is Codex's, not the user's: its metadata names a
- * provenance other than the user's (0.171.0 stamps `{"type": "user"}` on
- * typed prompts, `{"type": "harness", "hook": true}` on a hook's), or its
- * text opens as injected text does.
+ * Whether a user message is Codex's: it opens as injected text does, or its
+ * provenance is not the user's (0.171.0: `{"type": "user"}` on typed prompts,
+ * `{"type": "harness", "hook": true}` on a hook's).
  */
 function isInjected(
   payload: Record<string, unknown>,
@@ -270,11 +266,7 @@ function messageTexts(content: unknown): string[] {
   return texts;
 }
 
-/**
- * A call: its `call_id` and name. An MCP tool is named as Claude Code names
- * one, `mcp__<server>__<tool>` (Codex writes the namespace `mcp__<server>`
- * beside the tool's name), so it is judged the same way.
- */
+/** A call by `call_id`; an MCP tool named as Claude Code's (`mcp__<server>` namespace + `__<tool>`). */
 function toolUse(payload: Record<string, unknown>): ToolUse | null {
   const id = stringOrNull(payload.call_id) ?? stringOrNull(payload.id);
   if (id === null) return null;

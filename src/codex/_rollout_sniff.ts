@@ -42,11 +42,7 @@ function lineTypes(
   return match ? { type: match[1] as string, item: match[2] ?? null } : null;
 }
 
-/**
- * Whether a line's opening shows it holds no record: metadata lines, and
- * every `event_msg` but the turn markers. An opening that does not match
- * the known shape is parsed, never skipped.
- */
+/** Whether the opening shows no record (metadata, `event_msg` but markers); unknown shapes are parsed. */
 export function isSkippableOpening(opening: string): boolean {
   const types = lineTypes(opening);
   if (types === null) return false;
@@ -64,11 +60,7 @@ const FIRST_TEXT = /"text":"((?:[^"\\]|\\.){0,200})/;
 const STAMPED_TURN =
   /"internal_chat_message_metadata_passthrough":\{"turn_id":"((?:[^"\\]|\\.){1,200})"/;
 
-/**
- * The record of a line too long to parse, from its first and last bytes,
- * or null when they do not show one. Such a line is never empty: a result
- * of that size carries content, a reply words.
- */
+/** The record of a line too long to parse, from its ends, or null; never empty (that size is content). */
 export function sniffRecord(
   head: string,
   tail: string,

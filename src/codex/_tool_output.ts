@@ -24,10 +24,7 @@ export interface ToolOutput {
   empty: boolean;
 }
 
-/**
- * Reads a call's `output` value: a string, or an array of content items
- * (a text item's `text`; an image, or any other item, is content).
- */
+/** Reads a call's `output`: a string, or content items (any non-text item is content). */
 export function readToolOutput(output: unknown): ToolOutput {
   if (typeof output === "string") {
     return { snippet: snippetOf(output), empty: isEmptyToolOutput(output) };
@@ -72,11 +69,9 @@ const STILL_RUNNING = /^Process running with session ID /;
 const MAX_HEADER_LINES = 8;
 
 /**
- * Whether an output's text carries nothing: blank, or Codex's header with
- * nothing after its `Output:` line. A partial output of a command still
- * running (`Process running with session ID ...`, returned after
- * `yield_time_ms`) hands the model a session to poll: it is content, not
- * an empty result, and not a hang.
+ * Whether the text carries nothing: blank, or a header with nothing after
+ * `Output:`. A still-running command's `Process running with session ID ...`
+ * (after `yield_time_ms`) is content: a session to poll, not a hang.
  */
 export function isEmptyToolOutput(text: string): boolean {
   if (text.trim() === "") return true;
@@ -90,11 +85,9 @@ export function isEmptyToolOutput(text: string): boolean {
 const ABORTED = /^aborted by user\s*$/;
 
 /**
- * Whether an output's text is Codex's record that the user stopped the
- * call (Ctrl-C, Esc): its header lines, with no `Output:` line, then
- * `aborted by user` (`Wall time: 1.1 seconds\naborted by user`). What a
- * command or an MCP server produced follows Codex's `Output:` line, so no
- * output of theirs can pose as it, however it ends.
+ * Whether the text is Codex's record of a call the user stopped (Ctrl-C,
+ * Esc): header lines, no `Output:`, then `aborted by user`. A tool's own
+ * output follows `Output:`, so none can pose as it.
  */
 export function isUserAbortText(text: string): boolean {
   const lines = text.trim().split("\n", MAX_HEADER_LINES + 2).map((line) =>

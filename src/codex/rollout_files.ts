@@ -41,19 +41,12 @@ const ROLLOUT_SNIFF_BYTES = 200;
 const SESSION_META =
   /^\s*\{"timestamp":"[^"]{0,64}",(?:"ordinal":\d{1,20},)?"type":"session_meta"/;
 
-/**
- * Whether a file's first bytes are a Codex rollout's first line (its
- * `session_meta`): how `audit` and `scan` tell a rollout from a Claude
- * Code transcript, whatever its name.
- */
+/** Whether a file's first bytes are a rollout's `session_meta` line, whatever its name. */
 function opensAsRollout(head: Uint8Array): boolean {
   return SESSION_META.test(decodeUtf8(head.subarray(0, ROLLOUT_SNIFF_BYTES)));
 }
 
-/**
- * {@link opensAsRollout} for an open file; its position is put back to its
- * start. Requires `--allow-read`.
- */
+/** {@link opensAsRollout} for an open file, rewound after. Requires `--allow-read`. */
 export function isRolloutFile(
   file: Pick<Deno.FsFile, "readSync" | "seekSync">,
 ): boolean {

@@ -38,10 +38,7 @@ export interface RolloutTurn {
 /** The most entries one turn may hold: the hook's entries budget. */
 const MAX_ROLLOUT_TURN_ENTRIES = DEFAULT_SCAN_BUDGETS.entries;
 
-/**
- * Reader tuning: big reads; lines over 64 KiB judged from their ends, as
- * in the hook.
- */
+/** Big reads; lines over 64 KiB judged from their ends, as in the hook. */
 const ROLLOUT_HISTORY_READER_OPTIONS = Object.freeze({
   chunkBytes: 1024 * 1024,
   maxLineBytes: 64 * 1024,
@@ -113,10 +110,7 @@ export class RolloutTurnSplitter {
   #ended = false;
   #worded: Entry[] = [];
 
-  /**
-   * Takes the next record; returns the turn it closed (a `task_started`
-   * closes the one before), else null.
-   */
+  /** Takes the next record; returns the turn a `task_started` closed, else null. */
   push(record: RolloutRecord): RolloutTurn | null {
     if (record.kind === "turn_started") {
       const closed = this.#close(true);

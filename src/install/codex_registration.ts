@@ -8,7 +8,6 @@
  * @module
  */
 
-import { isPlainObject } from "../shared/plain_object.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 import { join } from "../shared/paths.ts";
 import { codexHome } from "../codex/rollout_files.ts";
@@ -34,6 +33,7 @@ import {
   removeHandler,
   updateHandler,
 } from "./hook_registration.ts";
+import { handlersOf } from "./registered_hooks.ts";
 
 /** The subcommand Codex's Stop hook runs: the payload is Codex's. */
 export const CODEX_STOP_COMMAND = "codex-stop";
@@ -82,24 +82,19 @@ export function findOwnCodexHandlers(
   knownPaths: readonly string[],
 ): OwnHandler[] {
   const found: OwnHandler[] = [];
-  const hooks = settings.hooks;
-  if (!isPlainObject(hooks) || !Array.isArray(hooks.Stop)) return found;
-  for (const [g, group] of hooks.Stop.entries()) {
-    if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
-    for (const [index, handler] of group.hooks.entries()) {
-      if (!isPlainObject(handler) || handler.type !== "command") continue;
-      const parsed = parseHandlerCommand(handler);
-      const args = parsed && ownCommandArgs(parsed, knownPaths);
-      if (args?.length !== 1 || args[0] !== CODEX_STOP_COMMAND) continue;
-      found.push({
-        event: "Stop",
-        group: g,
-        index,
-        handler,
-        groupKeys: Object.keys(group).filter((k) => k !== "hooks"),
-        args,
-      });
-    }
+  for (const { g, group, index, handler } of handlersOf(settings, ["Stop"])) {
+    if (handler.type !== "command") continue;
+    const parsed = parseHandlerCommand(handler);
+    const args = parsed && ownCommandArgs(parsed, knownPaths);
+    if (args?.length !== 1 || args[0] !== CODEX_STOP_COMMAND) continue;
+    found.push({
+      event: "Stop",
+      group: g,
+      index,
+      handler,
+      groupKeys: Object.keys(group).filter((k) => k !== "hooks"),
+      args,
+    });
   }
   return found;
 }
