@@ -97,7 +97,8 @@ export function markerEntry(marker: TurnMarker): Entry {
   };
 }
 
-const MARKERS: Readonly<Record<string, TurnMarker["kind"]>> = {
+/** The `event_msg` payload types that are turn markers, and their kinds. */
+export const TURN_MARKERS: Readonly<Record<string, TurnMarker["kind"]>> = {
   task_started: "turn_started",
   task_complete: "turn_complete",
   turn_aborted: "turn_aborted",
@@ -108,7 +109,7 @@ function turnMarker(
   at: LinePosition,
 ): TurnMarker | null {
   const kind = typeof payload.type === "string"
-    ? MARKERS[payload.type]
+    ? TURN_MARKERS[payload.type]
     : undefined;
   if (kind === undefined) return null;
   return {

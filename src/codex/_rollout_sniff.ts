@@ -13,6 +13,8 @@ import { decodeJsonFragment } from "../transcript/tool_input.ts";
 import {
   INJECTED_USER_PREFIXES,
   type RolloutRecord,
+  TURN_MARKERS,
+  type TurnMarker,
 } from "./_rollout_records.ts";
 
 /** The top-level `type` and the payload's `type`, from a line's start. */
@@ -25,13 +27,6 @@ const SKIPPED_TYPES: ReadonlySet<string> = new Set([
   "turn_context",
   "world_state",
   "token_usage_record",
-]);
-
-/** The `event_msg` payload types that are turn markers. */
-const MARKER_TYPES: ReadonlySet<string> = new Set([
-  "task_started",
-  "task_complete",
-  "turn_aborted",
 ]);
 
 /** The types a line's first bytes name, or null when they do not. */
@@ -48,7 +43,7 @@ export function isSkippableOpening(opening: string): boolean {
   if (types === null) return false;
   if (SKIPPED_TYPES.has(types.type)) return true;
   return types.type === "event_msg" && types.item !== null &&
-    !MARKER_TYPES.has(types.item);
+    !Object.hasOwn(TURN_MARKERS, types.item);
 }
 
 const CALL_ID = /"call_id":"((?:[^"\\]|\\.){1,200})"/;
@@ -69,14 +64,10 @@ export function sniffRecord(
   const types = lineTypes(head);
   if (types === null || types.item === null) return null;
   if (types.type === "event_msg") {
-    if (!MARKER_TYPES.has(types.item)) return null;
+    if (!Object.hasOwn(TURN_MARKERS, types.item)) return null;
     const turnId = TURN_ID.exec(head)?.[1];
     return {
-      kind: types.item === "task_started"
-        ? "turn_started"
-        : types.item === "task_complete"
-        ? "turn_complete"
-        : "turn_aborted",
+      kind: TURN_MARKERS[types.item] as TurnMarker["kind"],
       turnId: turnId === undefined ? "" : decodeJsonFragment(turnId),
       offset: at.offset,
       line: at.line,

@@ -43,7 +43,6 @@ export interface CodexFileFacts {
   scope: CodexScope;
   /** The absolute path (to match Codex's `sourcePath`). */
   path: string;
-  /** For the report. */
   display: string;
   exists: boolean;
   /** Why it could not be read or parsed, else null. */

@@ -99,9 +99,7 @@ const CODEX_CONTEXT_FALLBACK = 'output "context" is Claude Code\'s ' +
 interface BlockParts {
   /** Report lines and prompt: the stderr form. */
   message: string;
-  /** The prompt alone. */
   prompt: string;
-  /** The report lines alone. */
   report: string;
   /** `Stop` or `SubagentStop`. */
   hookEvent: string;

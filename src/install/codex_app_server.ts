@@ -41,7 +41,6 @@ export interface AppServerNotification {
 export interface AppServerClient {
   /** Sends a request and waits for its answer's `result`. */
   request(method: string, params: unknown): Promise<unknown>;
-  /** Every notification received so far. */
   readonly notifications: readonly AppServerNotification[];
 }
 

@@ -30,7 +30,6 @@ export const ExitCode = Object.freeze({
 
 /** An error whose message is one line fit for the user, with an exit code. */
 export class StallWatchError extends Error {
-  /** The process exit code this error maps to. */
   readonly exitCode: number;
 
   /** `message`: one line, the failed action first; `exitCode`: never 2. */

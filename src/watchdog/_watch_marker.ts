@@ -40,7 +40,6 @@ function isMarkerText(text: string): boolean {
 
 /** One watcher's claim. */
 export interface WatchClaim {
-  /** The marker file. */
   path: string;
   /** Unique per watcher, so duplicate registrations of one call also yield. */
   token: string;
