@@ -15,23 +15,20 @@ import type { SettingsEdit } from "../client_settings/settings_update.ts";
 import {
   jsonEditor,
   parseSettingsText,
-  SettingsFileError,
 } from "../client_settings/settings_json.ts";
 import {
   DEFAULT_HOOK_TIMEOUT,
-  describeCommand,
   type Invocation,
   ownCommandArgs,
   parseHandlerCommand,
   type Platform,
 } from "./hook_command.ts";
 import {
-  addHandler,
-  describeUpdate,
-  hooksShapeProblems,
+  checkShape,
   type OwnHandler,
-  removeHandler,
-  updateHandler,
+  reconcileHandlers,
+  removeHandlers,
+  usableTimeout,
 } from "./hook_registration.ts";
 import { handlersOf } from "./registered_hooks.ts";
 
@@ -120,39 +117,15 @@ export function planCodexInstall(
   request: CodexInstallRequest,
 ): SettingsEdit {
   const settings = parseSettingsText(text, name);
-  const [problem] = hooksShapeProblems(settings);
-  if (problem !== undefined) {
-    throw new SettingsFileError(`${name} has ${problem}; fix it by hand first`);
-  }
-  const [first, ...duplicates] = findOwnCodexHandlers(
-    settings,
-    request.knownPaths,
-  );
-  const current = first?.handler.timeout;
+  checkShape(settings, name);
+  const own = findOwnCodexHandlers(settings, request.knownPaths);
   const desired = buildCodexHandler(request.invocation, {
-    timeout: request.timeout ??
-      (typeof current === "number" && Number.isFinite(current) && current > 0
-        ? current
-        : DEFAULT_HOOK_TIMEOUT),
+    timeout: request.timeout ?? usableTimeout(own[0]?.handler) ??
+      DEFAULT_HOOK_TIMEOUT,
     platform: request.platform,
   });
   const editor = jsonEditor(text);
-  const changes: string[] = [];
-  if (first === undefined) {
-    addHandler(editor, "Stop", desired);
-    changes.push(`Stop: added ${describeCommand(desired)}`);
-  } else {
-    const updated = updateHandler(editor, first, desired);
-    if (updated.length > 0) {
-      changes.push(`Stop: ${describeUpdate(first.handler, desired, updated)}`);
-    }
-    for (const duplicate of duplicates.reverse()) {
-      removeHandler(editor, duplicate);
-      changes.push(
-        `Stop: removed duplicate ${describeCommand(duplicate.handler)}`,
-      );
-    }
-  }
+  const changes = reconcileHandlers(editor, "Stop", own, desired);
   return { text: changes.length > 0 ? editor.text : text, changes };
 }
 
@@ -168,11 +141,6 @@ export function planCodexUninstall(
 ): SettingsEdit {
   const own = findOwnCodexHandlers(parseSettingsText(text, name), knownPaths);
   const editor = jsonEditor(text);
-  const changes: string[] = [];
-  for (const handler of [...own].reverse()) {
-    removeHandler(editor, handler);
-    changes.push(`Stop: removed ${describeCommand(handler.handler)}`);
-  }
-  changes.reverse();
+  const changes = removeHandlers(editor, own);
   return { text: changes.length > 0 ? editor.text : text, changes };
 }
