@@ -67,9 +67,8 @@ export interface CodexFacts {
 }
 
 /**
- * Reads both hooks files and, when one registers stall-watch (or
- * `required`), asks Codex. Requires `--allow-read`, `--allow-env`, and
- * `--allow-run` to ask Codex (without it the check says it could not).
+ * Reads both hooks files and, when one registers us (or `required`), asks
+ * Codex. Requires `--allow-read`, `--allow-env` (`--allow-run` to ask).
  */
 export async function gatherCodexFacts(
   io: CliIO,
