@@ -26,6 +26,7 @@ import {
 import {
   checkShape,
   type OwnHandler,
+  ownHandlerAt,
   reconcileHandlers,
   removeHandlers,
   usableTimeout,
@@ -79,19 +80,12 @@ export function findOwnCodexHandlers(
   knownPaths: readonly string[],
 ): OwnHandler[] {
   const found: OwnHandler[] = [];
-  for (const { g, group, index, handler } of handlersOf(settings, ["Stop"])) {
-    if (handler.type !== "command") continue;
-    const parsed = parseHandlerCommand(handler);
+  for (const at of handlersOf(settings, ["Stop"])) {
+    if (at.handler.type !== "command") continue;
+    const parsed = parseHandlerCommand(at.handler);
     const args = parsed && ownCommandArgs(parsed, knownPaths);
     if (args?.length !== 1 || args[0] !== CODEX_STOP_COMMAND) continue;
-    found.push({
-      event: "Stop",
-      group: g,
-      index,
-      handler,
-      groupKeys: Object.keys(group).filter((k) => k !== "hooks"),
-      args,
-    });
+    found.push(ownHandlerAt(at, args));
   }
   return found;
 }

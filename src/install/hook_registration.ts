@@ -26,7 +26,7 @@ import {
 } from "./hook_command.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 import type { SettingsEdit } from "../client_settings/settings_update.ts";
-import { handlersOf } from "./registered_hooks.ts";
+import { type HandlerAt, handlersOf } from "./registered_hooks.ts";
 import { addStatusLine, removeStatusLine } from "./status_line_registration.ts";
 import {
   type JsonEditor,
@@ -56,24 +56,25 @@ export function findOwnHandlers(
 ): OwnHandler[] {
   const found: OwnHandler[] = [];
   for (const at of handlersOf(settings, HOOK_EVENTS)) {
-    const { group, handler } = at;
-    if (handler.type !== "command") continue;
-    const parsed = parseHandlerCommand(handler);
+    if (at.handler.type !== "command") continue;
+    const parsed = parseHandlerCommand(at.handler);
     const args = parsed && stallWatchArgs(parsed, knownPaths);
-    if (!args) continue;
-    const event = at.event as HookEvent;
-    if (isWatchEvent(event) && args[0] !== "watch") continue;
-    const groupKeys = Object.keys(group).filter((k) => k !== "hooks");
-    found.push({
-      event,
-      group: at.g,
-      index: at.index,
-      handler,
-      groupKeys,
-      args,
-    });
+    if (!args || (isWatchEvent(at.event) && args[0] !== "watch")) continue;
+    found.push(ownHandlerAt(at, args));
   }
   return found;
+}
+
+/** The {@link OwnHandler} for a handler found at `at` that passes `args`. */
+export function ownHandlerAt(at: HandlerAt, args: string[]): OwnHandler {
+  return {
+    event: at.event as HookEvent,
+    group: at.g,
+    index: at.index,
+    handler: at.handler,
+    groupKeys: Object.keys(at.group).filter((k) => k !== "hooks"),
+    args,
+  };
 }
 
 /** What `install` should register. */
