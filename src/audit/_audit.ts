@@ -80,11 +80,7 @@ export interface AuditOptions {
   onProgress?: (bytesDone: number, path: string) => void;
 }
 
-/**
- * Audits files one after another, in order; a file that cannot be read is
- * reported in its {@link FileAudit.error}, never thrown. Requires
- * `--allow-read`.
- */
+/** Audits files in order; an unreadable one is reported in {@link FileAudit.error}. Requires `--allow-read`. */
 export async function auditFiles(
   files: readonly TranscriptFile[],
   options: AuditOptions = {},

@@ -1,9 +1,8 @@
 /// <reference no-default-lib="true" />
 /// <reference lib="deno.worker" />
 /**
- * A worker of the audit pool: posts `ready` once loaded; for each file it
- * is sent, `progress` now and then and finally `done` with the audit. It
- * inherits its parent's permissions (`--allow-read`).
+ * A worker of the audit pool: `ready` once loaded, then per file `progress`
+ * and `done`; it inherits its parent's `--allow-read`.
  *
  * @module
  */

@@ -25,10 +25,7 @@ interface PoolOptions extends AuditOptions {
   workerUrl?: URL;
 }
 
-/**
- * Audits `files` with up to `workers` workers, one result per file in their
- * order. Requires `--allow-read` (inherited by the workers).
- */
+/** Audits `files` with up to `workers` workers, results in file order. Requires `--allow-read`. */
 export async function auditFilesInParallel(
   files: readonly TranscriptFile[],
   options: PoolOptions,

@@ -82,10 +82,7 @@ export interface AuditSummary {
   skippedOlder: number;
 }
 
-/**
- * Folds per-file results (in path order) and the paths the walk could not
- * read into the audit summary.
- */
+/** Folds per-file results (in path order) and the unreadable paths into the audit summary. */
 export function summarizeAudit(
   audits: readonly FileAudit[],
   walkUnreadable: readonly UnreadablePath[] = [],

@@ -17,10 +17,7 @@ import {
   historyVerdict,
 } from "../detection/history_turns.ts";
 
-/**
- * The verdict of every turn of an open rollout, in file order. Requires
- * `--allow-read`; the file's position is moved.
- */
+/** The verdict of every turn of an open rollout, in file order (moves its position). Requires `--allow-read`. */
 export async function* readRolloutVerdicts(
   file: SyncFile,
   options: RolloutHistoryOptions = {},

@@ -30,7 +30,7 @@ import { readRegularBytes } from "../shared/regular_file.ts";
 export const BACKUP_DIR = ".claude/stall_watch/backups";
 
 /** {@link BACKUP_DIR} in `root` (`.codex/stall_watch/backups` for Codex's). */
-export function backupDirOf(root: ConfinedRoot): string {
+function backupDirOf(root: ConfinedRoot): string {
   return `${root}/stall_watch/backups`;
 }
 

@@ -1,15 +1,8 @@
 /**
- * The current turn of a Codex rollout, read from its end: what the Stop
- * hook judges. A Codex turn is everything from its `task_started` to its
- * `task_complete` (or `turn_aborted`) for one `turn_id`; at Stop the
- * current turn's `task_complete` is not written yet, and the Stop payload
- * names its `turn_id`.
- *
- * Same budgets as the Claude Code reader (`transcript/tail_scan.ts`):
- * lines read backward in chunks (`transcript/line_reader.ts`), lines over
- * 64 KiB judged from their ends, at most 64 MiB, 250,000 lines and 50,000
- * entries; a turn longer than that is judged on its newest part, which is
- * where a stall shows.
+ * The current turn of a Codex rollout, read from its end for the Stop hook:
+ * `task_started` to `task_complete` (or `turn_aborted`) of one `turn_id`,
+ * whose `task_complete` is not yet written at Stop. Same budgets as
+ * `transcript/tail_scan.ts`; a longer turn is judged on its newest part.
  *
  * @module
  */
@@ -25,15 +18,11 @@ import {
   type ScanBudgets,
 } from "../transcript/tail_scan.ts";
 import { rolloutLineRecords } from "./_rollout_lines.ts";
-import type { RolloutRecord } from "./_rollout_records.ts";
+import { markerEntry, type RolloutRecord } from "./_rollout_records.ts";
 
 /** Options of {@link scanCodexTurn}. */
 export interface CodexScanOptions {
-  /**
-   * The payload's `turn_id`: entries Codex stamped with another turn's id
-   * are not this turn's, and the turn starts at its own `task_started`.
-   * Null: the newest turn on file.
-   */
+  /** The payload's `turn_id` (entries stamped with another are not this turn's); null: the newest turn. */
   turnId: string | null;
   /** Budgets to use instead of `DEFAULT_SCAN_BUDGETS`. */
   budgets?: Partial<ScanBudgets>;
@@ -45,11 +34,7 @@ export interface CodexScanOptions {
 
 /** The current turn as read from the end of a rollout. */
 export interface CodexTurnScan {
-  /**
-   * Its entries in file order: no prompt line is left out (the classifier
-   * ignores prompts); `task_complete` becomes a `turn_end` entry and
-   * `turn_aborted` an `interrupt`.
-   */
+  /** Its entries in file order, markers as `turn_end` / `interrupt` entries. */
   entries: Entry[];
   /** The turn id of the `task_started` found (else the one asked for). */
   turnId: string | null;
@@ -57,15 +42,9 @@ export interface CodexTurnScan {
   reachedStart: boolean;
   /** Offset of that `task_started` line, or null when not reached. */
   startOffset: number | null;
-  /**
-   * Where the newest complete line ends (just past its `\n`), or the file
-   * size when none was seen: where a reader following the file goes on.
-   */
+  /** Where the newest complete line ends (else the file size): where a follower goes on. */
   endOffset: number;
-  /**
-   * Another turn's `task_started` came first, reading back: the turn asked
-   * for is not after it on file (a payload naming a turn the file lacks).
-   */
+  /** Another turn's `task_started` came first, reading back (a turn the file lacks). */
   otherTurn: boolean;
   /** The budget that ran out before the turn's start, or `null`. */
   budget: ScanBudgetName | null;
@@ -83,13 +62,9 @@ export interface CodexTurnScan {
 const MAX_PATH_CHARS = 200;
 
 /**
- * Reads the current turn of the rollout at `path`, within the budgets.
+ * Reads the current turn of the rollout at `path` (`null`: no file). Requires `--allow-read`.
  *
- * Requires `--allow-read`.
- *
- * @returns The turn, or `null` when the file does not exist.
- * @throws {TranscriptError} When the path is not a regular file or cannot
- * be read.
+ * @throws {TranscriptError} When the path is not a regular file or cannot be read.
  */
 export async function scanCodexTurn(
   path: string,
@@ -198,13 +173,7 @@ class TurnCollector {
     }
     if (!mine) return;
     this.ended = true;
-    this.#keep({
-      kind: record.kind === "turn_complete" ? "turn_end" : "interrupt",
-      offset: record.offset,
-      line: record.line,
-      promptId: record.turnId === "" ? null : record.turnId,
-      sidechain: false,
-    });
+    this.#keep(markerEntry(record));
   }
 
   #keep(entry: Entry): void {

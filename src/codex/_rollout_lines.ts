@@ -1,8 +1,6 @@
 /**
- * The bridge from a rollout's raw line bytes to its records: lines the
- * opening shows to be metadata are skipped unparsed, a line too long to
- * parse is judged from its first and last bytes, every other line is
- * parsed (never throwing: `transcript/json_line.ts`).
+ * A rollout's raw line bytes to records: metadata lines skipped unparsed, a
+ * line too long to parse judged from its ends, the rest parsed.
  *
  * @module
  */
@@ -15,12 +13,7 @@ import { type RolloutRecord, rolloutRecord } from "./_rollout_records.ts";
 /** Bytes of a line's start read to tell its type. */
 const OPENING_BYTES = 200;
 
-/**
- * The records on one raw line, in file order (usually zero or one).
- *
- * @param raw A line from one of the line readers.
- * @param lineNumber Its 1-based number, or 0 when unknown.
- */
+/** The records on one raw line (usually zero or one); `lineNumber` 1-based, 0 unknown. */
 export function rolloutLineRecords(
   raw: RawLine,
   lineNumber = 0,

@@ -1,31 +1,13 @@
 /**
- * One line of a Codex CLI rollout (its session JSONL) as the entries
- * stall-watch judges, plus the turn markers that delimit Codex's turns.
- *
- * Where it sits: Codex writes `$CODEX_HOME/sessions/.../rollout-*.jsonl`;
- * this module turns each line into a {@link RolloutRecord}; the current
- * turn (`_current_turn.ts`, for the Stop hook) and every turn
- * (`rollout_history.ts`, for `audit` and `scan`) are cut from those
- * records; their `Entry` values go to the same classifier as Claude Code's
- * (`detection/classify.ts`).
- *
- * Each line is `{"timestamp","ordinal","type","payload"}` (Codex 0.171.0,
- * `fixtures/codex/`):
- *
- * - `event_msg` `task_started` / `task_complete` / `turn_aborted` (each
- *   with `turn_id`): a turn opens, ends (written after the Stop hooks ran),
- *   or is interrupted;
- * - `response_item` `message`: `user` (a prompt, or text Codex injected:
- *   `<environment_context>`, `<hook_prompt ...>`, `<turn_aborted>`, ...),
- *   `assistant` (the model's words), `developer` (instructions);
- * - `response_item` `function_call` / `custom_tool_call` /
- *   `local_shell_call` (calls, by `call_id`) and their `*_output`;
- * - `compacted`: the history was replaced by a summary.
- *
- * Everything else (`session_meta`, `turn_context`, `world_state`, token
- * counts, reasoning, unknown types) is no record. Fields are read
- * defensively: a missing or wrongly typed field makes a record less
- * informative, never an error.
+ * One Codex rollout line as the entries stall-watch judges, plus the turn
+ * markers. Lines are `{"timestamp","ordinal","type","payload"}` (Codex
+ * 0.171.0, `fixtures/codex/`): `event_msg` `task_started` / `task_complete`
+ * (written after the Stop hooks ran) / `turn_aborted`, each with `turn_id`;
+ * `response_item` `message` (`user`: a prompt or text Codex injected,
+ * `assistant`, `developer`), calls (`function_call`, `custom_tool_call`,
+ * `local_shell_call`, by `call_id`) and their `*_output`; `compacted`.
+ * Anything else is no record; a missing or mistyped field makes a record
+ * less informative, never an error.
  *
  * @module
  */
@@ -62,10 +44,8 @@ export interface EntryRecord {
 export type RolloutRecord = TurnMarker | EntryRecord;
 
 /**
- * How injected user messages open: text Codex (not the user) put in the
- * conversation as a `user` message. From the 0.171.0 binary and its
- * captures; the legacy `<user_instructions>` and the AGENTS.md heading of
- * older releases too.
+ * How `user` messages Codex injected open (0.171.0's binary and captures;
+ * `<user_instructions>` and the AGENTS.md heading of older releases).
  */
 export const INJECTED_USER_PREFIXES: readonly string[] = Object.freeze([
   "<environment_context>",
@@ -82,16 +62,10 @@ export const INJECTED_USER_PREFIXES: readonly string[] = Object.freeze([
   "# AGENTS.md instructions for ",
 ]);
 
-/** The prefix of the user message carrying a Stop hook's block reason. */
-export const HOOK_PROMPT_PREFIX = "<hook_prompt";
-
 /** At most this many content parts of a message are read. */
 const MAX_PARTS = 64;
 
-/**
- * The record of one parsed rollout line, or null for a line that is none
- * (metadata, reasoning, unknown types).
- */
+/** The record of one parsed rollout line, or null (metadata, reasoning, unknown types). */
 export function rolloutRecord(
   raw: Record<string, unknown>,
   at: LinePosition,
@@ -112,7 +86,19 @@ export function rolloutRecord(
   }
 }
 
-const MARKERS: Readonly<Record<string, TurnMarker["kind"]>> = {
+/** The entry a `task_complete` (`turn_end`) or `turn_aborted` (`interrupt`) stands for. */
+export function markerEntry(marker: TurnMarker): Entry {
+  return {
+    kind: marker.kind === "turn_complete" ? "turn_end" : "interrupt",
+    offset: marker.offset,
+    line: marker.line,
+    promptId: marker.turnId === "" ? null : marker.turnId,
+    sidechain: false,
+  };
+}
+
+/** The `event_msg` payload types that are turn markers, and their kinds. */
+export const TURN_MARKERS: Readonly<Record<string, TurnMarker["kind"]>> = {
   task_started: "turn_started",
   task_complete: "turn_complete",
   turn_aborted: "turn_aborted",
@@ -123,7 +109,7 @@ function turnMarker(
   at: LinePosition,
 ): TurnMarker | null {
   const kind = typeof payload.type === "string"
-    ? MARKERS[payload.type]
+    ? TURN_MARKERS[payload.type]
     : undefined;
   if (kind === undefined) return null;
   return {
@@ -243,10 +229,9 @@ function userEntry(
 }
 
 /**
- * Whether a user message is Codex's, not the user's: its metadata names a
- * provenance other than the user's (0.171.0 stamps `{"type": "user"}` on
- * typed prompts, `{"type": "harness", "hook": true}` on a hook's), or its
- * text opens as injected text does.
+ * Whether a user message is Codex's: it opens as injected text does, or its
+ * provenance is not the user's (0.171.0: `{"type": "user"}` on typed prompts,
+ * `{"type": "harness", "hook": true}` on a hook's).
  */
 function isInjected(
   payload: Record<string, unknown>,
@@ -282,11 +267,7 @@ function messageTexts(content: unknown): string[] {
   return texts;
 }
 
-/**
- * A call: its `call_id` and name. An MCP tool is named as Claude Code names
- * one, `mcp__<server>__<tool>` (Codex writes the namespace `mcp__<server>`
- * beside the tool's name), so it is judged the same way.
- */
+/** A call by `call_id`; an MCP tool named as Claude Code's (`mcp__<server>` namespace + `__<tool>`). */
 function toolUse(payload: Record<string, unknown>): ToolUse | null {
   const id = stringOrNull(payload.call_id) ?? stringOrNull(payload.id);
   if (id === null) return null;

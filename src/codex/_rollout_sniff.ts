@@ -1,14 +1,9 @@
 /**
- * Reading a rollout line without parsing it: which lines can be skipped
- * from their first bytes, and what a line too long to parse says, from its
- * first and last bytes (the line readers keep those of a clipped line).
- *
- * Codex serialises each line's fields in a fixed order: `{"timestamp":...,
- * "ordinal":N,"type":"<type>","payload":{"type":"<item type>",...` and,
- * in an item, `call_id` before `output` but after `arguments`, the turn id
- * it stamps (`internal_chat_message_metadata_passthrough`) at the end. A
- * huge output, prompt or reply is therefore judged from where its ids sit.
- * A line that matches none of this is no record (never a guess).
+ * Reading a rollout line without parsing it, from its first and last bytes.
+ * Codex serialises fields in a fixed order (`{"timestamp":...,"ordinal":N,
+ * "type":...,"payload":{"type":...`; in an item `call_id` after `arguments`
+ * and before `output`, the stamped turn id last), so a huge line is judged
+ * from where its ids sit; a line that matches none of this is no record.
  *
  * @module
  */
@@ -18,6 +13,8 @@ import { decodeJsonFragment } from "../transcript/tool_input.ts";
 import {
   INJECTED_USER_PREFIXES,
   type RolloutRecord,
+  TURN_MARKERS,
+  type TurnMarker,
 } from "./_rollout_records.ts";
 
 /** The top-level `type` and the payload's `type`, from a line's start. */
@@ -32,32 +29,21 @@ const SKIPPED_TYPES: ReadonlySet<string> = new Set([
   "token_usage_record",
 ]);
 
-/** The `event_msg` payload types that are turn markers. */
-const MARKER_TYPES: ReadonlySet<string> = new Set([
-  "task_started",
-  "task_complete",
-  "turn_aborted",
-]);
-
 /** The types a line's first bytes name, or null when they do not. */
-export function lineTypes(
+function lineTypes(
   opening: string,
 ): { type: string; item: string | null } | null {
   const match = OPENING.exec(opening);
   return match ? { type: match[1] as string, item: match[2] ?? null } : null;
 }
 
-/**
- * Whether a line's opening shows it holds no record: metadata lines, and
- * every `event_msg` but the turn markers. An opening that does not match
- * the known shape is parsed, never skipped.
- */
+/** Whether the opening shows no record (metadata, `event_msg` but markers); unknown shapes are parsed. */
 export function isSkippableOpening(opening: string): boolean {
   const types = lineTypes(opening);
   if (types === null) return false;
   if (SKIPPED_TYPES.has(types.type)) return true;
   return types.type === "event_msg" && types.item !== null &&
-    !MARKER_TYPES.has(types.item);
+    !Object.hasOwn(TURN_MARKERS, types.item);
 }
 
 const CALL_ID = /"call_id":"((?:[^"\\]|\\.){1,200})"/;
@@ -69,11 +55,7 @@ const FIRST_TEXT = /"text":"((?:[^"\\]|\\.){0,200})/;
 const STAMPED_TURN =
   /"internal_chat_message_metadata_passthrough":\{"turn_id":"((?:[^"\\]|\\.){1,200})"/;
 
-/**
- * The record of a line too long to parse, from its first and last bytes,
- * or null when they do not show one. Such a line is never empty: a result
- * of that size carries content, a reply words.
- */
+/** The record of a line too long to parse, from its ends, or null; never empty (that size is content). */
 export function sniffRecord(
   head: string,
   tail: string,
@@ -82,14 +64,10 @@ export function sniffRecord(
   const types = lineTypes(head);
   if (types === null || types.item === null) return null;
   if (types.type === "event_msg") {
-    if (!MARKER_TYPES.has(types.item)) return null;
+    if (!Object.hasOwn(TURN_MARKERS, types.item)) return null;
     const turnId = TURN_ID.exec(head)?.[1];
     return {
-      kind: types.item === "task_started"
-        ? "turn_started"
-        : types.item === "task_complete"
-        ? "turn_complete"
-        : "turn_aborted",
+      kind: TURN_MARKERS[types.item] as TurnMarker["kind"],
       turnId: turnId === undefined ? "" : decodeJsonFragment(turnId),
       offset: at.offset,
       line: at.line,

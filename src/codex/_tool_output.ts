@@ -1,14 +1,9 @@
 /**
- * What a Codex tool output says: its text, and whether it carries nothing.
- *
- * Codex writes a call's output (`function_call_output`,
- * `custom_tool_call_output`) as a string or as an array of content items
- * (`input_text`, `input_image`: MCP results). Its shell tool
- * (`exec_command`, `write_stdin`), `apply_patch` and MCP calls open the
- * text with a header block (`Chunk ID: ...`, `Wall time: ...`, `Process
- * exited with code 0`, `Exit code: 0`, ...) ending in a line `Output:`;
- * what the call produced follows it. Measured on Codex 0.171.0
- * (`fixtures/codex/`).
+ * What a Codex tool output says, and whether it carries nothing. Outputs are
+ * a string or content items (`input_text`, `input_image`: MCP); the shell
+ * tool, `apply_patch` and MCP calls open with a header block (`Chunk ID:`,
+ * `Wall time:`, `Exit code: 0`, ...) ending in `Output:` (Codex 0.171.0,
+ * `fixtures/codex/`).
  *
  * @module
  */
@@ -16,7 +11,7 @@
 import { isPlainObject } from "../shared/plain_object.ts";
 
 /** The start of an output kept as a result's snippet. */
-export const OUTPUT_SNIPPET_CHARS = 400;
+const OUTPUT_SNIPPET_CHARS = 400;
 
 /** At most this many content items of an output are read. */
 const MAX_OUTPUT_ITEMS = 64;
@@ -29,10 +24,7 @@ export interface ToolOutput {
   empty: boolean;
 }
 
-/**
- * Reads a call's `output` value: a string, or an array of content items
- * (a text item's `text`; an image, or any other item, is content).
- */
+/** Reads a call's `output`: a string, or content items (any non-text item is content). */
 export function readToolOutput(output: unknown): ToolOutput {
   if (typeof output === "string") {
     return { snippet: snippetOf(output), empty: isEmptyToolOutput(output) };
@@ -77,11 +69,9 @@ const STILL_RUNNING = /^Process running with session ID /;
 const MAX_HEADER_LINES = 8;
 
 /**
- * Whether an output's text carries nothing: blank, or Codex's header with
- * nothing after its `Output:` line. A partial output of a command still
- * running (`Process running with session ID ...`, returned after
- * `yield_time_ms`) hands the model a session to poll: it is content, not
- * an empty result, and not a hang.
+ * Whether the text carries nothing: blank, or a header with nothing after
+ * `Output:`. A still-running command's `Process running with session ID ...`
+ * (after `yield_time_ms`) is content: a session to poll, not a hang.
  */
 export function isEmptyToolOutput(text: string): boolean {
   if (text.trim() === "") return true;
@@ -95,11 +85,9 @@ export function isEmptyToolOutput(text: string): boolean {
 const ABORTED = /^aborted by user\s*$/;
 
 /**
- * Whether an output's text is Codex's record that the user stopped the
- * call (Ctrl-C, Esc): its header lines, with no `Output:` line, then
- * `aborted by user` (`Wall time: 1.1 seconds\naborted by user`). What a
- * command or an MCP server produced follows Codex's `Output:` line, so no
- * output of theirs can pose as it, however it ends.
+ * Whether the text is Codex's record of a call the user stopped (Ctrl-C,
+ * Esc): header lines, no `Output:`, then `aborted by user`. A tool's own
+ * output follows `Output:`, so none can pose as it.
  */
 export function isUserAbortText(text: string): boolean {
   const lines = text.trim().split("\n", MAX_HEADER_LINES + 2).map((line) =>

@@ -1,10 +1,6 @@
 /**
- * `codexReader`: the `TranscriptReader` (`transcript/tail_scan.ts`) of
- * Codex rollouts, which a Codex door hands to `detectStalls()` as the Stop
- * hook hands it Claude Code's: the current turn read from the end by its
- * `turn_id` (passed as the options' `promptId`: the one id a Codex turn
- * has, which the reader stamps on its entries too), and whether lines
- * appended since can change it. `scan` uses it on a rollout today.
+ * `codexReader`: the `TranscriptReader` of Codex rollouts handed to
+ * `detectStalls()`; the turn's `turn_id` travels as the options' `promptId`.
  *
  * @module
  */
@@ -47,14 +43,8 @@ export const codexReader: TranscriptReader = {
   appended: appendedRolloutLines,
 };
 
-/**
- * Whether the lines appended to a rollout from `from` on hold a record (an
- * entry or a turn marker), within the options' byte budget and deadline;
- * a line still being written is not looked at. Requires `--allow-read`.
- *
- * @returns `null` when the file is gone or cannot be read.
- */
-export function appendedRolloutLines(
+/** Whether lines appended from `from` on hold a record (`null`: file gone or unreadable). */
+function appendedRolloutLines(
   path: string,
   from: number,
   options: AppendedLinesOptions,

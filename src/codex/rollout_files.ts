@@ -1,11 +1,8 @@
 /**
- * Where Codex keeps its rollouts, and telling a rollout from a Claude Code
- * transcript by its first line.
- *
- * Codex writes each session to
- * `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local time>-<session id>.jsonl`
- * (`$CODEX_HOME` defaults to `~/.codex`); the first line is the session's
- * `session_meta`.
+ * Where Codex keeps its rollouts
+ * (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, `$CODEX_HOME`
+ * defaulting to `~/.codex`), and telling one by its first line
+ * (`session_meta`).
  *
  * @module
  */
@@ -15,8 +12,7 @@ import { join } from "../shared/paths.ts";
 import { decodeUtf8 } from "../transcript/json_line.ts";
 
 /**
- * Codex's home folder: `$CODEX_HOME`, else `.codex` in the user's home
- * (`HOME`, or `USERPROFILE` on Windows).
+ * Codex's home: `$CODEX_HOME`, else `.codex` in `HOME` (`USERPROFILE` on Windows).
  *
  * @throws {InputError} When no variable gives one.
  */
@@ -40,24 +36,17 @@ export function codexSessionsDir(
 }
 
 /** Bytes of a file's start that show whether it is a rollout. */
-export const ROLLOUT_SNIFF_BYTES = 200;
+const ROLLOUT_SNIFF_BYTES = 200;
 
 const SESSION_META =
   /^\s*\{"timestamp":"[^"]{0,64}",(?:"ordinal":\d{1,20},)?"type":"session_meta"/;
 
-/**
- * Whether a file's first bytes are a Codex rollout's first line (its
- * `session_meta`): how `audit` and `scan` tell a rollout from a Claude
- * Code transcript, whatever its name.
- */
-export function opensAsRollout(head: Uint8Array): boolean {
+/** Whether a file's first bytes are a rollout's `session_meta` line, whatever its name. */
+function opensAsRollout(head: Uint8Array): boolean {
   return SESSION_META.test(decodeUtf8(head.subarray(0, ROLLOUT_SNIFF_BYTES)));
 }
 
-/**
- * {@link opensAsRollout} for an open file; its position is put back to its
- * start. Requires `--allow-read`.
- */
+/** {@link opensAsRollout} for an open file, rewound after. Requires `--allow-read`. */
 export function isRolloutFile(
   file: Pick<Deno.FsFile, "readSync" | "seekSync">,
 ): boolean {

@@ -1,19 +1,11 @@
 /**
- * Every turn of a Codex rollout, streamed forward from its first line:
- * what `audit` and `scan --all-turns` read from Codex's history
- * (`$CODEX_HOME/sessions/**\/rollout-*.jsonl`), in the same turn shape as
- * Claude Code's (`detection/history_turns.ts` `HistoryTurn`), so the same
- * verdict and tables follow.
- *
- * A turn runs from a `task_started` to the next one. How it ended is on
- * file: `task_complete` (a `turn_end` entry: its Stop hooks ran),
- * `turn_aborted` (an `interrupt`), or neither. A turn with neither that a
- * later turn follows was cut short (Codex was killed: it writes one of
- * the two at every turn's end otherwise), and is marked `resumedAfter`,
- * as a Claude Code turn whose process died is; the last turn with neither
- * has no sign of its end. Memory is bounded whatever the file: one turn's
- * entries at most (over the hook's entries budget it is let go and not
- * judged), and the words of its newest messages only.
+ * Every turn of a Codex rollout, streamed forward, shaped as Claude Code's
+ * `HistoryTurn` for `audit` and `scan --all-turns`. A turn runs from one
+ * `task_started` to the next and ends in `task_complete` or `turn_aborted`;
+ * with neither and a later turn it was cut short (Codex writes one at every
+ * turn's end unless killed) and is marked `resumedAfter`. Memory: one turn's
+ * entries (over the hook's budget it is not judged) and the words of its
+ * newest messages only.
  *
  * @module
  */
@@ -25,7 +17,7 @@ import {
 } from "../transcript/line_reader.ts";
 import { DEFAULT_SCAN_BUDGETS } from "../transcript/tail_scan.ts";
 import { rolloutLineRecords } from "./_rollout_lines.ts";
-import type { RolloutRecord } from "./_rollout_records.ts";
+import { markerEntry, type RolloutRecord } from "./_rollout_records.ts";
 
 /** One turn of a rollout, shaped as a Claude Code history turn. */
 export interface RolloutTurn {
@@ -44,13 +36,10 @@ export interface RolloutTurn {
 }
 
 /** The most entries one turn may hold: the hook's entries budget. */
-export const MAX_ROLLOUT_TURN_ENTRIES = DEFAULT_SCAN_BUDGETS.entries;
+const MAX_ROLLOUT_TURN_ENTRIES = DEFAULT_SCAN_BUDGETS.entries;
 
-/**
- * Reader tuning: big reads; lines over 64 KiB judged from their ends, as
- * in the hook.
- */
-export const ROLLOUT_HISTORY_READER_OPTIONS = Object.freeze({
+/** Big reads; lines over 64 KiB judged from their ends, as in the hook. */
+const ROLLOUT_HISTORY_READER_OPTIONS = Object.freeze({
   chunkBytes: 1024 * 1024,
   maxLineBytes: 64 * 1024,
   keepBytes: 16 * 1024,
@@ -58,7 +47,7 @@ export const ROLLOUT_HISTORY_READER_OPTIONS = Object.freeze({
 });
 
 /** Of each text a turn keeps its end: all that is judged of closing words. */
-export const MAX_KEPT_TEXT_CHARS = 16 * 1024;
+const MAX_KEPT_TEXT_CHARS = 16 * 1024;
 
 /** How many of a turn's newest messages with words keep them. */
 const MESSAGES_WITH_WORDS = 16;
@@ -81,8 +70,7 @@ export interface RolloutHistoryOptions {
 }
 
 /**
- * Yields every turn of an open rollout in file order. Requires
- * `--allow-read`; the file's position is moved.
+ * Yields every turn of an open rollout in file order (moves its position). Requires `--allow-read`.
  *
  * @throws Whatever the file's reads throw (an I/O error).
  */
@@ -122,10 +110,7 @@ export class RolloutTurnSplitter {
   #ended = false;
   #worded: Entry[] = [];
 
-  /**
-   * Takes the next record; returns the turn it closed (a `task_started`
-   * closes the one before), else null.
-   */
+  /** Takes the next record; returns the turn a `task_started` closed, else null. */
   push(record: RolloutRecord): RolloutTurn | null {
     if (record.kind === "turn_started") {
       const closed = this.#close(true);
@@ -159,13 +144,7 @@ export class RolloutTurnSplitter {
       return null;
     }
     this.#ended = true;
-    this.#add({
-      kind: record.kind === "turn_complete" ? "turn_end" : "interrupt",
-      offset: record.offset,
-      line: record.line,
-      promptId: record.turnId === "" ? null : record.turnId,
-      sidechain: false,
-    });
+    this.#add(markerEntry(record));
     return null;
   }
 

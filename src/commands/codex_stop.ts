@@ -1,9 +1,6 @@
 /**
- * `stall-watch codex-stop`: the Stop hook for OpenAI's Codex CLI, the
- * command `install --codex` registers in Codex's `hooks.json`. A stop
- * started by Codex does not come through here: `main.ts` runs it from the
- * hook's bundle (`hook/stop_hook.ts`); this is the CLI's way in (options,
- * `help codex-stop`, a person at a terminal).
+ * `stall-watch codex-stop` from the CLI (options, help, a person at a
+ * terminal); Codex's own stops run from the hook's bundle (`main.ts`).
  *
  * @module
  */

@@ -1,7 +1,6 @@
 /**
- * `stall-watch doctor`: checks the set-up and says how to fix what is
- * wrong. The facts are gathered here (`doctor/doctor_probes.ts`), the
- * checks are pure (`doctor/doctor_checks.ts`).
+ * `stall-watch doctor`: checks the set-up and says how to fix what is wrong
+ * (facts gathered here, checks pure in `doctor/doctor_checks.ts`).
  *
  * @module
  */

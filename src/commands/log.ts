@@ -144,10 +144,7 @@ function parseLast(value: string): number {
   return count;
 }
 
-/**
- * Feeds one log file to the summarizer line by line (`inside`: the start
- * directory, for the configured log); false when it does not exist.
- */
+/** Feeds one log file to the summarizer (`inside`: the start directory); false when missing. */
 async function readLog(
   path: string,
   inside: string | null,

@@ -62,12 +62,9 @@ export function recoveryText(
 }
 
 /**
- * The preset's texts, whatever a project's config says: its `recovery.*`
- * texts would reach the model in stall-watch's voice at every stall (a
- * cloned repository's words read as the hook's instructions; threat model
- * 40), so they are set aside, in one line for all of them. The operator's
- * own config (named by `STALL_WATCH_CONFIG`, outside the project) may set
- * them.
+ * The preset's texts whatever a project's config says: its `recovery.*`
+ * would speak to the model in stall-watch's voice (threat model 40), so they
+ * are set aside with one line; only the operator's `STALL_WATCH_CONFIG` may set them.
  */
 export function projectRecoveryText(
   file: ReadonlyMap<string, { value: unknown; where: string }>,

@@ -28,10 +28,7 @@ function problemsFingerprint(
   return hash.toString(16).padStart(8, "0");
 }
 
-/**
- * The config-problem notice to show now, or `null` when there are none or
- * this session was told of the same ones.
- */
+/** The config-problem notice to show now, or `null` (none, or this session was told). */
 export async function claimConfigNotice(
   openStore: StoreOpener,
   sessionId: string,
@@ -58,10 +55,7 @@ export async function claimConfigNotice(
 /** Event names are identifiers; anything else is shown as a placeholder. */
 const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
-/**
- * The notice for a handler run under an `event` it is not for (what
- * happened, how to fix it), or `null` once this session was told.
- */
+/** The notice for a handler run under an `event` it is not for, or `null` once told. */
 export async function claimMisregistrationNotice(
   openStore: StoreOpener,
   sessionId: string,

@@ -47,16 +47,11 @@ export type MarkerLook =
   | { state: "refused"; reason: string };
 
 /**
- * Whether the marker is there. `file` is one the settings let through
- * (`markerRefusal` in `config/settings.ts`: never a network or device
- * path). Inside the project (a path a cloned repository's links can reach)
- * it is walked from the start directory with `lstat` and `readlink`, and
- * a folder on the way that is a link leading out of the project is
- * refused without its target being touched (a committed `.claude ->
- * /net/host/s` must not lead the look there); the marker itself is looked
- * at with `lstat`, so a symlink counts without being followed. Outside the
- * project it is the operator's own path (`/tmp/stall_off`), looked at
- * with `lstat`. Requires `--allow-read`.
+ * Whether the marker is there (`file` passed `markerRefusal`). Inside the
+ * project it is walked with `lstat`/`readlink` and a folder linking out is
+ * refused untouched (a committed `.claude -> /net/host/s` must not lead the
+ * look there); the marker itself, inside or out, is `lstat`ed, so a symlink
+ * counts unfollowed. Requires `--allow-read`.
  */
 export function lookAtMarker(cwd: string, file: string): MarkerLook {
   const path = resolvePath(cwd, file);

@@ -14,20 +14,14 @@ export interface Outcome {
   stderr: string;
 }
 
-/**
- * The stdout line that shows `notices` to the user (not the model): one
- * `systemMessage` object, or `""`.
- */
+/** The stdout `systemMessage` line showing `notices` to the user (not the model), or `""`. */
 export function systemMessageLine(notices: readonly string[]): string {
   return notices.length === 0
     ? ""
     : JSON.stringify({ systemMessage: notices.join("\n") }) + "\n";
 }
 
-/**
- * An allow: exit 0, `notice` (if any) for the user on stdout, and the
- * non-empty `lines` on stderr, one per line.
- */
+/** An allow: exit 0, `notice` on stdout for the user, non-empty `lines` on stderr. */
 export function allowOutcome(
   notice: string | null,
   lines: readonly string[] = [],

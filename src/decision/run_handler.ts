@@ -52,11 +52,7 @@ export interface Door<Input> {
   handler: Handler;
   /** Its client's folder (`.claude`): the state and the log lie below it by default. */
   clientDir: string;
-  /**
-   * Reads the payload text (its client's hook payload).
-   *
-   * @throws {InputError} On empty input, invalid JSON or a non-object.
-   */
+  /** @throws {InputError} On empty input, invalid JSON or a non-object. */
   read(text: string): DoorPayload<Input>;
   /** Judges the turn and renders the decision the way its client takes it. */
   judge(input: Input, run: Run): Promise<Outcome>;
@@ -72,10 +68,7 @@ export interface Run {
   log(...events: readonly EventRecord[]): void;
   /** Writes the events so far (a long watch shows in the log as it runs). */
   flush(): Promise<void>;
-  /**
-   * The config problems' notice, or `null` when none or told already this
-   * session: claim it only where it is shown.
-   */
+  /** The config problems' notice unless none or told this session: claim it only where shown. */
   configNotice(): Promise<string | null>;
   /**
    * Runs the guardrails on a stall against the session's state: nudge now,

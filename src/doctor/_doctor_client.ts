@@ -85,11 +85,9 @@ function statusLineChecks(facts: ClientFacts): CheckResult[] {
 }
 
 /**
- * What stall-watch does when another hook ends a turn on purpose (returns
- * `continue: false` on PreToolUse or PostToolUse): Claude Code fires no
- * Stop then, so only the watchdog can act. From 2.1.97 Claude Code records
- * the stop and the watchdog stays silent; before, nothing on file tells
- * that turn from a result nobody answered, and the watchdog wakes it.
+ * When another hook ends a turn (`continue: false` on Pre/PostToolUse) no
+ * Stop fires: from 2.1.97 the stop is recorded and the watchdog stays
+ * silent; before, it looks like an unanswered result and is woken.
  */
 function turnEndingChecks(facts: ClientFacts): CheckResult[] {
   const hooks = facts.turnEndingHooks ?? [];

@@ -1,30 +1,23 @@
 /**
- * `doctor`'s Codex checks: whether OpenAI's Codex CLI will run
- * stall-watch's Stop hook. Codex runs a hook from a `hooks.json` only when
- * it is trusted and unchanged since, and a project's `.codex/` only in a
- * trusted project; anything else is skipped without a word. So after
- * reading the hooks files, it asks Codex itself (`codex app-server`,
- * `hooks/list`) and reports each hook as trusted, modified, untrusted, in
- * a project Codex does not trust, or not asked (codex not on the PATH).
- *
- * The facts are gathered by {@link gatherCodexFacts}; the checks
- * ({@link codexChecks}) are pure.
+ * `doctor`'s Codex checks: Codex runs a `hooks.json` hook only trusted and
+ * unchanged, and a project's `.codex/` only in a trusted project, else skips
+ * it silently; so Codex is asked (`hooks/list`) and each hook reported as
+ * trusted, modified, untrusted, in an untrusted project, or not asked.
+ * {@link gatherCodexFacts} gathers; {@link codexChecks} is pure.
  *
  * @module
  */
 
 import type { CliIO } from "../shared/cli_io.ts";
 import { describe } from "../shared/errors.ts";
-import { VERSION } from "../shared/version.ts";
 import { readSettingsFile } from "../client_settings/settings_file.ts";
 import { parseSettingsText } from "../client_settings/settings_json.ts";
 import { displayPath } from "../client_settings/settings_update.ts";
 import {
   type AppServerUnavailable,
+  askCodex,
   isUnavailable,
-  withCodexAppServer,
 } from "../install/codex_app_server.ts";
-import { APP_SERVER_TIMEOUT_MS } from "../install/codex_install.ts";
 import {
   codexHooksPath,
   type CodexScope,
@@ -50,7 +43,6 @@ export interface CodexFileFacts {
   scope: CodexScope;
   /** The absolute path (to match Codex's `sourcePath`). */
   path: string;
-  /** For the report. */
   display: string;
   exists: boolean;
   /** Why it could not be read or parsed, else null. */
@@ -75,9 +67,8 @@ export interface CodexFacts {
 }
 
 /**
- * Reads both hooks files and, when one registers stall-watch (or
- * `required`), asks Codex. Requires `--allow-read`, `--allow-env`, and
- * `--allow-run` to ask Codex (without it the check says it could not).
+ * Reads both hooks files and, when one registers us (or `required`), asks
+ * Codex. Requires `--allow-read`, `--allow-env` (`--allow-run` to ask).
  */
 export async function gatherCodexFacts(
   io: CliIO,
@@ -107,14 +98,9 @@ export async function gatherCodexFacts(
     required,
   };
   if (!required && files.every((f) => f.commands.length === 0)) return facts;
-  const answer = await withCodexAppServer(
-    {
-      ...(codexProgram ? { program: codexProgram } : {}),
-      cwd: io.cwd,
-      env: io.env,
-      timeoutMs: APP_SERVER_TIMEOUT_MS,
-    },
-    VERSION,
+  const answer = await askCodex(
+    io,
+    codexProgram,
     (client) => listCodexHooks(client, io.cwd),
   ).catch((
     error: unknown,

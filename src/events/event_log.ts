@@ -1,8 +1,7 @@
 /**
- * The event sink: one JSON object per decision, appended to a JSONL file in
- * the client's folder, each line in one `write` (concurrent hooks never
- * interleave inside a line), rotated at a size limit (one previous file
- * kept).
+ * The event sink: one JSON line per decision in the client's folder, each in
+ * one `write` (concurrent hooks never interleave), rotated at a size limit
+ * (one previous file kept).
  *
  * @module
  */
@@ -59,10 +58,8 @@ const CUTS = [
 ];
 
 /**
- * Serialises an event as one JSON line with keys sorted at every level (lines
- * diff and grep well). A line longer than `maxBytes` (UTF-8, newline
- * included) is cut: lists keep their first items, strings their start, and
- * the line says `"truncated": true`.
+ * One JSON line, keys sorted at every level; past `maxBytes` (UTF-8, with the
+ * newline) lists keep their first items, strings their start, and `"truncated": true`.
  */
 export function formatEvent(
   record: EventRecord,
@@ -146,7 +143,7 @@ function isEventLogText(head: string): boolean {
  * Appends events to the log. Requires write access to the log's folder.
  *
  * @throws {ConfinementError} When the path escapes the client's folder, or
- * the file there is a symlink, FIFO, hard link or not stall-watch's log.
+ * the file is a symlink, FIFO, hard link or not stall-watch's log.
  */
 export async function appendEvents(
   records: readonly EventRecord[],

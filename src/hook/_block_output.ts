@@ -1,9 +1,8 @@
 /**
  * The Stop hook's answer to a stall (loaded only then): the guardrails
- * decide, and a block reaches Claude Code in the output mode the settings
- * and the client's release allow (`stderr`, `json`, `context`: what the
- * model and the user see of each is in docs/detection.md, "Output modes"),
- * or the stop is allowed with the line naming the brake.
+ * decide; a block goes out in the output mode the settings and the client's
+ * release allow (docs/detection.md, "Output modes"), or the stop is allowed
+ * naming the brake.
  *
  * @module
  */
@@ -23,9 +22,8 @@ import type { Run, StallRequest } from "../decision/run_handler.ts";
 export type OutputClient = "claude_code" | "codex";
 
 /**
- * A block in the output mode (picked by the `release` that wrote the turn,
- * when known, and by the `client`: Codex takes no `context`), or an allow
- * with the brake's line.
+ * A block in the mode `release` and `client` allow (Codex takes no
+ * `context`), or an allow naming the brake.
  */
 export async function stalledStopOutcome(
   stall: StallRequest,
@@ -101,9 +99,7 @@ const CODEX_CONTEXT_FALLBACK = 'output "context" is Claude Code\'s ' +
 interface BlockParts {
   /** Report lines and prompt: the stderr form. */
   message: string;
-  /** The prompt alone. */
   prompt: string;
-  /** The report lines alone. */
   report: string;
   /** `Stop` or `SubagentStop`. */
   hookEvent: string;

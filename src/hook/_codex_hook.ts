@@ -1,22 +1,12 @@
 /**
- * The Stop hook's door for OpenAI's Codex CLI (`stall-watch codex-stop`):
- * Codex's Stop payload in (`_codex_input.ts`), the same judge as Claude
- * Code's stops (`_hook.ts`) on the rollout's current turn (`codexReader`,
- * by `turn_id`), and the answer Codex takes: allow = exit 0 with nothing
- * on stdout (or a `systemMessage`); block = exit 2 with the report and
- * prompt on stderr, which Codex hands the model as the same turn's next
- * user message, or the JSON `{"decision":"block"}` of `output: "json"`.
- *
- * What differs from Claude Code, and why:
- *
- * - State, log and config live in the project's `.codex/`.
- * - Codex re-runs a Stop hook that keeps blocking without end, so the
- *   turn's nudges are capped (`max_retries`, by `turn_id`) on top of the
- *   per-call retry cap.
- * - `codex exec --ephemeral` writes no rollout (`transcript_path` null):
- *   the payload alone cannot tell a stall from a healthy turn (a null
- *   `last_assistant_message` is also a turn that never called a tool), so
- *   the stop is allowed with one line.
+ * The Stop hook's door for Codex CLI (`stall-watch codex-stop`): Codex's
+ * payload in, the same judge as Claude Code's on the rollout's current turn
+ * (`codexReader`, by `turn_id`); allow = exit 0, block = exit 2 with the
+ * report on stderr (the model's next user message) or `{"decision":"block"}`.
+ * Unlike Claude Code: state lives in `.codex/`; Codex re-runs a blocking Stop
+ * hook without end, so a turn's nudges are capped (`max_retries`, by
+ * `turn_id`); `codex exec --ephemeral` writes no rollout, and the payload
+ * alone cannot tell a stall, so the stop is allowed with one line.
  *
  * @module
  */
@@ -50,18 +40,14 @@ const codexDoor: Door<CodexStopInput> = {
 };
 
 /** Why a stop without a rollout is allowed (the event's reason). */
-export const NO_ROLLOUT_REASON = "Codex wrote no rollout for this session " +
+const NO_ROLLOUT_REASON = "Codex wrote no rollout for this session " +
   "(transcript_path is null: codex exec --ephemeral), and the payload " +
   "alone cannot tell a stall from a finished turn";
 
 /**
- * Runs Codex's Stop hook on one payload.
+ * Runs Codex's Stop hook on one payload. Requires `--allow-read`, `--allow-env`, write access to `.codex`.
  *
- * Requires `--allow-read`, `--allow-env`, and write access to `.codex` for
- * state and the optional event log.
- *
- * @throws {InputError} For payloads that are not Codex's Stop and for
- * unreadable rollouts.
+ * @throws {InputError} For payloads that are not Codex's Stop and for unreadable rollouts.
  */
 export function runCodexHook(
   payloadText: string,

@@ -1,11 +1,8 @@
 /**
- * Reads the Stop payload OpenAI's Codex CLI writes to stdin (its fields in
- * docs/codex.md): told from Claude Code's by its shape, never guessed. A
- * Codex Stop names its turn (`turn_id`, which Claude Code never sends) and
- * always carries `transcript_path`, null when Codex writes no rollout
- * (`codex exec --ephemeral`). The turn is handed to the Stop hook's judge
- * in the shape Claude Code's payload is read into, so both clients' stops
- * are judged by one code path.
+ * Reads Codex CLI's Stop payload (docs/codex.md), told from Claude Code's by
+ * its shape: it names its turn (`turn_id`) and always has `transcript_path`
+ * (null under `codex exec --ephemeral`). Read into the shape of Claude
+ * Code's payload, so one code path judges both.
  *
  * @module
  */
@@ -24,19 +21,15 @@ export interface CodexStopInput {
   /** `turn_id`: the turn judged, and the key of its cap. */
   turnId: string;
   stopHookActive: boolean;
-  /**
-   * The turn as the judge reads a stop (`_hook.ts`), or `null` when
-   * `transcript_path` is null: Codex wrote no rollout to judge.
-   */
+  /** The turn as the judge reads a stop; `null` when Codex wrote no rollout. */
   turn: HookInput | null;
 }
 
 /**
- * Reads the payload text: its object, and the input read from it.
+ * The payload's object, and its input read on demand.
  *
- * @throws {InputError} On empty input, invalid JSON or a non-object; the
- * input on a payload that is not Codex's Stop (no `turn_id`, no
- * `transcript_path`).
+ * @throws {InputError} On empty input, bad JSON or a non-object; the input
+ * on a payload that is not Codex's Stop (no `turn_id`, no `transcript_path`).
  */
 export function readCodexStopPayload(
   text: string,

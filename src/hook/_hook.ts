@@ -68,7 +68,7 @@ const stopDoor: Door<HookInput> = {
 
 /**
  * Runs the Stop / SubagentStop hook on one payload. Requires `--allow-read`,
- * `--allow-env`, and write access to `.claude`.
+ * `--allow-env`, write access to `.claude`.
  *
  * @throws {InputError} For unusable payloads and unreadable transcripts.
  */
@@ -80,10 +80,7 @@ export function runHook(payloadText: string, io: HandlerIO): Promise<Outcome> {
 const CLAUDE_FORK_REASON =
   'Claude Code\'s own fork (agent_type ""), not a subagent of the session';
 
-/**
- * Detects stalls in the turn and decides: allow, or what a stall calls for.
- * Both clients' Stops are judged here (Codex's door hands its turn in).
- */
+/** Detects stalls in the turn and decides, for both clients' Stops. */
 export async function judgeStop(
   input: HookInput,
   run: Run,
@@ -177,10 +174,7 @@ export async function judgeStop(
   );
 }
 
-/**
- * The announcement a healthy Stop's turn ended on, or null: only the main
- * thread's Stop is judged, on a turn read whole.
- */
+/** The announcement a healthy main-thread Stop's turn, read whole, ended on, or null. */
 function announcedStopOf(
   input: HookInput,
   detection: Detection,

@@ -26,18 +26,13 @@ export interface HookInput {
   hookEventName: string;
   /** The parent transcript (`transcript_path`). */
   transcriptPath: string;
-  /**
-   * The file judged: `transcript_path` for Stop, `agent_transcript_path` for
-   * SubagentStop (`null` when absent: no evidence).
-   */
+  /** The file judged: `transcript_path`, or SubagentStop's `agent_transcript_path` (`null`: absent). */
   scanPath: string | null;
   /** True for SubagentStop: the scanned file is a sidechain transcript. */
   isSubagent: boolean;
   /**
-   * A SubagentStop of Claude Code's own fork (`agent_type` ""), the one that
-   * summarises a running subagent's progress, with a file never written
-   * (2.1.145-2.1.220 in `-p` with `CLAUDE_CODE_FORK_SUBAGENT=1`; interactive
-   * to 2.1.310).
+   * SubagentStop of Claude Code's own progress-summary fork (`agent_type` ""), file never written
+   * (2.1.145-2.1.220 in `-p` with `CLAUDE_CODE_FORK_SUBAGENT=1`; interactive to 2.1.310).
    */
   claudeFork: boolean;
   /** A SubagentStop whose subagent `background_tasks` lists as running. */
@@ -58,10 +53,9 @@ export interface HookInput {
 }
 
 /**
- * Reads the payload text: its object, and the input read from it.
+ * The payload's object, and its input read on demand.
  *
- * @throws {InputError} On empty input, invalid JSON or a non-object; the
- * input on a missing or non-string `transcript_path`.
+ * @throws {InputError} On empty input, bad JSON or a non-object; the input on a missing `transcript_path`.
  */
 export function readStopPayload(text: string): DoorPayload<HookInput> {
   // A list of tasks over the budget is never parsed into objects.
@@ -74,12 +68,7 @@ export function readStopPayload(text: string): DoorPayload<HookInput> {
   return { payload, input: () => hookInputFrom(payload, tasks.cut) };
 }
 
-/**
- * Reads a parsed payload object (`tasksCut`: `background_tasks` was over the
- * budget and cut first).
- *
- * @throws {InputError} On a missing or non-string `transcript_path`.
- */
+/** @throws {InputError} On a missing or non-string `transcript_path`. */
 function hookInputFrom(
   payload: Record<string, unknown>,
   tasksCut = false,

@@ -1,10 +1,8 @@
 /**
- * The Stop hook as a process: payload from stdin, outcome to stdout and
- * stderr, and the exit code. `main.ts` runs {@link runStopHook} (and, for
- * `codex-stop`, {@link runCodexStopHook}) from its bundle
- * (`gen/stop_hook.js`, docs/development.md), whose `import()`s stay lazy:
- * a Claude Code stop never evaluates Codex's door. `cli.ts` runs
- * {@link stopHookStep} and {@link codexStopHookStep} from source.
+ * The Stop hook as a process: stdin payload, outcome on stdout/stderr, exit
+ * code. `main.ts` runs {@link runStopHook} / {@link runCodexStopHook} from
+ * the bundle (`gen/stop_hook.js`), whose lazy `import()`s keep Codex's door
+ * out of a Claude Code stop; `cli.ts` runs the steps from source.
  *
  * @module
  */
@@ -19,8 +17,7 @@ import { runHook } from "./_hook.ts";
 const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
 
 /**
- * Reads Claude Code's payload from stdin, runs the hook and writes its
- * outcome; returns the exit code (0 allow, 2 block, 1 bad input).
+ * Claude Code's payload from stdin: runs the hook, writes the outcome; exit 0 allow, 2 block, 1 bad input.
  *
  * @throws {InputError} For an unusable payload or transcript.
  */
@@ -29,10 +26,8 @@ export function stopHookStep(io: CliIO): Promise<number> {
 }
 
 /**
- * Reads Codex's Stop payload from stdin (`codex-stop`), runs its door and
- * writes the outcome.
+ * `codex-stop` from stdin: runs Codex's door, writes the outcome; exit 0 allow, 2 block, 1 bad input.
  *
- * @returns The exit code: 0 allow, 2 block, 1 bad input.
  * @throws {InputError} For an unusable payload or rollout.
  */
 export async function codexStopHookStep(io: CliIO): Promise<number> {

@@ -1,17 +1,10 @@
 /**
- * A short conversation with `codex app-server`: Codex's JSON-RPC server on
- * stdio (one JSON object per line, requests `{"id", "method", "params"}`,
- * answers `{"id", "result"}` or `{"id", "error"}`, notifications without
- * an id). stall-watch uses it for what only Codex knows: which hooks it
- * would run and whether each is trusted (`hooks/list`), and to trust the
- * one it installed (`config/batchWrite` of `hooks.state`), since Codex
- * skips an untrusted hook without a word.
- *
- * Every conversation has a deadline; the server is stopped when it ends,
- * however it ends. Starting a program needs `--allow-run`, which the
- * release binary does not have: that, and a `codex` missing from the
- * PATH, are reported as such ({@link AppServerUnavailable}), never thrown
- * at the user as a stack trace.
+ * A short conversation with `codex app-server` (JSON-RPC, one object a line
+ * on stdio): which hooks Codex would run and whether each is trusted
+ * (`hooks/list`), and trusting ours (`config/batchWrite` of `hooks.state`),
+ * since Codex skips an untrusted hook without a word. Every conversation has
+ * a deadline and stops the server; no `--allow-run` (the release binary) or
+ * no `codex` on the PATH is an {@link AppServerUnavailable}, never a throw.
  *
  * @module
  */
@@ -19,19 +12,15 @@
 import { isPlainObject } from "../shared/plain_object.ts";
 import { clipMiddle } from "../shared/errors.ts";
 import { isInside, joinPath, POSIX, WINDOWS } from "../shared/paths.ts";
+import { VERSION } from "../shared/version.ts";
 
 /** How to start the server. */
 export interface AppServerOptions {
-  /**
-   * The `codex` program (default: `codex` found on the environment's PATH,
-   * outside the project: {@link findOnPath}).
-   */
+  /** The `codex` program (default: found on the PATH outside the project). */
   program?: string;
-  /** The folder it starts in. */
   cwd: string;
   /** Its whole environment (`CODEX_HOME`, `HOME`, `PATH`...). */
   env: Readonly<Record<string, string>>;
-  /** Milliseconds the whole conversation may take. */
   timeoutMs: number;
 }
 
@@ -52,13 +41,11 @@ export interface AppServerNotification {
 export interface AppServerClient {
   /** Sends a request and waits for its answer's `result`. */
   request(method: string, params: unknown): Promise<unknown>;
-  /** Every notification received so far. */
   readonly notifications: readonly AppServerNotification[];
 }
 
 /** An error answer, a broken line, the deadline: one line each. */
 export class AppServerError extends Error {
-  /** @param message One line. */
   constructor(message: string) {
     super(message);
     this.name = "AppServerError";
@@ -72,12 +59,9 @@ const MAX_LINE_CHARS = 8 * 1024 * 1024;
 const CLIENT_INFO = { name: "stall-watch", title: "stall-watch" };
 
 /**
- * Starts `codex app-server`, initializes it, runs `fn` with the client,
- * then stops the server.
+ * Runs `fn` in a conversation with a started `codex app-server`, or says why none could start.
  *
- * @returns `fn`'s value, or why the server could not be started.
- * @throws {AppServerError} When the server answers with an error, sends
- * something that is not JSON, or the deadline passes.
+ * @throws {AppServerError} On an error answer, a line not JSON, or the deadline.
  */
 export async function withCodexAppServer<T>(
   options: AppServerOptions,
@@ -133,24 +117,39 @@ export async function withCodexAppServer<T>(
   }
 }
 
+/** How long install and doctor wait for `codex app-server`. */
+const APP_SERVER_TIMEOUT_MS = 30_000;
+
+/** {@link withCodexAppServer} in `io`'s folder and environment, as install and doctor ask. */
+export function askCodex<T>(
+  io: { cwd: string; env: Readonly<Record<string, string>> },
+  program: string | undefined,
+  fn: (client: AppServerClient) => Promise<T>,
+): Promise<T | AppServerUnavailable> {
+  return withCodexAppServer(
+    {
+      ...(program ? { program } : {}),
+      cwd: io.cwd,
+      env: io.env,
+      timeoutMs: APP_SERVER_TIMEOUT_MS,
+    },
+    VERSION,
+    fn,
+  );
+}
+
 /** Where {@link findOnPath} found a program, or why it found none. */
 export type PathLookup =
   | { path: string }
   | { path: null; why: string };
 
 /**
- * The first `name` on the environment's PATH that is a file (`name.exe`,
- * `name.cmd`, then `name` on Windows), as an absolute path. Only folders
- * the PATH names by an absolute path outside the project are searched: a
- * relative entry (`.`, `node_modules/.bin`, or an empty one, which POSIX
- * shells read as `.`) means the start directory, and a cloned repository
- * may hold a `codex` there; so may any folder inside it. The program is
- * started by this absolute path, never by its name, which Windows would
- * look for in the current directory too. Requires `--allow-read`.
- *
- * @param projectDir The start directory: nothing in or below it is run.
+ * The first `name` file (`.exe`, `.cmd` first on Windows) in an absolute
+ * PATH folder outside `projectDir`: a relative or empty entry means the start
+ * directory, which a cloned repository controls. Started by this absolute
+ * path, never by name (Windows looks in the current directory too).
  */
-export function findOnPath(
+function findOnPath(
   name: string,
   env: Readonly<Record<string, string>>,
   projectDir: string,

@@ -1,12 +1,9 @@
 /**
- * `stall-watch install --codex` and `uninstall --codex`: the Stop hook in
- * Codex's `hooks.json` (the project's `.codex/hooks.json`, or with
- * `--user` the user's `$CODEX_HOME/hooks.json`), written the way Claude
- * Code's settings are (strict JSON kept, a backup first, a diff with
- * `--dry-run`), then trusted through `codex app-server`, since Codex skips
- * an untrusted hook without a word. When Codex cannot be asked (not on the
- * PATH, or stall-watch may not start programs), install says exactly how
- * to trust the hook instead.
+ * `install --codex` / `uninstall --codex`: the Stop hook in Codex's
+ * `hooks.json` (`.codex/hooks.json`, or `$CODEX_HOME/hooks.json` with
+ * `--user`), written as Claude Code's settings are, then trusted through
+ * `codex app-server` (Codex skips an untrusted hook silently); when Codex
+ * cannot be asked, install says how to trust it instead.
  *
  * @module
  */
@@ -20,8 +17,7 @@ import {
   updateSettings,
 } from "../client_settings/settings_update.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
-import { VERSION } from "../shared/version.ts";
-import { isUnavailable, withCodexAppServer } from "./codex_app_server.ts";
+import { askCodex, isUnavailable } from "./codex_app_server.ts";
 import {
   codexHooksPath,
   type CodexScope,
@@ -36,9 +32,6 @@ import {
   trustCodexHooks,
 } from "./codex_trust.ts";
 import { knownPathsOf, platformOf, selfInvocation } from "./hook_command.ts";
-
-/** How long install and doctor wait for `codex app-server`. */
-export const APP_SERVER_TIMEOUT_MS = 30_000;
 
 /** What `install --codex` is asked. */
 export interface CodexInstallOptions {
@@ -62,12 +55,7 @@ function place(io: CliIO, scope: CodexScope) {
   };
 }
 
-/**
- * Refuses, in one line, when this process may not write `./.codex`: a
- * stall-watch whose baked-in permissions cover `.claude` only.
- *
- * @throws {InputError} Saying so.
- */
+/** @throws {InputError} When this process may not write `./.codex` (baked for `.claude` only). */
 function assertMayWriteCodexDir(cwd: string, command: string): void {
   const path = claudeRoot(cwd, CODEX_DIR);
   const { state } = Deno.permissions.querySync({ name: "write", path });
@@ -83,12 +71,9 @@ function againCommand(command: string, scope: CodexScope): string {
 }
 
 /**
- * Writes the Codex Stop hook, then has Codex trust it. Requires
- * `--allow-read`, `--allow-env`, write access to `.codex` (none with
- * `--dry-run`) and, for the trust, `--allow-run` (without it, install says
- * how to trust the hook by hand).
- *
- * @returns The exit code: 0 written (or nothing to change), 1 refused.
+ * Writes the Codex Stop hook and has Codex trust it (without `--allow-run`,
+ * says how to by hand); exit 0 written or unchanged, 1 refused. Requires
+ * `--allow-read`, `--allow-env`, write access to `.codex` (not with `--dry-run`).
  */
 export async function installForCodex(
   io: CliIO,
@@ -130,14 +115,9 @@ async function trustInstalledHook(
     againCommand("install", options.scope)
   }" where codex is on the PATH)`;
   let outcome: HookListing | null = null;
-  const answer = await withCodexAppServer(
-    {
-      ...(options.codexProgram ? { program: options.codexProgram } : {}),
-      cwd: io.cwd,
-      env: io.env,
-      timeoutMs: APP_SERVER_TIMEOUT_MS,
-    },
-    VERSION,
+  const answer = await askCodex(
+    io,
+    options.codexProgram,
     async (client) => {
       const listing = await listCodexHooks(client, io.cwd);
       const own = ownListedHooks(listing, knownPaths, path);
@@ -189,10 +169,9 @@ async function trustInstalledHook(
 }
 
 /**
- * Removes stall-watch's Codex Stop hook from one `hooks.json`. Requires
- * `--allow-read`, `--allow-env`, and write access to `.codex` (none with
- * `--dry-run`). Its trust record in Codex's `config.toml` stays; it trusts
- * nothing once the hook is gone.
+ * Removes our Codex Stop hook from one `hooks.json` (its trust record stays,
+ * trusting nothing once the hook is gone). Requires `--allow-read`,
+ * `--allow-env`, write access to `.codex` (not with `--dry-run`).
  */
 export async function uninstallForCodex(
   io: CliIO,

@@ -1,22 +1,13 @@
 /**
- * The Stop hook stall-watch registers for OpenAI's Codex CLI, in Codex's
- * `hooks.json` (the project's `.codex/hooks.json`, or the user's
- * `$CODEX_HOME/hooks.json`), and how it recognises it there again.
- *
- * Codex reads Claude Code's hook format (`{"hooks": {"Stop": [{"hooks":
- * [handler]}]}}`), so the edits are Claude Code's (`hook_registration.ts`);
- * what differs is the handler. Codex runs a hook's command with a shell
- * in the session's working directory and sets no `CLAUDE_PROJECT_DIR`, so
- * the handler is the program alone, with the subcommand `codex-stop` that
- * tells stall-watch the payload is Codex's: `/abs/stall-watch codex-stop`
- * (from source, `deno run ... /abs/main.ts codex-stop`).
- *
- * Pure: text in, text out.
+ * The Stop hook registered for Codex CLI in its `hooks.json`, and finding it
+ * again. Codex reads Claude Code's hook format, so the edits are
+ * `hook_registration.ts`'s; only the handler differs: Codex runs it with a
+ * shell in the session's folder and sets no `CLAUDE_PROJECT_DIR`, so it is
+ * the program alone plus `codex-stop` (`/abs/stall-watch codex-stop`). Pure.
  *
  * @module
  */
 
-import { isPlainObject } from "../shared/plain_object.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 import { join } from "../shared/paths.ts";
 import { codexHome } from "../codex/rollout_files.ts";
@@ -24,24 +15,23 @@ import type { SettingsEdit } from "../client_settings/settings_update.ts";
 import {
   jsonEditor,
   parseSettingsText,
-  SettingsFileError,
 } from "../client_settings/settings_json.ts";
 import {
   DEFAULT_HOOK_TIMEOUT,
-  describeCommand,
   type Invocation,
   ownCommandArgs,
   parseHandlerCommand,
   type Platform,
 } from "./hook_command.ts";
 import {
-  addHandler,
-  describeUpdate,
-  hooksShapeProblems,
+  checkShape,
   type OwnHandler,
-  removeHandler,
-  updateHandler,
+  ownHandlerAt,
+  reconcileHandlers,
+  removeHandlers,
+  usableTimeout,
 } from "./hook_registration.ts";
+import { handlersOf } from "./registered_hooks.ts";
 
 /** The subcommand Codex's Stop hook runs: the payload is Codex's. */
 export const CODEX_STOP_COMMAND = "codex-stop";
@@ -50,8 +40,7 @@ export const CODEX_STOP_COMMAND = "codex-stop";
 export type CodexScope = "project" | "user";
 
 /**
- * The `hooks.json` of a scope: the project's `<cwd>/.codex/hooks.json`, or
- * the user's `$CODEX_HOME/hooks.json` (`~/.codex/hooks.json`).
+ * The `hooks.json` of a scope: `<cwd>/.codex/hooks.json`, or `$CODEX_HOME/hooks.json`.
  *
  * @throws {InputError} For `user` when no variable names a home.
  */
@@ -65,10 +54,7 @@ export function codexHooksPath(
     : join(codexHome(env), "hooks.json");
 }
 
-/**
- * The Stop handler for Codex: the program and `codex-stop`, shell-quoted
- * (forward slashes on Windows), with an explicit timeout.
- */
+/** The Codex Stop handler: program and `codex-stop`, shell-quoted (Windows: `/`), a timeout. */
 export function buildCodexHandler(
   invocation: Invocation,
   options: { timeout: number; platform: Platform },
@@ -88,34 +74,18 @@ function windowsQuote(word: string): string {
   return /^[\w./:=-]+$/.test(word) ? word : `"${word.replaceAll('"', '\\"')}"`;
 }
 
-/**
- * stall-watch's Codex Stop handlers in a parsed `hooks.json`: command
- * handlers under `Stop` that run this stall-watch alone with exactly
- * `codex-stop` (see `ownCommandArgs`).
- */
+/** Our Codex Stop handlers: `Stop` commands running this stall-watch alone with `codex-stop`. */
 export function findOwnCodexHandlers(
   settings: Readonly<Record<string, unknown>>,
   knownPaths: readonly string[],
 ): OwnHandler[] {
   const found: OwnHandler[] = [];
-  const hooks = settings.hooks;
-  if (!isPlainObject(hooks) || !Array.isArray(hooks.Stop)) return found;
-  for (const [g, group] of hooks.Stop.entries()) {
-    if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
-    for (const [index, handler] of group.hooks.entries()) {
-      if (!isPlainObject(handler) || handler.type !== "command") continue;
-      const parsed = parseHandlerCommand(handler);
-      const args = parsed && ownCommandArgs(parsed, knownPaths);
-      if (args?.length !== 1 || args[0] !== CODEX_STOP_COMMAND) continue;
-      found.push({
-        event: "Stop",
-        group: g,
-        index,
-        handler,
-        groupKeys: Object.keys(group).filter((k) => k !== "hooks"),
-        args,
-      });
-    }
+  for (const at of handlersOf(settings, ["Stop"])) {
+    if (at.handler.type !== "command") continue;
+    const parsed = parseHandlerCommand(at.handler);
+    const args = parsed && ownCommandArgs(parsed, knownPaths);
+    if (args?.length !== 1 || args[0] !== CODEX_STOP_COMMAND) continue;
+    found.push(ownHandlerAt(at, args));
   }
   return found;
 }
@@ -131,12 +101,9 @@ export interface CodexInstallRequest {
 }
 
 /**
- * Plans a Codex install: adds the Stop handler when there is none, brings
- * an existing one in line (command, timeout), removes duplicates. Every
- * other hook and key of the file stays as it is.
+ * Plans a Codex install: adds or updates the Stop handler, removes copies; nothing else changes.
  *
- * @throws {SettingsFileError} When the file is not strict JSON, or its
- * `hooks` is shaped wrong.
+ * @throws {SettingsFileError} When the file is not strict JSON, or its `hooks` is shaped wrong.
  */
 export function planCodexInstall(
   text: string,
@@ -144,45 +111,20 @@ export function planCodexInstall(
   request: CodexInstallRequest,
 ): SettingsEdit {
   const settings = parseSettingsText(text, name);
-  const [problem] = hooksShapeProblems(settings);
-  if (problem !== undefined) {
-    throw new SettingsFileError(`${name} has ${problem}; fix it by hand first`);
-  }
-  const [first, ...duplicates] = findOwnCodexHandlers(
-    settings,
-    request.knownPaths,
-  );
-  const current = first?.handler.timeout;
+  checkShape(settings, name);
+  const own = findOwnCodexHandlers(settings, request.knownPaths);
   const desired = buildCodexHandler(request.invocation, {
-    timeout: request.timeout ??
-      (typeof current === "number" && Number.isFinite(current) && current > 0
-        ? current
-        : DEFAULT_HOOK_TIMEOUT),
+    timeout: request.timeout ?? usableTimeout(own[0]?.handler) ??
+      DEFAULT_HOOK_TIMEOUT,
     platform: request.platform,
   });
   const editor = jsonEditor(text);
-  const changes: string[] = [];
-  if (first === undefined) {
-    addHandler(editor, "Stop", desired);
-    changes.push(`Stop: added ${describeCommand(desired)}`);
-  } else {
-    const updated = updateHandler(editor, first, desired);
-    if (updated.length > 0) {
-      changes.push(`Stop: ${describeUpdate(first.handler, desired, updated)}`);
-    }
-    for (const duplicate of duplicates.reverse()) {
-      removeHandler(editor, duplicate);
-      changes.push(
-        `Stop: removed duplicate ${describeCommand(duplicate.handler)}`,
-      );
-    }
-  }
+  const changes = reconcileHandlers(editor, "Stop", own, desired);
   return { text: changes.length > 0 ? editor.text : text, changes };
 }
 
 /**
- * Plans a Codex uninstall: removes stall-watch's Codex Stop handlers and
- * the groups and lists this empties; nothing else.
+ * Plans a Codex uninstall: our Stop handlers and what that empties; nothing else.
  *
  * @throws {SettingsFileError} When the file is not strict JSON.
  */
@@ -193,11 +135,6 @@ export function planCodexUninstall(
 ): SettingsEdit {
   const own = findOwnCodexHandlers(parseSettingsText(text, name), knownPaths);
   const editor = jsonEditor(text);
-  const changes: string[] = [];
-  for (const handler of [...own].reverse()) {
-    removeHandler(editor, handler);
-    changes.push(`Stop: removed ${describeCommand(handler.handler)}`);
-  }
-  changes.reverse();
+  const changes = removeHandlers(editor, own);
   return { text: changes.length > 0 ? editor.text : text, changes };
 }

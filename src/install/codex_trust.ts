@@ -1,15 +1,10 @@
 /**
- * Whether Codex will run stall-watch's Stop hook, and trusting it.
- *
- * Codex runs a hook from a `hooks.json` only once it is trusted: a hash of
- * the hook's definition stored in the user's `config.toml` under
- * `hooks.state`; an edited hook is `modified` and skipped like an
- * untrusted one, without a word. And Codex reads a project's `.codex/`
- * only in a trusted project: there its hooks are not even listed. Both are
- * asked of Codex itself (`codex app-server`, `hooks/list`), and a hook is
- * trusted the way Codex's own `/hooks` screen does it (`config/batchWrite`
- * of `hooks.state.<key>.trusted_hash`), so no guess about Codex's hashing
- * is ever written.
+ * Whether Codex will run our Stop hook, and trusting it. Codex runs a
+ * `hooks.json` hook only once trusted (a hash in the user's `config.toml`
+ * `hooks.state`; an edited hook is `modified`, skipped silently) and reads a
+ * project's `.codex/` only in a trusted project. Both are asked of Codex
+ * (`hooks/list`), and trust is written as Codex's `/hooks` screen does
+ * (`config/batchWrite`), so no guess of Codex's hashing is ever written.
  *
  * @module
  */
@@ -40,10 +35,7 @@ export interface ListedHook {
 /** What Codex lists for one folder. */
 export interface HookListing {
   hooks: ListedHook[];
-  /**
-   * Codex's config warnings while listing (`configWarning`), e.g. that a
-   * project's `.codex/` is ignored until the project is trusted.
-   */
+  /** Codex's `configWarning`s, e.g. a project's `.codex/` ignored until the project is trusted. */
   warnings: string[];
   /** Errors Codex reported for the folder's hook files. */
   errors: string[];
@@ -104,10 +96,7 @@ function listedHook(value: unknown): ListedHook | null {
   };
 }
 
-/**
- * The listed hooks that are stall-watch's Codex Stop hook from the file
- * `hooksFile` (any file, when null).
- */
+/** The listed hooks that are our Codex Stop hook in `hooksFile` (any file when null). */
 export function ownListedHooks(
   listing: HookListing,
   knownPaths: readonly string[],

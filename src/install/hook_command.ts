@@ -80,11 +80,7 @@ export const DEFAULT_HOOK_TIMEOUT = 30;
 /** Seconds the watch handler's timeout exceeds the watchdog's deadline. */
 export const WATCH_TIMEOUT_MARGIN = 60;
 
-/**
- * How to start the running stall-watch (`Deno.execPath()`,
- * `Deno.mainModule`): its executable, or from source `deno run` with the
- * release flags and `main.ts`'s absolute path.
- */
+/** How to start this stall-watch: its executable, or `deno run` with the release flags and `main.ts`. */
 export function selfInvocation(
   execPath: string,
   mainModule: string,

@@ -26,7 +26,7 @@ import {
 } from "./hook_command.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 import type { SettingsEdit } from "../client_settings/settings_update.ts";
-import { handlersOf } from "./registered_hooks.ts";
+import { type HandlerAt, handlersOf } from "./registered_hooks.ts";
 import { addStatusLine, removeStatusLine } from "./status_line_registration.ts";
 import {
   type JsonEditor,
@@ -56,24 +56,25 @@ export function findOwnHandlers(
 ): OwnHandler[] {
   const found: OwnHandler[] = [];
   for (const at of handlersOf(settings, HOOK_EVENTS)) {
-    const { group, handler } = at;
-    if (handler.type !== "command") continue;
-    const parsed = parseHandlerCommand(handler);
+    if (at.handler.type !== "command") continue;
+    const parsed = parseHandlerCommand(at.handler);
     const args = parsed && stallWatchArgs(parsed, knownPaths);
-    if (!args) continue;
-    const event = at.event as HookEvent;
-    if (isWatchEvent(event) && args[0] !== "watch") continue;
-    const groupKeys = Object.keys(group).filter((k) => k !== "hooks");
-    found.push({
-      event,
-      group: at.g,
-      index: at.index,
-      handler,
-      groupKeys,
-      args,
-    });
+    if (!args || (isWatchEvent(at.event) && args[0] !== "watch")) continue;
+    found.push(ownHandlerAt(at, args));
   }
   return found;
+}
+
+/** The {@link OwnHandler} for a handler found at `at` that passes `args`. */
+export function ownHandlerAt(at: HandlerAt, args: string[]): OwnHandler {
+  return {
+    event: at.event as HookEvent,
+    group: at.g,
+    index: at.index,
+    handler: at.handler,
+    groupKeys: Object.keys(at.group).filter((k) => k !== "hooks"),
+    args,
+  };
 }
 
 /** What `install` should register. */
@@ -113,24 +114,7 @@ export function planInstall(
       timeout: timeoutFor(event, mine[0]?.handler, request),
       platform: request.platform,
     });
-    const [first, ...duplicates] = mine;
-    if (first === undefined) {
-      addHandler(editor, event, desired);
-      changes.push(`${event}: added ${describeCommand(desired)}`);
-      continue;
-    }
-    const updated = updateHandler(editor, first, desired);
-    if (updated.length > 0) {
-      changes.push(
-        `${event}: ${describeUpdate(first.handler, desired, updated)}`,
-      );
-    }
-    for (const duplicate of duplicates.reverse()) {
-      removeHandler(editor, duplicate);
-      changes.push(
-        `${event}: removed duplicate ${describeCommand(duplicate.handler)}`,
-      );
-    }
+    changes.push(...reconcileHandlers(editor, event, mine, desired));
   }
   if (request.statusLine === true) {
     changes.push(
@@ -153,22 +137,17 @@ export function planUninstall(
   knownPaths: readonly string[],
 ): SettingsEdit {
   const settings = parseSettingsText(text, name);
-  const own = findOwnHandlers(settings, knownPaths);
   const editor = jsonEditor(text);
-  const changes: string[] = [];
-  // Last first, so the indices of the ones still to remove stay valid.
-  for (const handler of [...own].reverse()) {
-    removeHandler(editor, handler);
-    changes.push(
-      `${handler.event}: removed ${describeCommand(handler.handler)}`,
-    );
-  }
-  changes.reverse();
+  const changes = removeHandlers(editor, findOwnHandlers(settings, knownPaths));
   changes.push(...removeStatusLine(editor, settings, knownPaths));
   return { text: changes.length > 0 ? editor.text : text, changes };
 }
 
-function checkShape(settings: Record<string, unknown>, name: string): void {
+/** @throws {SettingsFileError} Naming the first of {@link hooksShapeProblems}. */
+export function checkShape(
+  settings: Record<string, unknown>,
+  name: string,
+): void {
   const [first] = hooksShapeProblems(settings);
   if (first !== undefined) {
     throw new SettingsFileError(`${name} has ${first}; fix it by hand first`);
@@ -222,16 +201,22 @@ function kindOf(value: unknown): string {
   return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }
 
+/** A handler's `timeout` when usable (a positive number), else null. */
+export function usableTimeout(
+  handler: Readonly<Record<string, unknown>> | undefined,
+): number | null {
+  const timeout = handler?.timeout;
+  return typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0
+    ? timeout
+    : null;
+}
+
 function timeoutFor(
   event: HookEvent,
   existing: Record<string, unknown> | undefined,
   request: InstallRequest,
 ): number {
-  const current = existing?.timeout;
-  const valid = typeof current === "number" && Number.isFinite(current) &&
-      current > 0
-    ? current
-    : null;
+  const valid = usableTimeout(existing);
   if (isWatchEvent(event)) {
     // The watcher must outlive its deadline, or Claude Code kills it first.
     return valid !== null && valid >= request.watchTimeout
@@ -241,8 +226,54 @@ function timeoutFor(
   return request.timeout ?? valid ?? DEFAULT_HOOK_TIMEOUT;
 }
 
-/** Appends a group holding `handler` under `hooks.<event>` (Codex's `hooks.json` too). */
-export function addHandler(
+/**
+ * Adds `desired` under `event`, or brings the first of `mine` in line with it
+ * and removes the others; the changes in words.
+ */
+export function reconcileHandlers(
+  editor: JsonEditor,
+  event: HookEvent,
+  mine: readonly OwnHandler[],
+  desired: Record<string, unknown>,
+): string[] {
+  const [first, ...duplicates] = mine;
+  if (first === undefined) {
+    addHandler(editor, event, desired);
+    return [`${event}: added ${describeCommand(desired)}`];
+  }
+  const changes: string[] = [];
+  const updated = updateHandler(editor, first, desired);
+  if (updated.length > 0) {
+    changes.push(
+      `${event}: ${describeUpdate(first.handler, desired, updated)}`,
+    );
+  }
+  for (const duplicate of duplicates.reverse()) {
+    removeHandler(editor, duplicate);
+    changes.push(
+      `${event}: removed duplicate ${describeCommand(duplicate.handler)}`,
+    );
+  }
+  return changes;
+}
+
+/** Removes `own`, last first so the indices still to remove stay valid; the changes in file order. */
+export function removeHandlers(
+  editor: JsonEditor,
+  own: readonly OwnHandler[],
+): string[] {
+  const changes: string[] = [];
+  for (const handler of [...own].reverse()) {
+    removeHandler(editor, handler);
+    changes.push(
+      `${handler.event}: removed ${describeCommand(handler.handler)}`,
+    );
+  }
+  return changes.reverse();
+}
+
+/** Appends a group holding `handler` under `hooks.<event>`. */
+function addHandler(
   editor: JsonEditor,
   event: HookEvent,
   handler: Record<string, unknown>,
@@ -258,7 +289,7 @@ export function addHandler(
 }
 
 /** Brings one handler in line with `desired`; returns the keys changed. */
-export function updateHandler(
+function updateHandler(
   editor: JsonEditor,
   own: OwnHandler,
   desired: Record<string, unknown>,
@@ -284,7 +315,7 @@ export function updateHandler(
 }
 
 /** An update in words: `updated command of <old> -> <new>`, or `updated timeout 30 -> 45 of <command>`. */
-export function describeUpdate(
+function describeUpdate(
   old: Readonly<Record<string, unknown>>,
   desired: Readonly<Record<string, unknown>>,
   keys: readonly string[],
@@ -304,7 +335,7 @@ export function describeUpdate(
 }
 
 /** Removes one handler, and the group and event list it leaves empty. */
-export function removeHandler(editor: JsonEditor, own: OwnHandler): void {
+function removeHandler(editor: JsonEditor, own: OwnHandler): void {
   const settings = JSON.parse(editor.text) as {
     hooks: Record<string, { hooks: unknown[] }[]>;
   };

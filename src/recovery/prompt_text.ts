@@ -27,8 +27,6 @@ export function quoteForPrompt(
 ): string {
   const whole = quoted(text);
   if (whole.length <= maxChars) return whole;
-  // The most of both ends that fits once quoted (escapes grow with what is
-  // kept): a binary search.
   // The most of both ends that fits once quoted: escapes make the quoted
   // length grow with the characters kept, so a binary search finds it.
   let low = 0;

@@ -90,10 +90,7 @@ export function lineLabel(signature: StallSignature): string {
     : `? (byte offset ${signature.offset})`;
 }
 
-/**
- * The recovery prompt: header, one `- [<kind>] <nudge>` bullet per
- * signature, footer. Empty when there are no signatures.
- */
+/** The recovery prompt: header, a `- [<kind>] <nudge>` bullet per signature, footer; `""` for none. */
 export function buildRecoveryPrompt(
   signatures: readonly StallSignature[],
   text: RecoveryText = DEFAULT_TEXT,
@@ -186,8 +183,6 @@ function fitPrompt(
     message = before + prompt;
   }
   if (message.length <= MAX_REASON_CHARS) return message;
-  // Still too long with one bullet (long templates from the config): cut
-  // before the footer, never the footer itself.
   // Still too long with one bullet (long templates from the config): cut
   // before the footer, never the footer itself, which tells the model when
   // to stop retrying.

@@ -30,7 +30,6 @@ export const ExitCode = Object.freeze({
 
 /** An error whose message is one line fit for the user, with an exit code. */
 export class StallWatchError extends Error {
-  /** The process exit code this error maps to. */
   readonly exitCode: number;
 
   /** `message`: one line, the failed action first; `exitCode`: never 2. */
@@ -110,10 +109,7 @@ const OS_ERROR_WORDS: ReadonlyArray<[string, string, string]> = [
   ["FilesystemLoop", "ELOOP", "too many levels of symbolic links"],
 ];
 
-/**
- * A Deno file-system error in plain words rather than "No such file or
- * directory (os error 2): stat '/x'", or `null` for any other error.
- */
+/** A Deno file-system error in plain words (not "os error 2: stat '/x'"), else `null`. */
 function osErrorWords(error: unknown): string | null {
   if (!(error instanceof Error)) return null;
   const code = (error as { code?: unknown }).code;

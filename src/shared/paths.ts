@@ -141,10 +141,7 @@ export function basename(
     : name;
 }
 
-/**
- * The segments that lead from `root` down to `path` (both absolute), or
- * `null` when `path` is not `root` or below it. Case-insensitive on Windows.
- */
+/** The segments from `root` down to `path` (absolute), or `null` when not below; Windows ignores case. */
 export function stepsBelow(
   root: string,
   path: string,
@@ -173,10 +170,7 @@ export function join(...segments: string[]): string {
   return joinPath(NATIVE, ...segments);
 }
 
-/**
- * The path from folder `from` to `to` (both absolute), `""` for the same;
- * on Windows, `to` itself on another drive or share.
- */
+/** The path from folder `from` to `to` (absolute; `""` for the same, `to` on another Windows drive). */
 export function relativePath(
   from: string,
   to: string,

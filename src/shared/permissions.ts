@@ -1,19 +1,10 @@
 /**
- * The one list of runtime permissions stall-watch runs with.
- *
- * `deno compile` bakes exactly these flags into the release binaries, the
- * `hook` and `demo` tasks pass them to `deno run`, and the end-to-end tests
- * start `main.ts` with them, so what is tested is what ships. Writes are
- * confined to the two clients' folders of the directory the process starts
- * in, `.claude` (Claude Code) and `.codex` (OpenAI's Codex CLI), and the
- * one program it may start is `codex` (`install --codex` and `doctor` ask
- * `codex app-server` whether Codex trusts the hook); nothing else may be
- * added here (no network, no other program, no FFI).
- *
- * Deno resolves `--allow-run=codex` on the PATH when the process starts
- * and, at its default log level, prints one line when it is not there:
- * every `deno run` of stall-watch passes `--quiet` and the compiled binary
- * is built with it (`.github/scripts/compile.ts`), so no stop says so.
+ * The one list of runtime permissions: baked into the release binaries by
+ * `deno compile`, passed to `deno run` by the tasks and the end-to-end tests,
+ * so what is tested ships. Writes only to `.claude` and `.codex` of the start
+ * directory; the one program is `codex` (`codex app-server`, for hook trust);
+ * nothing else (no network, no FFI). Deno prints a line when `codex` is not
+ * on the PATH at start: every run passes `--quiet` (`.github/scripts/compile.ts` too).
  */
 export const HOOK_PERMISSION_FLAGS: readonly string[] = Object.freeze([
   "--allow-read",

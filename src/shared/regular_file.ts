@@ -1,10 +1,8 @@
 /**
- * Reading a file someone else may have planted (config, settings files,
- * transcripts, the log): a committed link to `/dev/zero` or a FIFO must not
- * hang a read. A file is read only when `stat` says it is a regular file,
- * the open handle is that same file, within a size cap, and, where the
- * caller names its folder, through no link leading out ({@link pathWithin}).
- * Requires `--allow-read`.
+ * Reading a file someone may have planted (a committed link to `/dev/zero`
+ * or a FIFO must not hang a read): only a regular file by `stat`, the same
+ * file once open, within a size cap, and through no link out of the
+ * caller's folder ({@link pathWithin}). Requires `--allow-read`.
  *
  * @example
  * ```ts
@@ -58,10 +56,7 @@ function isMissing(error: unknown): boolean {
     error instanceof Deno.errors.NotADirectory;
 }
 
-/**
- * Opens a regular file for reading (see the module doc); `null` when
- * missing. Throws {@link UnreadableFileError} for anything else.
- */
+/** Opens a regular file for reading; `null` when missing, else {@link UnreadableFileError}. */
 export function openRegularFile(
   given: string,
   what: string,

@@ -1,9 +1,7 @@
 /**
- * Terminal colours for command output. In order: `--color always|never`
- * decides; else `FORCE_COLOR` set and not empty turns colour on
- * (`FORCE_COLOR=0` or `false` off, https://force-color.org); else
- * `NO_COLOR` set and not empty turns it off (https://no-color.org); else
- * colour is on only when the stream is a terminal and `TERM` is not `dumb`.
+ * Terminal colours: `--color always|never`; else `FORCE_COLOR` non-empty
+ * (`0`/`false` off, force-color.org); else `NO_COLOR` non-empty off
+ * (no-color.org); else on for a terminal whose `TERM` is not `dumb`.
  *
  * @module
  */

@@ -1,12 +1,9 @@
 /**
  * The one rule for untrusted text on a terminal: control and invisible
- * characters are shown escaped (`\u001b`), never emitted. Tool names, ids
- * and paths come from files anyone may have written: an ESC starts a CSI
- * or OSC sequence, a CR or newline forges a line, a bidi override reorders
- * it, a TAG or zero-width character hides text a model still reads.
- * stall-watch's own colours are tokens holding a secret made at start-up
- * ({@link ownSequence}); only {@link sanitizeTerminalStream}, the last step
- * before a stream, turns one back into its sequence.
+ * characters (ESC sequences, CR, bidi overrides, TAG and zero-width) are
+ * shown escaped (`\u001b`), never emitted. Our own colours are tokens
+ * holding a start-up secret ({@link ownSequence}), turned back into
+ * sequences only by {@link sanitizeTerminalStream}, the last step.
  *
  * @module
  */
@@ -67,10 +64,7 @@ function unicodeEscape(char: string): string {
   return out;
 }
 
-/**
- * `text` with every unsafe character shown escaped (`\n`, `\r`, `\t`, else
- * `\uXXXX`): one inert, visible line. For each untrusted field.
- */
+/** `text` as one inert, visible line: unsafe characters as `\n`, `\r`, `\t` or `\uXXXX`. */
 export function escapeTerminal(text: string): string {
   return text.replace(UNSAFE, (char) => SHORT[char] ?? unicodeEscape(char));
 }

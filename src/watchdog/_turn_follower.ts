@@ -48,16 +48,10 @@ export interface FollowedMarks {
   stopSummary: number;
 }
 
-/**
- * Most bytes one look reads: the rest (a burst, a line without end) is read
- * by the next look, so each stays short.
- */
+/** Most bytes one look reads: the rest is the next look's, so each stays short. */
 const LOOK_BUDGET_BYTES = DEFAULT_SCAN_BUDGETS.bytes;
 
-/**
- * Entries kept for one turn: beyond, the watcher gives up (fail open, not
- * judged on part of them) and memory stays bounded.
- */
+/** Entries kept for one turn: beyond, the watcher gives up (fail open). */
 export const MAX_TURN_ENTRIES = 200_000;
 
 /** One watched turn, read incrementally. */
@@ -82,10 +76,7 @@ export class TurnFollower {
    * 65 ms before the turn's lines reached the file).
    */
   #callSeen = false;
-  /**
-   * The line that opened the turn when it came late: re-read lines must not
-   * open it again.
-   */
+  /** The line that opened the turn when it came late: not to open it again. */
   #openerOffset = -1;
   /** The entry at `#openerOffset`, as the first look's scan read it. */
   #scanOpener: Entry | null = null;
@@ -110,7 +101,6 @@ export class TurnFollower {
     return this.#newTurn;
   }
 
-  /** Whether the transcript existed at the last look. */
   get exists(): boolean {
     return this.#size !== null && this.#size >= 0;
   }
@@ -125,16 +115,13 @@ export class TurnFollower {
     return this.#turn.opener ?? this.#scanOpener;
   }
 
-  /** Offsets of the metadata lines seen so far. */
   get marks(): Readonly<FollowedMarks> {
     return this.#marks;
   }
 
   /**
-   * Looks once: first the current turn from the end, then only what was
-   * appended (nothing when the size is unchanged); a file that shrank is read
-   * afresh. `stopWhen` ends a look early (the next one goes on). Returns
-   * whether the size changed. Requires `--allow-read`.
+   * Looks once (the turn from the end first, then what was appended; a shrunk
+   * file afresh); true when the size changed. Requires `--allow-read`.
    *
    * @throws {TranscriptError} When the path is not a readable file.
    */
@@ -173,8 +160,6 @@ export class TurnFollower {
       this.#offset = 0; // read from the file's start: so the splitter is
       return;
     }
-    // From the file's start only when the scan read back to it without a
-    // turn start (a late prompt line's run may reach back to it).
     // The turn continues from its scan: from the file's start only when
     // the scan read back to it without finding a turn start (a late prompt
     // line's run may then reach back to it).
@@ -245,7 +230,6 @@ export class TurnFollower {
     }
   }
 
-  /** Files one complete line. */
   #take(raw: RawLine): void {
     this.#takeMarks(raw);
     if (this.#newTurn || isSkippableLine(raw.head, raw.tail)) return;
@@ -276,10 +260,7 @@ export class TurnFollower {
     }
   }
 
-  /**
-   * Adds one entry by the turn rule, or notes that a turn after the watched
-   * call's began (until the call is on file, a turn that begins is followed).
-   */
+  /** Adds one entry by the turn rule, or notes a turn after the watched call's began. */
   #add(entry: Entry): void {
     if (entry.sidechain) return;
     if (
@@ -308,7 +289,6 @@ export class TurnFollower {
     if (this.#callSeen && this.#turn.opening) this.#newTurn = true;
   }
 
-  /** Whether `entry` holds the watched call or its result. */
   #isWatchedCall(entry: Entry): boolean {
     const id = this.#options.toolUseId;
     if (entry.kind === "assistant") {
@@ -319,7 +299,6 @@ export class TurnFollower {
   }
 }
 
-/** The marks before any metadata line was seen. */
 const NO_MARKS: Readonly<FollowedMarks> = Object.freeze({
   request: -1,
   requestTime: null,

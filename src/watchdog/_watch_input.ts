@@ -33,10 +33,10 @@ export interface WatchInput {
 }
 
 /**
- * Reads the payload text: its object, and the input read from it.
+ * The payload's object, and its input read on demand.
  *
- * @throws {InputError} On empty input, invalid JSON or a non-object; the
- * input on a missing or unusable `transcript_path` or `tool_use_id`.
+ * @throws {InputError} On empty input, bad JSON or a non-object; the input
+ * on a missing or unusable `transcript_path` or `tool_use_id`.
  */
 export function readWatchPayload(text: string): DoorPayload<WatchInput> {
   const payload = parsePayloadObject(text);

@@ -62,8 +62,7 @@ type WatchLoopResult =
   };
 
 /**
- * Watches the transcript until the watched call is followed up, superseded,
- * or its turn must be judged. Requires `--allow-read`.
+ * Watches until the call is followed up, superseded, or its turn must be judged. Requires `--allow-read`.
  *
  * @throws {TranscriptError} When the transcript is not a readable file.
  */
@@ -132,10 +131,7 @@ export async function watchTranscript(
   }
 }
 
-/**
- * The release that wrote the turn when it says so and cannot deliver a
- * wake-up; else null (an unknown release is watched).
- */
+/** The turn's release when known and unable to deliver a wake-up, else null. */
 function unwakeable(turn: readonly Entry[]): string | null {
   const release = releaseOf(turn);
   return supports(release, "async_rewake") === false

@@ -40,21 +40,16 @@ function isMarkerText(text: string): boolean {
 
 /** One watcher's claim. */
 export interface WatchClaim {
-  /** The marker file. */
   path: string;
   /** Unique per watcher, so duplicate registrations of one call also yield. */
   token: string;
-  /**
-   * The marker as this claim left it (inode, mtime): while unchanged, no newer
-   * claim replaced it, and the frequent check is one `lstat`.
-   */
+  /** The marker as this claim left it: while unchanged, the frequent check is one `lstat`. */
   written: { ino: number | null; mtime: number | null } | null;
 }
 
 /**
- * Claims the session's marker for a new watcher; a session's first watcher
- * removes markers idle for 30 days. Requires write access to the state
- * folder (`stateDir`, relative to `cwd`).
+ * Claims the session's marker for a new watcher (a session's first removes
+ * markers idle 30 days). Requires write access to `stateDir`.
  *
  * @throws {ConfinementError} When the folder escapes `.claude`.
  */
@@ -93,10 +88,7 @@ export function claimWatch(
   return { path, token, written: fileIdentity(path) };
 }
 
-/**
- * Whether another watcher claimed the marker since `claim` (a missing or
- * unreadable marker proves nothing).
- */
+/** Whether another watcher claimed the marker since `claim` (a missing marker proves nothing). */
 export function isSuperseded(claim: WatchClaim): boolean {
   // Claims replace the file (a rename): the same inode is the same claim.
   const now = fileIdentity(claim.path);

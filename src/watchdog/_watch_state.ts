@@ -33,10 +33,7 @@ export type CallState =
     openerPending: boolean;
   };
 
-/**
- * Locates `toolUseId` in the turn's entries and says what happened after
- * it; `opener` is what opened the turn, when known.
- */
+/** Where `toolUseId` stands in the turn and what happened after it (`opener`: what opened the turn). */
 export function callState(
   turn: readonly Entry[],
   toolUseId: string,

@@ -20,33 +20,20 @@ export interface WatchLimits {
   idleMs: number;
   /** The watcher gives up after this long. */
   maxMs: number;
-  /**
-   * Give up this soon when the call never shows up; and the most quiet that
-   * counts for nothing while the turn's prompt line is on its way.
-   */
+  /** Give up this soon when the call never shows; quiet that counts for nothing before the prompt. */
   graceMs: number;
   /** Time between two looks at the transcript (a `stat`, a marker read). */
   tickMs: number;
   /** Time between two reads of the session's marker (at most `tickMs`). */
   pollMs: number;
-  /**
-   * How long a model request may run before its silence counts: Claude Code's
-   * own request timeout (`API_TIMEOUT_MS`, 10 minutes by default).
-   */
+  /** How long a model request may run before its silence counts (`API_TIMEOUT_MS`, 10 min default). */
   requestMs: number;
 }
 
-/**
- * How often a waiting watcher reads the marker: of parallel calls' watchers,
- * all but the newest should leave within this long.
- */
+/** How often a waiting watcher reads the marker: superseded watchers leave within this. */
 const MARKER_POLL_MS = 100;
 
-/**
- * How long a call may take to appear: Claude Code writes the `tool_use`
- * before the tool runs, so only one made elsewhere stays missing; a write
- * queue seconds behind has caught up by then.
- */
+/** How long a call may take to appear (Claude Code writes `tool_use` before the tool runs). */
 const CALL_GRACE_MS = 10_000;
 
 /** The limits for the effective settings. */
@@ -98,10 +85,7 @@ export interface WatchFacts {
   seen: boolean;
   /** A newer watcher of the session has claimed the marker. */
   superseded: boolean;
-  /**
-   * The release that wrote the transcript when it cannot deliver a wake-up
-   * (no asyncRewake before 2.1.84); else null.
-   */
+  /** The transcript's release when it cannot deliver a wake-up (asyncRewake from 2.1.84), else null. */
   unwakeableRelease?: string | null;
   elapsedMs: number;
   /** Time since the transcript last changed size. */

@@ -54,10 +54,9 @@ const watchDoor: Door<WatchInput> = {
 };
 
 /**
- * Watches one tool call's result until the model answers it, a newer call
- * takes over, the deadline passes, or the turn ends unanswered (then the
- * guardrails decide). Exit 0, or 2 to wake Claude with stderr. Requires
- * `--allow-read`, `--allow-env` and write access to `.claude`.
+ * Watches one call's result until answered, superseded, out of time, or the
+ * turn ends unanswered (then the guardrails decide; exit 2 wakes Claude).
+ * Requires `--allow-read`, `--allow-env` and write access to `.claude`.
  *
  * @throws {InputError} For unusable payloads and unreadable transcripts.
  */
