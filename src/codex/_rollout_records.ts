@@ -108,7 +108,9 @@ function turnMarker(
   payload: Record<string, unknown>,
   at: LinePosition,
 ): TurnMarker | null {
-  const kind = typeof payload.type === "string"
+  // Own keys only: `toString` would find Object's method (threat model 43).
+  const kind = typeof payload.type === "string" &&
+      Object.hasOwn(TURN_MARKERS, payload.type)
     ? TURN_MARKERS[payload.type]
     : undefined;
   if (kind === undefined) return null;

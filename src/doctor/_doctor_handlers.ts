@@ -124,8 +124,10 @@ export function misregistrationCheck(
   const what = wrong.kind === "watch"
     ? '"stall-watch watch"'
     : "the stall-watch hook";
-  const effect = MISREGISTERED_EFFECT[wrong.event] ??
-    "it does nothing useful there";
+  // Own keys only: a settings file may name an event `toString`.
+  const effect = Object.hasOwn(MISREGISTERED_EFFECT, wrong.event)
+    ? MISREGISTERED_EFFECT[wrong.event]
+    : "it does nothing useful there";
   const flag = wrong.kind === "watch" ? " --watch" : "";
   return {
     status: "fail",

@@ -400,3 +400,24 @@ Deno.test("the forward reader of the history never holds a clipped line whole", 
   const [turn] = await allTurns(bytes);
   assert.equal(turn?.entries[0]?.kind, "results");
 });
+
+Deno.test("an event_msg whose type names an Object method (toString, constructor, __proto__) is no turn marker: it neither ends the turn as an abort nor hides its stall", async () => {
+  for (const type of ["toString", "constructor", "__proto__", "valueOf"]) {
+    const record = rolloutRecord(JSON.parse(event(type)), {
+      offset: 0,
+      line: 1,
+    });
+    assert.equal(record, null, type);
+    assert.deepEqual(
+      await currentKinds(rollout(
+        event("task_started"),
+        prompt("list the files"),
+        call("call_1"),
+        output("call_1", "Output:\nREADME.md\n"),
+        event(type),
+      )),
+      ["missing_followup exec_command"],
+      type,
+    );
+  }
+});

@@ -295,6 +295,26 @@ Deno.test("doctor lists every config problem, none cut off", async () => {
   assert.doesNotMatch(out, /more\)/);
 });
 
+Deno.test("doctor names a handler under an event called toString as doing nothing useful there, never with Object's own method", async () => {
+  await using s = await tempSetup();
+  const hook = `cd "$CLAUDE_PROJECT_DIR" && ${s.shown}`;
+  await s.write(
+    "settings.json",
+    JSON.stringify({
+      hooks: {
+        Stop: [{ hooks: [{ type: "command", command: hook, timeout: 30 }] }],
+        toString: [{ hooks: [{ type: "command", command: hook }] }],
+      },
+    }),
+  );
+  const { code, out } = await s.doctor();
+  assert.equal(code, 1, out);
+  assert.deepEqual(lines(out, "FAIL").map((l) => l.slice(8)), [
+    `toString in ${PROJECT}: runs the stall-watch hook, which is for Stop and SubagentStop only (it does nothing useful there)`,
+  ]);
+  assert.doesNotMatch(out, /native code/);
+});
+
 Deno.test("doctor fails a stall-watch handler under an event it is not for, with the fix", async () => {
   await using s = await tempSetup();
   const hook = `cd "$CLAUDE_PROJECT_DIR" && ${s.shown}`;
