@@ -9,9 +9,7 @@
  */
 
 import { isPlainObject } from "../shared/plain_object.ts";
-
-/** The start of an output kept as a result's snippet. */
-const OUTPUT_SNIPPET_CHARS = 400;
+import { SNIPPET_CHARS } from "../transcript/entry.ts";
 
 /** At most this many content items of an output are read. */
 const MAX_OUTPUT_ITEMS = 64;
@@ -123,7 +121,7 @@ function headerOf(text: string): { lines: string[]; body: string } | null {
 
 function snippetOf(text: string): string {
   const opening = text.trimStart();
-  return opening.length > OUTPUT_SNIPPET_CHARS
-    ? opening.slice(0, OUTPUT_SNIPPET_CHARS)
+  return opening.length > SNIPPET_CHARS
+    ? opening.slice(0, SNIPPET_CHARS)
     : opening;
 }

@@ -53,8 +53,7 @@ import {
   sessionFilesIn,
 } from "./_session_files.ts";
 
-// isReplaceableState: the watch marker's ownership test (`watchdog/`).
-export { isReplaceableState, type QuarantinedEntry };
+export type { QuarantinedEntry };
 
 /** Where and how a {@link StateStore} keeps its files. */
 export interface StateStoreOptions {

@@ -16,7 +16,7 @@ import {
   replaceConfinedFile,
 } from "../confined/confined_file.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
-import { isReplaceableState } from "../guardrails/state.ts";
+import { isReplaceableState } from "../guardrails/session_state.ts";
 import { pruneStaleState } from "../guardrails/state_sweeper.ts";
 import { safeSessionId } from "../guardrails/session_id.ts";
 
