@@ -208,7 +208,7 @@ export interface HistoryVerdict {
  *
  * @example
  * ```ts
- * using file = await Deno.open("session.jsonl");
+ * using file = await Deno.open("session.jsonl", { read: true });
  * for await (const turn of readHistoryVerdicts(file, { subagent: false })) {
  *   if (turn.outcome === "stalled") console.log(turn.startLine, turn.verdict.reason);
  * }

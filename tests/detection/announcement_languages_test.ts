@@ -75,8 +75,14 @@ Deno.test("announced_no_call, English: the next task named in bold after a colon
         "Let me check if you have the API key set:",
         "Let me check if you have the API key set:",
       ],
+      [
+        "The preview deploy is up.\n\nYou can try the signup form there while I keep wiring the email step.",
+        "You can try the signup form there while I keep wiring the email step.",
+      ],
     ],
     silent: [
+      "The preview deploy is up. You can try the signup form while I wait for your feedback.",
+      "The importer ran as I worked through the fixtures, and all 40 rows loaded.",
       "Shall I move on to the next task: **Add caching**?",
       "Does this look right to you? I'll start on the migration.",
       "Let me know which of the two layouts you prefer.",
