@@ -152,14 +152,6 @@ const EN_SAYING_NOUN =
 /** Verbs that hand over what a saying noun names ("give an overview"). */
 const EN_GIVING = /^(?:provide|give|present|offer|share|do|put|write up)$/;
 
-/**
- * Work the model says it goes on with beside the user's: "You can browse
- * the site while I continue creating the pages." (the verb after it is
- * checked as an opener's is: "while I keep waiting" announces nothing).
- */
-const EN_ALONGSIDE =
-  /\b(?:while|as|whilst) i(?:'m| am)? (?:continue|continuing|keep|keeping|carry on|carrying on|proceed|proceeding|move on|moving on|get on|getting on)(?: (?:with|to|on|by))? ([a-z][a-z-]*)?/;
-
 export function readEnglish(s: string, colon: boolean): Announced | null {
   const body = s.replace(EN_LEAD, "");
   const immediate = EN_IMMEDIATE.test(s);
@@ -189,10 +181,6 @@ export function readEnglish(s: string, colon: boolean): Announced | null {
   }
   if (colon && EN_NOW_IMPERATIVE.test(s)) {
     return { kind: "action", immediate: true, bare: true };
-  }
-  const alongside = EN_ALONGSIDE.exec(s);
-  if (alongside && !EN_NO_ACTION.has(alongside[1] ?? "")) {
-    return { kind: "action", immediate: true };
   }
   return null;
 }

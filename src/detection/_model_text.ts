@@ -351,9 +351,12 @@ function nextLabel(line: ClosingLine): string | null {
   return conditionalOrLater(s) || handsBack(s) ? null : plain;
 }
 
-/** "... while I continue with the rest": the model says it carries on. */
+/**
+ * "... while I continue with the rest", "... while I keep wiring the email
+ * step": the model says it carries on (not "while I keep waiting").
+ */
 const WHILE_I_CONTINUE =
-  /\bwhile i(?:'m| am)?\s+(?:continue|continuing|proceed|proceeding|work on|working on|move on|moving on|finish|finishing)\b/;
+  /\bwhil(?:e|st) i(?:'m| am)?\s+(?:continue|continuing|keep|keeping|carry on|carrying on|proceed|proceeding|work on|working on|move on|moving on|finish|finishing)\b(?!\s+(?:to\s+)?(?:wait|waiting|monitor|monitoring|watch|watching|an eye)\b)/;
 
 function continuesWhile(sentence: Sentence): boolean {
   const s = normalise(sentence.masked);

@@ -82,6 +82,7 @@ Deno.test("announced_no_call, English: the next task named in bold after a colon
     ],
     silent: [
       "The preview deploy is up. You can try the signup form while I wait for your feedback.",
+      "The deploy is running; you can read the logs while I keep watching the build.",
       "The importer ran as I worked through the fixtures, and all 40 rows loaded.",
       "Shall I move on to the next task: **Add caching**?",
       "Does this look right to you? I'll start on the migration.",
