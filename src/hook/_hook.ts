@@ -131,7 +131,11 @@ export async function judgeStop(
     };
   }
   if (detection.signatures.length === 0) {
-    const announced = announcedStopOf(input, detection);
+    // Shadow mode with the log off: nobody reads the verdict, so the judge
+    // (every language's phrase tables, cold at each stop) is not run.
+    const judged = settings.announcedNoCall === "block" ||
+      settings.eventLogEnabled;
+    const announced = judged ? announcedStopOf(input, detection) : null;
     if (announced === null) {
       log("healthy_stop", { reason: detection.reason });
       return allowOutcome(await run.configNotice());
