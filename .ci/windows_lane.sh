@@ -10,7 +10,8 @@
 #        time, nothing the next. Needs apt-get (root) and patchelf.
 # smoke  the hook with the release permission flags on Windows paths: a
 #        stalled turn is blocked, a healthy one allowed, state only in .claude.
-# suite  the unit suite (tests/, without tests/claude_code/) under Windows
+# suite  the unit suite (tests/, without the real-client tiers tests/claude_code/
+#        and tests/codex_cli/) under Windows
 #        Deno; a test that cannot run there is ignored with where and why in
 #        its name (tests/support/platform.ts), and a skip without fails.
 #
@@ -168,7 +169,7 @@ suite() {
   say "suite: deno test under Windows Deno (about 4 minutes; full output in $log)"
   # Type-checked on Linux already: --no-check saves a minute under Wine.
   windows_deno test --no-check --allow-read --allow-write --allow-run --allow-env \
-    --allow-net=127.0.0.1 --ignore=tests/claude_code/ tests/ >"$log" 2>&1 || status=$?
+    --allow-net=127.0.0.1 --ignore=tests/claude_code/,tests/codex_cli/ tests/ >"$log" 2>&1 || status=$?
   local plain
   plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
   # Every skip, grouped by its reason.

@@ -11,6 +11,7 @@
 import { fileURLToPath } from "node:url";
 import { HOOK_PERMISSION_FLAGS } from "../../../src/shared/permissions.ts";
 import { SOURCE_RUN_FLAGS } from "../../../src/install/hook_command.ts";
+import { missing, onWindows, skipWhere } from "../../support/platform.ts";
 import { findOrInstallCodex } from "./codex_install.ts";
 import {
   type CodexSession,
@@ -33,8 +34,14 @@ export function codexTest(
   fn: (session: CodexSession) => Promise<void>,
 ): void {
   Deno.test({
-    name: `[codex] ${name}`,
-    ignore: CODEX === null,
+    ...skipWhere(
+      `[codex] ${name}`,
+      onWindows("the tier's Codex session and hook wrapper are POSIX shell"),
+      missing(
+        CODEX === null,
+        "the pinned Codex CLI could not be installed or run (a line above says why)",
+      ),
+    ),
     fn: () => withCodexSession({ codex: CODEX!, ...options }, fn),
   });
 }
