@@ -22,23 +22,29 @@ function fail(message: string): { ok: false; message: string } {
 
 /** An integer from `min` to `max` (a string of one from the environment). */
 export function integerIn(min: number, max: number): Converter<number> {
-  return (raw) => {
-    const value = typeof raw === "string" ? Number(raw.trim()) : raw;
-    return typeof value === "number" && Number.isInteger(value) &&
-        value >= min && value <= max
-      ? ok(value)
-      : fail(`must be an integer from ${min} to ${max}, got ${show(raw)}`);
-  };
+  return rangeIn(min, max, "an integer", Number.isInteger);
 }
 
 /** A number from `min` to `max` (a string of one from the environment). */
 export function numberIn(min: number, max: number): Converter<number> {
+  return rangeIn(min, max, "a number", Number.isFinite);
+}
+
+function rangeIn(
+  min: number,
+  max: number,
+  what: string,
+  accepts: (value: number) => boolean,
+): Converter<number> {
   return (raw) => {
-    const value = typeof raw === "string" ? Number(raw.trim()) : raw;
-    return typeof value === "number" && Number.isFinite(value) &&
+    // A blank string is no number (`Number(" ")` would make it 0).
+    const value = typeof raw === "string"
+      ? (raw.trim() === "" ? NaN : Number(raw.trim()))
+      : raw;
+    return typeof value === "number" && accepts(value) &&
         value >= min && value <= max
       ? ok(value)
-      : fail(`must be a number from ${min} to ${max}, got ${show(raw)}`);
+      : fail(`must be ${what} from ${min} to ${max}, got ${show(raw)}`);
   };
 }
 

@@ -216,6 +216,19 @@ Deno.test("the shipped example config parses without a single problem as the ope
   );
 });
 
+Deno.test("resolveSettings() takes a blank number from the environment for no number: a problem, and the default stays (not 0)", () => {
+  const { settings, problems } = resolveSettings({
+    STALL_WATCH_MAX_RETRIES: " ",
+    STALL_WATCH_COOLDOWN_SECONDS: "\t",
+  }, new Map());
+  assert.equal(settings.maxRetries, DEFAULT_SETTINGS.maxRetries);
+  assert.equal(settings.cooldownSeconds, DEFAULT_SETTINGS.cooldownSeconds);
+  assert.deepEqual(problems.map((p) => p.message), [
+    'must be an integer from 0 to 7, got " "',
+    'must be a number from 0 to 86400, got "\\t"',
+  ]);
+});
+
 Deno.test("resolveSettings() sets a project config's recovery texts aside, every one, in one warning, and uses its preset's", async () => {
   const hostile = JSON.stringify({
     nudge_preset: "seed",
