@@ -205,21 +205,31 @@ async function hookExit(
   const cwd = await Deno.makeTempDir({ dir: work, prefix: "hook-" });
   const cut = join(cwd, "transcript.jsonl");
   await Deno.writeTextFile(cut, lines.slice(0, lastLine).join("\n") + "\n");
-  const payload = {
-    session_id: "corpus-check",
-    transcript_path: cut,
-    cwd,
-    hook_event_name: subagent ? "SubagentStop" : "Stop",
-    stop_hook_active: false,
-    ...(subagent ? { agent_transcript_path: cut, agent_id: "corpus" } : {}),
-  };
-  const outcome = await runHook(JSON.stringify(payload), {
+  const payload = stopPayload("corpus-check", cut, cwd, subagent);
+  const outcome = await runHook(payload, {
     env: {},
     cwd,
     now: () => Date.now(),
     sleep: () => Promise.resolve(),
   });
   return outcome.exitCode;
+}
+
+/** The Stop (or SubagentStop) payload of the transcript at `path`. */
+function stopPayload(
+  sessionId: string,
+  path: string,
+  cwd: string,
+  subagent: boolean,
+): string {
+  return JSON.stringify({
+    session_id: sessionId,
+    transcript_path: path,
+    cwd,
+    hook_event_name: subagent ? "SubagentStop" : "Stop",
+    stop_hook_active: false,
+    ...(subagent ? { agent_transcript_path: path, agent_id: "corpus" } : {}),
+  });
 }
 
 /**
@@ -252,15 +262,8 @@ async function hookAtEveryTurnEnd(
       const next = turns[i + 1];
       const lastLine = next ? next.firstLine - 1 : lineEnds.length;
       await Deno.truncate(cut, lineEnds[lastLine - 1] ?? 0);
-      const payload = {
-        session_id: `corpus-end-${i}`,
-        transcript_path: cut,
-        cwd,
-        hook_event_name: subagent ? "SubagentStop" : "Stop",
-        stop_hook_active: false,
-        ...(subagent ? { agent_transcript_path: cut, agent_id: "corpus" } : {}),
-      };
-      const outcome = await runHook(JSON.stringify(payload), {
+      const payload = stopPayload(`corpus-end-${i}`, cut, cwd, subagent);
+      const outcome = await runHook(payload, {
         env: {},
         cwd,
         now: () => clock,
