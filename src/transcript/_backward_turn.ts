@@ -132,9 +132,14 @@ export class BackwardTurnCollector {
     }
     const command = this.#commandCheck;
     this.#commandCheck = null;
-    if (command !== null && commandCanOpen(command, entry)) {
-      this.#complete = true; // the user typed it: it opened the turn
-      return this.#settle();
+    if (command !== null) {
+      if (commandCanOpen(command, entry)) {
+        this.#complete = true; // the user typed it: it opened the turn
+        return this.#settle();
+      }
+      // Launched, or after a caveat: it goes on in its turn and is the
+      // nearest newer entry naming its promptId (never an input).
+      this.#notePromptId(command, this.#window.length - 2);
     }
     if (entry.kind === "prompt") {
       this.#complete = true;
@@ -173,11 +178,16 @@ export class BackwardTurnCollector {
       this.#complete = true; // the nearest newer one opened the turn
       return this.#settle();
     }
+    this.#notePromptId(entry, at);
+    return false;
+  }
+
+  /** Keeps `entry`, at `at` in the window, as the nearest newer one naming a promptId. */
+  #notePromptId(entry: Entry, at: number): void {
     if (this.#promptIds && namesTurnPromptId(entry)) {
       this.#newerPromptId = entry.promptId;
       this.#newerPromptIdAt = at;
     }
-    return false;
   }
 
   /**
