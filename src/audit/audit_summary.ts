@@ -24,9 +24,7 @@ interface SessionStalls {
   agentId: string | null;
   turns: number;
   stalledTurns: number;
-  /** Stalled turns that ended on the client's API-error entry: no answer came. */
   apiErrorTurns: number;
-  /** Stalled turns per kind. */
   byKind: Record<StallKind, number>;
   /** Every stalled call: the turn's start line and the signature. */
   stalls: { turnLine: number; data: Record<string, unknown> }[];
@@ -35,38 +33,28 @@ interface SessionStalls {
 /** A turn that looks stalled but shows no sign that it ended. */
 export interface UnfinishedStall {
   path: string;
-  /** 1-based line where the turn starts. */
   turnLine: number;
   ending: UnfinishedTurn["ending"];
   /** Its first signature, as logged. */
   data: Record<string, unknown>;
 }
 
-/** Everything the audit reports. */
+/**
+ * Everything the audit reports, in the order of `audit --json` (the turn
+ * counts as `FileAudit`'s, summed; the lists in path order).
+ */
 export interface AuditSummary {
   files: number;
   bytes: number;
   turns: number;
-  /** Turns too long to judge (over the hook's entries budget). */
   unjudgedTurns: number;
   stalledTurns: number;
-  /**
-   * Stalled turns that ended on Claude Code's synthetic API-error entry:
-   * the API failed and the model never answered.
-   */
+  /** Stalled turns that ended on Claude Code's synthetic API-error entry. */
   apiErrorTurns: number;
-  /** Turns that ended on an API error no nudge can fix: endings, not stalls. */
   unfixableErrorTurns: number;
-  /** Of those, the turns that ended on a usage or session limit. */
   usageLimitTurns: number;
-  /** Turns that look stalled but show no sign that they ended: not stalls. */
   unfinishedTurns: number;
-  /** Those turns, in path order. */
-  unfinished: UnfinishedStall[];
-  /** Turns whose last words announced an action that never came: apart. */
   announcedTurns: number;
-  /** Those turns, in path order. */
-  announced: (AnnouncedTurn & { path: string })[];
   /** Stalled calls (signatures); a turn may hold several. */
   stalledCalls: number;
   /** Stalled turns showing each kind (a turn counts once per kind). */
@@ -77,6 +65,8 @@ export interface AuditSummary {
   byMcpServer: [string, number][];
   /** Transcripts with stalls, worst first. */
   sessions: SessionStalls[];
+  unfinished: UnfinishedStall[];
+  announced: (AnnouncedTurn & { path: string })[];
   unreadable: UnreadablePath[];
   /** Transcripts left out by `--since`. */
   skippedOlder: number;
@@ -98,14 +88,14 @@ export function summarizeAudit(
     unfixableErrorTurns: 0,
     usageLimitTurns: 0,
     unfinishedTurns: 0,
-    unfinished: [],
     announcedTurns: 0,
-    announced: [],
     stalledCalls: 0,
     byKind: zeroKinds(),
     byTool: [],
     byMcpServer: [],
     sessions: [],
+    unfinished: [],
+    announced: [],
     unreadable: [...walkUnreadable],
     skippedOlder,
   };
@@ -186,38 +176,19 @@ export function auditJson(
 ): Record<string, unknown> {
   return {
     ...extra,
-    files: summary.files,
-    bytes: summary.bytes,
-    turns: summary.turns,
-    unjudged_turns: summary.unjudgedTurns,
-    stalled_turns: summary.stalledTurns,
-    api_error_turns: summary.apiErrorTurns,
-    unfixable_error_turns: summary.unfixableErrorTurns,
-    usage_limit_turns: summary.usageLimitTurns,
-    unfinished_turns: summary.unfinishedTurns,
-    announced_turns: summary.announcedTurns,
-    stalled_calls: summary.stalledCalls,
-    by_kind: summary.byKind,
+    ...snakeKeys(summary),
     by_tool: Object.fromEntries(summary.byTool),
     by_mcp_server: Object.fromEntries(summary.byMcpServer),
     sessions: summary.sessions.map((s) => ({
-      path: s.path,
-      session_id: s.sessionId,
-      agent_id: s.agentId,
-      turns: s.turns,
-      stalled_turns: s.stalledTurns,
-      api_error_turns: s.apiErrorTurns,
-      by_kind: s.byKind,
-      stalls: s.stalls.map((stall) => ({
-        turn_line: stall.turnLine,
-        ...stall.data,
+      ...snakeKeys(s),
+      stalls: s.stalls.map(({ turnLine, data }) => ({
+        turn_line: turnLine,
+        ...data,
       })),
     })),
-    unfinished: summary.unfinished.map((u) => ({
-      path: u.path,
-      turn_line: u.turnLine,
-      ending: u.ending,
-      ...u.data,
+    unfinished: summary.unfinished.map(({ data, ...u }) => ({
+      ...snakeKeys(u),
+      ...data,
     })),
     announced: summary.announced.map((a) => ({
       path: a.path,
@@ -225,9 +196,16 @@ export function auditJson(
       line: a.line,
       announcement: a.announcement,
     })),
-    unreadable: summary.unreadable,
-    skipped_older: summary.skippedOlder,
   };
+}
+
+/** The object's own keys from camelCase to snake_case, in order; values as they are. */
+function snakeKeys(object: object): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(object).map((
+      [key, value],
+    ) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), value]),
+  );
 }
 
 function sessionOf(

@@ -1,7 +1,7 @@
 /**
- * The checks of each handler stall-watch finds registered, and of the
- * program a handler or the status line runs: present, absolute, executable,
- * this stall-watch, and outside the project (item 18). Pure.
+ * doctor's checks of each registered handler and of the program it (or the
+ * status line) runs: present, absolute, executable, this stall-watch, and
+ * outside the project (item 18). Pure.
  *
  * @module
  */
@@ -33,7 +33,6 @@ export interface SettingsFileFacts {
   /** Why the file cannot be used (one line naming it), or `null`. */
   error: string | null;
   handlers: OwnHandler[];
-  /** `hooksShapeProblems`. */
   shapeProblems: string[];
   misregistered: Misregistration[];
 }
@@ -53,7 +52,6 @@ export interface PathFacts {
 /** What the handler checks look at (a part of `DoctorFacts`). */
 export interface HandlerFacts {
   platform: Platform;
-  /** The project root (the start directory). */
   projectDir: string;
   /** This stall-watch's file (the binary, or `main.ts`), links resolved. */
   selfPath?: string;
@@ -70,11 +68,9 @@ export interface HandlerFacts {
   } | null;
 }
 
-/** The files a handler runs: the program, and `main.ts` for `deno run`. */
-export interface HandlerPaths {
-  /** As written (after quotes are removed). */
+/** The files a handler runs (the program, and `main.ts` for `deno run`): as written, and `$CLAUDE_PROJECT_DIR` expanded. */
+interface HandlerPaths {
   written: string[];
-  /** With `$CLAUDE_PROJECT_DIR` expanded, for the file system. */
   resolved: string[];
 }
 
@@ -117,6 +113,7 @@ const MISREGISTERED_EFFECT: Readonly<Record<string, string>> = {
   UserPromptSubmit: "it would block every prompt",
 };
 
+/** The failure of a stall-watch handler under an event it is not for. */
 export function misregistrationCheck(
   file: SettingsFileFacts,
   wrong: Misregistration,
@@ -139,6 +136,7 @@ export function misregistrationCheck(
   };
 }
 
+/** The checks of one registered handler. */
 export function handlerChecks(
   facts: HandlerFacts,
   file: SettingsFileFacts,
@@ -227,42 +225,35 @@ export function handlerChecks(
     when: "at every stop",
     reinstall,
   });
+  const warn = (text: string, fix: string) =>
+    results.push({ status: "warn", text: `${at}: ${text}`, fix });
   const [program, ...words] = parsed?.words ?? [];
   if (program !== undefined && isInNpxCache(program)) {
-    results.push({
-      status: "warn",
-      text:
-        `${at}: ${program} is in npx's cache, which npm empties without notice (then every stop fails)`,
-      fix: NPX_CACHE_FIX,
-    });
+    warn(
+      `${program} is in npx's cache, which npm empties without notice (then every stop fails)`,
+      NPX_CACHE_FIX,
+    );
   }
   if (
     program !== undefined && isDenoProgram(program) &&
     !words.includes(SOURCE_RUN_FLAGS[0] as string)
   ) {
-    results.push({
-      status: "warn",
-      text:
-        `${at}: "deno run" without --quiet: on a cold cache Deno's download lines reach the model`,
-      fix: reinstall,
-    });
+    warn(
+      `"deno run" without --quiet: on a cold cache Deno's download lines reach the model`,
+      reinstall,
+    );
   }
   if (parsed?.form === "shell" && !parsed.startsInProjectDir) {
-    results.push({
-      status: "warn",
-      text:
-        `${at}: starts in the session's current folder, not the project root`,
-      fix:
-        `begin the command with ${PROJECT_DIR_PREFIX.trim()} (or ${reinstall})`,
-    });
+    warn(
+      "starts in the session's current folder, not the project root",
+      `begin the command with ${PROJECT_DIR_PREFIX.trim()} (or ${reinstall})`,
+    );
   }
   if (command.startsWith(OLD_PROJECT_DIR_PREFIX)) {
-    results.push({
-      status: "warn",
-      text:
-        `${at}: if the project folder is moved or deleted, the failed cd exits 2 (dash, the sh of Debian and Ubuntu), which Claude Code reads as a block at every stop`,
-      fix: reinstall,
-    });
+    warn(
+      "if the project folder is moved or deleted, the failed cd exits 2 (dash, the sh of Debian and Ubuntu), which Claude Code reads as a block at every stop",
+      reinstall,
+    );
   }
   return results;
 }
@@ -329,21 +320,16 @@ function programChecks(
 export function statusLineChecks(facts: HandlerFacts): CheckResult[] {
   const line = facts.statusLine;
   if (!line) return [];
-  const at = `the status line in ${line.file}`;
   const paths = handlerPaths(line.value, facts.projectDir);
-  return programChecks(
-    facts,
-    at,
-    paths,
-    {
-      runs: `${paths.written.join(" ")} statusline`,
-      ok: null,
-      when: "on screen",
-      reinstall: `run "stall-watch install --statusline --scope ${line.scope}"`,
-    },
-  );
+  return programChecks(facts, `the status line in ${line.file}`, paths, {
+    runs: `${paths.written.join(" ")} statusline`,
+    ok: null,
+    when: "on screen",
+    reinstall: `run "stall-watch install --statusline --scope ${line.scope}"`,
+  });
 }
 
+/** A failure per hook event that runs stall-watch with different commands. */
 export function duplicateChecks(facts: HandlerFacts): CheckResult[] {
   const results: CheckResult[] = [];
   for (const event of HOOK_EVENTS) {
