@@ -1,7 +1,6 @@
 /**
- * The audit's human report: totals, stalled turns by kind, the tools and
- * MCP servers that stall most, the worst sessions and what could not be
- * read, as aligned tables.
+ * The audit's human report: totals, then aligned tables of stalls by kind,
+ * tool, MCP server and session, and what could not be read.
  *
  * @module
  */
@@ -31,16 +30,10 @@ const UNFINISHED_WHY: Readonly<Record<UnfinishedStall["ending"], string>> = {
 /** Rows shown per ranking before "... and N more". */
 const TOP_ROWS = 10;
 
-/** Facts about the run shown in the first line. */
-interface RunFacts {
-  root: string;
-  elapsedMs: number;
-}
-
 /** Renders the report of `summary` (`run`: where and how long; `style`: stdout's colours). */
 export function renderAuditReport(
   summary: AuditSummary,
-  run: RunFacts,
+  run: { root: string; elapsedMs: number },
   style: Style,
 ): string {
   const out: string[] = [];
@@ -62,46 +55,39 @@ export function renderAuditReport(
       summary.stalledTurns > 0 ? style.red(stalled) : style.green(stalled)
     }   stalled calls: ${formatCount(summary.stalledCalls)}\n`,
   );
-  if (summary.apiErrorTurns > 0) {
-    out.push(
-      `  stalled turns that ended on an API error: ${
-        formatCount(summary.apiErrorTurns)
-      } (Claude Code wrote "API Error: ..."; the model never answered)\n`,
-    );
-  }
-  if (summary.unfixableErrorTurns > 0) {
-    const limits = summary.usageLimitTurns > 0
-      ? `, ${formatCount(summary.usageLimitTurns)} of them on a usage limit`
-      : "";
-    out.push(
-      `  turns that ended on an API error no nudge can fix: ${
-        formatCount(summary.unfixableErrorTurns)
-      } (a usage limit, a prompt too long, a bad request, login or billing${limits}; not stalls)\n`,
-    );
-  }
-  if (summary.announcedTurns > 0) {
-    out.push(
-      `  announced, then stopped: ${
-        formatCount(summary.announcedTurns)
-      } (announced_no_call: the last words announced an action that never came; see below)\n`,
-    );
-  }
-  if (summary.unfinishedTurns > 0) {
-    out.push(
-      `  unfinished turns: ${
-        formatCount(summary.unfinishedTurns)
-      } (they look stalled, but nothing shows they ended: not stalls; see below)\n`,
-    );
-  }
-  if (summary.unjudgedTurns > 0) {
-    out.push(
-      `  turns not judged: ${
-        formatCount(summary.unjudgedTurns)
-      } (each holds more than ${
-        formatCount(MAX_HISTORY_TURN_ENTRIES)
-      } entries, the hook's budget)\n`,
-    );
-  }
+  const note = (count: number, what: string, why: string) => {
+    if (count > 0) out.push(`  ${what}: ${formatCount(count)} (${why})\n`);
+  };
+  note(
+    summary.apiErrorTurns,
+    "stalled turns that ended on an API error",
+    'Claude Code wrote "API Error: ..."; the model never answered',
+  );
+  const limits = summary.usageLimitTurns > 0
+    ? `, ${formatCount(summary.usageLimitTurns)} of them on a usage limit`
+    : "";
+  note(
+    summary.unfixableErrorTurns,
+    "turns that ended on an API error no nudge can fix",
+    `a usage limit, a prompt too long, a bad request, login or billing${limits}; not stalls`,
+  );
+  note(
+    summary.announcedTurns,
+    "announced, then stopped",
+    "announced_no_call: the last words announced an action that never came; see below",
+  );
+  note(
+    summary.unfinishedTurns,
+    "unfinished turns",
+    "they look stalled, but nothing shows they ended: not stalls; see below",
+  );
+  note(
+    summary.unjudgedTurns,
+    "turns not judged",
+    `each holds more than ${
+      formatCount(MAX_HISTORY_TURN_ENTRIES)
+    } entries, the hook's budget`,
+  );
   if (summary.skippedOlder > 0) {
     out.push(
       `  left out by --since: ${formatCount(summary.skippedOlder)}\n`,
