@@ -55,11 +55,16 @@ function currentTurnJson(turn: CurrentTurn): Record<string, unknown> {
     ended_on_api_error: turn.endedOnApiError,
     ended_on_unfixable_error: turn.endedOnUnfixableError,
     signatures: turn.signatures.map(signatureData),
-    announced: turn.announced === null ? null : {
-      line: turn.announced.line,
-      announcement: turn.announced.announcement,
-    },
+    announced: announcedJson(turn.announced),
   };
+}
+
+function announcedJson(
+  announced: { line: number; announcement?: string } | null | undefined,
+): Record<string, unknown> | null {
+  return announced
+    ? { line: announced.line, announcement: announced.announcement }
+    : null;
 }
 
 function allTurnsJson(
@@ -82,9 +87,7 @@ function allTurnsJson(
       ended_on_unfixable_error: t.verdict.endedOnUnfixableError === true,
       ending: t.ending,
       signatures: t.verdict.signatures.map(signatureData),
-      announced: t.announced
-        ? { line: t.announced.line, announcement: t.announced.announcement }
-        : null,
+      announced: announcedJson(t.announced),
     })),
     stalled_turns: turns.filter((t) => t.outcome === "stalled").length,
     unfinished_turns: turns.filter((t) => t.outcome === "unfinished").length,
@@ -92,20 +95,13 @@ function allTurnsJson(
   };
 }
 
-/**
- * A history turn's verdict in a word: `block` for a stalled turn (the hook
- * blocks it at its end), `unfinished` for one that would be blocked but
- * shows no sign it ended (no stall: `audit` lists it apart), else `allow`.
- */
+/** A history turn's verdict in a word: `block` (stalled), `unfinished` (no sign it ended), else `allow`. */
 function turnVerdict(turn: HistoryVerdict): "block" | "unfinished" | "allow" {
-  switch (turn.outcome) {
-    case "stalled":
-      return "block";
-    case "unfinished":
-      return "unfinished";
-    default:
-      return "allow";
-  }
+  return turn.outcome === "stalled"
+    ? "block"
+    : turn.outcome === "unfinished"
+    ? "unfinished"
+    : "allow";
 }
 
 function formatJson(value: unknown): string {
@@ -185,6 +181,7 @@ function renderAllTurns(
   const unfinished = turns.filter((t) => t.outcome === "unfinished").length;
   const rows: Cell[][] = [];
   turns.forEach((turn, i) => {
+    if (onlyStalled && turn.outcome !== "stalled") return;
     const { signatures, reason, endedOnApiError } = turn.verdict;
     const note = (endedOnApiError && !turn.verdict.endedOnUnfixableError
       ? "; the turn ended on an API error"
@@ -195,9 +192,6 @@ function renderAllTurns(
       (turn.announced && countsAsAnnounced(turn)
         ? `; announced, then stopped (line ${turn.announced.line}): ${turn.announced.announcement}`
         : "");
-    if (onlyStalled && turn.outcome !== "stalled") {
-      return;
-    }
     const head: Cell[] = [
       String(i + 1),
       String(turn.startLine),

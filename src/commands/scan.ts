@@ -154,8 +154,17 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     file.close();
   }
   // A Codex rollout is read by its own reader (--prompt-id names a turn_id).
+  const input: DetectInput = {
+    scanPath: absolute,
+    isSubagent: subagent && !rollout,
+    promptId,
+    lastAssistantMessage: null,
+    payloadSendsLastMessage: false,
+    backgroundTasks: [],
+    backgroundTasksOverBudget: false,
+  };
   const detection = await detectStalls(
-    currentTurnInput(absolute, subagent && !rollout, promptId),
+    input,
     {
       lagWaitMs: 0,
       sleep: io.sleep,
@@ -197,23 +206,6 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   return ExitCode.ok;
 }
 
-/** What detection reads of a Stop (or SubagentStop) payload for one file. */
-function currentTurnInput(
-  path: string,
-  subagent: boolean,
-  promptId: string | null,
-): DetectInput {
-  return {
-    scanPath: path,
-    isSubagent: subagent,
-    promptId,
-    lastAssistantMessage: null,
-    payloadSendsLastMessage: false,
-    backgroundTasks: [],
-    backgroundTasksOverBudget: false,
-  };
-}
-
 async function allTurns(
   path: string,
   absolute: string,
@@ -223,15 +215,11 @@ async function allTurns(
   if (!file) throw missing(path);
   try {
     refuseNonTranscript(path, file);
-    const turns: HistoryVerdict[] = [];
-    const history = { subagent, path: absolute };
-    const verdicts = isRolloutFile(file)
-      ? readRolloutVerdicts(file)
-      : readHistoryVerdicts(file, history);
-    for await (const turn of verdicts) {
-      turns.push(turn);
-    }
-    return turns;
+    return await Array.fromAsync(
+      isRolloutFile(file)
+        ? readRolloutVerdicts(file)
+        : readHistoryVerdicts(file, { subagent, path: absolute }),
+    );
   } catch (error) {
     if (error instanceof InputError) throw error;
     throw new InputError(
