@@ -35,7 +35,6 @@ import {
   findTurnEndingHooks,
 } from "../install/registered_hooks.ts";
 import { formatProblems, loadSettings } from "../config/load_settings.ts";
-import type { Settings } from "../config/settings.ts";
 import { runsStallWatchStatusLine } from "../install/status_line_registration.ts";
 import { readSettingsFile } from "../client_settings/settings_file.ts";
 import { parseSettingsText } from "../client_settings/settings_json.ts";
@@ -145,12 +144,7 @@ async function gatherFacts(
     }
   };
   const turnEnding: string[] = [];
-  const statusLines = new Map<string, {
-    file: string;
-    scope: Scope;
-    refreshSeconds: number | null;
-    value: Record<string, unknown>;
-  }>();
+  const statusLines = new Map<Scope, NonNullable<DoctorFacts["statusLine"]>>();
   for (const { scope, path } of applicableSettingsFiles(io.env, io.cwd)) {
     const display = displayPath(io.cwd, path);
     const facts: SettingsFileFacts = {
@@ -176,13 +170,9 @@ async function gatherFacts(
       facts.misregistered = findMisregistered(settings, knownPaths);
       // Recognised by name; its program is checked as a hook's is.
       if (runsStallWatchStatusLine(settings.statusLine, knownPaths)) {
-        const refresh = settings.statusLine.refreshInterval;
         statusLines.set(scope, {
           file: display,
           scope,
-          refreshSeconds: typeof refresh === "number" && refresh > 0
-            ? refresh
-            : null,
           value: settings.statusLine,
         });
         await lookAt(settings.statusLine);
@@ -202,7 +192,8 @@ async function gatherFacts(
   const plugin = await pluginFacts(io, platform);
   // The status line Claude Code uses: the most specific file's.
   const statusLine = statusLines.get("local") ?? statusLines.get("project") ??
-    statusLines.get("user");
+    statusLines.get("user") ?? null;
+  const refresh = statusLine?.value.refreshInterval;
   const watchEvents = [
     ...new Set(
       files.flatMap((f) => f.handlers)
@@ -210,6 +201,7 @@ async function gatherFacts(
     ),
   ];
   const seen = await projectRelease(projectsDirsOf(io.env), io.cwd);
+  const { killSwitchFile } = loaded.settings;
   return {
     client: {
       transcript: seen === null ? null : seen.path,
@@ -218,17 +210,15 @@ async function gatherFacts(
       output: loaded.settings.output,
       idleSeconds: loaded.settings.idleSeconds,
       turnEndingHooks: turnEnding,
-      statusLine: statusLine === undefined ? null : {
+      statusLine: statusLine === null ? null : {
         file: statusLine.file,
-        refreshSeconds: statusLine.refreshSeconds,
+        refreshSeconds: typeof refresh === "number" && refresh > 0
+          ? refresh
+          : null,
         afterSeconds: loaded.settings.statusLineAfterSeconds,
       },
     },
-    statusLine: statusLine === undefined ? null : {
-      file: statusLine.file,
-      scope: statusLine.scope,
-      value: statusLine.value,
-    },
+    statusLine,
     plugin,
     version: VERSION,
     self,
@@ -242,7 +232,11 @@ async function gatherFacts(
     problems: formatProblems(loaded.problems.filter((p) => !p.warning)),
     configWarnings: formatProblems(loaded.problems.filter((p) => p.warning)),
     killSwitch: killSwitchOf(loaded.settings, io),
-    killSwitchMarker: markerFacts(loaded.settings, io.cwd),
+    killSwitchMarker: killSwitchFile === null ? null : {
+      path: killSwitchFile,
+      source: loaded.settings.killSwitchFileSource ?? "the settings",
+      look: lookAtMarker(io.cwd, killSwitchFile),
+    },
     announcedNoCall: loaded.settings.announcedNoCall,
     watchMaxSeconds: loaded.settings.watchMaxSeconds,
     timers: {
@@ -252,19 +246,5 @@ async function gatherFacts(
       maxRetries: loaded.settings.maxRetries,
       env: io.env,
     },
-  };
-}
-
-/** The kill-switch marker in force, where it was set, and what a look found. */
-function markerFacts(
-  settings: Settings,
-  cwd: string,
-): NonNullable<DoctorFacts["killSwitchMarker"]> | null {
-  const path = settings.killSwitchFile;
-  if (path === null) return null;
-  return {
-    path,
-    source: settings.killSwitchFileSource ?? "the settings",
-    look: lookAtMarker(cwd, path),
   };
 }
