@@ -1,7 +1,6 @@
 /**
- * The `doctor` checks of the Claude Code client: the release of the
- * project's newest transcript and what works on it (the watchdog, the
- * output mode, the status line), with the fix where something does not.
+ * doctor's checks of the Claude Code release of the project's newest
+ * transcript: what works on it (watchdog, output mode, status line).
  *
  * @module
  */
@@ -20,20 +19,16 @@ import type { CheckResult } from "./doctor_report.ts";
 export interface ClientFacts {
   /** The project's newest session transcript, as shown; `null` for none. */
   transcript: string | null;
-  /** The release its newest line names; `null` when unknown. */
   release: Release | null;
   watch: boolean;
   output: OutputMode;
   idleSeconds: number;
   /** Others' hooks that can end a turn after a call: `<event> in <file>: <command>`. */
   turnEndingHooks?: readonly string[];
-  /** stall-watch's own status line, where a settings file registers it. */
+  /** stall-watch's own status line: the settings file, its `refreshInterval`, `statusline.after_seconds`. */
   statusLine?: {
-    /** The settings file, as shown. */
     file: string;
-    /** Its `refreshInterval` in seconds, `null` for none. */
     refreshSeconds: number | null;
-    /** `statusline.after_seconds`. */
     afterSeconds: number;
   } | null;
 }
@@ -59,8 +54,8 @@ function statusLineChecks(facts: ClientFacts): CheckResult[] {
   if (line.refreshSeconds === null) {
     return [{
       status: "warn",
-      text: `${at} has no refreshInterval: Claude Code runs it only after ` +
-        "events, never while a call runs, so a hung call is not named",
+      text:
+        `${at} has no refreshInterval: Claude Code runs it only after events, never while a call runs, so a hung call is not named`,
       fix: 'run "stall-watch install --statusline" (it sets one)',
     }];
   }
@@ -68,19 +63,18 @@ function statusLineChecks(facts: ClientFacts): CheckResult[] {
   if (release !== null && !supports(release, "status_line_refresh")) {
     return [{
       status: "warn",
-      text: `Claude Code ${formatRelease(release)} runs ${at} only after ` +
-        `events (from ${
-          since("status_line_refresh")
-        } also every refreshInterval while a call runs), so a hung call is ` +
-        "not named",
+      text: `Claude Code ${
+        formatRelease(release)
+      } runs ${at} only after events (from ${
+        since("status_line_refresh")
+      } also every refreshInterval while a call runs), so a hung call is not named`,
       fix: `upgrade Claude Code to ${since("status_line_refresh")} or later`,
     }];
   }
   return [{
     status: "ok",
     text:
-      `${at} names a tool call that has had no result for ${line.afterSeconds} s ` +
-      `(looked at every ${line.refreshSeconds} s)`,
+      `${at} names a tool call that has had no result for ${line.afterSeconds} s (looked at every ${line.refreshSeconds} s)`,
   }];
 }
 
@@ -114,12 +108,10 @@ function turnEndingChecks(facts: ClientFacts): CheckResult[] {
     : `Claude Code ${formatRelease(release)}`;
   return [{
     status: "warn",
-    text: `${which}. ${on} leaves no record of such a stop (${floor} does), ` +
-      "so the watchdog takes that turn for a tool result nobody answered " +
-      `and wakes the session after its idle window (${facts.idleSeconds} s), ` +
-      "once per call, overriding that hook's stop",
-    fix: `upgrade Claude Code to ${floor} or later, or drop the watchdog ` +
-      '("stall-watch uninstall", then "stall-watch install" without --watch)',
+    text:
+      `${which}. ${on} leaves no record of such a stop (${floor} does), so the watchdog takes that turn for a tool result nobody answered and wakes the session after its idle window (${facts.idleSeconds} s), once per call, overriding that hook's stop`,
+    fix:
+      `upgrade Claude Code to ${floor} or later, or drop the watchdog ("stall-watch uninstall", then "stall-watch install" without --watch)`,
   }];
 }
 

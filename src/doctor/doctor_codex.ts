@@ -1,9 +1,7 @@
 /**
- * `doctor`'s Codex checks: Codex runs a `hooks.json` hook only trusted and
- * unchanged, and a project's `.codex/` only in a trusted project, else skips
- * it silently; so Codex is asked (`hooks/list`) and each hook reported as
- * trusted, modified, untrusted, in an untrusted project, or not asked.
- * {@link gatherCodexFacts} gathers; {@link codexChecks} is pure.
+ * `doctor`'s Codex checks: Codex silently skips a `hooks.json` hook not
+ * trusted or changed since, and a project's `.codex/` in an untrusted
+ * project, so Codex is asked (`hooks/list`). {@link codexChecks} is pure.
  *
  * @module
  */
@@ -36,6 +34,7 @@ import {
   selfInvocation,
 } from "../install/hook_command.ts";
 import { handlerPaths } from "./doctor_checks.ts";
+import { isFile } from "./doctor_probes.ts";
 import type { CheckResult } from "./doctor_report.ts";
 
 /** One Codex `hooks.json`, as doctor found it. */
@@ -47,7 +46,7 @@ export interface CodexFileFacts {
   exists: boolean;
   /** Why it could not be read or parsed, else null. */
   error: string | null;
-  /** stall-watch's Codex Stop handlers in it (their commands). */
+  /** The commands of stall-watch's Codex Stop handlers in it. */
   commands: string[];
   /** Program files the handlers name that are missing or no file. */
   missingPrograms: string[];
@@ -55,7 +54,6 @@ export interface CodexFileFacts {
 
 /** Everything the Codex checks need. */
 export interface CodexFacts {
-  /** The project folder (where Codex starts). */
   cwd: string;
   files: CodexFileFacts[];
   /** What Codex listed, or why it could not be asked; null: not asked. */
@@ -73,7 +71,6 @@ export interface CodexFacts {
 export async function gatherCodexFacts(
   io: CliIO,
   required: boolean,
-  codexProgram?: string,
 ): Promise<CodexFacts> {
   const platform = platformOf(Deno.build.os);
   const knownPaths = knownPathsOf(
@@ -100,7 +97,7 @@ export async function gatherCodexFacts(
   if (!required && files.every((f) => f.commands.length === 0)) return facts;
   const answer = await askCodex(
     io,
-    codexProgram,
+    undefined,
     (client) => listCodexHooks(client, io.cwd),
   ).catch((
     error: unknown,
@@ -145,11 +142,7 @@ async function fileFacts(
     facts.commands = handlers.map((h) => describeCommand(h.handler));
     for (const handler of handlers) {
       for (const program of handlerPaths(handler.handler, cwd).resolved) {
-        const isFile = await Deno.stat(program).then(
-          (info) => info.isFile,
-          () => false,
-        );
-        if (!isFile) facts.missingPrograms.push(program);
+        if (!await isFile(program)) facts.missingPrograms.push(program);
       }
     }
   } catch (error) {

@@ -119,7 +119,8 @@ export function realPathOrNull(
   }
 }
 
-function isFile(path: string): Promise<boolean> {
+/** Whether `path` (links followed) is a file. */
+export function isFile(path: string): Promise<boolean> {
   return Deno.stat(path).then((info) => info.isFile, () => false);
 }
 
