@@ -1,7 +1,6 @@
 /**
  * The audit's scanning stage: every turn of every transcript through the
- * history reader and the shared classifier, reduced per file to the turn
- * count and the stalled, unfinished and announced turns.
+ * history reader, reduced per file to counts and the turns to list.
  *
  * @module
  */
@@ -22,32 +21,23 @@ import {
 import { isRolloutFile } from "../codex/rollout_files.ts";
 import { readRolloutVerdicts } from "./codex_history.ts";
 
-/** A turn that ended in a stall. */
+/** A turn that ended in a stall (1-based lines; signatures sorted by line). */
 export interface StalledTurn {
-  /** 1-based line where the turn starts. */
   startLine: number;
-  /** 1-based line of its last entry. */
   endLine: number;
-  /** Its signatures, sorted by line. */
   signatures: StallSignature[];
   /** It ended on Claude Code's synthetic API-error entry. */
   endedOnApiError: boolean;
 }
 
-/** A turn that announced an action of the model's own and ended without it. */
+/** A turn that announced an action and ended without it: the announcing line and sentence (cut). */
 export interface AnnouncedTurn {
-  /** 1-based line where the turn starts. */
   startLine: number;
-  /** 1-based line of the announcing message. */
   line: number;
-  /** The announcing sentence, as written (cut). */
   announcement: string;
 }
 
-/**
- * A turn that looks stalled but shows no sign that it ended (see
- * `TurnEnding`): reported apart from stalls.
- */
+/** A turn that looks stalled but shows no sign that it ended (`TurnEnding`). */
 export interface UnfinishedTurn extends StalledTurn {
   ending: Exclude<TurnEnding, "ended">;
 }
@@ -57,26 +47,22 @@ export interface FileAudit {
   path: string;
   size: number;
   subagent: boolean;
-  /** Turns scanned. */
   turns: number;
   /** Turns too long to judge (over the hook's entries budget). */
   unjudgedTurns: number;
   stalledTurns: StalledTurn[];
-  /** Turns that look stalled but show no sign that they ended. */
   unfinishedTurns: UnfinishedTurn[];
   /** Turns that ended on an API error no nudge can fix: endings, not stalls. */
   unfixableErrorTurns: number;
   /** Of those, the turns that ended on a usage or session limit. */
   usageLimitTurns: number;
-  /** Turns whose last words announced an action they ended without. */
   announcedTurns: AnnouncedTurn[];
   /** Why the file could not be read; its counts are then zero. */
   error: string | null;
 }
 
-/** Options for {@link auditFiles}. */
+/** Options for {@link auditFiles}: `onProgress` after every read, with the bytes read so far over all files. */
 export interface AuditOptions {
-  /** Called after every read with the bytes read so far over all files. */
   onProgress?: (bytesDone: number, path: string) => void;
 }
 
@@ -104,11 +90,9 @@ export async function auditFiles(
   return audits;
 }
 
-/** Reuse and progress hooks for {@link auditFile}. */
+/** For {@link auditFile}: a read buffer to reuse (`HistoryOptions.buffer`), a callback per read. */
 export interface FileAuditOptions {
-  /** A read buffer to reuse (see `HistoryOptions.buffer`). */
   buffer?: Uint8Array;
-  /** Called with the bytes of each read. */
   onRead?: (bytes: number) => void;
 }
 
@@ -137,11 +121,13 @@ export async function auditFile(
     if (notTranscript !== null) {
       return { ...audit, error: `not a transcript: ${notTranscript}` };
     }
-    const history = { ...options, subagent: file.subagent, path: file.path };
-    // A Codex rollout (its first line is the session's session_meta).
     const verdicts = isRolloutFile(handle)
       ? readRolloutVerdicts(handle, options)
-      : readHistoryVerdicts(handle, history);
+      : readHistoryVerdicts(handle, {
+        ...options,
+        subagent: file.subagent,
+        path: file.path,
+      });
     for await (const turn of verdicts) {
       audit.turns++;
       const { verdict } = turn;
@@ -160,21 +146,13 @@ export async function auditFile(
         signatures: verdict.signatures,
         endedOnApiError: verdict.endedOnApiError === true,
       };
-      switch (turn.outcome) {
-        case "not_judged":
-          audit.unjudgedTurns++;
-          break;
-        case "stalled":
-          audit.stalledTurns.push(stalled);
-          break;
-        case "unfinished":
-          audit.unfinishedTurns.push({
-            ...stalled,
-            ending: turn.ending as UnfinishedTurn["ending"],
-          });
-          break;
-        case "healthy":
-          break;
+      if (turn.outcome === "not_judged") audit.unjudgedTurns++;
+      if (turn.outcome === "stalled") audit.stalledTurns.push(stalled);
+      if (turn.outcome === "unfinished") {
+        audit.unfinishedTurns.push({
+          ...stalled,
+          ending: turn.ending as UnfinishedTurn["ending"],
+        });
       }
     }
     return audit;

@@ -1,8 +1,7 @@
 /**
- * Audits many transcripts on several cores: workers (`_audit_worker.ts`)
- * take files largest first, and results come back in the files' order, as
- * a sequential audit's. Where workers cannot start (a binary compiled
- * without the worker module), this thread audits.
+ * Audits many transcripts on several cores: workers take files largest
+ * first; results come in the files' order. Where workers cannot start (a
+ * binary compiled without the worker module), this thread audits.
  *
  * @module
  */
@@ -12,16 +11,11 @@ import type { AuditRequest, AuditWorkerMessage } from "./_audit_worker.ts";
 import type { TranscriptFile } from "../transcript/transcript_files.ts";
 
 /** The worker module; `deno compile` needs `--include src/audit/_audit_worker.ts`. */
-const AUDIT_WORKER_URL: URL = new URL(
-  "./_audit_worker.ts",
-  import.meta.url,
-);
+const AUDIT_WORKER_URL: URL = new URL("./_audit_worker.ts", import.meta.url);
 
-/** Options for {@link auditFilesInParallel}. */
+/** Options for {@link auditFilesInParallel}: `workers` (1 or fewer: this thread), `workerUrl` (tests make it fail). */
 interface PoolOptions extends AuditOptions {
-  /** Number of workers; 1 or fewer audits in this thread. */
   workers: number;
-  /** The worker module (a parameter so tests can make it fail). */
   workerUrl?: URL;
 }
 

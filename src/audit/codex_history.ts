@@ -1,8 +1,6 @@
 /**
- * Codex rollouts judged as Claude Code transcripts are, for `audit` and
- * `scan --all-turns`: each turn `codex/rollout_history.ts` cuts goes through
- * `historyVerdict`. It lives above both, so detection never imports a
- * client's reader.
+ * Codex rollouts judged as transcripts are, for `audit` and `scan
+ * --all-turns`; above both, so detection never imports a client's reader.
  *
  * @module
  */
