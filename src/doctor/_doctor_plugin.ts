@@ -1,7 +1,7 @@
 /**
- * The `doctor` checks of stall-watch as a Claude Code plugin: whether it
- * runs here, what its launcher would start, and whether a settings file
- * registers stall-watch beside it (every stall nudged twice). Pure.
+ * doctor's checks of stall-watch as a Claude Code plugin: whether it runs
+ * here, what its launcher would start, and a settings registration beside
+ * it (every stall nudged twice). Pure.
  *
  * @module
  */
@@ -13,30 +13,18 @@ import {
 import type { Scope } from "../client_settings/settings_scope.ts";
 import type { CheckResult } from "./doctor_report.ts";
 
-/** What the plugin's launcher (`hooks/launch.sh`) would find. */
+/** What the plugin's launcher (`hooks/launch.sh`) would find: its release binary, a Deno, the last line of `fetch-status`. */
 export interface PluginRuntime {
-  /** The release binary for this version and platform, when present. */
   binary: string | null;
-  /** The Deno it would run the source with, or `null` for none. */
   deno: string | null;
-  /** The last line of the binary's fetch (`fetch-status`), or `null`. */
   fetchStatus: string | null;
 }
 
-/** The plugin as `doctor` sees it. */
+/** The plugin as `doctor` sees it: its installations here, why its list was unreadable, what the enabled one would run. */
 export interface PluginFacts {
-  /** Its installations that apply here (`plugin_records.ts`). */
   states: PluginState[];
-  /** Why Claude Code's plugin list could not be read, or `null`. */
   problem: string | null;
-  /** For the enabled installation: what it would run. */
   runtime: PluginRuntime | null;
-}
-
-/** A settings file that registers stall-watch's hooks itself. */
-interface SettingsRegistration {
-  scope: Scope;
-  display: string;
 }
 
 /** Whether the plugin runs here. */
@@ -47,7 +35,7 @@ export function pluginEnabled(plugin: PluginFacts): boolean {
 /** The plugin's checks, in report order (none when it is not installed). */
 export function pluginChecks(
   plugin: PluginFacts,
-  registrations: readonly SettingsRegistration[],
+  registrations: readonly { scope: Scope; display: string }[],
 ): CheckResult[] {
   const results: CheckResult[] = [];
   if (plugin.problem !== null) {

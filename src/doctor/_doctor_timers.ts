@@ -1,7 +1,6 @@
 /**
  * doctor's comparison of the watchdog's windows with Claude Code's own
- * timers: where Claude Code recovers first the watchdog should wait, and a
- * watchdog that gives up first never wakes such a turn. Pure.
+ * timers: a watchdog that gives up first never wakes such a turn. Pure.
  *
  * @module
  */
@@ -15,14 +14,12 @@ import {
   streamIdleSeconds,
 } from "../claude_client/timers.ts";
 
-/** What the comparison needs. */
+/** What the comparison needs: the events `watch` is registered for, the settings, the environment (Claude Code's timer variables). */
 export interface TimerFacts {
-  /** The watch events stall-watch's `watch` is registered for. */
   watchEvents: readonly string[];
   idleSeconds: number;
   watchMaxSeconds: number;
   maxRetries: number;
-  /** The environment doctor runs in (Claude Code's timer variables). */
   env: Readonly<Record<string, string>>;
 }
 
@@ -49,9 +46,8 @@ export function timerChecks(facts: TimerFacts): CheckResult[] {
       fix: 'run "stall-watch install --watch"',
     });
   }
-  // A stalled stream: Claude Code gives up on it, retries, and at last
-  // writes its API error; the watcher must still be there, idle window
-  // included, to wake the session after that.
+  // Claude Code ends a stalled stream, retries, then writes its API error:
+  // the watcher must outlast that plus the idle window.
   const streamIdle = streamIdleSeconds(facts.env);
   const apiTimeout = Math.round(apiTimeoutMs(facts.env) / 1000);
   const needed = streamIdle + idle;

@@ -1,6 +1,5 @@
 /**
- * The `doctor` report's shape and its two renderings: the checklist for a
- * person, one JSON line for scripts.
+ * The `doctor` report: the checklist for a person, one JSON line for scripts.
  *
  * @module
  */
@@ -14,11 +13,10 @@ import {
 /** How a check came out. `fail` makes the set-up unhealthy; `warn` does not. */
 type CheckStatus = "ok" | "warn" | "fail";
 
-/** One line of the checklist. */
+/** One line of the checklist, with what to do about a failure or warning. */
 export interface CheckResult {
   status: CheckStatus;
   text: string;
-  /** What to do about a failure or warning. */
   fix?: string;
 }
 
@@ -58,10 +56,7 @@ export function renderDoctorReport(
   return lines.join("\n") + "\n";
 }
 
-/**
- * The report as one JSON object on one line, for scripts: `healthy` (no
- * failure), the counts, and every check with its status, text and fix.
- */
+/** The report as one JSON object on one line: `healthy` (no failure), the counts, every check. */
 export function renderDoctorJson(
   results: readonly CheckResult[],
   version: string,
