@@ -42,24 +42,19 @@ export interface DoctorFacts extends HandlerFacts {
   self: Invocation;
   /** `null` when `.claude` is writable, else why not. */
   claudeDirError: string | null;
-  /** The config file in use, or `null` for none. */
   configPath: string | null;
   /** Config and environment problems, one line each. */
   problems: readonly string[];
-  /**
-   * Settings set aside on purpose (a project's recovery texts), one line
-   * each: warnings, not failures.
-   */
+  /** Settings set aside on purpose (a project's recovery texts): warnings. */
   configWarnings?: readonly string[];
   killSwitch: KillSwitchStatus;
-  /** The kill-switch marker in force, who set it, what a look found; absent: none. */
+  /** The kill-switch marker in force, who set it, what a look found. */
   killSwitchMarker?: {
     path: string;
     source: string;
     look: MarkerLook;
   } | null;
   announcedNoCall: AnnouncedNoCallMode;
-  /** The watchdog's windows against Claude Code's timers. */
   timers: TimerFacts;
   plugin: PluginFacts;
   client: ClientFacts;

@@ -1,8 +1,7 @@
 /**
- * What `doctor` looks at on disk and in the environment: the program a
- * handler runs (never through a network path or a link out of the
- * project: item 30), the plugin's runtime, `.claude`'s writability.
- * Requires `--allow-read`; the probe writes in `.claude`.
+ * What `doctor` looks at on disk: the program a handler runs (never through
+ * a network path or a link out of the project: item 30), the plugin's
+ * runtime, `.claude`'s writability (a probe file).
  *
  * @module
  */
@@ -124,18 +123,15 @@ export function isFile(path: string): Promise<boolean> {
   return Deno.stat(path).then((info) => info.isFile, () => false);
 }
 
+/** What the file system says about `path` (a handler's program). */
 export async function pathFacts(
   path: string,
   platform: Platform,
   projectDir: string,
 ): Promise<PathFacts> {
   // A repository's settings may name `\\host\share\x`, or a link leading there.
-  const refused = (why: string) => ({
-    exists: false,
-    isFile: false,
-    executable: false,
-    refused: why,
-  });
+  const absent = { exists: false, isFile: false, executable: false };
+  const refused = (why: string) => ({ ...absent, refused: why });
   const network = networkPathReason(path);
   if (network !== null) return refused(network);
   let look = path;
@@ -144,7 +140,7 @@ export async function pathFacts(
     try {
       walked = walkBelowStart(projectDir, path);
     } catch {
-      return { exists: false, isFile: false, executable: false };
+      return absent;
     }
     if (!walked.inside) {
       return refused(`${walked.link} is a symlink leading out of the project`);
@@ -164,7 +160,7 @@ export async function pathFacts(
       ...(real === null ? {} : { realPath: real }),
     };
   } catch {
-    return { exists: false, isFile: false, executable: false };
+    return absent;
   }
 }
 
