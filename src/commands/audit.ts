@@ -1,6 +1,6 @@
 /**
- * `stall-watch audit`: every turn of every past session through the same
- * classifier as the hook, summed up by kind, tool, MCP server and session.
+ * `stall-watch audit`: every turn of every past session through the hook's
+ * classifier, summed up by kind, tool, MCP server and session.
  *
  * @module
  */
@@ -113,16 +113,13 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   }
   const summary = summarizeAudit(audits, found.unreadable, found.skippedOlder);
   const elapsedMs = Math.max(0, io.now() - startedAt);
-  const root = roots.join(", ");
   if (options.json === true) {
-    const json = auditJson(summary, { root });
-    io.writeStdout(
-      JSON.stringify(
-        { ...json, roots, elapsed_ms: Math.round(elapsedMs) },
-        null,
-        2,
-      ) + "\n",
-    );
+    const json = {
+      ...auditJson(summary, { root: roots.join(", ") }),
+      roots,
+      elapsed_ms: Math.round(elapsedMs),
+    };
+    io.writeStdout(JSON.stringify(json, null, 2) + "\n");
   } else {
     io.writeStdout(
       renderAuditReport(
@@ -185,10 +182,9 @@ function emptyHint(roots: readonly string[], found: FoundTranscripts): string {
 }
 
 /**
- * Worker threads pay off only past this much to read: each costs about
- * 0.5 s to start, so on 101 MiB two were no faster than one, on 1.37 GiB
- * 2.90 s against 3.45 s (for 20% more CPU, 45% more memory); four on two
- * CPUs were slower than one (shared 2-vCPU machine, load 5-8).
+ * Worker threads pay off only past this much (each takes ~0.5 s to start):
+ * two were no faster than one on 101 MiB, 2.90 s against 3.45 s on 1.37 GiB
+ * (20% more CPU); four on two CPUs were slower than one (load 5-8).
  */
 const AUTO_JOBS_MIN_BYTES = 512 * 1024 * 1024;
 const MAX_JOBS = 4;

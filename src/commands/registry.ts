@@ -1,6 +1,5 @@
 /**
- * The subcommands, each in its own module, loaded only when it runs: the
- * hook (no subcommand) never parses the others.
+ * The subcommands, each loaded only when it runs: the hook never parses them.
  *
  * @module
  */
@@ -16,11 +15,10 @@ interface CommandModule {
   run(args: readonly string[], io: CliIO): Promise<number>;
 }
 
-/** One subcommand of the CLI. */
+/** One subcommand of the CLI; `load` imports its module at run time (`lazy_import.ts`). */
 export interface Command {
   name: string;
   summary: string;
-  /** Loads the command's module (at run time only; see `lazy_import.ts`). */
   load(): Promise<CommandModule>;
 }
 
@@ -43,9 +41,9 @@ export const COMMANDS: readonly Command[] = ([
   name,
   summary,
   // `codex-stop` lives in `codex_stop.ts`.
-  load: () => loadCommand(name.replace("-", "_")),
+  load: () =>
+    importLazily<CommandModule>(
+      `./${name.replace("-", "_")}.ts`,
+      import.meta.url,
+    ),
 }));
-
-function loadCommand(name: string): Promise<CommandModule> {
-  return importLazily<CommandModule>(`./${name}.ts`, import.meta.url);
-}

@@ -1,8 +1,6 @@
 /**
- * `stall-watch statusline`: a status line naming a call hung in flight. Such
- * a call fires no hook, and no hook's output reaches the screen while it
- * runs (docs/watchdog.md); a status line with `refreshInterval` is re-run
- * meanwhile (2.1.97+).
+ * `stall-watch statusline`: names a call hung in flight, which fires no hook
+ * (docs/watchdog.md); a status line with `refreshInterval` re-runs (2.1.97+).
  *
  * @module
  */
@@ -92,10 +90,7 @@ export async function run(
   return 0;
 }
 
-/**
- * The status line at `now`: the oldest call in flight `afterSeconds` or
- * longer, its input, how long, and how many more; `null` for none.
- */
+/** The status line at `now`: the oldest call in flight `afterSeconds` or longer, its input, how long, how many more; or `null`. */
 export function statusLineText(
   calls: readonly CallInFlight[],
   now: number,
@@ -111,8 +106,7 @@ export function statusLineText(
   const tail = ` has had no result for ${
     duration(now - oldest.startedAt)
   }${more}`;
-  // The input gets the room left, its start kept (how a command begins
-  // says most), escapes included.
+  // The input gets the room left, its start kept (how a command begins says most).
   const room = MAX_STATUS_LINE_CHARS - head.length - tail.length - 3;
   const input = oldest.toolInput && oldest.toolInput.field !== ""
     ? ` (${
