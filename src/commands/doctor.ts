@@ -158,10 +158,7 @@ async function gatherFacts(
     };
     files.push(facts);
     try {
-      const file = readSettingsFile(
-        path,
-        scope === "user" ? null : io.cwd,
-      );
+      const file = readSettingsFile(path, scope === "user" ? null : io.cwd);
       facts.exists = file.exists;
       if (!file.exists) continue;
       const settings = parseSettingsText(file.text, display);
@@ -189,7 +186,6 @@ async function gatherFacts(
     for (const own of facts.handlers) await lookAt(own.handler);
   }
   const loaded = await loadSettings(io.env, io.cwd);
-  const plugin = await pluginFacts(io, platform);
   // The status line Claude Code uses: the most specific file's.
   const statusLine = statusLines.get("local") ?? statusLines.get("project") ??
     statusLines.get("user") ?? null;
@@ -219,7 +215,7 @@ async function gatherFacts(
       },
     },
     statusLine,
-    plugin,
+    plugin: await pluginFacts(io, platform),
     version: VERSION,
     self,
     platform,
