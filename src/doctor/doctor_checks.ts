@@ -62,10 +62,11 @@ export interface DoctorFacts extends HandlerFacts {
 
 /** Runs every check, in report order. */
 export function doctorChecks(facts: DoctorFacts): CheckResult[] {
-  const results: CheckResult[] = [versionCheck(facts)];
-  for (const file of facts.files) {
-    if (file.error !== null) {
-      results.push({
+  const statusLine = statusLineChecks(facts);
+  return [
+    versionCheck(facts),
+    ...facts.files.flatMap((file): CheckResult[] =>
+      file.error === null ? [] : [{
         status: "fail",
         text: file.error,
         // Other errors say what to do; this fix is for syntax only.
@@ -75,37 +76,26 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
               "make it strict JSON (no comments, no trailing commas): Claude Code ignores the whole file until then",
           }
           : {}),
-      });
-    }
-  }
-  for (const file of facts.files) {
-    for (const problem of file.shapeProblems) {
-      results.push({
+      }]
+    ),
+    ...facts.files.flatMap((file) =>
+      file.shapeProblems.map((problem): CheckResult => ({
         status: "fail",
         text: `${file.display} has ${problem}`,
         fix:
           'fix it by hand: Claude Code reads {"hooks": {"<Event>": [{"hooks": [{"type": "command", ...}]}]}}',
-      });
-    }
-  }
-  results.push(...registrationChecks(facts));
-  results.push(
+      }))
+    ),
+    ...registrationChecks(facts),
     ...pluginChecks(
       facts.plugin,
-      facts.files.filter((f) => f.handlers.length > 0)
-        .map((f) => ({ scope: f.scope, display: f.display })),
+      facts.files.filter((f) => f.handlers.length > 0),
     ),
-  );
-  for (const file of facts.files) {
-    for (const handler of file.handlers) {
-      results.push(...handlerChecks(facts, file, handler));
-    }
-    for (const wrong of file.misregistered) {
-      results.push(misregistrationCheck(file, wrong));
-    }
-  }
-  results.push(...duplicateChecks(facts));
-  results.push(
+    ...facts.files.flatMap((file) => [
+      ...file.handlers.flatMap((own) => handlerChecks(facts, file, own)),
+      ...file.misregistered.map((wrong) => misregistrationCheck(file, wrong)),
+    ]),
+    ...duplicateChecks(facts),
     facts.claudeDirError === null
       ? { status: "ok", text: ".claude is writable (state, log, backups)" }
       : {
@@ -114,22 +104,19 @@ export function doctorChecks(facts: DoctorFacts): CheckResult[] {
         fix:
           "make the project's .claude a writable folder (no symlinks leading outside it)",
       },
-  );
-  results.push(
     ...configChecks(facts),
     killSwitchCheck(facts),
     ...markerCheck(facts),
     announcedCheck(facts),
-  );
-  results.push(...timerChecks(facts.timers));
-  const statusLine = statusLineChecks(facts);
-  results.push(...clientChecks(
-    statusLine.length === 0
-      ? facts.client
-      : { ...facts.client, statusLine: null },
-  ));
-  results.push(...statusLine);
-  return results;
+    ...timerChecks(facts.timers),
+    // Where the status line's program has checks, they stand for the client's line on it.
+    ...clientChecks(
+      statusLine.length === 0
+        ? facts.client
+        : { ...facts.client, statusLine: null },
+    ),
+    ...statusLine,
+  ];
 }
 
 function versionCheck(facts: DoctorFacts): CheckResult {
