@@ -47,22 +47,17 @@ export function pluginChecks(
     });
   }
   for (const state of plugin.states) {
-    if (!state.enabled) {
-      results.push({
-        status: "ok",
-        text: `the Claude Code plugin ${
-          describePlugin(state)
-        } is installed but not enabled here${
-          state.decidedBy ? ` (${state.decidedBy} settings)` : ""
-        }`,
-      });
-      continue;
-    }
+    const named = `the Claude Code plugin ${describePlugin(state)}`;
+    const by = state.decidedBy ? ` (${state.decidedBy} settings)` : "";
     results.push({
       status: "ok",
-      text: `runs as the Claude Code plugin ${describePlugin(state)}`,
+      text: state.enabled
+        ? `runs as ${named}`
+        : `${named} is installed but not enabled here${by}`,
     });
-    if (plugin.runtime) results.push(runtimeCheck(plugin.runtime));
+    if (state.enabled && plugin.runtime) {
+      results.push(runtimeCheck(plugin.runtime));
+    }
   }
   const enabled = plugin.states.find((s) => s.enabled);
   if (enabled && registrations.length > 0) {
