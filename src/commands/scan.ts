@@ -138,10 +138,11 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
   const style = styleFor(io, "stdout");
   if (options["all-turns"]) {
     const turns = await allTurns(path, absolute, subagent);
-    const onlyStalled = options.stalled === true;
-    io.writeStdout(
-      allTurnsOutput(path, subagent, turns, { json, onlyStalled, style }),
-    );
+    io.writeStdout(allTurnsOutput(path, subagent, turns, {
+      json,
+      onlyStalled: options.stalled === true,
+      style,
+    }));
     return ExitCode.ok;
   }
   const file = openTranscript(absolute);
@@ -163,14 +164,11 @@ export async function run(args: readonly string[], io: CliIO): Promise<number> {
     backgroundTasks: [],
     backgroundTasksOverBudget: false,
   };
-  const detection = await detectStalls(
-    input,
-    {
-      lagWaitMs: 0,
-      sleep: io.sleep,
-      ...(rollout ? { reader: codexReader } : {}),
-    },
-  );
+  const detection = await detectStalls(input, {
+    lagWaitMs: 0,
+    sleep: io.sleep,
+    ...(rollout ? { reader: codexReader } : {}),
+  });
   if (detection.scan === null) throw missing(path);
   if (
     promptId !== null && !rollout &&
