@@ -25,12 +25,10 @@ export async function auditFilesInParallel(
   options: PoolOptions,
 ): Promise<FileAudit[]> {
   const count = Math.min(options.workers, files.length);
-  if (count <= 1) return await auditFiles(files, options);
   const url = options.workerUrl ?? AUDIT_WORKER_URL;
-  if (!moduleExists(url)) return await auditFiles(files, options);
-  const started = await Promise.all(
-    Array.from({ length: count }, () => startWorker(url)),
-  );
+  const started = count <= 1 || !moduleExists(url)
+    ? []
+    : await Promise.all(Array.from({ length: count }, () => startWorker(url)));
   const workers = started.filter((w): w is Worker => w !== null);
   if (workers.length === 0) return await auditFiles(files, options);
 
