@@ -1,9 +1,7 @@
 /**
- * Reading a rollout line without parsing it, from its first and last bytes.
- * Codex serialises fields in a fixed order (`{"timestamp":...,"ordinal":N,
- * "type":...,"payload":{"type":...`; in an item `call_id` after `arguments`
- * and before `output`, the stamped turn id last), so a huge line is judged
- * from where its ids sit; a line that matches none of this is no record.
+ * Reading a rollout line too long to parse from its first and last bytes:
+ * Codex writes fields in a fixed order (`call_id` after `arguments`, before
+ * `output`; the stamped turn id last). A line that matches none is no record.
  *
  * @module
  */

@@ -1,8 +1,6 @@
 /**
- * Where Codex keeps its rollouts
- * (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, `$CODEX_HOME`
- * defaulting to `~/.codex`), and telling one by its first line
- * (`session_meta`).
+ * Where Codex keeps its rollouts (`$CODEX_HOME/sessions/...`), and telling
+ * one by its first line (`session_meta`).
  *
  * @module
  */
@@ -35,7 +33,6 @@ export function codexSessionsDir(
   return join(codexHome(env), "sessions");
 }
 
-/** Bytes of a file's start that show whether it is a rollout. */
 const ROLLOUT_SNIFF_BYTES = 200;
 
 const SESSION_META =
