@@ -5,7 +5,6 @@
  * @module
  */
 
-import type { Entry } from "../transcript/entry.ts";
 import {
   type AppendedLines,
   appendedLinesMatching,
