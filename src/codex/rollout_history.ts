@@ -48,10 +48,7 @@ const MESSAGES_WITH_WORDS = 16;
 const TEXT_NOT_KEPT = "(text)";
 
 /** An open file read synchronously (a `Deno.FsFile`). */
-export interface SyncFile {
-  readSync(buffer: Uint8Array): number | null;
-  seekSync(offset: number, whence: Deno.SeekMode): number;
-}
+export type SyncFile = Pick<Deno.FsFile, "readSync" | "seekSync">;
 
 /** Options of {@link readRolloutTurns}. */
 export interface RolloutHistoryOptions {
