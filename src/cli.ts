@@ -108,7 +108,6 @@ const COMMAND_WORDS: readonly string[] = [
   "version",
 ];
 
-/** The `help help` text. */
 const HELP_HELP = `stall-watch help: show help
 
 Usage:

@@ -53,7 +53,6 @@ export const INJECTED_USER_PREFIXES: readonly string[] = Object.freeze([
   "# AGENTS.md instructions for ",
 ]);
 
-/** Content parts of a message read at most. */
 const MAX_PARTS = 64;
 
 /** The record of one parsed rollout line, or null (metadata, reasoning, unknown types). */
@@ -113,7 +112,6 @@ function turnMarker(
   };
 }
 
-/** The turn id Codex stamps on a response item, or null. */
 function stampedTurnId(payload: Record<string, unknown>): string | null {
   const meta = payload.internal_chat_message_metadata_passthrough;
   if (!isPlainObject(meta)) return null;
@@ -274,7 +272,6 @@ function toolUse(payload: Record<string, unknown>): ToolUse | null {
   return use;
 }
 
-/** Longest `arguments` string parsed for a summary of the call. */
 const MAX_ARGUMENTS_CHARS = 64 * 1024;
 
 function callInput(payload: Record<string, unknown>) {

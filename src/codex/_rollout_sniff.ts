@@ -27,7 +27,6 @@ const SKIPPED_TYPES: ReadonlySet<string> = new Set([
   "token_usage_record",
 ]);
 
-/** The types a line's first bytes name, or null when they do not. */
 function lineTypes(
   opening: string,
 ): { type: string; item: string | null } | null {

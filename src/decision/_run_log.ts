@@ -42,7 +42,6 @@ export class RunLog {
   #subject: EventSubject;
   #clientDir: string;
   #pending: EventRecord[] = [];
-  /** Lines for stderr. */
   #rescues = "";
   #problems = "";
 

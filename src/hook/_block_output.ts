@@ -97,7 +97,6 @@ interface BlockParts {
   notice: string | null;
 }
 
-/** The exit code and output of a block in `mode`. */
 function blockOutcome(
   mode: OutputMode,
   parts: BlockParts,

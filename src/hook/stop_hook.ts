@@ -12,7 +12,6 @@ import { realIO } from "../shared/real_io.ts";
 import type { Outcome } from "../decision/outcome.ts";
 import { runHook } from "./_hook.ts";
 
-/** Largest hook payload read from stdin. */
 const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
 
 /**

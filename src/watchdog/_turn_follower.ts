@@ -22,7 +22,6 @@ import { ForwardTurnSplitter } from "../transcript/turn.ts";
 import { isCommand, isTurnEndMarker } from "../transcript/turn_rule.ts";
 import { callState } from "./_watch_state.ts";
 
-/** Which turn to follow. */
 interface FollowOptions {
   promptId: string | null;
   /** The watched call: lines from its result on are re-read with metadata. */
@@ -312,7 +311,6 @@ function timestampOf(head: Uint8Array): number | null {
   return Number.isFinite(time) ? time : null;
 }
 
-/** Lines read between two calls of the stop predicate. */
 const STOP_CHECK_LINES = 256;
 
 function sizeOf(path: string): number | null {

@@ -38,7 +38,6 @@ interface WatchLoopOptions {
   started?(state: CallState | null): Promise<void>;
 }
 
-/** How the loop ended. */
 type WatchLoopResult =
   | {
     action: "finish";

@@ -63,7 +63,6 @@ export type WatchOutcome =
   | "too_large"
   | "client_unsupported";
 
-/** What the watcher does next. */
 type WatchStep =
   | { action: "wait" }
   | { action: "finish"; outcome: WatchOutcome; reason: string }
