@@ -133,18 +133,12 @@ class TurnCollector {
   }
 
   offer(record: RolloutRecord): void {
-    if (record.kind === "entry") {
-      if (
-        record.turnId !== null && this.turnId !== null &&
-        record.turnId !== this.turnId
-      ) {
-        return; // stamped with another turn's id
-      }
-      this.#keep(record.entry);
-      return;
-    }
-    const mine = this.turnId === null || record.turnId === "" ||
-      record.turnId === this.turnId;
+    const stamp = record.kind === "entry"
+      ? record.turnId
+      : record.turnId || null;
+    // Not mine: stamped with another turn's id.
+    const mine = stamp === null || this.turnId === null ||
+      stamp === this.turnId;
     if (record.kind === "turn_started") {
       this.done = true;
       if (mine) {
@@ -159,8 +153,8 @@ class TurnCollector {
       return;
     }
     if (!mine) return;
-    this.ended = true;
-    this.#keep(markerEntry(record));
+    if (record.kind !== "entry") this.ended = true;
+    this.#keep(record.kind === "entry" ? record.entry : markerEntry(record));
   }
 
   #keep(entry: Entry): void {

@@ -115,24 +115,14 @@ export class RolloutTurnSplitter {
     }
     const turn = this.#turn;
     if (turn === null) return null; // before the first turn: the session's set-up
-    if (record.kind === "entry") {
-      if (
-        record.turnId !== null && turn.turnId !== "" &&
-        record.turnId !== turn.turnId
-      ) {
-        return null; // stamped with another turn's id
-      }
-      this.#add(record.entry);
-      return null;
+    const stamp = record.kind === "entry"
+      ? record.turnId
+      : record.turnId || null;
+    if (stamp !== null && turn.turnId !== "" && stamp !== turn.turnId) {
+      return null; // stamped with another turn's id
     }
-    if (
-      record.turnId !== "" && turn.turnId !== "" &&
-      record.turnId !== turn.turnId
-    ) {
-      return null;
-    }
-    this.#ended = true;
-    this.#add(markerEntry(record));
+    if (record.kind !== "entry") this.#ended = true;
+    this.#add(record.kind === "entry" ? record.entry : markerEntry(record));
     return null;
   }
 

@@ -50,10 +50,10 @@ function codexStopInput(payload: Record<string, unknown>): CodexStopInput {
     );
   }
   const stopHookActive = payload.stop_hook_active === true;
-  const rollout = payload.transcript_path === null
-    ? null
-    : requiredPath(payload, "transcript_path");
-  if (rollout === null) return { turnId, stopHookActive, turn: null };
+  if (payload.transcript_path === null) {
+    return { turnId, stopHookActive, turn: null };
+  }
+  const rollout = requiredPath(payload, "transcript_path");
   return {
     turnId,
     stopHookActive,

@@ -141,13 +141,10 @@ async function watch(input: WatchInput, run: Run): Promise<Outcome> {
       return run.flush();
     },
   });
-  if (watched.action === "finish") {
-    return finish(watched.outcome, watched.reason, "", {
-      elapsed_seconds: watched.elapsedMs / 1000,
-    });
-  }
-
   const elapsed = { elapsed_seconds: watched.elapsedMs / 1000 };
+  if (watched.action === "finish") {
+    return finish(watched.outcome, watched.reason, "", elapsed);
+  }
   const verdict = classifyTurn(watched.turn, {
     backgroundTasks: launchedBackgroundTasks(watched.turn),
   });
