@@ -118,11 +118,7 @@ Usage:
 Exit codes: 0 shown, 64 unknown command.
 `;
 
-/**
- * Takes the global `--color WHEN` / `--color=WHEN` out of the arguments, wherever it stands before a `--`.
- *
- * @throws {UsageError} For a missing or unknown value.
- */
+/** Takes the global `--color WHEN` / `--color=WHEN` out of the arguments (before a `--`); a bad value is a `UsageError`. */
 function takeColorOption(
   argv: readonly string[],
 ): { args: string[]; color: ColorChoice | null } {
