@@ -107,6 +107,7 @@ export class RunLog {
     const events = this.#pending.splice(0);
     if (!this.#settings.eventLogEnabled || events.length === 0) return;
     try {
+      // Loaded lazily: only when the log is on (most stops write no log line).
       const { appendEvents } = await import("../events/event_log.ts");
       await appendEvents(events, {
         cwd: this.#io.cwd,

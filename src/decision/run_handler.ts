@@ -113,6 +113,7 @@ export async function runHandler<Input>(
   );
   let store: Promise<StateStore> | null = null;
   const openStore: StoreOpener = () =>
+    // Loaded lazily: only when a notice or a decision needs state.
     store ??= import("../guardrails/state.ts").then(({ StateStore }) =>
       new StateStore({
         cwd: io.cwd,
@@ -148,6 +149,7 @@ export async function runHandler<Input>(
     flush: () => log.flush(),
     configNotice,
     decide: async (request) => {
+      // Loaded lazily: only on a stall (the guardrails, the recovery texts).
       const { decideOnStall } = await import("./_stall_decision.ts");
       const decision = await decideOnStall(request, {
         subject: { sessionId, hookEventName: event },

@@ -151,7 +151,7 @@ export async function judgeStop(
     stall.reason = found.rule;
     stall.retryCap = 1;
   }
-  // Only on a stall: a healthy stop loads no guardrails, texts or output modes.
+  // Loaded lazily: only on a stall (no guardrails, texts or output modes else).
   const { stalledStopOutcome } = await import("./_block_output.ts");
   return await stalledStopOutcome(
     stall,

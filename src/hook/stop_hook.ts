@@ -29,6 +29,7 @@ export function stopHookStep(io: CliIO): Promise<number> {
  * @throws {InputError} For an unusable payload or rollout.
  */
 export async function codexStopHookStep(io: CliIO): Promise<number> {
+  // Loaded lazily: only for a Codex stop (its door and rollout reader).
   const { runCodexHook } = await import("./_codex_hook.ts");
   return await answerStop(io, runCodexHook);
 }
