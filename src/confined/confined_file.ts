@@ -1,10 +1,8 @@
 /**
- * The confined-write primitive, in a folder `ensureConfinedDir` checked.
- * Deno has no `O_NOFOLLOW` (threat model items 1-3, 13): each operation
- * `lstat`s first (no link, no FIFO, one link), checks the open handle is what
- * it saw, rechecks the folder right before the system call, creates
- * exclusively, replaces by a renamed temp file, and touches an existing file
- * only when `isOwn` proves it its own.
+ * The confined-write primitive. Deno has no `O_NOFOLLOW` (threat model items
+ * 1-3, 13): each operation `lstat`s first, checks the open handle is what it
+ * saw, rechecks the folder right before the system call, creates exclusively,
+ * replaces by a renamed temp file, and touches only a file `isOwn` proves its own.
  *
  * @example
  * ```ts

@@ -1,8 +1,6 @@
 /**
- * The Stop hook's door for Codex CLI (`stall-watch codex-stop`): the same
- * judge as Claude Code's on the rollout's current turn, by `turn_id`; state in
- * `.codex/`, a turn's nudges capped, a stop without a rollout allowed
- * (docs/codex.md).
+ * The Stop hook's door for Codex CLI (`stall-watch codex-stop`, docs/codex.md):
+ * Claude Code's judge on the rollout's current turn, a turn's nudges capped.
  *
  * @module
  */

@@ -1,8 +1,7 @@
 /**
  * The one rule for untrusted text on a terminal: control and invisible
  * characters are shown escaped (`\u001b`), never emitted. Our own colours are
- * tokens holding a start-up secret, made sequences only by
- * {@link sanitizeTerminalStream}, the last step.
+ * secret tokens that only {@link sanitizeTerminalStream} makes sequences.
  *
  * @module
  */
