@@ -19,7 +19,6 @@ import {
 const OPENING =
   /^\s*\{"timestamp":"[^"]{0,64}",(?:"ordinal":\d{1,20},)?"type":"([a-z_]{1,40})"(?:,"payload":\{"type":"([a-z_]{1,60})")?/;
 
-/** Line types that never hold a record. */
 const SKIPPED_TYPES: ReadonlySet<string> = new Set([
   "session_meta",
   "turn_context",

@@ -16,7 +16,6 @@ export interface RenamePolicy {
   sleep: (ms: number) => void;
 }
 
-/** Pauses the thread without a timer (the callers are synchronous). */
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

@@ -17,7 +17,6 @@ import {
 export interface WatchInput {
   sessionId: string;
   hookEventName: string;
-  /** The session's main transcript. */
   transcriptPath: string;
   /** The call whose result the watchdog waits to see answered. */
   toolUseId: string;
