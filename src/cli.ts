@@ -1,10 +1,6 @@
 /**
- * Command-line dispatch. No arguments = the Stop hook; otherwise a command.
- *
- * Every failure ends as one line on stderr and a documented exit code
- * (`runGuarded` in `shared/errors.ts`); exit 2 is produced only by the hook's block
- * decision. A stop started by Claude Code does not come through here:
- * `main.ts` runs it from the bundled hook (`hook/stop_hook.ts`).
+ * Command-line dispatch: no arguments, the Stop hook from source (`main.ts`
+ * runs a real stop from the bundle); otherwise a command, under `runGuarded`.
  *
  * @module
  */
@@ -16,12 +12,7 @@ import { ExitCode, runGuarded, UsageError } from "./shared/errors.ts";
 import { importLazily } from "./shared/lazy_import.ts";
 import { VERSION } from "./shared/version.ts";
 
-/**
- * Runs the CLI and returns the process exit code.
- *
- * @param args Command-line arguments without the program name.
- * @param io The process boundary.
- */
+/** Runs the CLI on the arguments after the program name; returns the exit code. */
 export async function main(
   args: readonly string[],
   unsafeIO: CliIO,
@@ -53,24 +44,14 @@ async function dispatch(
     return ExitCode.ok;
   }
   if (first === "help") return await help(rest, io);
-  const command = COMMANDS.find((c) => c.name === first);
-  if (!command) {
-    const kind = first.startsWith("-") ? "option" : "command";
-    const hint = 'run "stall-watch --help" for the list';
+  if (first.startsWith("-")) {
     throw new UsageError(
-      `Unknown ${kind} "${first}": ${
-        kind === "command"
-          ? didYouMean(first, COMMAND_WORDS, "", hint)
-          : didYouMean(
-            first.replace(/^-+/, ""),
-            ["help", "version"],
-            "--",
-            hint,
-          )
+      `Unknown option "${first}": ${
+        didYouMean(first.replace(/^-+/, ""), ["help", "version"], "--", LIST)
       }`,
     );
   }
-  const module = await command.load();
+  const module = await commandNamed(first).load();
   if (rest.includes("--help") || rest.includes("-h")) {
     io.writeStdout(module.help);
     return ExitCode.ok;
@@ -80,7 +61,6 @@ async function dispatch(
 
 async function hookCommand(io: CliIO): Promise<number> {
   if (io.stdinIsTerminal) {
-    // A person ran it by hand: explain instead of waiting for a payload.
     io.writeStderr(
       "stall-watch: no command given, and stdin is a terminal: without a command, stall-watch is the Stop hook and reads the payload Claude Code pipes to it. To try it: stall-watch doctor, or stall-watch audit\n\n" +
         overview(),
@@ -106,21 +86,19 @@ async function help(args: readonly string[], io: CliIO): Promise<number> {
     io.writeStdout(HELP_HELP);
     return ExitCode.ok;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
-    throw new UsageError(
-      `Unknown command "${name}": ${
-        didYouMean(
-          name,
-          COMMAND_WORDS,
-          "",
-          'run "stall-watch --help" for the list',
-        )
-      }`,
-    );
-  }
-  io.writeStdout((await command.load()).help);
+  io.writeStdout((await commandNamed(name).load()).help);
   return ExitCode.ok;
+}
+
+const LIST = 'run "stall-watch --help" for the list';
+
+/** The command called `name`, or the usage error naming the nearest. */
+function commandNamed(name: string): Command {
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command) return command;
+  throw new UsageError(
+    `Unknown command "${name}": ${didYouMean(name, COMMAND_WORDS, "", LIST)}`,
+  );
 }
 
 /** Every word that may follow `stall-watch`, for did-you-mean. */
@@ -130,7 +108,6 @@ const COMMAND_WORDS: readonly string[] = [
   "version",
 ];
 
-/** The `help help` text. */
 const HELP_HELP = `stall-watch help: show help
 
 Usage:
@@ -141,13 +118,8 @@ Usage:
 Exit codes: 0 shown, 64 unknown command.
 `;
 
-/**
- * Takes the global `--color WHEN` / `--color=WHEN` (`auto`, `always`,
- * `never`) out of the arguments, wherever it stands before a `--`.
- *
- * @throws {UsageError} For a missing or unknown value.
- */
-export function takeColorOption(
+/** Takes the global `--color WHEN` / `--color=WHEN` out of the arguments (before a `--`); a bad value is a `UsageError`. */
+function takeColorOption(
   argv: readonly string[],
 ): { args: string[]; color: ColorChoice | null } {
   const args: string[] = [];

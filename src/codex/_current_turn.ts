@@ -1,8 +1,6 @@
 /**
  * The current turn of a Codex rollout, read from its end for the Stop hook:
- * `task_started` to `task_complete` (or `turn_aborted`) of one `turn_id`,
- * whose `task_complete` is not yet written at Stop. Same budgets as
- * `transcript/tail_scan.ts`; a longer turn is judged on its newest part.
+ * from one `turn_id`'s `task_started` on, within `tail_scan.ts`'s budgets.
  *
  * @module
  */
@@ -22,43 +20,33 @@ import { markerEntry, type RolloutRecord } from "./_rollout_records.ts";
 
 /** Options of {@link scanCodexTurn}. */
 export interface CodexScanOptions {
-  /** The payload's `turn_id` (entries stamped with another are not this turn's); null: the newest turn. */
+  /** The payload's `turn_id`; null: the newest turn. */
   turnId: string | null;
-  /** Budgets to use instead of `DEFAULT_SCAN_BUDGETS`. */
   budgets?: Partial<ScanBudgets>;
   /** Asked before each chunk: true ends the scan there. */
   stopWhen?: () => boolean;
-  /** Bytes per read (tests). */
   chunkBytes?: number;
 }
 
-/** The current turn as read from the end of a rollout. */
+/** The current turn as read from the end of a rollout (fields as `TurnScan`'s). */
 export interface CodexTurnScan {
-  /** Its entries in file order, markers as `turn_end` / `interrupt` entries. */
+  /** Markers as `turn_end` / `interrupt` entries. */
   entries: Entry[];
   /** The turn id of the `task_started` found (else the one asked for). */
   turnId: string | null;
-  /** The turn's `task_started` was found within the budgets. */
   reachedStart: boolean;
-  /** Offset of that `task_started` line, or null when not reached. */
   startOffset: number | null;
-  /** Where the newest complete line ends (else the file size): where a follower goes on. */
   endOffset: number;
   /** Another turn's `task_started` came first, reading back (a turn the file lacks). */
   otherTurn: boolean;
-  /** The budget that ran out before the turn's start, or `null`. */
   budget: ScanBudgetName | null;
-  /** The turn's `task_complete` or `turn_aborted` is on file: it is over. */
+  /** The turn's `task_complete` or `turn_aborted` is on file. */
   endedOnFile: boolean;
-  /** Size of the file when the scan started. */
   fileSize: number;
-  /** Bytes examined from the end. */
   bytesScanned: number;
-  /** True when `stopWhen` ended the scan early. */
   stopped: boolean;
 }
 
-/** Longest rollout path echoed in an error line. */
 const MAX_PATH_CHARS = 200;
 
 /**
@@ -131,7 +119,6 @@ export async function scanCodexTurn(
 
 /** Collects one turn's records, newest first, until its `task_started`. */
 class TurnCollector {
-  /** Collected newest first; turned round once at the end. */
   #newestFirst: Entry[] = [];
   weight = 0;
   done = false;
@@ -146,18 +133,12 @@ class TurnCollector {
   }
 
   offer(record: RolloutRecord): void {
-    if (record.kind === "entry") {
-      if (
-        record.turnId !== null && this.turnId !== null &&
-        record.turnId !== this.turnId
-      ) {
-        return; // stamped with another turn's id
-      }
-      this.#keep(record.entry);
-      return;
-    }
-    const mine = this.turnId === null || record.turnId === "" ||
-      record.turnId === this.turnId;
+    const stamp = record.kind === "entry"
+      ? record.turnId
+      : record.turnId || null;
+    // Not mine: stamped with another turn's id.
+    const mine = stamp === null || this.turnId === null ||
+      stamp === this.turnId;
     if (record.kind === "turn_started") {
       this.done = true;
       if (mine) {
@@ -172,8 +153,8 @@ class TurnCollector {
       return;
     }
     if (!mine) return;
-    this.ended = true;
-    this.#keep(markerEntry(record));
+    if (record.kind !== "entry") this.ended = true;
+    this.#keep(record.kind === "entry" ? record.entry : markerEntry(record));
   }
 
   #keep(entry: Entry): void {

@@ -10,7 +10,6 @@ import type { RawLine } from "../transcript/line_reader.ts";
 import { isSkippableOpening, sniffRecord } from "./_rollout_sniff.ts";
 import { type RolloutRecord, rolloutRecord } from "./_rollout_records.ts";
 
-/** Bytes of a line's start read to tell its type. */
 const OPENING_BYTES = 200;
 
 /** The records on one raw line (usually zero or one); `lineNumber` 1-based, 0 unknown. */

@@ -1,13 +1,7 @@
 /**
  * One Codex rollout line as the entries stall-watch judges, plus the turn
- * markers. Lines are `{"timestamp","ordinal","type","payload"}` (Codex
- * 0.171.0, `fixtures/codex/`): `event_msg` `task_started` / `task_complete`
- * (written after the Stop hooks ran) / `turn_aborted`, each with `turn_id`;
- * `response_item` `message` (`user`: a prompt or text Codex injected,
- * `assistant`, `developer`), calls (`function_call`, `custom_tool_call`,
- * `local_shell_call`, by `call_id`) and their `*_output`; `compacted`.
- * Anything else is no record; a missing or mistyped field makes a record
- * less informative, never an error.
+ * markers (the table in docs/codex.md, "The rollout reader"; Codex 0.171.0).
+ * A missing or mistyped field makes a record less informative, never an error.
  *
  * @module
  */
@@ -26,7 +20,7 @@ import { isUserAbortText, readToolOutput } from "./_tool_output.ts";
 /** A turn marker: `task_started`, `task_complete` or `turn_aborted`. */
 export interface TurnMarker {
   kind: "turn_started" | "turn_complete" | "turn_aborted";
-  /** The turn's id (`""` when the line named none). */
+  /** `""` when the line named none. */
   turnId: string;
   offset: number;
   line: number;
@@ -43,10 +37,7 @@ export interface EntryRecord {
 /** What one rollout line says. */
 export type RolloutRecord = TurnMarker | EntryRecord;
 
-/**
- * How `user` messages Codex injected open (0.171.0's binary and captures;
- * `<user_instructions>` and the AGENTS.md heading of older releases).
- */
+/** How `user` messages Codex injected open (0.171.0; `<user_instructions>` and AGENTS.md of older releases). */
 export const INJECTED_USER_PREFIXES: readonly string[] = Object.freeze([
   "<environment_context>",
   "<hook_prompt",
@@ -62,7 +53,6 @@ export const INJECTED_USER_PREFIXES: readonly string[] = Object.freeze([
   "# AGENTS.md instructions for ",
 ]);
 
-/** At most this many content parts of a message are read. */
 const MAX_PARTS = 64;
 
 /** The record of one parsed rollout line, or null (metadata, reasoning, unknown types). */
@@ -122,7 +112,6 @@ function turnMarker(
   };
 }
 
-/** The turn id Codex stamps on a response item, or null. */
 function stampedTurnId(payload: Record<string, unknown>): string | null {
   const meta = payload.internal_chat_message_metadata_passthrough;
   if (!isPlainObject(meta)) return null;
@@ -157,8 +146,7 @@ function responseItem(
   at: LinePosition,
 ): EntryRecord | null {
   const turnId = stampedTurnId(payload);
-  const b = base(raw, at, turnId);
-  const entry = itemEntry(payload, b);
+  const entry = itemEntry(payload, base(raw, at, turnId));
   return entry === null ? null : { kind: "entry", entry, turnId };
 }
 
@@ -230,11 +218,7 @@ function userEntry(
   return { kind: "prompt", ...b };
 }
 
-/**
- * Whether a user message is Codex's: it opens as injected text does, or its
- * provenance is not the user's (0.171.0: `{"type": "user"}` on typed prompts,
- * `{"type": "harness", "hook": true}` on a hook's).
- */
+/** Whether a user message is Codex's: it opens as injected text, or its provenance is not `user` (0.171.0). */
 function isInjected(
   payload: Record<string, unknown>,
   opening: string,
@@ -288,7 +272,6 @@ function toolUse(payload: Record<string, unknown>): ToolUse | null {
   return use;
 }
 
-/** Longest `arguments` string parsed for a summary of the call. */
 const MAX_ARGUMENTS_CHARS = 64 * 1024;
 
 function callInput(payload: Record<string, unknown>) {

@@ -1,9 +1,7 @@
 /**
- * Reading a rollout line without parsing it, from its first and last bytes.
- * Codex serialises fields in a fixed order (`{"timestamp":...,"ordinal":N,
- * "type":...,"payload":{"type":...`; in an item `call_id` after `arguments`
- * and before `output`, the stamped turn id last), so a huge line is judged
- * from where its ids sit; a line that matches none of this is no record.
+ * Reading a rollout line too long to parse from its first and last bytes:
+ * Codex writes fields in a fixed order (`call_id` after `arguments`, before
+ * `output`; the stamped turn id last). A line that matches none is no record.
  *
  * @module
  */
@@ -21,7 +19,6 @@ import {
 const OPENING =
   /^\s*\{"timestamp":"[^"]{0,64}",(?:"ordinal":\d{1,20},)?"type":"([a-z_]{1,40})"(?:,"payload":\{"type":"([a-z_]{1,60})")?/;
 
-/** Line types that never hold a record. */
 const SKIPPED_TYPES: ReadonlySet<string> = new Set([
   "session_meta",
   "turn_context",
@@ -29,7 +26,6 @@ const SKIPPED_TYPES: ReadonlySet<string> = new Set([
   "token_usage_record",
 ]);
 
-/** The types a line's first bytes name, or null when they do not. */
 function lineTypes(
   opening: string,
 ): { type: string; item: string | null } | null {

@@ -1,9 +1,7 @@
 /**
- * What a Codex tool output says, and whether it carries nothing. Outputs are
- * a string or content items (`input_text`, `input_image`: MCP); the shell
- * tool, `apply_patch` and MCP calls open with a header block (`Chunk ID:`,
- * `Wall time:`, `Exit code: 0`, ...) ending in `Output:` (Codex 0.171.0,
- * `fixtures/codex/`).
+ * What a Codex tool output says, and whether it carries nothing: a string or
+ * content items, opening with a header block (`Wall time:`, ...) ending in
+ * `Output:` for the shell, `apply_patch` and MCP (Codex 0.171.0).
  *
  * @module
  */
@@ -11,14 +9,11 @@
 import { isPlainObject } from "../shared/plain_object.ts";
 import { SNIPPET_CHARS } from "../transcript/entry.ts";
 
-/** At most this many content items of an output are read. */
 const MAX_OUTPUT_ITEMS = 64;
 
-/** What one output holds, as far as stall detection cares. */
+/** What one output holds: its text (at most a snippet), and whether it is empty. */
 export interface ToolOutput {
-  /** The output's text (text items joined), at most a snippet's worth. */
   snippet: string;
-  /** Nothing came back (see {@link isEmptyToolOutput}). */
   empty: boolean;
 }
 
@@ -53,24 +48,15 @@ export function readToolOutput(output: unknown): ToolOutput {
   return { snippet: "", empty: false };
 }
 
-/**
- * The header lines Codex 0.171.0 puts before `Output:`; a text whose lines
- * before `Output:` are anything else is taken as it is.
- */
+/** The header lines Codex 0.171.0 puts before `Output:`; any other line makes no header. */
 const HEADER_LINE =
   /^(Chunk ID: |Wall time: |Process exited with code |Process running with session ID |Original token count: |Exit code: |Total output lines: )/;
 
-/** A header that says the command is still running (a partial output). */
 const STILL_RUNNING = /^Process running with session ID /;
 
-/** At most this many header lines are looked for. */
 const MAX_HEADER_LINES = 8;
 
-/**
- * Whether the text carries nothing: blank, or a header with nothing after
- * `Output:`. A still-running command's `Process running with session ID ...`
- * (after `yield_time_ms`) is content: a session to poll, not a hang.
- */
+/** Blank, or a header with nothing after `Output:`; a still-running command's header is content (a session to poll). */
 export function isEmptyToolOutput(text: string): boolean {
   if (text.trim() === "") return true;
   const header = headerOf(text);
@@ -79,14 +65,9 @@ export function isEmptyToolOutput(text: string): boolean {
   return header.body.trim() === "";
 }
 
-/** The line Codex puts after its header when the user stopped the call. */
 const ABORTED = /^aborted by user\s*$/;
 
-/**
- * Whether the text is Codex's record of a call the user stopped (Ctrl-C,
- * Esc): header lines, no `Output:`, then `aborted by user`. A tool's own
- * output follows `Output:`, so none can pose as it.
- */
+/** Codex's record of a call the user stopped: header lines, no `Output:` (so no tool output can pose as it), `aborted by user`. */
 export function isUserAbortText(text: string): boolean {
   const lines = text.trim().split("\n", MAX_HEADER_LINES + 2).map((line) =>
     line.replace(/\r$/, "")

@@ -5,7 +5,6 @@
  * @module
  */
 
-import type { Entry } from "../transcript/entry.ts";
 import {
   type AppendedLines,
   appendedLinesMatching,
@@ -26,19 +25,8 @@ export const codexReader: TranscriptReader = {
       ...(options.chunkBytes ? { chunkBytes: options.chunkBytes } : {}),
     });
     if (scan === null) return null;
-    const opener: Entry | null = null; // a Codex turn opens with task_started
-    return {
-      entries: scan.entries,
-      reachedStart: scan.reachedStart,
-      startOffset: scan.startOffset,
-      opener,
-      budget: scan.budget,
-      fileSize: scan.fileSize,
-      bytesScanned: scan.bytesScanned,
-      endOffset: scan.endOffset,
-      stopped: scan.stopped,
-      endedOnFile: scan.endedOnFile,
-    };
+    const { turnId: _turnId, otherTurn: _otherTurn, ...turn } = scan;
+    return { ...turn, opener: null }; // a Codex turn opens with task_started
   },
   appended: appendedRolloutLines,
 };

@@ -1,8 +1,6 @@
 /**
- * Where Codex keeps its rollouts
- * (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, `$CODEX_HOME`
- * defaulting to `~/.codex`), and telling one by its first line
- * (`session_meta`).
+ * Where Codex keeps its rollouts (`$CODEX_HOME/sessions/...`), and telling
+ * one by its first line (`session_meta`).
  *
  * @module
  */
@@ -10,6 +8,7 @@
 import { InputError } from "../shared/errors.ts";
 import { join } from "../shared/paths.ts";
 import { decodeUtf8 } from "../transcript/json_line.ts";
+import { readFullSync } from "../transcript/line_reader.ts";
 
 /**
  * Codex's home: `$CODEX_HOME`, else `.codex` in `HOME` (`USERPROFILE` on Windows).
@@ -35,7 +34,6 @@ export function codexSessionsDir(
   return join(codexHome(env), "sessions");
 }
 
-/** Bytes of a file's start that show whether it is a rollout. */
 const ROLLOUT_SNIFF_BYTES = 200;
 
 const SESSION_META =
@@ -51,12 +49,7 @@ export function isRolloutFile(
   file: Pick<Deno.FsFile, "readSync" | "seekSync">,
 ): boolean {
   const head = new Uint8Array(ROLLOUT_SNIFF_BYTES);
-  let filled = 0;
-  while (filled < head.length) {
-    const read = file.readSync(head.subarray(filled));
-    if (read === null || read === 0) break;
-    filled += read;
-  }
+  const filled = readFullSync(file, head);
   file.seekSync(0, Deno.SeekMode.Start);
   return opensAsRollout(head.subarray(0, filled));
 }

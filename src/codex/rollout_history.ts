@@ -1,11 +1,7 @@
 /**
  * Every turn of a Codex rollout, streamed forward, shaped as Claude Code's
- * `HistoryTurn` for `audit` and `scan --all-turns`. A turn runs from one
- * `task_started` to the next and ends in `task_complete` or `turn_aborted`;
- * with neither and a later turn it was cut short (Codex writes one at every
- * turn's end unless killed) and is marked `resumedAfter`. Memory: one turn's
- * entries (over the hook's budget it is not judged) and the words of its
- * newest messages only.
+ * `HistoryTurn` for `audit` and `scan --all-turns`. Memory: one turn's
+ * entries and the words of its newest messages.
  *
  * @module
  */
@@ -23,19 +19,16 @@ import { markerEntry, type RolloutRecord } from "./_rollout_records.ts";
 export interface RolloutTurn {
   /** 1-based line of its `task_started`. */
   startLine: number;
-  /** Its `turn_id` (`""` when the line named none). */
   turnId: string;
-  /** Its entries in file order, with 1-based line numbers. */
   entries: Entry[];
   /** A later turn began in the same file. */
   followed: boolean;
-  /** It has no end on file and a later turn began: Codex died in it. */
+  /** No end on file and a later turn began: Codex died in it. */
   resumedAfter?: true;
-  /** It held more than {@link MAX_ROLLOUT_TURN_ENTRIES}: not judged. */
+  /** Over the hook's entries budget: not judged. */
   overBudget?: true;
 }
 
-/** The most entries one turn may hold: the hook's entries budget. */
 const MAX_ROLLOUT_TURN_ENTRIES = DEFAULT_SCAN_BUDGETS.entries;
 
 /** Big reads; lines over 64 KiB judged from their ends, as in the hook. */
@@ -52,20 +45,15 @@ const MAX_KEPT_TEXT_CHARS = 16 * 1024;
 /** How many of a turn's newest messages with words keep them. */
 const MESSAGES_WITH_WORDS = 16;
 
-/** What stands for a text no longer kept. */
 const TEXT_NOT_KEPT = "(text)";
 
 /** An open file read synchronously (a `Deno.FsFile`). */
-export interface SyncFile {
-  readSync(buffer: Uint8Array): number | null;
-  seekSync(offset: number, whence: Deno.SeekMode): number;
-}
+export type SyncFile = Pick<Deno.FsFile, "readSync" | "seekSync">;
 
 /** Options of {@link readRolloutTurns}. */
 export interface RolloutHistoryOptions {
-  /** Called with the number of bytes after each read, for progress. */
   onRead?: (bytes: number) => void;
-  /** A read buffer of the reader's chunk size to reuse across files. */
+  /** A read buffer of the reader's chunk size, reused across files. */
   buffer?: Uint8Array;
 }
 
@@ -127,24 +115,14 @@ export class RolloutTurnSplitter {
     }
     const turn = this.#turn;
     if (turn === null) return null; // before the first turn: the session's set-up
-    if (record.kind === "entry") {
-      if (
-        record.turnId !== null && turn.turnId !== "" &&
-        record.turnId !== turn.turnId
-      ) {
-        return null; // stamped with another turn's id
-      }
-      this.#add(record.entry);
-      return null;
+    const stamp = record.kind === "entry"
+      ? record.turnId
+      : record.turnId || null;
+    if (stamp !== null && turn.turnId !== "" && stamp !== turn.turnId) {
+      return null; // stamped with another turn's id
     }
-    if (
-      record.turnId !== "" && turn.turnId !== "" &&
-      record.turnId !== turn.turnId
-    ) {
-      return null;
-    }
-    this.#ended = true;
-    this.#add(markerEntry(record));
+    if (record.kind !== "entry") this.#ended = true;
+    this.#add(record.kind === "entry" ? record.entry : markerEntry(record));
     return null;
   }
 

@@ -1,8 +1,7 @@
 /**
- * A rename that waits a moment for Windows to let go of its target: a
- * rename over a file another process has open (a hook's read, a scanner)
- * is "access denied" until it closes (16 hooks under Wine lost a state
- * save so). Elsewhere a refusal fails at once.
+ * A rename that waits a moment on Windows, where one over a file another
+ * process has open is "access denied" until it closes (16 hooks under Wine
+ * lost a state save so).
  *
  * @module
  */
@@ -17,7 +16,6 @@ export interface RenamePolicy {
   sleep: (ms: number) => void;
 }
 
-/** Pauses the thread without a timer (the callers are synchronous). */
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

@@ -1,8 +1,7 @@
 /**
- * Confinement: every path stall-watch writes resolves inside the `.claude`
- * folder of the start directory (`.codex` for Codex: each `rootName`).
- * Deno's `--allow-write=.claude` checks where a path is, not where a link
- * in it points: this module closes that gap, in one clear line.
+ * Confinement: every path stall-watch writes lies inside the start
+ * directory's `.claude` (`.codex`: `rootName`), through links too, which
+ * Deno's `--allow-write` does not check (docs/threat-model.md).
  *
  * @example
  * ```ts
@@ -87,9 +86,9 @@ export const OWN_GITIGNORE = "# Created by stall-watch: its state, logs and " +
   "backups stay out of git.\n*\n";
 
 /**
- * Creates `dir` and its parents inside `.claude`, refusing any symlink
- * below it and a `.claude` linked out of the start directory (a committed
- * `.claude -> ~/.ssh`); the top-most folder made gets a `.gitignore` of `*`.
+ * Creates `dir` and its parents inside `.claude`, refusing any symlink below
+ * it and a `.claude` linked out (`.claude -> ~/.ssh`); the top-most folder
+ * made gets a `.gitignore` of `*`.
  */
 export function ensureConfinedDir(
   cwd: string,
@@ -100,7 +99,6 @@ export function ensureConfinedDir(
   const target = confinedPath(cwd, dir, what, rootName);
   const root = claudeRoot(cwd, rootName);
   const steps = stepsBelow(root, target) ?? [];
-  // The identity of each folder as checked, for recheckConfinedDir().
   const chain = [ensureRoot(cwd, root, what, dir)];
   let current = root;
   let ignored = false;
@@ -123,7 +121,7 @@ interface FolderId {
   /** A symlink (only `.claude` may be one), walked to `real`. */
   link: boolean;
   real: string | null;
-  /** Through the link; `ino` is `null` where Deno reports none (Windows). */
+  /** Through the link; `ino` is `null` on Windows. */
   dev: number;
   ino: number | null;
 }
@@ -132,9 +130,9 @@ interface FolderId {
 const checkedChains = new Map<string, FolderId[]>();
 
 /**
- * Checks right before a write that `dir` and every folder above it to
- * `.claude` is still the one checked (device, inode, no new link): Deno has
- * no `openat`, and a folder swapped meanwhile would lead out (item 13).
+ * Checks right before a write that `dir` and each folder up to `.claude` is
+ * still the one checked (device, inode, no new link): Deno has no `openat`
+ * (threat model item 13).
  */
 export function recheckConfinedDir(dir: ConfinedDir, what: string): void {
   const chain = checkedChains.get(dir);
@@ -194,10 +192,7 @@ export function existingConfinedDir(
   return ensureConfinedDir(cwd, dir, what, rootName);
 }
 
-/**
- * The refusal of a symlink, naming where it leads from its own text hop by
- * hop ({@link walkBelowStart}): wording it touches no target (item 30).
- */
+/** The refusal of a symlink, naming where it leads from its text alone (item 30). */
 export function symlinkRefusal(
   root: string,
   link: string,
@@ -236,7 +231,7 @@ function hop(link: string, out: { link: string; target: string }): string {
   return out.link === link ? `to ${text}` : `via ${clip(out.link)} -> ${text}`;
 }
 
-/** The start directory as the kernel spells it: the user's choice, safe to resolve. */
+/** The start directory's real path (the user's choice, safe to resolve). */
 function realStart(start: string): string {
   try {
     return Deno.realPathSync(start);
@@ -245,10 +240,7 @@ function realStart(start: string): string {
   }
 }
 
-/**
- * Where `path`, at or below `start`, really leads, walked from `start`
- * (`pathWithin`): a link out of it ends the walk, its target untouched.
- */
+/** Where `path`, at or below `start`, really leads (`pathWithin`): a link out ends the walk. */
 export function walkBelowStart(start: string, path: string): Within {
   const steps = stepsBelow(start, path);
   if (steps === null) return { inside: false, link: path, target: path };
@@ -265,11 +257,7 @@ function walkedFolder(
   return info === null ? null : { path: walked.path, info };
 }
 
-/**
- * `.claude` as a folder, or a link to one inside the start directory judged
- * from its text (a committed `.claude -> /net/<host>/s` must not reach the
- * host); its identity, through the link.
- */
+/** `.claude` as a folder, or a link judged from its text to lead inside the start directory. */
 function ensureRoot(
   cwd: string,
   root: string,

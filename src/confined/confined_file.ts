@@ -1,12 +1,8 @@
 /**
- * The confined-write primitive: every file stall-watch writes, replaces,
- * renames or removes, in a folder `ensureConfinedDir` checked. A clone may
- * plant a symlink, hard link, FIFO or its own file under any name, and Deno
- * has no `O_NOFOLLOW` (threat model items 1-3, 13), so each operation looks
- * first (`lstat`: no link, no FIFO, one link only), checks the open handle
- * is what it saw, rechecks the folder right before the system call
- * ({@link writablePath}), creates exclusively, replaces by a renamed temp
- * file, and touches an existing file only when `isOwn` proves it its own.
+ * The confined-write primitive. Deno has no `O_NOFOLLOW` (threat model items
+ * 1-3, 13): each operation `lstat`s first, checks the open handle is what it
+ * saw, rechecks the folder right before the system call, creates exclusively,
+ * replaces by a renamed temp file, and touches only a file `isOwn` proves its own.
  *
  * @example
  * ```ts
@@ -65,10 +61,7 @@ export function confinedFile(dir: ConfinedDir, name: string): string {
   return joinPath(NATIVE, dir, name);
 }
 
-/**
- * `<dir>/<name>` for a write about to happen, the folder chain checked again
- * (`recheckConfinedDir`): call it right before the system call.
- */
+/** `<dir>/<name>`, the folder chain rechecked: call it right before the system call. */
 function writablePath(dir: ConfinedDir, name: string, what: string): string {
   const path = confinedFile(dir, name);
   recheckConfinedDir(dir, what);
@@ -128,8 +121,7 @@ function removeIfSame(dir: ConfinedDir, name: string, what: string): void {
 
 /** The temp file's name for `name`: `.<name>.<pid>.<random>.tmp`. */
 function tempNameFor(name: string): string {
-  // Math.random, not crypto (about 1 ms and 0.6 MiB a stop): the pid and
-  // the exclusive create already keep writers apart.
+  // Not crypto (1 ms, 0.6 MiB a stop): pid and exclusive create keep writers apart.
   const random = Math.floor(Math.random() * 2 ** 32).toString(36);
   return `.${name}.${Deno.pid}.${random}.tmp`;
 }

@@ -1,8 +1,6 @@
 /**
- * What stall-watch tells the user once per session, each claimed in the
- * session's state (better twice than never: without state it is shown):
- * config problems (by a fingerprint of them), and a handler run under an
- * event it is not for.
+ * What the user is told once per session, claimed in its state (without
+ * state, shown): config problems, a handler run under the wrong event.
  *
  * @module
  */

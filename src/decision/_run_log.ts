@@ -1,7 +1,6 @@
 /**
- * The one collector of a run: its events, the state and lock files moved
- * aside on the way, and the lines saying so. A broken log adds a line; it
- * never changes a decision.
+ * The one collector of a run: its events, the state files moved aside and the
+ * lines saying so. A broken log adds a line, never changes a decision.
  *
  * @module
  */
@@ -18,14 +17,10 @@ import type { Outcome } from "./outcome.ts";
 /** Who a run's events are about. */
 export interface EventSubject {
   sessionId: string;
-  /** `Stop`, `SubagentStop`, `PostToolUse`, ... */
   hookEventName: string;
 }
 
-/**
- * An event of `subject`'s run at `ts` (seconds): its session and hook event
- * first, then its own facts in `data`'s order.
- */
+/** An event of `subject`'s run at `ts` (seconds): its session and hook event first, then `data`. */
 export function eventRecord(
   name: EventName,
   subject: EventSubject,
@@ -47,7 +42,6 @@ export class RunLog {
   #subject: EventSubject;
   #clientDir: string;
   #pending: EventRecord[] = [];
-  /** Lines for stderr: files moved aside, then log failures. */
   #rescues = "";
   #problems = "";
 
@@ -74,10 +68,7 @@ export class RunLog {
     this.#pending.push(...events);
   }
 
-  /**
-   * A state or lock file moved aside, or a session kept elsewhere: its event,
-   * and one line for the user.
-   */
+  /** A state or lock file moved aside, or a session kept elsewhere: its event and line. */
   rescued(rescue: StateRescue): void {
     const { file, path, reason } = rescue;
     if ("keptIn" in rescue) {

@@ -1,7 +1,7 @@
 /**
- * From detected stalls to a decision: the guardrails against the session's
- * state, nudge or hold back, with the texts and events that explain it.
- * Every door decides here, on one retry budget per tool_use_id.
+ * From detected stalls to a decision, for every door: the guardrails against
+ * the session's state (one retry budget per tool_use_id), nudge or hold back,
+ * with the texts and events that explain it.
  *
  * @module
  */
@@ -38,7 +38,7 @@ export interface StallRequest {
   signatures: readonly StallSignature[];
   /** Which rule fired. */
   reason: string;
-  /** Extra facts for the `stall_detected` event. */
+  /** Extra facts for `stall_detected`. */
   details?: Readonly<Record<string, unknown>>;
   /** `"idle"` when the nudge wakes an idle session (the watchdog); default `"stop"`. */
   wording?: PromptWording;
@@ -50,14 +50,12 @@ export interface StallRequest {
 
 /** What deciding needs besides the request. */
 interface DecisionContext {
-  /** The run's session and hook event. */
   subject: EventSubject;
   io: Pick<CliIO, "env" | "cwd">;
-  /** The client's folder (`.claude`, `.codex`): where a kill-switch file lies. */
+  /** The client's folder (`.claude`, `.codex`). */
   clientDir: string;
   settings: Settings;
   store: StateStore;
-  /** Seconds since the epoch. */
   nowSeconds: number;
 }
 
@@ -68,24 +66,18 @@ export type StallDecision =
     signatures: StallSignature[];
     /** Report and recovery prompt: the stderr of an exit-2 block. */
     message: string;
-    /** The recovery prompt alone, for output modes that report separately. */
+    /** The prompt and the report lines alone, for the JSON output modes. */
     prompt: string;
-    /** The report lines alone (for the user), newline-joined. */
     report: string;
     events: EventRecord[];
   }
   | {
     action: "suppress";
-    /** One stderr line naming the brake. */
     line: string;
     events: EventRecord[];
   };
 
-/**
- * Runs kill switch -> cooldown -> retry cap for a detected stall, recording
- * a dispatched recovery. Without usable state nothing is nudged: a nudge
- * without a budget could loop.
- */
+/** Kill switch -> cooldown -> caps for a stall; without usable state no nudge (it could loop). */
 export async function decideOnStall(
   request: StallRequest,
   context: DecisionContext,
@@ -103,7 +95,6 @@ export async function decideOnStall(
     signatures: request.signatures.map(signatureData),
     ...request.details,
   })];
-  /** Holds back: the brake's event, and its one line. */
   const suppress = (brake: EventRecord, line: string): StallDecision => {
     events.push(brake);
     return { action: "suppress", line: reportLine(line), events };
@@ -133,7 +124,7 @@ export async function decideOnStall(
       return { state: next, result: gates };
     });
   } catch (error) {
-    // Fail open, and log why: else the log shows a stall with no decision.
+    // Fail open, and log why.
     const reason = describe(error);
     return suppress(
       event("state_unavailable", { reason }),
@@ -141,8 +132,7 @@ export async function decideOnStall(
         "allowing the stop rather than nudging without a retry budget",
     );
   }
-  // A lock that would not unlock was released by closing its file: the
-  // decision stands, and its event says so.
+  // A lock that would not unlock was released by closing its file: the event says so.
   const [unlockError] = context.store.takeUnlockErrors();
   const gateEvent = (name: EventName, data: Record<string, unknown>) =>
     event(

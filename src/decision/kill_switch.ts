@@ -1,6 +1,6 @@
 /**
- * The kill switch as it stands now, with the one fact the gates cannot see:
- * whether its marker file exists. Shared by the doors and `doctor`.
+ * The kill switch as it stands now, with whether its marker file exists (the
+ * one fact the gates cannot see). Shared by the doors and `doctor`.
  *
  * @module
  */
@@ -22,10 +22,7 @@ import {
 } from "../guardrails/guardrails.ts";
 import type { Settings } from "../config/settings.ts";
 
-/**
- * The kill switch: the variable, the marker file (checked on disk, relative
- * to the start directory) and the config file. Requires `--allow-read`.
- */
+/** The kill switch: the variable, the marker file (on disk) and the config. Requires `--allow-read`. */
 export function killSwitchOf(
   settings: Settings,
   io: Pick<CliIO, "env" | "cwd">,
@@ -47,11 +44,9 @@ export type MarkerLook =
   | { state: "refused"; reason: string };
 
 /**
- * Whether the marker is there (`file` passed `markerRefusal`). Inside the
- * project it is walked with `lstat`/`readlink` and a folder linking out is
- * refused untouched (a committed `.claude -> /net/host/s` must not lead the
- * look there); the marker itself, inside or out, is `lstat`ed, so a symlink
- * counts unfollowed. Requires `--allow-read`.
+ * Whether the marker is there (`file` passed `markerRefusal`): a folder in the
+ * project linking out is refused untouched (`.claude -> /net/host/s`); the
+ * marker is `lstat`ed, unfollowed. Requires `--allow-read`.
  */
 export function lookAtMarker(cwd: string, file: string): MarkerLook {
   const path = resolvePath(cwd, file);
@@ -76,7 +71,6 @@ function present(info: Deno.FileInfo | null): MarkerLook {
   return { state: info === null ? "absent" : "present" };
 }
 
-/** `lstat`, or `null` for anything that is not there to see. */
 function lstatOrNullSafe(path: string): Deno.FileInfo | null {
   try {
     return lstatOrNull(path);

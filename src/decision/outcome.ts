@@ -1,6 +1,5 @@
 /**
- * What a run hands back to its process (exit code and output), and how an
- * allow is written: the `systemMessage` line is built in one place.
+ * What a run hands back to its process, and how an allow is written.
  *
  * @module
  */

@@ -1,9 +1,7 @@
 /**
- * The run every handler shares, written once: parse the payload, load the
- * settings, catch a misregistration, open the session's state store when
- * first asked, let the door judge, log the events, add what the user must
- * be told. A door hands it only what differs: how to read its payload, how
- * to judge the turn and render the decision.
+ * The run every handler shares, written once (docs/development.md, "The code
+ * map"); a door hands it only what differs: how to read its payload, how to
+ * judge the turn and render the decision.
  *
  * @module
  */
@@ -38,8 +36,7 @@ export interface DoorPayload<Input> {
   /** The top-level object: the run reads `session_id` and `hook_event_name`. */
   payload: Record<string, unknown>;
   /**
-   * The door's input, read only once the event is the door's (another
-   * event's payload need not carry its fields).
+   * The door's input, read only once the event is the door's.
    *
    * @throws {InputError} On a missing or unusable required field.
    */
@@ -48,13 +45,11 @@ export interface DoorPayload<Input> {
 
 /** What one handler does differently; {@link runHandler} does the rest. */
 export interface Door<Input> {
-  /** Which handler it is: the events it is for, and its notice's words. */
   handler: Handler;
   /** Its client's folder (`.claude`): the state and the log lie below it by default. */
   clientDir: string;
   /** @throws {InputError} On empty input, invalid JSON or a non-object. */
   read(text: string): DoorPayload<Input>;
-  /** Judges the turn and renders the decision the way its client takes it. */
   judge(input: Input, run: Run): Promise<Outcome>;
 }
 
@@ -62,18 +57,14 @@ export interface Door<Input> {
 export interface Run {
   io: HandlerIO;
   settings: Settings;
-  /** An event of this run (its session and hook event first), stamped now. */
+  /** An event of this run, stamped now. */
   event(name: EventName, data: Record<string, unknown>): EventRecord;
-  /** Adds events to the log, written when the run ends or at `flush()`. */
+  /** Adds events, written when the run ends or at `flush()`. */
   log(...events: readonly EventRecord[]): void;
-  /** Writes the events so far (a long watch shows in the log as it runs). */
   flush(): Promise<void>;
   /** The config problems' notice unless none or told this session: claim it only where shown. */
   configNotice(): Promise<string | null>;
-  /**
-   * Runs the guardrails on a stall against the session's state: nudge now,
-   * or hold back with one line saying why. Its events are logged.
-   */
+  /** The guardrails on a stall: nudge now, or hold back with one line why (events logged). */
   decide(request: StallRequest): Promise<StallDecision>;
 }
 

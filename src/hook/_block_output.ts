@@ -1,8 +1,7 @@
 /**
- * The Stop hook's answer to a stall (loaded only then): the guardrails
- * decide; a block goes out in the output mode the settings and the client's
- * release allow (docs/detection.md, "Output modes"), or the stop is allowed
- * naming the brake.
+ * The Stop hook's answer to a stall (loaded only then): a block in the output
+ * mode the settings and release allow (docs/detection.md, "Output modes"), or
+ * an allow naming the brake.
  *
  * @module
  */
@@ -21,10 +20,7 @@ import type { Run, StallRequest } from "../decision/run_handler.ts";
 /** The client whose Stop is answered: Claude Code, or OpenAI's Codex CLI. */
 export type OutputClient = "claude_code" | "codex";
 
-/**
- * A block in the mode `release` and `client` allow (Codex takes no
- * `context`), or an allow naming the brake.
- */
+/** A block in the mode `release` and `client` allow, or an allow naming the brake. */
 export async function stalledStopOutcome(
   stall: StallRequest,
   hookEvent: string,
@@ -54,19 +50,16 @@ export async function stalledStopOutcome(
   });
 }
 
-/** The output mode a block uses, and why it is not the configured one. */
+/** The output mode a block uses, and why it is not the configured one (for the log). */
 interface ChosenOutput {
   mode: OutputMode;
-  /** Set when `context` fell back to `stderr`, for the event log. */
   fallback?: string;
 }
 
 /**
- * The mode for a block: the configured one, but `context` falls back to
- * `stderr` where the release takes no `additionalContext` on Stop (before
- * 2.1.163 it rejects the JSON, and the stall would pass). An unknown
- * release gets the configured mode. Codex fails a hook whose JSON has a key
- * it does not know: there `context` is `json`.
+ * The configured mode, but `context` is `stderr` on a release known to take
+ * no Stop `additionalContext` (before 2.1.163 the stall would pass), and
+ * `json` on Codex (it fails a hook whose JSON has a key it does not know).
  */
 export function chooseOutput(
   configured: OutputMode,
@@ -95,19 +88,15 @@ const CODEX_CONTEXT_FALLBACK = 'output "context" is Claude Code\'s ' +
   "(additionalContext on Stop), which Codex does not take; the block is " +
   'written as "json"';
 
-/** What to write for a block. */
+/** What to write for a block; `message` is the stderr form. */
 interface BlockParts {
-  /** Report lines and prompt: the stderr form. */
   message: string;
   prompt: string;
   report: string;
-  /** `Stop` or `SubagentStop`. */
   hookEvent: string;
-  /** A config notice for the user, if one is due. */
   notice: string | null;
 }
 
-/** The exit code and output of a block in `mode`. */
 function blockOutcome(
   mode: OutputMode,
   parts: BlockParts,

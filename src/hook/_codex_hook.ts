@@ -1,12 +1,6 @@
 /**
- * The Stop hook's door for Codex CLI (`stall-watch codex-stop`): Codex's
- * payload in, the same judge as Claude Code's on the rollout's current turn
- * (`codexReader`, by `turn_id`); allow = exit 0, block = exit 2 with the
- * report on stderr (the model's next user message) or `{"decision":"block"}`.
- * Unlike Claude Code: state lives in `.codex/`; Codex re-runs a blocking Stop
- * hook without end, so a turn's nudges are capped (`max_retries`, by
- * `turn_id`); `codex exec --ephemeral` writes no rollout, and the payload
- * alone cannot tell a stall, so the stop is allowed with one line.
+ * The Stop hook's door for Codex CLI (`stall-watch codex-stop`, docs/codex.md):
+ * Claude Code's judge on the rollout's current turn, a turn's nudges capped.
  *
  * @module
  */
@@ -24,14 +18,12 @@ import {
 import { type CodexStopInput, readCodexStopPayload } from "./_codex_input.ts";
 import { judgeStop, type StopClient } from "./_hook.ts";
 
-/** Codex: its rollouts, its JSON, no block cap of its own. */
 const CODEX: StopClient = {
   reader: codexReader,
   name: "codex",
   capsTurns: true,
 };
 
-/** Codex's Stop hook as a door of the decision room. */
 const codexDoor: Door<CodexStopInput> = {
   handler: "codex",
   clientDir: CODEX_DIR,

@@ -1,8 +1,6 @@
 /**
- * Reads Codex CLI's Stop payload (docs/codex.md), told from Claude Code's by
- * its shape: it names its turn (`turn_id`) and always has `transcript_path`
- * (null under `codex exec --ephemeral`). Read into the shape of Claude
- * Code's payload, so one code path judges both.
+ * Reads Codex CLI's Stop payload (docs/codex.md) into the shape of Claude
+ * Code's, so one code path judges both.
  *
  * @module
  */
@@ -18,7 +16,6 @@ import type { HookInput } from "./_hook_input.ts";
 
 /** A Codex Stop payload, reduced to what stall-watch uses. */
 export interface CodexStopInput {
-  /** `turn_id`: the turn judged, and the key of its cap. */
   turnId: string;
   stopHookActive: boolean;
   /** The turn as the judge reads a stop; `null` when Codex wrote no rollout. */
@@ -28,8 +25,7 @@ export interface CodexStopInput {
 /**
  * The payload's object, and its input read on demand.
  *
- * @throws {InputError} On empty input, bad JSON or a non-object; the input
- * on a payload that is not Codex's Stop (no `turn_id`, no `transcript_path`).
+ * @throws {InputError} On empty input, bad JSON or a non-object; the input on a payload without `turn_id` or `transcript_path`.
  */
 export function readCodexStopPayload(
   text: string,
@@ -38,7 +34,6 @@ export function readCodexStopPayload(
   return { payload, input: () => codexStopInput(payload) };
 }
 
-/** Reads a parsed Codex Stop payload (see the module notes). */
 function codexStopInput(payload: Record<string, unknown>): CodexStopInput {
   if (!("turn_id" in payload)) {
     throw new InputError(
@@ -55,10 +50,10 @@ function codexStopInput(payload: Record<string, unknown>): CodexStopInput {
     );
   }
   const stopHookActive = payload.stop_hook_active === true;
-  const rollout = payload.transcript_path === null
-    ? null
-    : requiredPath(payload, "transcript_path");
-  if (rollout === null) return { turnId, stopHookActive, turn: null };
+  if (payload.transcript_path === null) {
+    return { turnId, stopHookActive, turn: null };
+  }
+  const rollout = requiredPath(payload, "transcript_path");
   return {
     turnId,
     stopHookActive,
@@ -75,7 +70,6 @@ function codexStopInput(payload: Record<string, unknown>): CodexStopInput {
       lastAssistantMessage: typeof payload.last_assistant_message === "string"
         ? payload.last_assistant_message
         : null,
-      // Codex sends the final reply's text on every Stop (null: it had none).
       payloadSendsLastMessage: true,
       backgroundTasks: [],
       backgroundTasksOverBudget: false,

@@ -1,8 +1,6 @@
 /**
  * The Stop hook's door: Claude Code's Stop / SubagentStop payload in; allow
- * (exit 0, maybe a `systemMessage` for the user), or block (exit 2 with the
- * report and prompt on stderr, or an output mode's JSON,
- * `_block_output.ts`). The run around it is the room's.
+ * (exit 0), or block (`_block_output.ts`). The run around it is the room's.
  *
  * @module
  */
@@ -40,25 +38,19 @@ import type { OutputClient } from "./_block_output.ts";
 
 /** What differs between the clients whose Stop the hook judges. */
 export interface StopClient {
-  /** Reads the current turn of the client's transcript. */
   reader: TranscriptReader;
-  /** Whose Stop it is: it picks the output mode (`_block_output.ts`). */
+  /** Whose Stop it is: it picks the output mode. */
   name: OutputClient;
-  /**
-   * Cap the nudges of one turn (by its `promptId`): Codex, which re-runs a
-   * blocking Stop hook without end, has no cap of its own.
-   */
+  /** Cap the nudges of one turn (by `promptId`): Codex re-runs a blocking Stop hook without end. */
   capsTurns: boolean;
 }
 
-/** Claude Code: its transcript, its releases' output modes, its block cap. */
 const CLAUDE_CODE: StopClient = {
   reader: claudeCodeReader,
   name: "claude_code",
   capsTurns: false,
 };
 
-/** The Stop hook as a door of the decision room (`decision/run_handler.ts`). */
 const stopDoor: Door<HookInput> = {
   handler: "hook",
   clientDir: CLAUDE_DIR,
@@ -67,8 +59,7 @@ const stopDoor: Door<HookInput> = {
 };
 
 /**
- * Runs the Stop / SubagentStop hook on one payload. Requires `--allow-read`,
- * `--allow-env`, write access to `.claude`.
+ * Runs the Stop / SubagentStop hook on one payload. Requires `--allow-read`, `--allow-env`, write access to `.claude`.
  *
  * @throws {InputError} For unusable payloads and unreadable transcripts.
  */
@@ -107,7 +98,7 @@ export async function judgeStop(
   });
 
   if (detection.exhausted !== null) {
-    // Fail open: a verdict on part of the turn proves nothing either way.
+    // Fail open: a verdict on part of the turn proves nothing.
     const { name, limit } = detection.exhausted;
     log("budget_exhausted", { budget: name, limit, reason: detection.reason });
     return allowOutcome(await run.configNotice(), [
@@ -131,8 +122,8 @@ export async function judgeStop(
     };
   }
   if (detection.signatures.length === 0) {
-    // Shadow mode with the log off: nobody reads the verdict, so the judge
-    // (every language's phrase tables, cold at each stop) is not run.
+    // Shadow mode with the log off: nobody reads the verdict, so the costly
+    // judge (every language's phrase tables) is not run.
     const judged = settings.announcedNoCall === "block" ||
       settings.eventLogEnabled;
     const announced = judged ? announcedStopOf(input, detection) : null;
@@ -143,14 +134,10 @@ export async function judgeStop(
     // The turn's last words announced an action it ended without.
     const turnKey = input.promptId ??
       `offset:${detection.scan?.startOffset ?? announced.offset}`;
-    const blocking = settings.announcedNoCall === "block";
-    const [numbered] = blocking || settings.eventLogEnabled
-      ? await withLineNumbers(transcript, [
-        announcedSignature(announced, turnKey),
-      ])
-      : [announcedSignature(announced, turnKey)];
-    const found = numbered as StallSignature;
-    if (!blocking) {
+    const [found] = await withLineNumbers(transcript, [
+      announcedSignature(announced, turnKey),
+    ]) as [StallSignature];
+    if (settings.announcedNoCall !== "block") {
       log("announced_stop", {
         reason: found.rule,
         announcement: found.announcement,
@@ -164,8 +151,7 @@ export async function judgeStop(
     stall.reason = found.rule;
     stall.retryCap = 1;
   }
-  // Loaded lazily: only on a stall (a healthy stop never loads the
-  // guardrails, the recovery texts or the output modes).
+  // Loaded lazily: only on a stall (no guardrails, texts or output modes else).
   const { stalledStopOutcome } = await import("./_block_output.ts");
   return await stalledStopOutcome(
     stall,
@@ -193,7 +179,7 @@ function announcedStopOf(
   );
 }
 
-/** The event details of the lag wait: how long, and what showed the file behind. */
+/** The lag wait's event details: how long, and what showed the file behind. */
 function waitDetails(detection: Detection): Record<string, unknown> {
   return detection.waitedFor === undefined
     ? { waited_ms: detection.waitedMs }

@@ -1,6 +1,5 @@
 /**
- * Reads the Stop / SubagentStop payload by name (unknown fields ignored):
- * only a usable `transcript_path` is required.
+ * Reads the Stop / SubagentStop payload by name: only `transcript_path` is required.
  *
  * @module
  */
@@ -24,11 +23,9 @@ import { cutOversizedArrays } from "./_oversized_array.ts";
 export interface HookInput {
   sessionId: string;
   hookEventName: string;
-  /** The parent transcript (`transcript_path`). */
   transcriptPath: string;
   /** The file judged: `transcript_path`, or SubagentStop's `agent_transcript_path` (`null`: absent). */
   scanPath: string | null;
-  /** True for SubagentStop: the scanned file is a sidechain transcript. */
   isSubagent: boolean;
   /**
    * SubagentStop of Claude Code's own progress-summary fork (`agent_type` ""), file never written
@@ -39,15 +36,12 @@ export interface HookInput {
   subagentRunning: boolean;
   stopHookActive: boolean;
   promptId: string | null;
-  /** `null` when the payload has no such field (older Claude Code). */
+  /** `null`: no such field (older Claude Code). */
   lastAssistantMessage: string | null;
-  /**
-   * The payload has a field only 2.1.145+ sends (`prompt_id`,
-   * `background_tasks`): no `last_assistant_message` means a reply without text.
-   */
+  /** A field only 2.1.145+ sends is there: no `last_assistant_message` means a reply without text. */
   payloadSendsLastMessage: boolean;
   backgroundTasks: BackgroundTask[];
-  /** More `background_tasks` than the budget: then `backgroundTasks` is empty. */
+  /** More `background_tasks` than the budget (then `backgroundTasks` is empty). */
   backgroundTasksOverBudget: boolean;
   cwd: string;
 }
@@ -58,7 +52,6 @@ export interface HookInput {
  * @throws {InputError} On empty input, bad JSON or a non-object; the input on a missing `transcript_path`.
  */
 export function readStopPayload(text: string): DoorPayload<HookInput> {
-  // A list of tasks over the budget is never parsed into objects.
   const tasks = cutOversizedArrays(
     text,
     "background_tasks",

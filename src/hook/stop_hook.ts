@@ -1,8 +1,7 @@
 /**
  * The Stop hook as a process: stdin payload, outcome on stdout/stderr, exit
- * code. `main.ts` runs {@link runStopHook} / {@link runCodexStopHook} from
- * the bundle (`gen/stop_hook.js`), whose lazy `import()`s keep Codex's door
- * out of a Claude Code stop; `cli.ts` runs the steps from source.
+ * code. `main.ts` runs it from the bundle (`gen/stop_hook.js`), whose lazy
+ * `import()`s keep Codex's door out of a Claude Code stop; `cli.ts` from source.
  *
  * @module
  */
@@ -13,7 +12,6 @@ import { realIO } from "../shared/real_io.ts";
 import type { Outcome } from "../decision/outcome.ts";
 import { runHook } from "./_hook.ts";
 
-/** Largest hook payload read from stdin. */
 const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
 
 /**
@@ -48,31 +46,27 @@ async function answerStop(
   return outcome.exitCode;
 }
 
-/**
- * The hook run of a process started without arguments, on the real I/O and
- * under `runGuarded`; `null` when stdin is a terminal (a person ran it: the
- * CLI explains instead of waiting).
- */
-export async function runStopHook(): Promise<number | null> {
+/** Runs `step` on the real I/O under `runGuarded`; `null` when stdin is a terminal (a person ran it). */
+async function runOnRealIO(
+  step: (io: CliIO) => Promise<number>,
+): Promise<number | null> {
   const io = realIO();
   if (io.stdinIsTerminal) return null;
-  return await runGuarded(io, stopHookStep);
+  return await runGuarded(io, step);
 }
 
-/**
- * {@link runStopHook} for `stall-watch codex-stop`: Codex's Stop.
- *
- * @returns The exit code, or `null` when stdin is a terminal.
- */
-export async function runCodexStopHook(): Promise<number | null> {
-  const io = realIO();
-  if (io.stdinIsTerminal) return null;
-  return await runGuarded(io, codexStopHookStep);
+/** The hook run of a process started without arguments; `null` when stdin is a terminal. */
+export function runStopHook(): Promise<number | null> {
+  return runOnRealIO(stopHookStep);
+}
+
+/** {@link runStopHook} for `stall-watch codex-stop`: Codex's Stop. */
+export function runCodexStopHook(): Promise<number | null> {
+  return runOnRealIO(codexStopHookStep);
 }
 
 if (import.meta.main) {
-  // Run from source (`deno task hook`, `deno task demo`); at a terminal,
-  // `main.ts` explains what the hook is instead.
+  // Run from source (`deno task hook`, `deno task demo`).
   const code = await runStopHook();
   if (code === null) {
     console.error(

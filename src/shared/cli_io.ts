@@ -1,6 +1,5 @@
 /**
- * The process boundary the CLI talks through: `main.ts` builds the real one
- * (`real_io.ts`), tests their own.
+ * The process boundary the CLI talks through (the real one: `real_io.ts`).
  *
  * @module
  */
@@ -10,20 +9,18 @@ export type ColorChoice = "auto" | "always" | "never";
 
 /** Everything a command may read from or write to its environment. */
 export interface CliIO {
-  /** Environment variables (requires `--allow-env` when built from Deno.env). */
   env: Readonly<Record<string, string>>;
   /** The directory the process started in; `.claude` is resolved against it. */
   cwd: string;
   /** Reads all of stdin, up to a limit; throws `InputError` beyond it. */
   readStdin(limitBytes: number): Promise<string>;
   stdinIsTerminal: boolean;
-  /** The `--color` choice (`auto` when absent). */
+  /** `auto` when absent. */
   color?: ColorChoice;
   stdoutIsTerminal: boolean;
   stderrIsTerminal: boolean;
   writeStdout(text: string): void;
   writeStderr(text: string): void;
-  /** Milliseconds since the epoch. */
   now(): number;
   sleep(ms: number): Promise<void>;
   /** Path of the running executable (the deno binary when run from source). */

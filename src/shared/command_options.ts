@@ -13,7 +13,7 @@
 import type { CliIO } from "./cli_io.ts";
 import { UsageError } from "./errors.ts";
 
-/** What each option takes: nothing (`flag`) or one value (`value`). */
+/** What each option takes: nothing or one value. */
 export type OptionSpec = Readonly<Record<string, "flag" | "value">>;
 
 /** Parsed options: `true` for flags that were given, the text for values. */
@@ -139,10 +139,7 @@ export function parseSince(text: string, nowMs: number): number {
   return ms;
 }
 
-/**
- * `did you mean "<prefix>x"? Run ...` for the candidate at most two edits
- * from `word` (or the only one it starts), else `hint` as it is.
- */
+/** `did you mean "<prefix>x"? Run ...` for the candidate at most two edits from `word` (or the only one it starts), else `hint`. */
 export function didYouMean(
   word: string,
   candidates: readonly string[],
@@ -185,11 +182,7 @@ function editDistance(a: string, b: string): number {
   return previous[b.length] as number;
 }
 
-/**
- * The payload a command the client runs (a hook, the status line) reads on
- * stdin, up to `limitBytes`; an argument, or a terminal on stdin (a person
- * ran it: `onTerminal` says what to do), is a usage error.
- */
+/** The payload a hook or the status line reads on stdin; an argument, or a terminal on stdin (`onTerminal` says what to do), is a usage error. */
 export async function stdinPayload(
   command: string,
   args: readonly string[],

@@ -1,7 +1,6 @@
 /**
- * Exit codes and the small error hierarchy that maps every failure to one
- * line and one documented exit code ({@link runGuarded}). Exit 2 means
- * "block the stop" and nothing else: no error may ever produce it.
+ * Exit codes and the errors that map every failure to one line and one
+ * documented exit code ({@link runGuarded}); no error may ever produce exit 2.
  *
  * @example
  * ```ts
@@ -68,10 +67,7 @@ export class UsageError extends StallWatchError {
 
 const MAX_LINE_CHARS = 1000;
 
-/**
- * One line describing a thrown value, at most 1000 characters, escaped: a
- * path from a hostile payload must not flood, forge or recolour it.
- */
+/** One escaped line of at most 1000 characters describing a thrown value (a hostile path must not flood or forge it). */
 export function describe(error: unknown): string {
   const message = osErrorWords(error) ??
     (error instanceof Error ? error.message : String(error));
@@ -125,10 +121,9 @@ function osErrorWords(error: unknown): string | null {
 }
 
 /**
- * Runs one step of the CLI (a command, or the Stop hook): its writes pass
- * {@link sanitizeTerminalStream}, so attacker text it forgot to escape
- * emits no control sequence, and what it throws ends as one line on stderr
- * and an exit code.
+ * Runs one step of the CLI: its writes pass {@link sanitizeTerminalStream}
+ * (unescaped attacker text emits no control sequence), what it throws ends as
+ * one line on stderr and an exit code.
  */
 export async function runGuarded(
   unsafeIO: CliIO,

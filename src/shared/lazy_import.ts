@@ -1,7 +1,6 @@
 /**
- * Imports a module when first needed, off the start-up graph: `deno run`
- * pre-loads every literal `import("./x.ts")` (about 5 ms), not a computed
- * one. For the CLI; the Stop hook's bundle keeps its `import()`s lazy itself.
+ * Imports a module off the start-up graph: `deno run` pre-loads every literal
+ * `import("./x.ts")` (about 5 ms), not a computed one. For the CLI.
  *
  * @module
  */

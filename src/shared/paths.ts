@@ -1,7 +1,6 @@
 /**
- * stall-watch's one path library, POSIX and Windows alike, pure, the style
- * a parameter. Not `node:path`: any `node:` import starts Deno's Node layer,
- * about 25 ms of CPU at every stop and after every tool call.
+ * The one path library, POSIX and Windows alike, the style a parameter. Not
+ * `node:path`: a `node:` import costs about 25 ms of CPU at every stop.
  *
  * @example
  * ```ts
@@ -73,9 +72,7 @@ export function joinPath(style: PathStyle, ...segments: string[]): string {
 
 /**
  * `path` made absolute against the absolute `base`, as `node:path`'s
- * `resolve(base, path)`. On Windows `\x` takes `base`'s drive or share, and
- * `D:x` starts at `D:\` unless `base` is on `D:` (a process cannot know
- * another drive's current folder).
+ * `resolve(base, path)`; on Windows `D:x` starts at `D:\` unless `base` is on `D:`.
  */
 export function resolvePath(
   base: string,
@@ -193,11 +190,7 @@ export function relativePath(
   ].join(style.sep);
 }
 
-/**
- * Why a path's text names a network share or device namespace (`\\host`,
- * `//host`, `\\?\`, `\\.\`, `\??\`), or `null`: never looked at, since on
- * Windows a look at `\\host\share\x` sends the user's NTLM hash.
- */
+/** Why a path's text names a network share or device namespace, or `null`: on Windows a look sends the NTLM hash. */
 export function networkPathReason(text: string): string | null {
   if (/^[\\/]{2}/.test(text)) {
     return "it is a network or device path (\\\\host, //host, \\\\?\\, \\\\.\\)";
@@ -211,10 +204,7 @@ export function isDriveRelative(text: string): boolean {
   return /^[A-Za-z]:(?![\\/])/.test(text);
 }
 
-/**
- * Windows' device names, any case and extension (`.claude/COM1.log` opens a
- * serial port, `NUL.json` writes nowhere); trailing dots and spaces dropped.
- */
+/** Windows' device names, any case and extension (`COM1.log` opens a serial port). */
 const DEVICE_NAME =
   /^(?:CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|CLOCK\$|COM[0-9\u00b9\u00b2\u00b3]|LPT[0-9\u00b9\u00b2\u00b3]) *(?:[.:].*)?$/i;
 

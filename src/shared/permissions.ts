@@ -1,10 +1,7 @@
 /**
- * The one list of runtime permissions: baked into the release binaries by
- * `deno compile`, passed to `deno run` by the tasks and the end-to-end tests,
- * so what is tested ships. Writes only to `.claude` and `.codex` of the start
- * directory; the one program is `codex` (`codex app-server`, for hook trust);
- * nothing else (no network, no FFI). Deno prints a line when `codex` is not
- * on the PATH at start: every run passes `--quiet` (`.github/scripts/compile.ts` too).
+ * The one list of runtime permissions, for the release binaries and every
+ * `deno run`, so what is tested ships: `codex` is run for hook trust; with
+ * `--quiet`, as Deno prints a line when it is not on the PATH.
  */
 export const HOOK_PERMISSION_FLAGS: readonly string[] = Object.freeze([
   "--allow-read",
@@ -14,12 +11,7 @@ export const HOOK_PERMISSION_FLAGS: readonly string[] = Object.freeze([
   "--no-prompt",
 ]);
 
-/**
- * The lists earlier releases ran with (0.1: `.claude` only, no program),
- * as a handler registered from source spells them: still recognised as
- * stall-watch's own, so `install` updates such a handler instead of adding
- * a second one.
- */
+/** The lists earlier releases ran with (0.1), recognised so `install` updates such a handler. */
 export const EARLIER_PERMISSION_FLAGS: readonly (readonly string[])[] = Object
   .freeze([
     Object.freeze([

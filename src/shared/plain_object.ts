@@ -1,6 +1,5 @@
 /**
- * A JSON object told apart from the other values `JSON.parse` returns,
- * before any field of JSON someone else wrote is read.
+ * A JSON object told apart from the other values `JSON.parse` returns.
  *
  * @module
  */

@@ -11,7 +11,6 @@ import { escapeTerminal, ownSequence } from "./terminal_text.ts";
 /** Back to the line's start and erase it: stall-watch's own sequence. */
 const ERASE_LINE = ownSequence("\r\x1b[2K");
 
-/** Silent for this long; most runs finish before anyone would look. */
 const SHOW_AFTER_MS = 500;
 const REDRAW_MS = 100;
 const BAR_CELLS = 24;
@@ -24,7 +23,6 @@ export class ProgressBar {
   #drawnAt = -Infinity;
   #visible = false;
 
-  /** `total`: the amount of work, e.g. bytes to read. */
   constructor(
     io: Pick<CliIO, "writeStderr" | "stderrIsTerminal" | "now">,
     total: number,

@@ -36,8 +36,7 @@ function readStdin(limitBytes: number): Promise<string> {
 }
 
 function readStdinSync(limitBytes: number): string {
-  // Synchronous reads: web streams and async round trips cost milliseconds
-  // at every stop. One buffer of the limit (pages touched as they fill).
+  // Synchronous: web streams cost milliseconds at every stop.
   const bytes = new Uint8Array(limitBytes + 1);
   let total = 0;
   for (;;) {

@@ -1,8 +1,7 @@
 /**
- * Reading a file someone may have planted (a committed link to `/dev/zero`
- * or a FIFO must not hang a read): only a regular file by `stat`, the same
- * file once open, within a size cap, and through no link out of the
- * caller's folder ({@link pathWithin}). Requires `--allow-read`.
+ * Reading a file someone may have planted (a link to `/dev/zero` or a FIFO
+ * must not hang a read): a regular file by `stat`, the same once open, within
+ * a cap, through no link out of the caller's folder. Requires `--allow-read`.
  *
  * @example
  * ```ts
@@ -27,7 +26,7 @@ const MAX_PATH_CHARS = 200;
 
 /** A file that exists but cannot be read as one (exit 1 from commands). */
 export class UnreadableFileError extends InputError {
-  /** Why, without the path: e.g. "it is not a regular file". */
+  /** Why, without the path. */
   readonly reason: string;
 
   constructor(what: string, path: string, reason: string) {
@@ -41,12 +40,8 @@ export class UnreadableFileError extends InputError {
 
 /** Options of {@link openRegularFile}. */
 export interface RegularFileOptions {
-  /** Refuse a file larger than this many bytes. */
   maxBytes?: number;
-  /**
-   * A folder the file must really lie in when its path does: a link on the
-   * way out is refused untouched (a config linked to `~/.aws/config`).
-   */
+  /** A folder the file must really lie in when its path does (a link out is refused untouched). */
   inside?: string;
 }
 
@@ -196,10 +191,9 @@ export type Within =
   | { inside: false; link: string; target: string };
 
 /**
- * Where `relative` really leads below the absolute `root` (or its real path
- * `realRoot`), walked with `lstat` and `readlink` one step at a time: a
- * link whose target lies outside is neither followed nor looked at, and is
- * returned with its target. A missing step ends the walk.
+ * Where `relative` really leads below the absolute `root` (or `realRoot`),
+ * walked with `lstat` and `readlink`: a link out is neither followed nor
+ * looked at, and returned with its target. A missing step ends the walk.
  */
 export function pathWithin(
   root: string,

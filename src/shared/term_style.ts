@@ -1,7 +1,6 @@
 /**
- * Terminal colours: `--color always|never`; else `FORCE_COLOR` non-empty
- * (`0`/`false` off, force-color.org); else `NO_COLOR` non-empty off
- * (no-color.org); else on for a terminal whose `TERM` is not `dumb`.
+ * Terminal colours: `--color`, else `FORCE_COLOR` (`0`/`false` off), else
+ * `NO_COLOR` off, else on for a terminal whose `TERM` is not `dumb`.
  *
  * @module
  */

@@ -1,18 +1,12 @@
 /**
  * The one rule for untrusted text on a terminal: control and invisible
- * characters (ESC sequences, CR, bidi overrides, TAG and zero-width) are
- * shown escaped (`\u001b`), never emitted. Our own colours are tokens
- * holding a start-up secret ({@link ownSequence}), turned back into
- * sequences only by {@link sanitizeTerminalStream}, the last step.
+ * characters are shown escaped (`\u001b`), never emitted. Our own colours are
+ * secret tokens that only {@link sanitizeTerminalStream} makes sequences.
  *
  * @module
  */
 
-/**
- * Never emitted as they are: controls, format characters (bidi, zero-width,
- * TAG), private use, unassigned, lone surrogates, line and paragraph
- * separators, and every other default-ignorable code point.
- */
+/** Never emitted as they are: controls, format (bidi, zero-width, TAG), private use, unassigned, lone surrogates, separators, default-ignorables. */
 const UNSAFE_CLASS =
   "\\p{Cc}\\p{Cf}\\p{Co}\\p{Cn}\\p{Cs}\\p{Zl}\\p{Zp}\\p{Default_Ignorable_Code_Point}";
 
@@ -76,12 +70,7 @@ export function ownSequence(sequence: OwnSequence): string {
   }${TOKEN_CLOSE}`;
 }
 
-/**
- * Output about to reach stdout or stderr, every unsafe character but
- * newline and tab as `\uXXXX` (valid in a JSON string too), own tokens as
- * their sequences: the last line of defence for a field that missed
- * {@link escapeTerminal}.
- */
+/** Output about to reach stdout or stderr: unsafe characters but newline and tab as `\uXXXX`, own tokens as their sequences. */
 export function sanitizeTerminalStream(text: string): string {
   return text.replace(
     IN_STREAM,

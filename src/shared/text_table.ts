@@ -1,7 +1,5 @@
 /**
- * Aligned plain-text tables for command output, padding outside the paint.
- * Every cell is escaped and capped: a tool name of a megabyte must not make
- * every line a megabyte wide.
+ * Aligned plain-text tables for command output; every cell escaped and capped.
  *
  * @module
  */
@@ -17,7 +15,6 @@ export type Cell = string | { text: string; paint: (text: string) => string };
 
 /** Options for {@link renderTable}. */
 export interface TableOptions {
-  /** Columns aligned right (numbers); the others align left. */
   rightAligned?: readonly number[];
   indent?: string;
   paintHeader?: (text: string) => string;

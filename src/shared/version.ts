@@ -1,5 +1,5 @@
 /**
- * The stall-watch version, from `deno.json` (one place to bump it).
+ * The stall-watch version, from `deno.json`.
  *
  * @module
  */

@@ -1,9 +1,7 @@
 /**
- * Follows one turn of a growing transcript: read once from the end, then
- * only the bytes appended since the last look, so a watcher pays for each
- * new line once. It also keeps the offsets of the metadata lines the
- * watchdog reasons with: `api-request` (a model request started),
- * `turn_duration` (the turn is over), `stop_hook_summary` (Stop hooks ran).
+ * Follows one turn of a growing transcript: read once from the end, then only
+ * what was appended, noting the metadata lines the watchdog reasons with
+ * (`api-request`, `turn_duration`, `stop_hook_summary`).
  *
  * @module
  */
@@ -24,27 +22,20 @@ import { ForwardTurnSplitter } from "../transcript/turn.ts";
 import { isCommand, isTurnEndMarker } from "../transcript/turn_rule.ts";
 import { callState } from "./_watch_state.ts";
 
-/** Which turn to follow. */
 interface FollowOptions {
-  /** The payload's `prompt_id` (the turn rule needs none; see `TurnOptions`). */
   promptId: string | null;
   /** The watched call: lines from its result on are re-read with metadata. */
   toolUseId: string;
-  /** Most bytes one look reads ({@link LOOK_BUDGET_BYTES} by default). */
   lookBudgetBytes?: number;
-  /** Most entries kept ({@link MAX_TURN_ENTRIES} by default). */
   maxEntries?: number;
 }
 
-/** What the appended lines said, beyond the turn's entries. */
+/** Offsets (-1: none) of the newest metadata lines, and the request's `timestamp` (ms). */
 export interface FollowedMarks {
-  /** Offset of the newest `api-request` line, or -1. */
   request: number;
-  /** When that request was sent (its `timestamp`, ms), or null. */
   requestTime: number | null;
-  /** Offset of the newest main-transcript `turn_duration` line, or -1. */
+  /** A main-transcript `turn_duration` line. */
   turnEnd: number;
-  /** Offset of the newest `stop_hook_summary` line, or -1. */
   stopSummary: number;
 }
 
@@ -58,9 +49,7 @@ export const MAX_TURN_ENTRIES = 200_000;
 export class TurnFollower {
   #path: string;
   #options: FollowOptions;
-  /** The followed turn so far, split by the one turn rule. */
   #turn = new ForwardTurnSplitter({ includeSidechains: false });
-  /** Entries taken into the followed turn (bounded by `maxEntries`). */
   #taken = 0;
   #marks: FollowedMarks = NO_MARKS;
   /** Where the next look reads from (a line start); -1 before the first. */
@@ -71,19 +60,17 @@ export class TurnFollower {
   #size: number | null = -1;
   #newTurn = false;
   /**
-   * The watched call or its result is among the entries: until then a prompt
-   * starts the followed turn, not a new one (2.1.145 started PostToolUse about
-   * 65 ms before the turn's lines reached the file).
+   * Until the call is seen a prompt opens the followed turn, not a new one
+   * (2.1.145 ran PostToolUse about 65 ms before the turn's lines landed).
    */
   #callSeen = false;
   /** The line that opened the turn when it came late: not to open it again. */
   #openerOffset = -1;
-  /** The entry at `#openerOffset`, as the first look's scan read it. */
   #scanOpener: Entry | null = null;
   #overflow = false;
   /** The last look ended inside a line: its rest is no line of its own. */
   #midLine = false;
-  /** The last look was cut short: the next one continues even without growth. */
+  /** The last look was cut short: the next continues without growth. */
   #pending = false;
 
   constructor(path: string, options: FollowOptions) {
@@ -96,7 +83,7 @@ export class TurnFollower {
     return this.#newTurn ? [] : this.#turn.current;
   }
 
-  /** A new prompt, compaction or other turn began after the followed one. */
+  /** Another turn began after the followed one. */
   get newTurn(): boolean {
     return this.#newTurn;
   }
@@ -120,8 +107,7 @@ export class TurnFollower {
   }
 
   /**
-   * Looks once (the turn from the end first, then what was appended; a shrunk
-   * file afresh); true when the size changed. Requires `--allow-read`.
+   * Looks once (a shrunk file afresh); true when the size changed. Requires `--allow-read`.
    *
    * @throws {TranscriptError} When the path is not a readable file.
    */
@@ -157,12 +143,11 @@ export class TurnFollower {
       stopWhen,
     });
     if (!scan) {
-      this.#offset = 0; // read from the file's start: so the splitter is
+      this.#offset = 0;
       return;
     }
-    // The turn continues from its scan: from the file's start only when
-    // the scan read back to it without finding a turn start (a late prompt
-    // line's run may then reach back to it).
+    // From the file's start only when the scan read back to it finding no
+    // turn start (a late prompt line's run may reach back to it).
     this.#turn = new ForwardTurnSplitter({
       includeSidechains: false,
       fromFileStart: !scan.reachedStart && scan.budget === null &&
@@ -175,8 +160,8 @@ export class TurnFollower {
     const entries = scan.entries.slice(-max);
     const state = callState(entries, this.#options.toolUseId);
     this.#callSeen = state.kind !== "absent";
-    // Entries are taken again from the result on, metadata from just before
-    // the newest reply: 2.1.332 wrote api-request ahead of reply and result.
+    // Entries again from the result on, metadata from before the newest
+    // reply: 2.1.332 wrote api-request ahead of reply and result.
     const resultAt = state.kind === "answered"
       ? entries.findIndex((e) => e.offset === state.resultOffset)
       : entries.length;
@@ -236,7 +221,6 @@ export class TurnFollower {
     for (const entry of lineEntries(raw)) this.#add(entry);
   }
 
-  /** Notes a metadata line the watchdog reasons with. */
   #takeMarks(raw: RawLine): void {
     const type = topLevelType(raw.head);
     if (type === "api-request") {
@@ -245,7 +229,6 @@ export class TurnFollower {
     } else if (type === "system" && !raw.clipped) this.#system(raw);
   }
 
-  /** Notes a turn-end or Stop-hook summary line. */
   #system(raw: RawLine): void {
     const text = decodeUtf8(raw.head);
     const turnEnd = text.includes("turn_duration");
@@ -279,13 +262,12 @@ export class TurnFollower {
         return;
       }
     }
-    // Only the part surely in the followed turn counts (not what follows an
-    // entry of another promptId waiting to open one).
+    // Only what is surely in the followed turn counts, not what follows an
+    // entry of another promptId waiting to open one; once that entry waits
+    // and the turn holds the call, the followed turn is over.
     this.#callSeen = closedTurns.length > 0 || this.#turn.opening
       ? this.#turn.current.some((e) => this.#isWatchedCall(e))
       : this.#callSeen || this.#isWatchedCall(entry);
-    // An entry of another promptId waits to open a turn: the followed
-    // turn is over once it holds the call.
     if (this.#callSeen && this.#turn.opening) this.#newTurn = true;
   }
 
@@ -306,10 +288,7 @@ const NO_MARKS: Readonly<FollowedMarks> = Object.freeze({
   stopSummary: -1,
 });
 
-/**
- * Where to re-read a turn's metadata from: the entry before the reply that
- * ends `entries[0, before)`, or the turn's start; null when neither is known.
- */
+/** Where to re-read metadata from: the entry before the reply ending `entries[0, before)`, or the turn's start. */
 function replyStart(
   entries: readonly Entry[],
   before: number,
@@ -324,7 +303,7 @@ function replyStart(
 /** How far into an `api-request` line its `timestamp` is looked for. */
 const TIMESTAMP_WITHIN = 512;
 
-/** An `api-request` line's `timestamp` (it sits near the start), or null. */
+/** An `api-request` line's `timestamp`, or null. */
 function timestampOf(head: Uint8Array): number | null {
   const start = decodeUtf8(head.subarray(0, TIMESTAMP_WITHIN));
   const match = /"timestamp":"([^"]{1,40})"/.exec(start);
@@ -332,7 +311,6 @@ function timestampOf(head: Uint8Array): number | null {
   return Number.isFinite(time) ? time : null;
 }
 
-/** Lines read between two calls of the stop predicate. */
 const STOP_CHECK_LINES = 256;
 
 function sizeOf(path: string): number | null {

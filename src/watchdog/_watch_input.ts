@@ -1,7 +1,6 @@
 /**
- * The watcher's PostToolUse(Failure) payload, read by name (the possibly
- * large `tool_input` and `tool_response` ignored), and whether a wake-up
- * can reach the session at all.
+ * The watcher's PostToolUse(Failure) payload, read by name, and whether a
+ * wake-up can reach the session at all.
  *
  * @module
  */
@@ -17,26 +16,23 @@ import {
 /** The PostToolUse(Failure) payload, reduced to what the watchdog uses. */
 export interface WatchInput {
   sessionId: string;
-  /** `PostToolUse` unless the payload says otherwise. */
   hookEventName: string;
-  /** The session's main transcript. */
   transcriptPath: string;
   /** The call whose result the watchdog waits to see answered. */
   toolUseId: string;
   toolName: string;
-  /** The turn's id (2.1.196+), when the payload has one. */
+  /** 2.1.196+. */
   promptId: string | null;
-  /** Set when the call ran inside a subagent (`agent_id`). */
+  /** Set when the call ran inside a subagent. */
   agentId: string | null;
-  /** PostToolUseFailure's `is_interrupt`: the user stopped the call. */
+  /** PostToolUseFailure's `is_interrupt`. */
   interrupted: boolean;
 }
 
 /**
  * The payload's object, and its input read on demand.
  *
- * @throws {InputError} On empty input, bad JSON or a non-object; the input
- * on a missing or unusable `transcript_path` or `tool_use_id`.
+ * @throws {InputError} On empty input, bad JSON or a non-object; the input on an unusable `transcript_path` or `tool_use_id`.
  */
 export function readWatchPayload(text: string): DoorPayload<WatchInput> {
   const payload = parsePayloadObject(text);
@@ -63,11 +59,7 @@ const SDK_ENTRYPOINTS: ReadonlySet<string> = new Set([
   "sdk-py",
 ]);
 
-/**
- * Why a wake-up could never reach this session, or `null`: a `-p` or SDK
- * run (`CLAUDE_CODE_SESSION_ATTENDED=0`, an `sdk-*`
- * `CLAUDE_CODE_ENTRYPOINT`) exits after its last turn or kills the watcher.
- */
+/** Why a wake-up cannot reach this session (a `-p` or SDK run ends or kills the watcher), or `null`. */
 export function unattendedRun(
   env: Readonly<Record<string, string>>,
 ): string | null {

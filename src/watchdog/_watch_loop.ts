@@ -1,8 +1,6 @@
 /**
- * The watchdog's waiting loop: per tick one `stat` and one read of the
- * session's marker, a look at the appended bytes only when the transcript
- * grew (`_turn_follower.ts`), until the policy says to finish or judge. The
- * deadline is checked inside each read too.
+ * The watchdog's waiting loop: per tick a `stat`, a marker read and a look at
+ * what was appended, until the policy says to finish or judge.
  *
  * @module
  */
@@ -31,19 +29,15 @@ import {
 interface WatchLoopOptions {
   transcriptPath: string;
   toolUseId: string;
-  /** The payload's `prompt_id`, to delimit the turn like the Stop hook. */
   promptId: string | null;
   limits: WatchLimits;
-  /** Milliseconds since the epoch. */
   now(): number;
   sleep(ms: number): Promise<void>;
-  /** Whether a newer watcher of the session took over. */
   superseded(): boolean;
-  /** Called once, after the first look at the transcript. */
+  /** Called once, after the first look. */
   started?(state: CallState | null): Promise<void>;
 }
 
-/** How the loop ended. */
 type WatchLoopResult =
   | {
     action: "finish";
@@ -54,7 +48,6 @@ type WatchLoopResult =
   | {
     action: "judge";
     trigger: "turn_end" | "idle";
-    /** The current turn at the moment of judgement. */
     turn: Entry[];
     elapsedMs: number;
     /** Time since the transcript last changed size. */
@@ -120,8 +113,7 @@ export async function watchTranscript(
         quietMs: now - lastChange,
       };
     }
-    // Between two looks at the transcript, the marker is read more often:
-    // a superseded watcher (parallel calls start one each) leaves at once.
+    // Between two looks the marker is read more often: a superseded watcher leaves at once.
     for (let slept = 0; slept < limits.tickMs; slept += limits.pollMs) {
       await options.sleep(Math.min(limits.pollMs, limits.tickMs - slept));
       if (options.superseded()) {
@@ -141,10 +133,8 @@ function unwakeable(turn: readonly Entry[]): string | null {
 
 /**
  * Whether a model request started after the result and nothing came of it
- * yet: Claude Code writes an `api-request` line when it sends one, then the
- * reply (an assistant line, its API-error entry, a retry note, the turn's
- * end). The line bypasses the write queue, so it can land ahead of the result
- * (2.1.332, one run in three): ahead, the times on the lines decide.
+ * yet. Its `api-request` line bypasses the write queue and can land ahead of
+ * the result (2.1.332, one run in three): then the lines' times decide.
  */
 export function requestOpen(
   marks: Readonly<FollowedMarks>,
@@ -157,7 +147,6 @@ export function requestOpen(
   if (marks.request > resultOffset) {
     return marks.request > (turn.at(-1)?.offset ?? -1);
   }
-  // The line landed ahead of the result: go by the times.
   const sent = marks.requestTime;
   const from = turn.findIndex((e) => e.offset === resultOffset);
   if (sent === null || from < 0) return false;

@@ -1,8 +1,6 @@
 /**
- * The per-session marker naming the newest watcher, so at most one watcher
- * per session does real work: each claims it, older ones see the claim and
- * exit. One small JSON file per session in `<state folder>/watch/`,
- * replaced atomically.
+ * The per-session marker naming the newest watcher (`<state folder>/watch/`):
+ * each claims it, older ones see the claim and exit.
  *
  * @module
  */
@@ -20,10 +18,8 @@ import { isReplaceableState } from "../guardrails/session_state.ts";
 import { pruneStaleState } from "../guardrails/state_sweeper.ts";
 import { safeSessionId } from "../guardrails/session_id.ts";
 
-/** The marker folder inside the state folder. */
 const WATCH_DIR = "watch";
 
-/** Top-level keys of a watcher's marker. */
 const MARKER_KEYS = ["tool_use_id", "token", "started_at"];
 
 /** Whether a file's text is a marker: what proves it stall-watch's to replace or sweep. */
@@ -38,18 +34,16 @@ function isMarkerText(text: string): boolean {
   }
 }
 
-/** One watcher's claim. */
+/** One watcher's claim; `token` is unique per watcher (duplicate registrations yield too). */
 export interface WatchClaim {
   path: string;
-  /** Unique per watcher, so duplicate registrations of one call also yield. */
   token: string;
-  /** The marker as this claim left it: while unchanged, the frequent check is one `lstat`. */
+  /** The marker as this claim left it: while unchanged, a check is one `lstat`. */
   written: { ino: number | null; mtime: number | null } | null;
 }
 
 /**
- * Claims the session's marker for a new watcher (a session's first removes
- * markers idle 30 days). Requires write access to `stateDir`.
+ * Claims the session's marker (its first removes markers idle 30 days). Requires write access to `stateDir`.
  *
  * @throws {ConfinementError} When the folder escapes `.claude`.
  */
@@ -109,7 +103,6 @@ export function isSuperseded(claim: WatchClaim): boolean {
     data.token !== claim.token;
 }
 
-/** Inode and modification time of `path`, or `null` when it is gone. */
 function fileIdentity(
   path: string,
 ): { ino: number | null; mtime: number | null } | null {

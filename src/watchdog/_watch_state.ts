@@ -1,6 +1,5 @@
 /**
  * Where one tool call stands in the current turn, as the watchdog sees it.
- * Pure: the turn's entries in, one state out.
  *
  * @module
  */
@@ -23,13 +22,12 @@ export type CallState =
   /** The result is in and nothing has answered it yet. */
   | {
     kind: "answered";
-    /** Byte offset of the line holding the result. */
     resultOffset: number;
-    /** Some call of the turn has no result yet (a parallel call still running). */
+    /** Some call of the turn has no result yet. */
     callsPending: boolean;
-    /** The client's `API Error` entry follows: the request failed, the session idles. */
+    /** The client's `API Error` entry follows. */
     apiError: boolean;
-    /** The turn's prompt line is not on file yet (see `openerPending`). */
+    /** The turn's prompt line is not on file yet. */
     openerPending: boolean;
   };
 
@@ -57,14 +55,12 @@ export function callState(
     }
   });
   if (callAt < 0 && resultAt < 0) return { kind: "absent" };
-  // What came after both the call and its result: only that answers the
-  // result (a write queue can put a result's line before its call's).
+  // Only what came after both answers (a result's line may precede its call's).
   const after = turn.slice(Math.max(callAt, resultAt) + 1);
   if (after.some((e) => e.kind === "interrupt")) return { kind: "interrupted" };
   const stop = after.find((e) => e.kind === "hook_stop");
   if (stop) return { kind: "hook_stopped", hookName: stop.hookName };
   if (resultAt < 0) return { kind: "awaiting_result" };
-  // The client's own entries have text, but the model wrote none of it.
   const followedUp = after.some(isModelActivity);
   if (followedUp) return { kind: "followed_up" };
   return {

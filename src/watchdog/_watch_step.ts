@@ -1,7 +1,6 @@
 /**
- * The watchdog's policy: given where the watched call stands and how long
- * the transcript has been quiet, wait, give up silently, or judge the turn.
- * Pure: the clock readings are parameters.
+ * The watchdog's policy: from where the call stands and how long the
+ * transcript was quiet, wait, give up silently, or judge the turn.
  *
  * @module
  */
@@ -11,26 +10,24 @@ import type { CallState } from "./_watch_state.ts";
 import { featureSince, formatRelease } from "../claude_client/release.ts";
 import { CLAUDE_TIMERS } from "../claude_client/timers.ts";
 
-/** The first release whose asyncRewake reaches the model. */
 const ASYNC_REWAKE_SINCE = formatRelease(featureSince("async_rewake"));
 
 /** How long the watchdog waits for what. */
 export interface WatchLimits {
   /** Quiet time after an unanswered result that counts as a stall. */
   idleMs: number;
-  /** The watcher gives up after this long. */
   maxMs: number;
   /** Give up this soon when the call never shows; quiet that counts for nothing before the prompt. */
   graceMs: number;
-  /** Time between two looks at the transcript (a `stat`, a marker read). */
+  /** Between two looks at the transcript. */
   tickMs: number;
-  /** Time between two reads of the session's marker (at most `tickMs`). */
+  /** Between two reads of the session's marker (at most `tickMs`). */
   pollMs: number;
-  /** How long a model request may run before its silence counts (`API_TIMEOUT_MS`, 10 min default). */
+  /** How long a model request may run before its silence counts (`API_TIMEOUT_MS`). */
   requestMs: number;
 }
 
-/** How often a waiting watcher reads the marker: superseded watchers leave within this. */
+/** Superseded watchers leave within this. */
 const MARKER_POLL_MS = 100;
 
 /** How long a call may take to appear (Claude Code writes `tool_use` before the tool runs). */
@@ -66,7 +63,6 @@ export type WatchOutcome =
   | "too_large"
   | "client_unsupported";
 
-/** What the watcher does next. */
 type WatchStep =
   | { action: "wait" }
   | { action: "finish"; outcome: WatchOutcome; reason: string }
@@ -75,28 +71,22 @@ type WatchStep =
 
 /** What the watcher knows at one tick. */
 export interface WatchFacts {
-  /** The call's state, or `null` while the transcript does not exist. */
+  /** `null` while the transcript does not exist. */
   state: CallState | null;
-  /** A turn-end marker follows the result. */
   turnEnded: boolean;
   /** A model request started after the result and has not come back yet. */
   requestOpen: boolean;
   /** The call or its result has been in the current turn at some tick. */
   seen: boolean;
-  /** A newer watcher of the session has claimed the marker. */
   superseded: boolean;
-  /** The transcript's release when it cannot deliver a wake-up (asyncRewake from 2.1.84), else null. */
+  /** The transcript's release when it cannot deliver a wake-up, else null. */
   unwakeableRelease?: string | null;
   elapsedMs: number;
-  /** Time since the transcript last changed size. */
   quietMs: number;
   limits: WatchLimits;
 }
 
-/**
- * Decides the next step: a newer watcher or a follow-up ends the watch first;
- * a turn end or the idle window is judged before the deadline is honoured.
- */
+/** The next step: a newer watcher or a follow-up ends the watch first; a turn end or idle window is judged before the deadline. */
 export function nextWatchStep(facts: WatchFacts): WatchStep {
   const { state, limits } = facts;
   if (facts.superseded) return SUPERSEDED;

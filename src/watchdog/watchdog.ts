@@ -1,10 +1,7 @@
 /**
- * The watcher's door (`stall-watch watch`): Claude Code fires no Stop when
- * a turn ends right after a tool result, so an `asyncRewake` PostToolUse
- * hook watches each result in the background and, when the model never
- * answers it, exits 2: Claude Code wakes the session and shows stderr (the
- * recovery prompt) to the model. The run around it is the room's
- * (`decision/run_handler.ts`).
+ * The watcher's door (`stall-watch watch`, docs/watchdog.md): an
+ * `asyncRewake` PostToolUse hook that watches a result and, when the model
+ * never answers it, exits 2 to wake the session with the recovery prompt.
  *
  * @module
  */
@@ -35,17 +32,13 @@ import { watchTranscript } from "./_watch_loop.ts";
 import { claimWatch, isSuperseded, type WatchClaim } from "./_watch_marker.ts";
 import { watchLimits } from "./_watch_step.ts";
 
-/**
- * Added to the nudge when the request for the model's answer failed: the
- * model then sees an `API Error` after the result, not the tool's failure.
- */
+/** Added to the nudge when the request for the model's answer failed (not the tool). */
 export const API_ERROR_NOTE = reportLine(
   "the request for your answer to that tool result failed with an API " +
     "error, not the tool: the tool ran and its result is in the " +
     "conversation, so that call needs no retry: carry on from its result.",
 ) + "\n";
 
-/** The watcher as a door of the decision room (`decision/run_handler.ts`). */
 const watchDoor: Door<WatchInput> = {
   handler: "watch",
   clientDir: CLAUDE_DIR,
@@ -55,8 +48,7 @@ const watchDoor: Door<WatchInput> = {
 
 /**
  * Watches one call's result until answered, superseded, out of time, or the
- * turn ends unanswered (then the guardrails decide; exit 2 wakes Claude).
- * Requires `--allow-read`, `--allow-env` and write access to `.claude`.
+ * turn ends unanswered. Requires `--allow-read`, `--allow-env`, write access to `.claude`.
  *
  * @throws {InputError} For unusable payloads and unreadable transcripts.
  */
@@ -86,8 +78,7 @@ async function watch(input: WatchInput, run: Run): Promise<Outcome> {
     return { exitCode, stdout: "", stderr };
   };
   if (input.agentId !== null) {
-    // The call ran in a subagent: its file is not the one watched here, and
-    // its stalls are SubagentStop's. It must not supersede the main watcher.
+    // Its stalls are SubagentStop's, and it must not supersede the main watcher.
     return finish("subagent", "the call ran inside a subagent");
   }
   const unattended = unattendedRun(io.env);
@@ -150,13 +141,10 @@ async function watch(input: WatchInput, run: Run): Promise<Outcome> {
       return run.flush();
     },
   });
-  if (watched.action === "finish") {
-    return finish(watched.outcome, watched.reason, "", {
-      elapsed_seconds: watched.elapsedMs / 1000,
-    });
-  }
-
   const elapsed = { elapsed_seconds: watched.elapsedMs / 1000 };
+  if (watched.action === "finish") {
+    return finish(watched.outcome, watched.reason, "", elapsed);
+  }
   const verdict = classifyTurn(watched.turn, {
     backgroundTasks: launchedBackgroundTasks(watched.turn),
   });
