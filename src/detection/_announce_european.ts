@@ -1,6 +1,5 @@
 /**
- * The readings of Spanish, Portuguese, French, German and Russian (see
- * `_announce_phrases.ts`).
+ * The readings of Spanish, Portuguese, French, German and Russian.
  *
  * @module
  */
