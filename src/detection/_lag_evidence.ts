@@ -1,10 +1,7 @@
 /**
  * Whether the transcript can be the whole turn a Stop fired for, or is still
- * behind it (Claude Code writes through a queue: under load a Stop came
- * before the file existed, before a call's result, before the final reply);
- * each reason (docs/detection.md) can be a real stall's shape too, so the
- * wait is bounded. Also whether the payload's final message proves a
- * follow-up the file lacks.
+ * behind it (Claude Code writes through a queue; the reasons are in
+ * docs/detection.md), and whether the payload proves a follow-up it lacks.
  *
  * @module
  */
@@ -106,7 +103,6 @@ function finalReplyOnFile(
 ): boolean {
   if (lastAssistantMessage === null) return false;
   if (isClaudeCodeText(lastAssistantMessage)) return false;
-  // Newest line first, turned round once (an unshift per line is quadratic).
   const lines: (readonly string[])[] = [];
   let messageId: string | null | undefined;
   for (let i = turn.length - 1; i >= 0; i--) {
@@ -123,10 +119,7 @@ function finalReplyOnFile(
   return texts.length > 0 && normalisedEquals(lastAssistantMessage, texts);
 }
 
-/**
- * Whether the model's newest activity in the turn is a message with text
- * and no call (Claude Code's own entries and notes aside).
- */
+/** Whether the model's newest activity is a message with text and no call. */
 function endsOnText(turn: readonly Entry[]): boolean {
   for (let i = turn.length - 1; i >= 0; i--) {
     const entry = turn[i] as Entry;
@@ -149,37 +142,27 @@ function sendsLastMessage(
 }
 
 /**
- * Whether a lagging final reply can change the verdict of `turn`: from
- * 2.1.47 a payload without `last_assistant_message` had no text to send, and
- * a reply with neither text nor call is no follow-up however late it lands.
- * Only an older release, or an unknown one (the newest entry naming its
- * `version` tells), leaves the payload silent about a reply yet to come.
+ * Whether a lagging final reply can change the verdict: from 2.1.47 a payload
+ * without `last_assistant_message` had no text to send; an older or unknown
+ * release may be silent about a reply yet to come.
  */
 export function mayLag(
   evidence: LagEvidence,
   turn: readonly Entry[],
 ): boolean {
-  if (evidence.lastAssistantMessage !== null) return false;
-  if (evidence.payloadSendsLastMessage) return false;
-  // An unknown release might be one without the field: wait.
-  return supports(releaseOf(turn), "last_assistant_message") !== true;
+  return evidence.lastAssistantMessage === null &&
+    !sendsLastMessage(evidence, turn);
 }
 
-/**
- * Whether the turn holds a model reply (any assistant entry): Stop fires
- * only after one, so a turn without it has not caught up yet.
- */
+/** Whether the turn holds any assistant entry: Stop fires only after one. */
 function hasReply(turn: readonly Entry[]): boolean {
   return turn.some((entry) => entry.kind === "assistant");
 }
 
 /**
  * Whether the payload's `last_assistant_message` (written synchronously)
- * proves a follow-up the transcript lacks: it is not blank, not text
- * already in the turn (a block's, a message's or the turn's, joined), nor
- * Claude Code's own (a placeholder, or `API Error: ...`: releases before
- * 2.1.78 fire Stop after one). Compared with whitespace runs collapsed,
- * without normalised copies: linear, no extra memory.
+ * proves a follow-up the transcript lacks: not blank, not text already in the
+ * turn, not Claude Code's own (before 2.1.78 Stop fires after `API Error`).
  */
 export function provesFollowUp(
   lastAssistantMessage: string | null,
@@ -220,12 +203,7 @@ function isClaudeCodeText(text: string): boolean {
     text.trimStart().startsWith(`${API_ERROR_PREFIX}:`);
 }
 
-/** Collapses whitespace runs to one space and trims. */
-export function normalise(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
-
-/** `normalise(text).length`, without building the normalised copy. */
+/** The length of `text` with whitespace runs collapsed and trimmed, without the copy. */
 export function normalisedLength(text: string): number {
   const cursor = new NormalisedCursor(text);
   let length = 0;
@@ -233,10 +211,7 @@ export function normalisedLength(text: string): number {
   return length;
 }
 
-/**
- * Whether `normalise(claim) === normalise(texts.join(" "))`, without
- * building either. Stops at the first difference.
- */
+/** Whether `claim` equals `texts.join(" ")`, whitespace runs collapsed and trimmed, without copies. */
 export function normalisedEquals(
   claim: string,
   texts: readonly string[],
@@ -265,7 +240,7 @@ export function normalisedEquals(
   return expected.next() < 0;
 }
 
-/** Reads `normalise(text)` one code unit at a time. */
+/** Reads `text`, whitespace runs collapsed and trimmed, one code unit at a time. */
 class NormalisedCursor {
   #text: string;
   #at = 0;

@@ -95,9 +95,8 @@ const DEFAULT_LAG_POLL_MS = 20;
 export const MAX_SIGNATURES = 100;
 
 /**
- * Whether the payload's current turn ended in a silent stall: scanned by the
- * client's reader, classified, a lagging transcript waited for a bounded
- * time, the stalls' lines numbered. Requires `--allow-read`.
+ * Whether the payload's current turn ended in a silent stall (a lagging
+ * transcript waited for, a bounded time). Requires `--allow-read`.
  *
  * @example
  * ```ts
@@ -157,9 +156,8 @@ export async function detectStalls(
   const deadline = waitStart + options.lagWaitMs;
   const poll = options.lagPollMs ?? DEFAULT_LAG_POLL_MS;
   let now = await look();
-  // A file that cannot be the whole turn is behind the Stop: wait for it,
-  // looking again when it grows and a look fits before the deadline, then
-  // judge what is on file (the evidence can be a real stall's shape too).
+  // A file behind the Stop is waited for, looked at again as it grows, then
+  // judged as it is (the evidence can be a real stall's shape too).
   const everOnFile = now.scan !== null;
   const firstReason = behind(now);
   const waited = firstReason !== null && clock.now() + now.ms < deadline;
@@ -196,7 +194,6 @@ export async function detectStalls(
     }
     if (damaged) break;
   }
-  // 0 exactly when no wait was due (the event log tells the two apart).
   const waitedMs = waited ? Math.round(clock.now() - waitStart) : 0;
   const waitedFor = waited && firstReason !== null
     ? { waitedFor: firstReason }
@@ -209,7 +206,7 @@ export async function detectStalls(
       waitedMs,
       ...waitedFor,
       // It never appeared within the wait: say so, as for any budget.
-      exhausted: waited ? lagWaitBudget(options) : null,
+      exhausted: waited ? { name: "lag_wait", limit: options.lagWaitMs } : null,
     };
   }
   const judged = { path, scan, waitedMs, ...waitedFor, exhausted: null };
@@ -256,15 +253,7 @@ interface Look {
   ms: number;
 }
 
-/** The lag wait as a spent budget: the file never caught up with the Stop. */
-function lagWaitBudget(options: DetectOptions): ExhaustedBudget {
-  return { name: "lag_wait", limit: options.lagWaitMs };
-}
-
-/**
- * Which budget, if any, leaves the verdict unproven: a scan budget only when
- * no stall was found (one in a long turn's newest part is real).
- */
+/** The budget that leaves the verdict unproven; a scan budget only when no stall shows (one found is real). */
 function exhaustedBudget(
   signatures: readonly StallSignature[],
   scan: TurnScan,
@@ -315,10 +304,7 @@ function lagClock(options: DetectOptions) {
   };
 }
 
-/**
- * Fills in the 1-based line numbers of signatures whose `offset` in `path`
- * is known (one pass up to the last). Requires `--allow-read`.
- */
+/** Fills in signatures' 1-based line numbers from their offsets in `path`. Requires `--allow-read`. */
 export async function withLineNumbers(
   path: string,
   signatures: StallSignature[],
