@@ -6,10 +6,7 @@
 
 import type { ToolInputSummary } from "../transcript/tool_input.ts";
 
-/**
- * The stall kinds (identifiers of the public contract). `announced_no_call`
- * is found apart, by `announcement.ts`.
- */
+/** The stall kinds (public contract); `announced_no_call` is found by `announcement.ts`. */
 export type StallKind =
   | "pending_tool_use"
   | "hung_mcp_call"

@@ -1,8 +1,7 @@
 /**
- * Background work a turn may end on while it runs (a shell, a subagent, an
- * MCP call; Claude Code wakes the model when it ends): the Stop payload's
- * `background_tasks` (2.1.145+), and the launches tool results report (the
- * watchdog has no list). A stall linked to running work is no stall.
+ * Background work a turn may end on while it runs: the Stop payload's
+ * `background_tasks` (2.1.145+) and the launches results report. A stall
+ * linked to running work is no stall.
  *
  * @module
  */
@@ -39,12 +38,10 @@ const FINISHED_STATUSES = new Set(
 /** Ids shorter than this are too generic to look for inside result text. */
 const MIN_ID_CHARS = 4;
 
-/**
- * A payload listing more background tasks is not judged: linking could take
- * too long, and leaving any out could nudge a call still running.
- */
+/** A payload listing more background tasks is not judged (leaving any out could nudge a running call). */
 export const MAX_BACKGROUND_TASKS = 10_000;
 
+/** Whether a payload's `background_tasks` lists more than {@link MAX_BACKGROUND_TASKS}. */
 export function backgroundTasksOverBudget(value: unknown): boolean {
   return Array.isArray(value) && value.length > MAX_BACKGROUND_TASKS;
 }
@@ -76,10 +73,9 @@ export function runningBackgroundTasks(value: unknown): BackgroundTask[] {
 type TaskLinker = (query: TaskLinkQuery) => BackgroundTask | null;
 
 /**
- * Indexes `tasks` once, so linking many calls stays linear. A call links to
- * the first listed task that shares its tool_use id, whose id its result
- * quotes, that runs the same MCP server and tool, or, for an Agent/Task
- * call, any running subagent.
+ * Indexes `tasks` once (linear linking): a call links to the first task that
+ * shares its tool_use id, whose id its result quotes, that runs its MCP
+ * server and tool, or (an Agent/Task call) any subagent.
  */
 export function taskLinker(tasks: readonly BackgroundTask[]): TaskLinker {
   if (tasks.length === 0) return () => null;
@@ -157,12 +153,7 @@ function text(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
 
-/**
- * Result texts that start background work, with the task id they name:
- * Claude Code's own words opening the result, on a result whose record has
- * a launch's shape (`ToolResult.launchRecord`); a tool's output may say the
- * same words, and launches nothing.
- */
+/** Claude Code's words opening a launch's result (`ToolResult.launchRecord`), with the task id. */
 const LAUNCHES: readonly {
   type: string;
   pattern: RegExp;
@@ -175,9 +166,8 @@ const LAUNCHES: readonly {
     pattern: /^Command running in (?:the )?background with ID:\s*([\w-]+)/i,
     say: (id) => `Command running in background with ID: ${id}`,
   },
-  // A command the client (its timeout, a message that arrived) or the user
-  // moved to the background (2.1.2xx): "Command did not complete within its
-  // 120s timeout and was moved to the background (ID: b7e2k9)."
+  // Moved by the client or the user (2.1.2xx): "Command did not complete
+  // within its 120s timeout and was moved to the background (ID: b7e2k9)."
   {
     type: "shell",
     pattern:
@@ -208,20 +198,18 @@ export function launchedBackgroundTasks(
   for (const entry of turn) {
     if (entry.kind !== "results") continue;
     for (const result of entry.results) {
-      if (result.launchRecord !== true) continue;
-      for (const { type, pattern } of LAUNCHES) {
-        const id = pattern.exec(result.snippet)?.[1];
-        if (id === undefined) continue;
-        tasks.push({
-          id,
-          type,
-          status: "running",
-          server: "",
-          tool: "",
-          toolUseId: result.toolUseId,
-        });
-        break;
-      }
+      const found = result.launchRecord === true
+        ? launchIn(result.snippet)
+        : null;
+      if (found === null) continue;
+      tasks.push({
+        id: found.id,
+        type: found.launch.type,
+        status: "running",
+        server: "",
+        tool: "",
+        toolUseId: result.toolUseId,
+      });
     }
   }
   return tasks;
@@ -235,10 +223,17 @@ const MAX_KEPT_ID_CHARS = 64;
  * with its id (which {@link launchedBackgroundTasks} finds again), or "".
  */
 export function launchWords(snippet: string): string {
-  for (const { pattern, say } of LAUNCHES) {
-    const id = pattern.exec(snippet)?.[1];
-    if (id === undefined) continue;
-    return id.length <= MAX_KEPT_ID_CHARS ? say(id) : "";
+  const found = launchIn(snippet);
+  return found !== null && found.id.length <= MAX_KEPT_ID_CHARS
+    ? found.launch.say(found.id)
+    : "";
+}
+
+/** The first launch whose words open `snippet`, with the id they name. */
+function launchIn(snippet: string) {
+  for (const launch of LAUNCHES) {
+    const id = launch.pattern.exec(snippet)?.[1];
+    if (id !== undefined) return { launch, id };
   }
-  return "";
+  return null;
 }

@@ -1,7 +1,6 @@
 /**
- * Calls still waiting for their result. A call hung in flight fires no hook
- * at all (no result, no PostToolUse, no Stop): the status line reads this to
- * say how long one has run.
+ * Calls still waiting for their result, for the status line: a call hung in
+ * flight fires no hook at all.
  *
  * @module
  */
@@ -20,10 +19,8 @@ export interface CallInFlight {
 
 /**
  * The calls of the turn's last model message without a result, oldest first;
- * none when an interrupt or another hook's stop came after it. A call whose
- * line has no `timestamp` is left out: how long it ran cannot be told.
+ * none after an interrupt or a hook's stop; none without a `timestamp`.
  */
-
 export function callsInFlight(turn: readonly Entry[]): CallInFlight[] {
   let last = -1;
   for (let i = turn.length - 1; i >= 0 && last < 0; i--) {

@@ -1,6 +1,5 @@
 /**
- * The recovery builder: stall signatures to the report and the instruction
- * Claude Code feeds back to the model.
+ * Stall signatures to the report and the instruction fed back to the model.
  *
  * @module
  */
@@ -38,11 +37,7 @@ export function nudgeFor(
   return fillTemplate(template, signature);
 }
 
-/**
- * Fills the known `{slot}`s (other braces are left alone, so a template
- * cannot break the hook); names, ids and inputs come from the transcript, so
- * they go in through {@link quoteForPrompt}.
- */
+/** Fills the known `{slot}`s (other braces are left alone), names quoted by {@link quoteForPrompt}. */
 export function fillTemplate(
   template: string,
   signature: StallSignature,
@@ -64,10 +59,7 @@ export function fillTemplate(
   );
 }
 
-/**
- * What `{tool_input}` says: `field=value` (the value quoted unless plain),
- * `no input`, or `input not recorded` (the line was not read in full).
- */
+/** What `{tool_input}` says: `field=value`, `no input`, or `input not recorded` (line not read whole). */
 export function describeToolInput(input: ToolInputSummary | undefined): string {
   if (!input) return "input not recorded";
   if (input.field === "") return "no input";
@@ -106,10 +98,7 @@ export function buildRecoveryPrompt(
   return [header, ...bullets, text.footer].join("\n") + "\n";
 }
 
-/**
- * The report lines before the prompt: a count line per kind, then a pointer
- * to the first stall (`signatures` sorted by line, as classified).
- */
+/** The report lines: a count per kind, then the first stall (`signatures` sorted by line). */
 export function buildReportLines(
   signatures: readonly StallSignature[],
   transcriptPath: string,
@@ -136,12 +125,7 @@ export function buildReportLines(
   return lines;
 }
 
-/**
- * The whole block message for stderr: report lines and recovery prompt,
- * under Claude Code's size limit by summarising bullets that do not fit. A
- * cut never takes the footer: retry at most once, then stop, always reaches
- * the model.
- */
+/** The block message for stderr: report lines and prompt, fitted to Claude Code's size limit. */
 export function buildBlockMessage(
   signatures: readonly StallSignature[],
   transcriptPath: string,
@@ -152,10 +136,7 @@ export function buildBlockMessage(
   return fitPrompt(report, signatures, text, options);
 }
 
-/**
- * The recovery prompt alone, within the size limit: what the model reads
- * when the report goes to the user separately (the JSON output modes).
- */
+/** The recovery prompt alone, fitted to the size limit (the JSON output modes). */
 export function buildFittedPrompt(
   signatures: readonly StallSignature[],
   text: RecoveryText = DEFAULT_TEXT,
@@ -164,6 +145,7 @@ export function buildFittedPrompt(
   return fitPrompt("", signatures, text, options);
 }
 
+/** `before` and the prompt, bullets summarised to fit; a cut never takes the footer (when to stop). */
 function fitPrompt(
   before: string,
   signatures: readonly StallSignature[],
@@ -183,9 +165,7 @@ function fitPrompt(
     message = before + prompt;
   }
   if (message.length <= MAX_REASON_CHARS) return message;
-  // Still too long with one bullet (long templates from the config): cut
-  // before the footer, never the footer itself, which tells the model when
-  // to stop retrying.
+  // Still too long with one bullet (long config templates): cut before the footer.
   const footer = `\n${text.footer}\n`;
   const room = MAX_REASON_CHARS - footer.length - 1;
   return message.endsWith(footer) && room > 0

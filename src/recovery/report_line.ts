@@ -5,10 +5,7 @@
  * @module
  */
 
-/** The prefix of every report line. */
-const REPORT_PREFIX = "stall_watch:";
-
 /** One report line: `stall_watch: <text>`, without a newline. */
 export function reportLine(text: string): string {
-  return `${REPORT_PREFIX} ${text}`;
+  return `stall_watch: ${text}`;
 }
