@@ -27,7 +27,6 @@ export interface ClosingLine {
   masked: string;
   /** Wholly emphasised or code: a name or a label. */
   emphasised: boolean;
-  /** Markdown and all. */
   raw: string;
   /** It opens a paragraph or block. */
   afterBlank: boolean;

@@ -47,10 +47,7 @@ const UNSETTLED_KINDS: ReadonlySet<StallKind> = new Set([
   "lost_tool_call",
 ]);
 
-/**
- * Why the transcript (`null`: no file) looks behind the Stop, or `null` when
- * it can be the whole turn; `stallKinds`: what the classifier finds in it.
- */
+/** Why the transcript (`null`: no file) looks behind the Stop, or `null`; `stallKinds`: what it shows. */
 export function behindReason(
   turn: TurnOnFile | null,
   payload: LagEvidence & { promptId: string | null },
@@ -93,10 +90,7 @@ function isOtherTurn(turn: readonly Entry[], promptId: string): boolean {
   return stamped;
 }
 
-/**
- * Whether `lastAssistantMessage` is the newest model message's text on file:
- * lines are written in order, so every result before it is on file too.
- */
+/** Whether `lastAssistantMessage` is the newest model message's text on file (so every result before is). */
 function finalReplyOnFile(
   lastAssistantMessage: string | null,
   turn: readonly Entry[],
@@ -141,11 +135,7 @@ function sendsLastMessage(
     supports(releaseOf(turn), "last_assistant_message") === true;
 }
 
-/**
- * Whether a lagging final reply can change the verdict: from 2.1.47 a payload
- * without `last_assistant_message` had no text to send; an older or unknown
- * release may be silent about a reply yet to come.
- */
+/** Whether a late final reply can change the verdict: only before 2.1.47 (or unknown) is the payload silent on it. */
 export function mayLag(
   evidence: LagEvidence,
   turn: readonly Entry[],

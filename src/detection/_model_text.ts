@@ -215,10 +215,7 @@ interface Found extends Announced {
 /** A colon that ends a clause (not `http://` or `10:30`); `：` is `:` once normalised. */
 const CLAUSE_COLON = /:(?=\s|$|[\u0080-\uffff])/;
 
-/**
- * What a sentence announces, or null: the opener is read before a colon;
- * after it may stand only the name of the work ("next task: **Add caching**").
- */
+/** What a sentence announces: its opener before a colon, after it only the work's name ("task: **X**"). */
 function announcement(sentence: Sentence, line: ClosingLine): Found | null {
   if (sentence.masked.length > MAX_SENTENCE_CHARS) return null;
   const s = normalise(sentence.masked);

@@ -36,10 +36,7 @@ interface AnnouncementContext {
   backgroundTasks: readonly BackgroundTask[];
 }
 
-/**
- * The announcement the turn ended on, or null; `stalled`: another stall kind
- * fired on the turn, which explains the stop.
- */
+/** The announcement the turn ended on, or null; `stalled`: another stall kind explains the stop. */
 export function announcedStop(
   turn: readonly Entry[],
   context: AnnouncementContext,
@@ -66,10 +63,7 @@ const STOP_EXPLAINED: ReadonlySet<string> = new Set(
   ["interrupt", "results", "hook_stop", "assistant", "prompt"],
 );
 
-/**
- * The lines of the turn's final message when only its words can say whether
- * the turn stopped short, or null when its shape already explains the stop.
- */
+/** The turn's final message when only its words can say it stopped short; null when its shape explains it. */
 function silentStop(
   turn: readonly Entry[],
   context: AnnouncementContext,
@@ -91,11 +85,7 @@ function silentStop(
   return final;
 }
 
-/**
- * The announcement a Stop's turn ended on, where the payload's
- * `last_assistant_message` has the last word (a reply not on file yet is
- * placed at `endOffset`).
- */
+/** {@link announcedStop} where `last_assistant_message` has the last word (one not on file is at `endOffset`). */
 export function announcedStopAtEnd(
   turn: readonly Entry[],
   context: AnnouncementContext,

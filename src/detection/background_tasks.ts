@@ -14,9 +14,8 @@ export interface BackgroundTask {
   id: string;
   type: string;
   status: string;
-  /** MCP tasks'. */
+  /** MCP tasks' server and tool. */
   server: string;
-  /** MCP tasks'. */
   tool: string;
   /** When the payload carries one. */
   toolUseId: string;
@@ -46,10 +45,7 @@ export function backgroundTasksOverBudget(value: unknown): boolean {
   return Array.isArray(value) && value.length > MAX_BACKGROUND_TASKS;
 }
 
-/**
- * The running tasks in a payload's `background_tasks` value, of any shape
- * (malformed items are ignored; a list over the budget yields nothing).
- */
+/** The running tasks in a payload's `background_tasks` (malformed items ignored; over budget: none). */
 export function runningBackgroundTasks(value: unknown): BackgroundTask[] {
   if (!Array.isArray(value) || backgroundTasksOverBudget(value)) return [];
   const tasks: BackgroundTask[] = [];
@@ -218,10 +214,7 @@ export function launchedBackgroundTasks(
 /** The longest task id a history keeps (ids seen are a few characters). */
 const MAX_KEPT_ID_CHARS = 64;
 
-/**
- * What a history keeps of a result's snippet: a background launch's words
- * with its id (which {@link launchedBackgroundTasks} finds again), or "".
- */
+/** What a history keeps of a result's snippet: a launch's words with its id, or "". */
 export function launchWords(snippet: string): string {
   const found = launchIn(snippet);
   return found !== null && found.id.length <= MAX_KEPT_ID_CHARS

@@ -17,10 +17,7 @@ export interface CallInFlight {
   startedAt: number;
 }
 
-/**
- * The calls of the turn's last model message without a result, oldest first;
- * none after an interrupt or a hook's stop; none without a `timestamp`.
- */
+/** The last model message's calls without a result (and with a `timestamp`), oldest first; none after an interrupt or hook stop. */
 export function callsInFlight(turn: readonly Entry[]): CallInFlight[] {
   let last = -1;
   for (let i = turn.length - 1; i >= 0 && last < 0; i--) {

@@ -34,7 +34,6 @@ import {
 interface ExhaustedBudget {
   /** See the budgets table in docs/detection.md. */
   name: ScanBudgetName | "signatures" | "background_tasks" | "lag_wait";
-  /** In its own unit. */
   limit: number;
 }
 
@@ -145,12 +144,10 @@ export async function detectStalls(
       provesFollowUp(input.lastAssistantMessage, scan.entries);
     return { scan, verdict, proven, ms };
   };
-  const behind = ({ scan, verdict, proven }: Look) =>
-    proven ? null : behindReason(
-      scan,
-      payload,
-      verdict?.signatures.map((s) => s.kind) ?? [],
-    );
+  const behind = ({ scan, verdict, proven }: Look) => {
+    const kinds = verdict?.signatures.map((s) => s.kind) ?? [];
+    return proven ? null : behindReason(scan, payload, kinds);
+  };
 
   const waitStart = clock.now();
   const deadline = waitStart + options.lagWaitMs;
@@ -224,9 +221,8 @@ export async function detectStalls(
     return {
       ...judged,
       signatures: [],
-      reason: `the ${
-        describeBudget(exhausted)
-      } budget ran out before the turn could be judged`,
+      reason: "the " + describeBudget(exhausted) +
+        " budget ran out before the turn could be judged",
       endedOnApiError: false,
       exhausted,
     };
@@ -277,21 +273,20 @@ function exhaustedBudget(
 
 /** A budget in words. */
 export function describeBudget(budget: ExhaustedBudget): string {
-  switch (budget.name) {
-    case "bytes":
-      return `${budget.limit / (1024 * 1024)} MiB read`;
-    case "lines":
-      return `${budget.limit} lines`;
-    case "entries":
-      return `${budget.limit} entries`;
-    case "signatures":
-      return `${budget.limit} stalls`;
-    case "background_tasks":
-      return `${budget.limit} background tasks`;
-    case "lag_wait":
-      return `lag wait of ${budget.limit} ms`;
+  if (budget.name === "bytes") {
+    return `${budget.limit / (1024 * 1024)} MiB read`;
   }
+  if (budget.name === "lag_wait") return `lag wait of ${budget.limit} ms`;
+  return `${budget.limit} ${BUDGET_UNITS[budget.name]}`;
 }
+
+/** The unit of each budget counted in things. */
+const BUDGET_UNITS = {
+  lines: "lines",
+  entries: "entries",
+  signatures: "stalls",
+  background_tasks: "background tasks",
+} as const;
 
 function lagClock(options: DetectOptions) {
   let slept = 0;

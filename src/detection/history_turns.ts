@@ -56,8 +56,7 @@ export interface HistoryOptions {
 }
 
 /**
- * Yields every turn of an open transcript in file order (moving its
- * position). Requires `--allow-read`.
+ * Yields every turn of an open transcript in file order. Requires `--allow-read`.
  *
  * @throws Whatever the file's reads throw (an I/O error).
  */
@@ -185,8 +184,7 @@ export interface HistoryVerdict {
 }
 
 /**
- * Yields every turn's verdict of an open transcript, in file order. Requires
- * `--allow-read`.
+ * Yields every turn's verdict of an open transcript. Requires `--allow-read`.
  *
  * @example
  * ```ts
