@@ -132,15 +132,12 @@ const DE_NO_ACTION =
 const DE_SAYING =
   /^(?:zusammenfassen|erklären|erläutern|beschreiben|erwähnen|hinweisen|festhalten|darstellen|zeigen|auflisten|sagen|nennen|skizzieren|fasse|erkläre|erläutere|beschreibe|zeige|nenne|liste|zusammen)$/u;
 
+/** A "nicht" anywhere: the sentence says what will not be done. */
+const DE_NEGATED =
+  /(?:^|\s)(?:nicht|nichts|kein|keine|keinen|niemals)(?=[\s,.!:]|$)/u;
+
 export function readGerman(s: string): Announced | null {
-  // A "nicht" anywhere: the sentence says what will not be done.
-  if (
-    /(?:^|\s)(?:nicht|nichts|kein|keine|keinen|niemals)(?=[\s,.!:]|$)/u.test(
-      s,
-    )
-  ) {
-    return null;
-  }
+  if (DE_NEGATED.test(s)) return null;
   const immediate = DE_IMMEDIATE.test(s);
   if (DE_TAKE_ON.test(s) || DE_PRESENT.test(s)) {
     return { kind: "action", immediate };

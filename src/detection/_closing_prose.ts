@@ -97,7 +97,7 @@ export function readClosing(text: string): ClosingText {
     lines.push(
       kind === "prose" || kind === "item" || kind === "heading"
         ? wordsOf(line, kind, blank)
-        : other(kind, blank),
+        : { ...NO_WORDS, kind, afterBlank: blank },
     );
     blank = false;
     previous = kind;
@@ -124,16 +124,8 @@ function kindOf(
   return "prose";
 }
 
-function other(kind: LineKind, afterBlank: boolean): ClosingLine {
-  return {
-    kind,
-    plain: "",
-    masked: "",
-    emphasised: false,
-    raw: "",
-    afterBlank,
-  };
-}
+/** A line of someone else's words or markup: none of the model's. */
+const NO_WORDS = { plain: "", masked: "", emphasised: false, raw: "" };
 
 /** An inline code span, of runs of at most three backticks (longer: quadratic retries). */
 const INLINE_CODE = /(`{1,3})([^`]*)\1/g;

@@ -85,9 +85,8 @@ export function judgeClosingText(text: string): TextJudgement {
   const lines = closing.lines;
   const last = lines.at(-1);
   // The last line that holds the model's words (prose, a heading, an item).
-  const words = lines.findLast((line) => line.plain !== "") ?? null;
-  const backed = (words !== null && asks(sentencesOf(words).at(-1))) ||
-    leadInHandsBack(lines);
+  const words = lines.findLast((line) => line.plain !== "");
+  const backed = lastAsks(words) || leadInHandsBack(lines);
   const announcement = closing.ambiguous ? null : announced(lines);
   const colon = last !== undefined && last === words &&
     /[:：]\s*$/.test(last.plain);
@@ -109,7 +108,7 @@ function leadInHandsBack(lines: readonly ClosingLine[]): boolean {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i] as ClosingLine;
     if (line.kind === "item") continue;
-    return line.kind === "prose" && asks(sentencesOf(line).at(-1));
+    return line.kind === "prose" && lastAsks(line);
   }
   return false;
 }
@@ -122,6 +121,12 @@ interface Sentence {
 
 function asks(sentence: Sentence | undefined): boolean {
   return sentence !== undefined && handsBack(normalise(sentence.masked));
+}
+
+/** Whether the last sentence of `line` asks or hands back. */
+function lastAsks(line: ClosingLine | undefined): boolean {
+  return line !== undefined && line.plain !== "" &&
+    asks(sentencesOf(line).at(-1));
 }
 
 /** A sentence ends at `.`, `!`, `?`, `…` before a space, or at `。！？`. */
@@ -201,7 +206,7 @@ function announced(lines: readonly ClosingLine[]): string | null {
     if (found.kind === "saying" || found.bare) return null;
     if (!found.closingColon && (!found.immediate || codeLike)) return null;
     if (asksBefore(lines, i, sentences)) return null;
-    if (endsAsking(lines)) return null;
+    if (lastAsks(lines.at(-1))) return null;
     return quote(sentence.plain);
   }
   return null;
@@ -283,20 +288,8 @@ function asksBefore(
   at: number,
   sentences: readonly Sentence[],
 ): boolean {
-  let previous = sentences.at(-2);
-  if (previous === undefined) {
-    const line = lines[at - 1];
-    if (line === undefined || line.plain === "") return false;
-    previous = sentencesOf(line).at(-1);
-  }
-  return asks(previous);
-}
-
-/** Whether a reply that ends on a list ends on a question in its last item. */
-function endsAsking(lines: readonly ClosingLine[]): boolean {
-  const last = lines.at(-1);
-  if (last === undefined || last.plain === "") return false;
-  return asks(sentencesOf(last).at(-1));
+  const previous = sentences.at(-2);
+  return previous === undefined ? lastAsks(lines[at - 1]) : asks(previous);
 }
 
 /** "Next: creating ..." (-ing, -ando, -iendo, -endo, -indo): work under way; an imperative is the user's step. */

@@ -43,12 +43,8 @@ export function fillTemplate(
   signature: StallSignature,
 ): string {
   const slots: Record<string, string> = {
-    tool_name: signature.toolName
-      ? quoteForPrompt(signature.toolName)
-      : "the pending tool",
-    tool_use_id: signature.toolUseId
-      ? quoteForPrompt(signature.toolUseId)
-      : "<unknown>",
+    tool_name: quotedOr(signature.toolName, "the pending tool"),
+    tool_use_id: quotedOr(signature.toolUseId, "<unknown>"),
     tool_input: describeToolInput(signature.toolInput),
     line_number: lineLabel(signature),
     announcement: quoteForPrompt(signature.announcement ?? ""),
@@ -64,6 +60,11 @@ export function describeToolInput(input: ToolInputSummary | undefined): string {
   if (!input) return "input not recorded";
   if (input.field === "") return "no input";
   return `${input.field}=${quoteForPrompt(input.value)}`;
+}
+
+/** `name` quoted for the prompt, or `fallback` when it is empty. */
+function quotedOr(name: string, fallback: string): string {
+  return name ? quoteForPrompt(name) : fallback;
 }
 
 /** Where the prompt is read: a blocked stop, or a session woken while idle. */
@@ -111,10 +112,8 @@ export function buildReportLines(
   );
   const first = signatures[0];
   if (first) {
-    const tool = first.toolName
-      ? quoteForPrompt(first.toolName)
-      : "unknown tool";
-    const id = first.toolUseId ? quoteForPrompt(first.toolUseId) : "<unknown>";
+    const tool = quotedOr(first.toolName, "unknown tool");
+    const id = quotedOr(first.toolUseId, "<unknown>");
     lines.push(
       reportLine(
         `first stall = ${tool} (id=${id}) at line ${lineLabel(first)} ` +
