@@ -1,7 +1,6 @@
 /**
- * Whether a subagent returned, from its parent's transcript: a result naming
- * its `agentId` (no background launch), or a task notification. Parents read
- * are kept by path, size and time.
+ * Whether a subagent returned, by its parent's transcript: a result naming its
+ * `agentId` (no launch), or a task notification; parents kept by size, time.
  *
  * @module
  */

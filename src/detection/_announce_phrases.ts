@@ -1,8 +1,6 @@
 /**
- * How the model says it is about to act: the shared pieces, English, and what
- * makes a sentence no announcement in any language (`_announce_asian.ts`,
- * `_announce_european.ts` hold the rest). Patterns are anchored, without
- * nested quantifiers: linear in the sentence.
+ * How the model says it is about to act: shared pieces, English, and what makes
+ * a sentence no announcement. Patterns are anchored, never nested: linear.
  *
  * @module
  */

@@ -1,8 +1,7 @@
 /**
- * Which API errors no nudge can fix: those the request itself causes (a
- * prompt too long, login, billing, a usage limit), not passing ones. Read from
- * the client's error-to-message function (2.0.76 to 2.1.332): its `error`
- * kind, the HTTP status, or for old releases the text.
+ * Which API errors no nudge can fix (the request's own: a prompt too long,
+ * login, billing, a usage limit), read from the client's error-to-message
+ * function (2.0.76 to 2.1.332): `error` kind, HTTP status, or old texts.
  *
  * @module
  */

@@ -1,7 +1,6 @@
 /**
- * Whether the transcript can be the whole turn a Stop fired for, or is still
- * behind it (Claude Code writes through a queue; the reasons are in
- * docs/detection.md), and whether the payload proves a follow-up it lacks.
+ * Whether the transcript is still behind the Stop (Claude Code writes through a
+ * queue; docs/detection.md), and whether the payload proves a follow-up.
  *
  * @module
  */

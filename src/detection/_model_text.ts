@@ -1,8 +1,6 @@
 /**
- * What the model's closing words say: had it already answered
- * (`classify.ts`), did it announce an immediate action of its own
- * (`announcement.ts`)? Judged by structure (`_closing_prose.ts`) and words
- * (`_announce_*.ts`); the rules are in docs/detection.md.
+ * What the model's closing words say: had it answered, did it announce an
+ * action of its own? By structure and words; rules in docs/detection.md.
  *
  * @module
  */
@@ -252,8 +250,7 @@ function inClauses(head: string, colon: boolean): Announced | null {
     if (/は,$/.test(head.slice(0, start).trimEnd())) continue;
     const clause = head.slice(start).trim();
     const inClause = announcedIn(clause, colon);
-    // A verb with no subject, after other clauses, may be the user's step
-    // those clauses set up ("now you can add X, then run Y").
+    // A verb with no subject after other clauses may be the user's step.
     if (inClause !== null && !inClause.bare) return inClause;
   }
   return null;

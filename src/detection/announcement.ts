@@ -1,7 +1,6 @@
 /**
  * Announced, then stopped: the turn's last words announce an action of the
- * model's own ("Let me run the tests now:") and it ended with no call, with
- * nothing else to explain the stop (docs/detection.md).
+ * model's own ("Let me run the tests now:") and no call came (docs/detection.md).
  *
  * @module
  */

@@ -1,7 +1,6 @@
 /**
- * Background work a turn may end on while it runs: the Stop payload's
- * `background_tasks` (2.1.145+) and the launches results report. A stall
- * linked to running work is no stall.
+ * Background work still running (the payload's `background_tasks`, 2.1.145+,
+ * and launches results report): a stall linked to it is no stall.
  *
  * @module
  */
@@ -162,16 +161,14 @@ const LAUNCHES: readonly {
     pattern: /^Command running in (?:the )?background with ID:\s*([\w-]+)/i,
     say: (id) => `Command running in background with ID: ${id}`,
   },
-  // Moved by the client or the user (2.1.2xx): "Command did not complete
-  // within its 120s timeout and was moved to the background (ID: b7e2k9)."
+  // Moved by the client or the user (2.1.2xx): "... moved to the background (ID: b7e2k9)."
   {
     type: "shell",
     pattern:
       /^Command (?:was manually backgrounded by user with ID:\s*|(?:was|did not complete within its \d+s timeout and was) moved to the background \(ID:\s*)([\w-]+)/i,
     say: (id) => `Command was moved to the background (ID: ${id})`,
   },
-  // MCP calls over 2 minutes (2.1.212+): 'MCP tool "x" is still running
-  // after 120s. It was moved to the background as task mcpt_4f9a2c.'
+  // MCP calls over 2 minutes (2.1.212+): '... moved to the background as task mcpt_4f9a2c.'
   {
     type: "mcp task",
     pattern:

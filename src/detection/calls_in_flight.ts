@@ -1,6 +1,5 @@
 /**
- * Calls still waiting for their result, for the status line: a call hung in
- * flight fires no hook at all.
+ * Calls still waiting for their result (a hung call fires no hook): the status line's.
  *
  * @module
  */

@@ -140,8 +140,7 @@ function judgeTurn(
   const results = new Map<string, Located<ToolResult>>();
   let lastActivity = -1;
   let lastInterrupt = -1;
-  // After a compaction the model sees only its summary: a call left open
-  // before the turn's last compaction can no longer be answered.
+  // A call left open before the last compaction can no longer be answered.
   const sightFrom = turn.findLastIndex((entry) => entry.kind === "boundary");
   const calledInSight = new Set<string>();
   let lastHookStopAt = -1;
@@ -184,8 +183,7 @@ function judgeTurn(
       "another hook";
     return healthy(`${hook} ended the turn on purpose (continue: false)`);
   }
-  // Only activity after both a result and its call answers it: the write
-  // queue can put a result's line before its call's (2.1.47).
+  // Only activity after a result and its call answers it (2.1.47 wrote results first).
   const trailing = [...results.values()].filter((r) =>
     Math.max(r.index, uses.get(r.value.toolUseId)?.index ?? -1) >=
       lastActivity
@@ -196,8 +194,7 @@ function judgeTurn(
 
   const lastEntry = turn[lastActivity];
   const lastMessage = lastEntry ? messageKey(lastEntry) : null;
-  // A call the model moved past (a later message: the API answers one only
-  // once every call before has its result) is no stall.
+  // A call the model moved past (a later message) is no stall.
   const superseded = (use: Located<ToolUse>): boolean =>
     use.index < lastActivity && messageKey(use.entry) !== lastMessage;
   const open = [...uses].filter(([id, use]) =>

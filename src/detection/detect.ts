@@ -1,6 +1,5 @@
 /**
- * Stall detection for a live session's current turn: scan, classify, wait
- * out transcript lag, number the lines.
+ * Stall detection for a live session's current turn, transcript lag waited out.
  *
  * @module
  */
@@ -153,8 +152,7 @@ export async function detectStalls(
   const deadline = waitStart + options.lagWaitMs;
   const poll = options.lagPollMs ?? DEFAULT_LAG_POLL_MS;
   let now = await look();
-  // A file behind the Stop is waited for, looked at again as it grows, then
-  // judged as it is (the evidence can be a real stall's shape too).
+  // A file behind the Stop is waited for (bounded: a real stall looks alike).
   const everOnFile = now.scan !== null;
   const firstReason = behind(now);
   const waited = firstReason !== null && clock.now() + now.ms < deadline;

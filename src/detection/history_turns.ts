@@ -1,6 +1,5 @@
 /**
- * Every turn of a transcript, streamed forward (`_history_lines.ts`) and
- * judged: what the audit and `scan --all-turns` read.
+ * Every turn of a transcript, streamed and judged, for `audit` and `scan --all-turns`.
  *
  * @module
  */

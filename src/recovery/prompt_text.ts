@@ -1,7 +1,6 @@
 /**
- * The one rule for putting untrusted names (a tool name, id, path) into the
- * text the model reads: plain, or quoted as an escaped one-line JSON string
- * cut in its middle past {@link MAX_FIELD_CHARS}.
+ * The one rule for untrusted names (tool name, id, path) in the model's text:
+ * plain, or an escaped one-line JSON string cut in its middle.
  *
  * @module
  */

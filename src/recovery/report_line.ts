@@ -1,6 +1,5 @@
 /**
- * The report lines the doors write for Claude Code: each starts with one
- * prefix, so scripts and people can tell stall-watch's lines apart.
+ * The report lines' one prefix, telling stall-watch's lines apart.
  *
  * @module
  */
