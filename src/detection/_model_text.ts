@@ -103,12 +103,8 @@ export function judgeClosingText(text: string): TextJudgement {
 /** A reply ending on a list whose lead-in asks ("Which would you like:") hands back. */
 function leadInHandsBack(lines: readonly ClosingLine[]): boolean {
   if (lines.at(-1)?.kind !== "item") return false;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i] as ClosingLine;
-    if (line.kind === "item") continue;
-    return line.kind === "prose" && lastAsks(line);
-  }
-  return false;
+  const leadIn = lines.findLast((line) => line.kind !== "item");
+  return leadIn?.kind === "prose" && lastAsks(leadIn);
 }
 
 /** As written, and masked (see `ClosingLine`). */
@@ -176,11 +172,9 @@ function announced(lines: readonly ClosingLine[]): string | null {
     const label = nextLabel(last);
     if (label !== null) return quote(label);
     const found = announcement(sentence, last);
-    if (found !== null && !(found.kind === "saying" && !found.closingColon)) {
-      return quote(sentence.plain);
-    }
-    if (continuesWhile(sentence)) return quote(sentence.plain);
-    return null;
+    const acts = found !== null &&
+      (found.kind !== "saying" || found.closingColon);
+    return acts || continuesWhile(sentence) ? quote(sentence.plain) : null;
   }
   // The reply ends on a block: find the prose that leads into it.
   let codeLike = false;
@@ -228,13 +222,9 @@ function announcement(sentence: Sentence, line: ClosingLine): Found | null {
   const after = colon === null ? "" : s.slice(colon.index + 1).trim();
   const found = inClauses(head, colon !== null && after === "");
   if (found === null) return null;
-  if (after !== "") {
-    if (found.kind === "saying" || !namesWork(head, after, line)) {
-      return null;
-    }
-    return { ...found, closingColon: false };
-  }
-  return { ...found, closingColon: colon !== null };
+  if (after === "") return { ...found, closingColon: colon !== null };
+  if (found.kind === "saying" || !namesWork(head, after, line)) return null;
+  return { ...found, closingColon: false };
 }
 
 /** The opener of `head`, at its start or one of its last clauses ("You're right, I'll fix it"). */
