@@ -28,8 +28,6 @@ export interface ClosingLine {
   /** Wholly emphasised or code: a name or a label. */
   emphasised: boolean;
   raw: string;
-  /** It opens a paragraph or block. */
-  afterBlank: boolean;
 }
 
 interface ClosingText {
@@ -96,8 +94,8 @@ export function readClosing(text: string): ClosingText {
     }
     lines.push(
       kind === "prose" || kind === "item" || kind === "heading"
-        ? wordsOf(line, kind, blank)
-        : { ...NO_WORDS, kind, afterBlank: blank },
+        ? wordsOf(line, kind)
+        : { ...NO_WORDS, kind },
     );
     blank = false;
     previous = kind;
@@ -127,22 +125,19 @@ function kindOf(
 /** A line of someone else's words or markup: none of the model's. */
 const NO_WORDS = { plain: "", masked: "", emphasised: false, raw: "" };
 
+/** A line wholly emphasised or code, bar a closing mark. */
+const EMPHASISED = /^\s*(?:\*\*[^*]+\*\*|__[^_]+__|`[^`]+`)[\s:：.。]*$/;
+
 /** An inline code span, of runs of at most three backticks (longer: quadratic retries). */
 const INLINE_CODE = /(`{1,3})([^`]*)\1/g;
 
 /** A prose line, item or heading: its words, plain and masked. */
-function wordsOf(
-  line: string,
-  kind: LineKind,
-  afterBlank: boolean,
-): ClosingLine {
+function wordsOf(line: string, kind: LineKind): ClosingLine {
   const opened = line
     .replace(/^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/, "")
     .replace(/^ {0,3}#{1,6}\s*/, "");
   const body = withoutClosingHashes(opened);
-  const emphasised = /^\s*(?:\*\*[^*]+\*\*|__[^_]+__|`[^`]+`)[\s:：.。]*$/.test(
-    body,
-  );
+  const emphasised = EMPHASISED.test(body);
   let plain = "";
   let masked = "";
   // Inline code keeps its words and loses its backticks; it is masked.
@@ -159,8 +154,7 @@ function wordsOf(
   const rest = undecorated(body.slice(at), at === 0);
   plain += rest;
   masked += rest;
-  const start = plain.search(/\S/);
-  const leading = start < 0 ? plain.length : start;
+  const leading = plain.length - plain.trimStart().length;
   const trimmedEnd = plain.trimEnd().length;
   return {
     kind,
@@ -168,7 +162,6 @@ function wordsOf(
     masked: maskQuotations(masked).slice(leading, trimmedEnd),
     emphasised,
     raw: line,
-    afterBlank,
   };
 }
 

@@ -53,13 +53,10 @@ export function behindReason(
   stallKinds: readonly StallKind[],
 ): BehindReason | null {
   if (turn === null) return "no_file";
-  if (
-    payload.promptId !== null && isOtherTurn(turn.entries, payload.promptId)
-  ) {
-    return "other_prompt";
-  }
+  if (isOtherTurn(turn.entries, payload.promptId)) return "other_prompt";
   if (turn.endedOnFile) return "turn_ended";
-  if (!hasReply(turn.entries)) return "no_reply";
+  // Stop fires only after a model reply: without one the file is behind.
+  if (!turn.entries.some((e) => e.kind === "assistant")) return "no_reply";
   if (
     stallKinds.some((kind) => UNSETTLED_KINDS.has(kind)) &&
     !finalReplyOnFile(payload.lastAssistantMessage, turn.entries)
@@ -80,7 +77,8 @@ export function behindReason(
 }
 
 /** Whether entries carry prompt ids, none `promptId`: the turn read is an older one. */
-function isOtherTurn(turn: readonly Entry[], promptId: string): boolean {
+function isOtherTurn(turn: readonly Entry[], promptId: string | null): boolean {
+  if (promptId === null) return false;
   let stamped = false;
   for (const entry of turn) {
     if (entry.promptId === promptId) return false;
@@ -141,11 +139,6 @@ export function mayLag(
 ): boolean {
   return evidence.lastAssistantMessage === null &&
     !sendsLastMessage(evidence, turn);
-}
-
-/** Whether the turn holds any assistant entry: Stop fires only after one. */
-function hasReply(turn: readonly Entry[]): boolean {
-  return turn.some((entry) => entry.kind === "assistant");
 }
 
 /**
