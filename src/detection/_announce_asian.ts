@@ -74,9 +74,7 @@ export function readChinese(s: string, colon: boolean): Announced | null {
   const sequence = ZH_SEQUENCE.exec(body)?.[0] ?? "";
   const led = sequence !== "" || body.length < s.length;
   const rest = body.slice(sequence.length).trim();
-  if (!(colon || led) || !ZH_WORK.test(rest) || ZH_DONE.test(rest)) {
-    return null;
-  }
+  if (!(colon || led) || !ZH_WORK.test(rest) || ZH_DONE.test(rest)) return null;
   const found = zhVerb(rest, true);
   return found && { ...found, bare: true };
 }
@@ -184,9 +182,7 @@ export function readKorean(s: string): Announced | null {
   // "합시다", "봅시다": let's.
   const lets = /([가-힣])시다$/.exec(last);
   if (lets && finalConsonant(lets[1] as string) === 17) owns = true;
-  if (!owns && !(KO_NOW.test(body) && KO_PRESENT_ACTS.test(last))) {
-    return null;
-  }
+  if (!owns && !(KO_NOW.test(body) && KO_PRESENT_ACTS.test(last))) return null;
   const stem = last.replace(/(?:겠습니다|겠어요|게요|게|시다)$/, "");
   if (KO_NO_ACTION.test(` ${stem}`) || KO_NO_ACTION.test(body)) return null;
   // "설명해 드리겠습니다": the verb may be the word before the ending's.

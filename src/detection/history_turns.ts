@@ -131,9 +131,7 @@ export function turnEnding(turn: HistoryTurn, subagent: boolean): TurnEnding {
     e.line > turn.startLine &&
     (isResumeFiller(e) || (e.kind === "note" && e.source === "resume"))
   );
-  if (resumed || turn.resumedAfter === true) {
-    return "process_died";
-  }
+  if (resumed || turn.resumedAfter === true) return "process_died";
   if (turn.followed || subagent) return "ended";
   const ends = after.some((e) =>
     e.kind === "turn_end" || e.kind === "interrupt" ||
@@ -149,7 +147,7 @@ export const HISTORY_CONTEXT: ClassifyContext = Object.freeze({
 });
 
 const SUBAGENT_HISTORY_CONTEXT: ClassifyContext = Object.freeze({
-  backgroundTasks: [],
+  ...HISTORY_CONTEXT,
   subagent: true,
 });
 
