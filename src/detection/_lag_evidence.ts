@@ -92,8 +92,7 @@ function finalReplyOnFile(
   lastAssistantMessage: string | null,
   turn: readonly Entry[],
 ): boolean {
-  if (lastAssistantMessage === null) return false;
-  if (isClaudeCodeText(lastAssistantMessage)) return false;
+  if (!isModelText(lastAssistantMessage)) return false;
   const lines: (readonly string[])[] = [];
   let messageId: string | null | undefined;
   for (let i = turn.length - 1; i >= 0; i--) {
@@ -150,8 +149,7 @@ export function provesFollowUp(
   lastAssistantMessage: string | null,
   turn: readonly Entry[],
 ): boolean {
-  if (lastAssistantMessage === null) return false;
-  if (isClaudeCodeText(lastAssistantMessage)) return false;
+  if (!isModelText(lastAssistantMessage)) return false;
   // The claim is never normalised into a copy: it may be megabytes long.
   const claimLength = normalisedLength(lastAssistantMessage);
   if (claimLength === 0) return false;
@@ -179,10 +177,10 @@ export function provesFollowUp(
   return !same(all);
 }
 
-/** Whether a payload's `last_assistant_message` is Claude Code's own text. */
-function isClaudeCodeText(text: string): boolean {
-  return isPlaceholderText(text) ||
-    text.trimStart().startsWith(`${API_ERROR_PREFIX}:`);
+/** Whether a payload's `last_assistant_message` is there and not Claude Code's own text. */
+function isModelText(text: string | null): text is string {
+  return text !== null && !isPlaceholderText(text) &&
+    !text.trimStart().startsWith(`${API_ERROR_PREFIX}:`);
 }
 
 /** The length of `text` with whitespace runs collapsed and trimmed, without the copy. */

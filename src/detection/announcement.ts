@@ -122,8 +122,7 @@ function finalMessage(
   if (end.messageId === null) return lines;
   for (let i = last - 1; i >= 0; i--) {
     const entry = turn[i] as Entry;
-    if (entry.kind !== "assistant") break;
-    if (entry.messageId !== end.messageId) break;
+    if (entry.kind !== "assistant" || entry.messageId !== end.messageId) break;
     lines.push(entry);
   }
   return lines.reverse();
