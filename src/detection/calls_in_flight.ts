@@ -18,10 +18,7 @@ export interface CallInFlight {
 
 /** The last model message's calls without a result (and with a `timestamp`), oldest first; none after an interrupt or hook stop. */
 export function callsInFlight(turn: readonly Entry[]): CallInFlight[] {
-  let last = -1;
-  for (let i = turn.length - 1; i >= 0 && last < 0; i--) {
-    if (isModelActivity(turn[i] as Entry)) last = i;
-  }
+  const last = turn.findLastIndex(isModelActivity);
   if (last < 0) return [];
   const answered = new Set<string>();
   for (const [index, entry] of turn.entries()) {
