@@ -62,13 +62,10 @@ export function readChinese(s: string, colon: boolean): Announced | null {
     return ZH_WORK.test(rest) ? zhVerb(rest, true) : null;
   }
   // "我实作方案 1", "那我把两个 HTML 合成一个": the "I" and a verb of work.
-  const mine = /^我(?!们|們)/.exec(body);
-  if (mine) {
+  if (/^我(?!们|們)/.test(body)) {
     const rest = after(body, 1).replace(ZH_FILLER, "");
-    if (ZH_WORK.test(rest) && !ZH_DONE.test(rest)) {
-      return zhVerb(rest, immediate);
-    }
-    return null;
+    const working = ZH_WORK.test(rest) && !ZH_DONE.test(rest);
+    return working ? zhVerb(rest, immediate) : null;
   }
   // A verb with no subject: "更新 todo：", "先撤销 index.vue 的修改：".
   const sequence = ZH_SEQUENCE.exec(body)?.[0] ?? "";

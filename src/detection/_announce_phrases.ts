@@ -198,13 +198,9 @@ const DEFERRED: readonly RegExp[] = [
   /(?:^|\s)(?:más tarde|mañana|la próxima vez|en otro momento|en el futuro|más adelante|mais tarde|amanhã|da próxima vez|na próxima vez|em outro momento|no futuro|mais adiante|plus tard|demain|la prochaine fois|ultérieurement|désormais|à l'avenir|dans un second temps|später|morgen|nächstes mal|beim nächsten mal|demnächst|künftig|zukünftig|in zukunft|irgendwann|позже|потом|завтра|в следующий раз|в дальнейшем|в будущем|впоследствии)(?=[\s,.!:]|$)/u,
 ];
 
-function isQuestion(s: string): boolean {
-  return QUESTION.some((p) => p.test(s));
-}
-
 /** Whether a normalised sentence hands the turn back (or asks). */
 export function handsBack(s: string): boolean {
-  return isQuestion(s) || HAND_BACK.some((p) => p.test(s));
+  return QUESTION.some((p) => p.test(s)) || HAND_BACK.some((p) => p.test(s));
 }
 
 /** Whether a normalised sentence waits on a condition or puts the act off. */

@@ -185,7 +185,7 @@ function isModelText(text: string | null): text is string {
 
 /** The length of `text` with whitespace runs collapsed and trimmed, without the copy. */
 export function normalisedLength(text: string): number {
-  const cursor = new NormalisedCursor(text);
+  const cursor = new NormalisedCursor([text]);
   let length = 0;
   while (cursor.next() >= 0) length++;
   return length;
@@ -196,55 +196,49 @@ export function normalisedEquals(
   claim: string,
   texts: readonly string[],
 ): boolean {
-  const expected = new NormalisedCursor(claim);
-  let started = false; // a non-space was seen (leading spaces are trimmed)
-  let space = false; // a whitespace run is pending since the last match
-  for (let t = 0; t < texts.length; t++) {
-    if (t > 0 && started) space = true; // the joining " "
-    const text = texts[t] as string;
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (isSpace(code)) {
-        space = started;
-        continue;
-      }
-      if (space) {
-        if (expected.next() !== 0x20) return false;
-        space = false;
-      }
-      if (expected.next() !== code) return false;
-      started = true;
-    }
+  const expected = new NormalisedCursor([claim]);
+  const actual = new NormalisedCursor(texts);
+  for (;;) {
+    const code = expected.next();
+    if (actual.next() !== code) return false;
+    if (code < 0) return true;
   }
-  // A trailing run is trimmed away.
-  return expected.next() < 0;
 }
 
-/** Reads `text`, whitespace runs collapsed and trimmed, one code unit at a time. */
+/** Reads `texts.join(" ")`, whitespace runs collapsed and trimmed, one code unit at a time. */
 class NormalisedCursor {
-  #text: string;
+  #texts: readonly string[];
+  #text = 0;
   #at = 0;
   #started = false;
 
-  constructor(text: string) {
-    this.#text = text;
+  constructor(texts: readonly string[]) {
+    this.#texts = texts;
   }
 
   /** The next code unit, or -1 at the end. */
   next(): number {
-    const text = this.#text;
-    let at = this.#at;
     let space = false;
-    while (at < text.length && isSpace(text.charCodeAt(at))) {
-      at++;
-      space = true;
+    for (let text = this.#texts[this.#text]; text !== undefined;) {
+      if (this.#at >= text.length) {
+        text = this.#texts[++this.#text];
+        this.#at = 0;
+        space ||= text !== undefined; // the joining " "
+        continue;
+      }
+      const code = text.charCodeAt(this.#at);
+      if (isSpace(code)) {
+        this.#at++;
+        space = true;
+      } else if (space && this.#started) {
+        return 0x20; // the run, before its next char
+      } else {
+        this.#started = true;
+        this.#at++;
+        return code;
+      }
     }
-    this.#at = at;
-    if (at >= text.length) return -1;
-    if (space && this.#started) return 0x20; // the run, before its next char
-    this.#started = true;
-    this.#at = at + 1;
-    return text.charCodeAt(at);
+    return -1;
   }
 }
 
