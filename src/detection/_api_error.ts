@@ -60,16 +60,14 @@ const TEXT_STATUS = /^(?:Please run \/login · )?API Error: (\d{3})\b/;
 export function unfixableApiError(entry: AssistantEntry): string | null {
   if (entry.usageLimit) return USAGE_LIMIT;
   const text = entry.texts.join("\n").trim();
-  const category = entry.apiErrorCategory;
+  const category = entry.apiErrorCategory ?? "";
   if (category === "rate_limit") {
     // A usage limit Claude Code found no words for: `No response requested.`
     if (text === "") return USAGE_LIMIT;
     return CREDITS_NEEDED.test(text) ? "billing" : null;
   }
-  if (category !== undefined && PASSING_CATEGORIES.has(category)) return null;
-  const lasting = category === undefined
-    ? undefined
-    : LASTING_CATEGORIES.get(category);
+  if (PASSING_CATEGORIES.has(category)) return null;
+  const lasting = LASTING_CATEGORIES.get(category);
   if (lasting !== undefined) {
     return PASSING_WORDS.test(text) ? null : textMeaning(text) ?? lasting;
   }

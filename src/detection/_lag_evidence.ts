@@ -131,7 +131,7 @@ function sendsLastMessage(
     supports(releaseOf(turn), "last_assistant_message") === true;
 }
 
-/** Whether a late final reply can change the verdict: only before 2.1.47 (or unknown) is the payload silent on it. */
+/** Whether a late reply can change the verdict: before 2.1.47 (or unknown) the payload is silent on it. */
 export function mayLag(
   evidence: LagEvidence,
   turn: readonly Entry[],

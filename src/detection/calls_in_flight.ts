@@ -16,7 +16,7 @@ export interface CallInFlight {
   startedAt: number;
 }
 
-/** The last model message's calls without a result (and with a `timestamp`), oldest first; none after an interrupt or hook stop. */
+/** The last message's unanswered calls with a `timestamp`, oldest first; none after an interrupt or hook stop. */
 export function callsInFlight(turn: readonly Entry[]): CallInFlight[] {
   const last = turn.findLastIndex(isModelActivity);
   if (last < 0) return [];

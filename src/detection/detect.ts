@@ -225,12 +225,11 @@ export async function detectStalls(
       exhausted,
     };
   }
-  const signatures = verdict.signatures;
   return {
     ...judged,
-    signatures: signatures.length === 0
+    signatures: verdict.signatures.length === 0
       ? []
-      : await withLineNumbers(path, signatures),
+      : await withLineNumbers(path, verdict.signatures),
     reason: verdict.reason,
     endedOnApiError: verdict.endedOnApiError === true,
     // Only a turn without stalls ends on an error no nudge can fix.

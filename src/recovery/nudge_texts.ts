@@ -151,12 +151,9 @@ const SLOT = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** The slots of `template` that stall-watch does not fill, in order, once each. */
 export function unknownSlots(template: string): string[] {
-  const unknown = new Set<string>();
-  for (const match of template.matchAll(SLOT)) {
-    const name = match[1] as string;
-    if (!Object.hasOwn(TEMPLATE_SLOTS, name)) unknown.add(name);
-  }
-  return [...unknown];
+  return slotsIn(template).filter((name) =>
+    !Object.hasOwn(TEMPLATE_SLOTS, name)
+  );
 }
 
 /** The slots used in `template` (known or not), once each. */
