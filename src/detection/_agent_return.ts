@@ -1,8 +1,6 @@
 /**
- * Whether a subagent returned, from its parent's transcript (its own file
- * records no end): the result of the parent's call naming its `agentId` (not
- * a background launch), or a task notification naming it. Each parent is
- * read once for all its agents; the few newest are kept by path, size, time.
+ * Whether a subagent returned, by its parent's transcript: a result naming its
+ * `agentId` (no launch), or a task notification; parents kept by size, time.
  *
  * @module
  */
@@ -45,11 +43,7 @@ interface ParentReturns {
 
 const kept = new Map<string, ParentReturns>();
 
-/**
- * Whether the subagent of `path` (`<session>/subagents/agent-<id>.jsonl`, or
- * older, beside its session's file) returned. Requires `--allow-read`.
- */
-
+/** Whether the subagent of `path` (`<session>/subagents/agent-<id>.jsonl`) returned. Requires `--allow-read`. */
 export async function agentReturn(path: string): Promise<AgentReturn> {
   const agentId = /^agent-(.+)\.jsonl$/.exec(basename(path))?.[1];
   if (agentId === undefined || !SAFE_ID.test(agentId)) return "unknown";
@@ -102,10 +96,7 @@ async function readReturns(file: Deno.FsFile): Promise<Set<string> | null> {
   return agents;
 }
 
-/**
- * The agents one parent line shows returned: named by a task notification,
- * or by a result that is no background launch (a clipped line: its ends).
- */
+/** The agents one parent line shows returned (a clipped line: by its ends). */
 function returnsIn(text: string, raw: RawLine): string[] {
   const ids = [...text.matchAll(/<task-id>([A-Za-z0-9_-]{1,128})<\/task-id>/g)]
     .map((m) => m[1] as string);
@@ -134,10 +125,7 @@ function returnsIn(text: string, raw: RawLine): string[] {
   return ids;
 }
 
-/**
- * The parent's transcript: `<project>/<session>.jsonl` for a file in its
- * `subagents/`; beside it, the session its own lines name; else null.
- */
+/** The parent's transcript: `<project>/<session>.jsonl` for `subagents/`, else the session its lines name. */
 function parentTranscript(path: string): string | null {
   const folder = dirname(path);
   if (basename(folder) === "subagents") {

@@ -39,18 +39,11 @@ const ZH_NO_ACTION =
 const ZH_SAYING =
   /^(?:总结|總結|说明|說明|解释|解釋|介绍|介紹|概括|回顾|回顧|列出|列举|列舉|汇报|彙報|匯報|报告|報告|说|說|讲|講|补充说明|補充說明|强调|強調|展示|演示|对比|對比|比较|比較|梳理|简述|簡述|描述|阐述|闡述|回答|答复|答覆|告诉你|告訴你|分析一下)/;
 
-/**
- * Verbs of work, for a sentence that says "now" without the "I"
- * ("现在开始更新计划文件"): without one, "现在所有测试都通过" is a
- * description, not an announcement.
- */
+/** Verbs of work, needed after "now" without the "I" ("现在所有测试都通过" describes). */
 const ZH_WORK =
   /^(?:处理|處理|更新|创建|創建|建立|新建|修改|修正|修复|修復|执行|執行|运行|運行|跑|写|寫|编写|編寫|撰写|撰寫|检查|檢查|查看|查找|搜索|搜尋|安装|安裝|提交|推送|测试|測試|实现|實現|实作|實作|添加|加入|新增|删除|刪除|移除|整理|读取|讀取|阅读|閱讀|部署|合并|合併|重构|重構|调整|調整|生成|配置|设置|設置|设定|設定|补充|補充|完善|进行|進行|验证|驗證|确认|確認|研究|调查|調查|排查|定位|优化|優化|改|加|做|记录|記錄|保存|储存|儲存|下载|下載|上传|上傳|启动|啟動|重启|重啟|构建|構建|编译|編譯|清理|打开|打開|导入|導入|导出|導出|迁移|遷移|升级|升級|准备|準備|把|将|將|开始|開始|着手|著手|继续|繼續|来|來|去|找|简化|簡化|试|試|撤销|撤銷|还原|還原|恢复|恢復|删|刪|回滚|回滾|替换|替換|重命名|拆分|切换|切換|引入|移动|移動|复制|複製|装|裝|跳过|跳過|标记|標記|同步|拉取|克隆|获取|獲取|抓取|列出)/;
 
-/**
- * Adverbs of order before a verb with no subject ("先撤销修改", "继续查看",
- * "然后建立 worktree"): the speaker's own next steps.
- */
+/** Adverbs of order before a verb with no subject ("先撤销修改"): the speaker's next steps. */
 const ZH_SEQUENCE =
   /^(?:先|首先|再|继续|繼續|直接|接着|接著|然后|然後|最后|最後|同时|同時|顺便|順便|也|还要|還要|马上|馬上|立即|立刻|开始|開始)+/;
 
@@ -69,21 +62,16 @@ export function readChinese(s: string, colon: boolean): Announced | null {
     return ZH_WORK.test(rest) ? zhVerb(rest, true) : null;
   }
   // "我实作方案 1", "那我把两个 HTML 合成一个": the "I" and a verb of work.
-  const mine = /^我(?!们|們)/.exec(body);
-  if (mine) {
+  if (/^我(?!们|們)/.test(body)) {
     const rest = after(body, 1).replace(ZH_FILLER, "");
-    if (ZH_WORK.test(rest) && !ZH_DONE.test(rest)) {
-      return zhVerb(rest, immediate);
-    }
-    return null;
+    const working = ZH_WORK.test(rest) && !ZH_DONE.test(rest);
+    return working ? zhVerb(rest, immediate) : null;
   }
   // A verb with no subject: "更新 todo：", "先撤销 index.vue 的修改：".
   const sequence = ZH_SEQUENCE.exec(body)?.[0] ?? "";
   const led = sequence !== "" || body.length < s.length;
   const rest = body.slice(sequence.length).trim();
-  if (!(colon || led) || !ZH_WORK.test(rest) || ZH_DONE.test(rest)) {
-    return null;
-  }
+  if (!(colon || led) || !ZH_WORK.test(rest) || ZH_DONE.test(rest)) return null;
   const found = zhVerb(rest, true);
   return found && { ...found, bare: true };
 }
@@ -131,10 +119,7 @@ const JA_SAYING =
 const JA_IMMEDIATE =
   /今から|これから|早速|さっそく|では|それでは|次に|すぐに|直ちに|ただちに/;
 
-/**
- * A topic or subject of its own ("この関数は", "テストが"): the sentence
- * says what something else does, not what the model will do.
- */
+/** A topic or subject of its own ("この関数は"): the sentence is about something else. */
 const JA_OTHER_SUBJECT = /[^\sでずのれ今度回]は|[^\sな]が[^\sんら]/;
 
 /** Moving on: the model's own when nothing else is the subject. */
@@ -194,9 +179,7 @@ export function readKorean(s: string): Announced | null {
   // "합시다", "봅시다": let's.
   const lets = /([가-힣])시다$/.exec(last);
   if (lets && finalConsonant(lets[1] as string) === 17) owns = true;
-  if (!owns && !(KO_NOW.test(body) && KO_PRESENT_ACTS.test(last))) {
-    return null;
-  }
+  if (!owns && !(KO_NOW.test(body) && KO_PRESENT_ACTS.test(last))) return null;
   const stem = last.replace(/(?:겠습니다|겠어요|게요|게|시다)$/, "");
   if (KO_NO_ACTION.test(` ${stem}`) || KO_NO_ACTION.test(body)) return null;
   // "설명해 드리겠습니다": the verb may be the word before the ending's.

@@ -1,11 +1,15 @@
 /**
- * The readings of Spanish, Portuguese, French, German and Russian (see
- * `_announce_phrases.ts`).
+ * The readings of Spanish, Portuguese, French, German and Russian.
  *
  * @module
  */
 
 import { type Announced, leadIns, type Reading } from "./_announce_phrases.ts";
+
+/** `pattern` after a language's lead-in words, as a Unicode RegExp. */
+function led(lead: string, pattern: string): RegExp {
+  return new RegExp(lead + pattern, "u");
+}
 
 /** Builds the reading of a language that says "I'm going to <verb>". */
 function romance(spec: {
@@ -91,9 +95,9 @@ const DE_LEAD = leadIns(
 );
 
 /** "Ich werde jetzt die Tests ausführen", "Lass mich die Logs prüfen". */
-const DE_VERB_LAST = new RegExp(
-  `${DE_LEAD}(?:ich werde|lass mich|lassen sie mich|lasst mich|wir werden) `,
-  "u",
+const DE_VERB_LAST = led(
+  DE_LEAD,
+  `(?:ich werde|lass mich|lassen sie mich|lasst mich|wir werden) `,
 );
 
 /** "Jetzt prüfe ich", "Als Nächstes passe ich ... an". */
@@ -101,21 +105,21 @@ const DE_INVERTED =
   /^(?:jetzt|nun|als nächstes|zunächst|zuerst|dann|danach|anschließend|gleich|sofort|direkt)[,]? ([\p{L}]+) ich\b/u;
 
 /** "Ich prüfe jetzt", "Ich kümmere mich jetzt um". */
-const DE_NOW_AFTER = new RegExp(
-  `${DE_LEAD}ich ([\\p{L}]+) (?:mich )?(?:jetzt|nun|gleich|sofort|als nächstes|zunächst|zuerst|direkt)(?=[\\s,.!:]|$)`,
-  "u",
+const DE_NOW_AFTER = led(
+  DE_LEAD,
+  `ich ([\\p{L}]+) (?:mich )?(?:jetzt|nun|gleich|sofort|als nächstes|zunächst|zuerst|direkt)(?=[\\s,.!:]|$)`,
 );
 
 /** "Ich kümmere mich darum", "Ich mache mich an die Arbeit". */
-const DE_TAKE_ON = new RegExp(
-  `${DE_LEAD}ich (?:kümmere mich|mache mich|setze mich) (?:(?:jetzt|nun|gleich|sofort|direkt) )*(?:darum|um|an|daran|dran)(?=[\\s,.!:]|$)`,
-  "u",
+const DE_TAKE_ON = led(
+  DE_LEAD,
+  `ich (?:kümmere mich|mache mich|setze mich) (?:(?:jetzt|nun|gleich|sofort|direkt) )*(?:darum|um|an|daran|dran)(?=[\\s,.!:]|$)`,
 );
 
 /** "Ich prüfe die Logs": the present of a verb of work, first person. */
-const DE_PRESENT = new RegExp(
-  `${DE_LEAD}ich (?:prüfe|teste|starte|baue|aktualisiere|erstelle|füge|korrigiere|behebe|lösche|entferne|installiere|lese|schreibe|ändere|passe|führe|suche|lade|committe|pushe|implementiere|richte|lege|setze|verschiebe|benenne|kopiere|überprüfe|schaue|sehe mir|analysiere|untersuche|repariere|migriere|generiere|ergänze|bereinige|räume|mache mich)(?=[\\s,.!:]|$)`,
-  "u",
+const DE_PRESENT = led(
+  DE_LEAD,
+  `ich (?:prüfe|teste|starte|baue|aktualisiere|erstelle|füge|korrigiere|behebe|lösche|entferne|installiere|lese|schreibe|ändere|passe|führe|suche|lade|committe|pushe|implementiere|richte|lege|setze|verschiebe|benenne|kopiere|überprüfe|schaue|sehe mir|analysiere|untersuche|repariere|migriere|generiere|ergänze|bereinige|räume|mache mich)(?=[\\s,.!:]|$)`,
 );
 
 /** "Prüfen wir", "Schauen wir uns ... an": let's. */
@@ -133,15 +137,12 @@ const DE_NO_ACTION =
 const DE_SAYING =
   /^(?:zusammenfassen|erklären|erläutern|beschreiben|erwähnen|hinweisen|festhalten|darstellen|zeigen|auflisten|sagen|nennen|skizzieren|fasse|erkläre|erläutere|beschreibe|zeige|nenne|liste|zusammen)$/u;
 
+/** A "nicht" anywhere: the sentence says what will not be done. */
+const DE_NEGATED =
+  /(?:^|\s)(?:nicht|nichts|kein|keine|keinen|niemals)(?=[\s,.!:]|$)/u;
+
 export function readGerman(s: string): Announced | null {
-  // A "nicht" anywhere: the sentence says what will not be done.
-  if (
-    /(?:^|\s)(?:nicht|nichts|kein|keine|keinen|niemals)(?=[\s,.!:]|$)/u.test(
-      s,
-    )
-  ) {
-    return null;
-  }
+  if (DE_NEGATED.test(s)) return null;
   const immediate = DE_IMMEDIATE.test(s);
   if (DE_TAKE_ON.test(s) || DE_PRESENT.test(s)) {
     return { kind: "action", immediate };
@@ -176,33 +177,18 @@ const RU_MARK =
 
 /** "Теперь я проверю", "Я сейчас обновлю", "Давайте проверим". */
 const RU_OPENERS: readonly RegExp[] = [
-  new RegExp(
-    `${RU_LEAD}${RU_MARK},? я (?:теперь |сейчас |сразу )?([\\p{L}-]+)`,
-    "u",
-  ),
-  new RegExp(
-    `${RU_LEAD}я (?:теперь|сейчас|сразу|далее|затем|сначала) ([\\p{L}-]+)`,
-    "u",
-  ),
-  new RegExp(
-    `${RU_LEAD}давайте (?:я |теперь |сейчас |сначала |сразу )*([\\p{L}-]+)`,
-    "u",
-  ),
-  new RegExp(
-    `${RU_LEAD}давай (?:я |теперь |сейчас |сначала )*([\\p{L}-]+)`,
-    "u",
-  ),
-  new RegExp(`${RU_LEAD}${RU_MARK},? ([\\p{L}]+(?:ю|у))(?=[\\s,.!:]|$)`, "u"),
-  new RegExp(
-    `${RU_LEAD}я ([\\p{L}]+(?:ю|у)) .*(?:сейчас|теперь|сразу)(?=[\\s,.!:]|$)`,
-    "u",
-  ),
-  new RegExp(
-    `${RU_LEAD}(?:${RU_MARK},? )?(приступаю|перехожу|переходим|перейду|приступлю|займусь|начну|начинаю|продолжаю|продолжу)(?=[\\s,.!:]|$)`,
-    "u",
+  led(RU_LEAD, `${RU_MARK},? я (?:теперь |сейчас |сразу )?([\\p{L}-]+)`),
+  led(RU_LEAD, `я (?:теперь|сейчас|сразу|далее|затем|сначала) ([\\p{L}-]+)`),
+  led(RU_LEAD, `давайте (?:я |теперь |сейчас |сначала |сразу )*([\\p{L}-]+)`),
+  led(RU_LEAD, `давай (?:я |теперь |сейчас |сначала )*([\\p{L}-]+)`),
+  led(RU_LEAD, `${RU_MARK},? ([\\p{L}]+(?:ю|у))(?=[\\s,.!:]|$)`),
+  led(RU_LEAD, `я ([\\p{L}]+(?:ю|у)) .*(?:сейчас|теперь|сразу)(?=[\\s,.!:]|$)`),
+  led(
+    RU_LEAD,
+    `(?:${RU_MARK},? )?(приступаю|перехожу|переходим|перейду|приступлю|займусь|начну|начинаю|продолжаю|продолжу)(?=[\\s,.!:]|$)`,
   ),
   // "Проверяю логи", "Обновляю файл": the present of the first person.
-  new RegExp(`${RU_LEAD}([\\p{L}]+(?:аю|яю|ую|юю))(?=[\\s,.!:]|$)`, "u"),
+  led(RU_LEAD, `([\\p{L}]+(?:аю|яю|ую|юю))(?=[\\s,.!:]|$)`),
 ];
 
 const RU_IMMEDIATE =

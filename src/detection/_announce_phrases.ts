@@ -1,29 +1,17 @@
 /**
- * How the model says it is about to act ("let me", "I'll now", "now doing"):
- * what the languages share, English, and what makes a sentence no
- * announcement in any language (a question, a hand-back, a condition, an act
- * put off); `_announce_asian.ts` and `_announce_european.ts` hold the rest.
- * Each reading takes one {@link normalise}d sentence; the patterns are
- * anchored, without nested quantifiers: linear in the sentence.
+ * How the model says it is about to act: shared pieces, English, and what makes
+ * a sentence no announcement. Patterns are anchored, never nested: linear.
  *
  * @module
  */
 
 /** What a sentence announces, when it announces the model's own action. */
 export interface Announced {
-  /**
-   * `action`: work with a tool (run, edit, write, check); `saying`: words
-   * the message itself can hold (summarise, explain, list).
-   */
+  /** `action`: work with a tool; `saying`: words the message itself holds (summarise, list). */
   kind: "action" | "saying";
   /** The sentence says the action is immediate ("now", "next", 现在, 이제). */
   immediate: boolean;
-  /**
-   * The sentence names the work without saying whose it is (a verb-first
-   * clause: "更新 todo：", "Now update the index:"): an announcement only
-   * where the reply ends on it, never as the lead-in to a block, which may
-   * be a step for the user ("執行：" and the command).
-   */
+  /** Verb-first, whose work unsaid ("Now update the index:"): never a block's lead-in (a user's step). */
   bare?: true;
 }
 
@@ -33,10 +21,7 @@ const WIDE =
 const NARROW = ":,,?!.;()''  ";
 const WIDE_CHAR = new RegExp(`[${WIDE}]`, "g");
 
-/**
- * A sentence as the phrase tables read it: lower case, full-width
- * punctuation as ASCII, whitespace runs as one space, trimmed.
- */
+/** A sentence as the tables read it: lower case, full-width marks as ASCII, spaces collapsed. */
 export function normalise(sentence: string): string {
   return sentence
     .replace(WIDE_CHAR, (c) => NARROW[WIDE.indexOf(c)] ?? c)
@@ -45,11 +30,7 @@ export function normalise(sentence: string): string {
     .trim();
 }
 
-/**
- * `^(?:(?:a|b|...)[,!.:]? )*`: lead-in words that change nothing, each
- * ended by a space or a mark ("so" is no lead-in of "someone"). In the
- * languages written without spaces (`joined`), nothing need end them.
- */
+/** `^(?:(?:a|b|...)[,!.:]? )*`: lead-in words, each ended by a space or mark unless `joined`. */
 export function leadIns(words: string, joined = false): string {
   const end = joined ? "[,!.:]? ?" : "(?:[,!.:] ?| )";
   return `^(?:(?:${words})${end})*`;
@@ -80,11 +61,7 @@ const EN_DOING =
 const EN_DOING_NOW =
   /^(?:i(?:'m| am) )?([a-z]{3,}ing)(?: (?!is |are |was |were |has |have |should |will |would |can |could |may |might |works |looks |seems |passes )[^ ]+)+ now[.!:]?$/;
 
-/**
- * Weaker openers ("Now I need to update the tests:", "I have to fix the
- * import next."): an announcement only when immediate or closing on a
- * colon.
- */
+/** Weaker openers ("Now I need to update the tests:"): only when immediate or on a colon. */
 const EN_WEAK_OPENER =
   /^(?:i need to|i have to|i must|we need to|we have to|now we need to|we now need to|i now need to|time to) (?:(?:now|next|also|first|then|quickly|just) )*([a-z][a-z-]*)/;
 
@@ -96,56 +73,36 @@ const EN_WORK_VERBS =
 const EN_WORK_GERUNDS =
   "adding|updating|fixing|implementing|wiring|creating|writing|running|rerunning|building|rebuilding|testing|committing|pushing|installing|removing|deleting|renaming|moving|refactoring|checking|verifying|reading|re-reading|editing|changing|applying|replacing|merging|deploying|migrating|generating|regenerating|setting up|configuring|restarting|cleaning|modifying|patching|copying|converting|porting|registering|marking|splitting|extracting|searching|inspecting|fetching|downloading|uploading|loading|saving|scanning|reviewing|drafting|preparing|collecting|gathering|examining|investigating|exploring|dispatching|launching|spawning|finishing|finalizing|formatting|linting|compiling|bumping|tagging|reverting|resetting|syncing|pulling|cloning|enabling|disabling|seeding|inserting|appending|importing|exporting|documenting|adjusting|tweaking|refreshing|repointing|reloading|retrying|redoing|rewriting|restoring|trimming|dropping|stripping|looking into|digging into|kicking off";
 
-/**
- * "Now update the index:": the model's own next step, said the way Claude
- * often says it (verb first, closing colon).
- */
+/** "Now update the index:": the model's own next step, verb first. */
 const EN_NOW_IMPERATIVE = new RegExp(
   `^(?:(?:ok|okay|good|great|perfect|alright|right|so|done|and)[,.!]? )*(?:now|next|also|then)[,]? (?:${EN_WORK_VERBS})\\b`,
 );
 
-/**
- * "Copying the report files there.", "Creating the components...": a
- * progress line, with no finite verb after the gerund ("Adding tests
- * would help" says something else).
- */
+/** "Copying the report files there.": a progress line, with no finite verb after it. */
 const EN_PROGRESS = new RegExp(
   `^(?:(?:ok|okay|good|great|perfect|alright|right|so|done|now|next|then|and)[,.!:]? )*(?:${EN_WORK_GERUNDS})\\b`,
 );
 
-/**
- * A finite verb after a gerund makes the gerund a subject ("Checking the
- * box enables dark mode"): the sentence describes, it does not announce.
- */
+/** A finite verb makes a gerund the subject ("Checking the box enables dark mode"). */
 const EN_FINITE =
   /\b(?:enables?|creates|adds|fixes|removes|updates|runs|sets|triggers|returns|starts|stops|gives|resolves|generates|produces|writes|reads|calls|uses|handles|prevents|ensures|allows|lets|goes|saves|loads|costs|matters|happens|belongs|depends|avoids|skips|hides|shows|clears|resets|lists|opens|closes|is|are|was|were|would|should|will|can|could|may|might|must|seems?|looks?|works?|worked|passes|passed|fails|failed|shows?|showed|helps?|needs?|needed|requires?|required|has|have|had|does|did|makes?|made|gives?|gave|takes?|took|means?|meant|keeps?|kept|breaks?|broke|ran|wrote|went|caused?)\b/;
 
 const EN_IMMEDIATE =
   /\b(?:now|right away|immediately|straight away|next|right now)\b/;
 
-/**
- * Verbs after an opener that announce no action: waiting, offering,
- * handing back, promising to keep something in mind ("Let me know",
- * "I'll wait", "I'll be happy to", "I'll keep an eye on it").
- */
+/** Verbs after an opener that announce no action ("Let me know", "I'll wait", "I'll be happy to"). */
 const EN_NO_ACTION = new Set(
   "know wait be leave stop pause hold keep let await standby stand remain stay defer discuss talk hear assume not never no need have require remember monitor watch seeing waiting getting monitoring watching think thinking happy glad understand recall ask nothing everything something anything"
     .split(" "),
 );
 
-/**
- * Verbs of saying: "Let me summarize:" announces words to come, but "Let
- * me note that the build passed." already said them.
- */
+/** Verbs of saying: "Let me summarize:" announces words, not work. */
 const EN_SAYING = new Set(
   "add answer break clarify describe emphasize explain highlight lay list mention note outline point quote recap reiterate remind say share show spell stress summarise summarize walk"
     .split(" "),
 );
 
-/**
- * What is said, named as a noun: "Let me provide a summary of what was
- * fixed:", "I'll give a quick overview:" announce words, not work.
- */
+/** What is said, as a noun ("I'll give a quick overview:"): words, not work. */
 const EN_SAYING_NOUN =
   /\b(?:summary|overview|recap|rundown|breakdown|explanation|run-down|round-up|roundup|walkthrough|walk-through)\b/;
 
@@ -158,8 +115,7 @@ export function readEnglish(s: string, colon: boolean): Announced | null {
   const opener = EN_OPENER.exec(body);
   if (opener) {
     const found = englishVerb(opener[1] as string, immediate);
-    // "Let me provide a summary": saying; "let's write the summary to
-    // plan.md" makes a file.
+    // "Let me provide a summary": saying; "let's write the summary to x.md": work.
     return found && EN_GIVING.test(opener[1] as string) &&
         EN_SAYING_NOUN.test(body)
       ? { ...found, kind: "saying" }
@@ -203,10 +159,7 @@ const QUESTION: readonly RegExp[] = [
   /(?:까요|까|나요|가요|니까|습니까|실래요|시겠어요|죠)[.!]?$/,
 ];
 
-/**
- * Phrases that hand the turn back to the user: a request, an offer, a
- * choice, a question put as a statement.
- */
+/** Phrases that hand the turn back: a request, an offer, a choice. */
 const HAND_BACK: readonly RegExp[] = [
   /\b(?:let me know|tell me|please (?:confirm|review|check|let|run|try|test|share|provide|send|approve|advise)|feel free|would you like|do you want|want me to|if you(?:'d| would) like|shall i|should i|your call|up to you|you decide|your choice|you prefer|your preference|which (?:one|option|approach|would) (?:would|do|you)|i can also|i could also|ready when you are|awaiting your|waiting for your)\b/,
   /请问|請問|告诉我|告訴我|让我知道|讓我知道|请确认|請確認|请告诉|請告訴|请提供|請提供|请选择|請選擇|请授予|請授予|请检查|請檢查|请测试|請測試|请运行|請執行|请回复|請回覆|你可以|您可以|需要我|要我|由你|由您|你决定|你決定|看你|看您|您看|你看|如需|若需|需要的话|需要的話|随时|隨時|欢迎|歡迎|等你|等您|你的选择|你的選擇/,
@@ -219,14 +172,9 @@ const HAND_BACK: readonly RegExp[] = [
   /(?:^|\s)(?:дайте знать|дай знать|сообщите|скажите|подтвердите|напишите|уточните|если хотите|если нужно|хотите|нужно ли|решать вам|на ваше усмотрение|жду вашего|жду ответа|жду подтверждения)(?=[\s,.!:?]|$)/u,
 ];
 
-/**
- * Words that make a sentence conditional on something still to happen
- * (the user, or work running elsewhere): "once you confirm, I'll...",
- * "I'll summarise when it finishes", "if you'd like, I can...".
- */
+/** Words making a sentence wait on something ("once you confirm", "when it finishes"). */
 const CONDITIONAL: readonly RegExp[] = [
-  // "If", "when", "after" open a condition at a clause's start; after a
-  // verb ("check if", "see when") they ask whether, which is no condition.
+  // At a clause's start; after a verb ("check if") they ask whether.
   /(?:^|[,;] )(?:if|once|when|whenever|after|until|unless|as soon as|in case)\b/,
   /\b(?:once|whenever|until|unless|as soon as|in case)\b|(?<!\b(?:check|see|verify|confirm|know|determine|test|ask|wonder|find out|look at|tell) )\bif (?:you|your|needed|necessary|desired|required|wanted|preferred|so|not|approved|everything|all|this looks|that works|it helps)\b/,
   /\bwhen (?:you|your|it|they|that|this|the \w+ (?:finish|finishes|completes?|pass|passes|is|are|comes?|lands?|ends?))\b/,
@@ -250,13 +198,9 @@ const DEFERRED: readonly RegExp[] = [
   /(?:^|\s)(?:más tarde|mañana|la próxima vez|en otro momento|en el futuro|más adelante|mais tarde|amanhã|da próxima vez|na próxima vez|em outro momento|no futuro|mais adiante|plus tard|demain|la prochaine fois|ultérieurement|désormais|à l'avenir|dans un second temps|später|morgen|nächstes mal|beim nächsten mal|demnächst|künftig|zukünftig|in zukunft|irgendwann|позже|потом|завтра|в следующий раз|в дальнейшем|в будущем|впоследствии)(?=[\s,.!:]|$)/u,
 ];
 
-function isQuestion(s: string): boolean {
-  return QUESTION.some((p) => p.test(s));
-}
-
 /** Whether a normalised sentence hands the turn back (or asks). */
 export function handsBack(s: string): boolean {
-  return isQuestion(s) || HAND_BACK.some((p) => p.test(s));
+  return QUESTION.some((p) => p.test(s)) || HAND_BACK.some((p) => p.test(s));
 }
 
 /** Whether a normalised sentence waits on a condition or puts the act off. */

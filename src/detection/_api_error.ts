@@ -1,20 +1,14 @@
 /**
- * Which API errors no nudge can fix: sent again, a passing failure (a
- * server error, an overload, a timeout) may work, one the request causes (a
- * prompt too long, compaction thrashing, a bad request, login, billing, a
- * usage limit) fails the same way. Read from the client's own
- * error-to-message function (2.0.76 to 2.1.332): an `error` kind since 2.0.x,
- * newer ones the HTTP status; older releases only the text, matched last.
+ * Which API errors no nudge can fix (the request's own: a prompt too long,
+ * login, billing, a usage limit), read from the client's error-to-message
+ * function (2.0.76 to 2.1.332): `error` kind, HTTP status, or old texts.
  *
  * @module
  */
 
 import type { AssistantEntry } from "../transcript/entry.ts";
 
-/**
- * Kinds of failure the request itself causes (`invalid_request` covers a
- * prompt too long, compaction thrashing, a PDF or image too large, ...).
- */
+/** Kinds of failure the request causes (`invalid_request`: a prompt or PDF too large, ...). */
 const LASTING_CATEGORIES: ReadonlyMap<string, string> = new Map([
   ["invalid_request", "the request is invalid"],
   ["authentication_failed", "authentication"],
@@ -62,25 +56,18 @@ const CREDITS_NEEDED = /\b(?:extra usage|usage credits)\b/i;
 /** An HTTP status at the start of `API Error: <status> ...`. */
 const TEXT_STATUS = /^(?:Please run \/login · )?API Error: (\d{3})\b/;
 
-/**
- * What makes the API error of the client's `entry` one no nudge can fix, in
- * a few words (`the prompt is too long`, `a usage limit`), or null when
- * sending again may work (a server error, a timeout, a plain 429) or nothing
- * says.
- */
+/** Why the API error of `entry` is one no nudge can fix, in a few words, or null when a retry may work. */
 export function unfixableApiError(entry: AssistantEntry): string | null {
   if (entry.usageLimit) return USAGE_LIMIT;
   const text = entry.texts.join("\n").trim();
-  const category = entry.apiErrorCategory;
+  const category = entry.apiErrorCategory ?? "";
   if (category === "rate_limit") {
     // A usage limit Claude Code found no words for: `No response requested.`
     if (text === "") return USAGE_LIMIT;
     return CREDITS_NEEDED.test(text) ? "billing" : null;
   }
-  if (category !== undefined && PASSING_CATEGORIES.has(category)) return null;
-  const lasting = category === undefined
-    ? undefined
-    : LASTING_CATEGORIES.get(category);
+  if (PASSING_CATEGORIES.has(category)) return null;
+  const lasting = LASTING_CATEGORIES.get(category);
   if (lasting !== undefined) {
     return PASSING_WORDS.test(text) ? null : textMeaning(text) ?? lasting;
   }

@@ -1,8 +1,6 @@
 /**
- * The end of a model message read as markdown: the model's own prose (items,
- * headings) apart from code, quotations and tables, someone else's words.
- * Only the last {@link MAX_CLOSING_CHARS} are read, each once; a window that
- * starts inside a fenced block says so (`ambiguous`).
+ * The end of a model message read as markdown: the model's own prose apart
+ * from code, quotations and tables (someone else's words).
  *
  * @module
  */
@@ -10,12 +8,7 @@
 /** Most characters of a text that are read (its end). */
 export const MAX_CLOSING_CHARS = 16 * 1024;
 
-/**
- * What a non-blank line of the closing text is: the model's own words
- * (`prose`), a list item or its continuation, a heading, `code` (fenced,
- * indented, or a fence), a `>` quotation, a table row, or `other` (a
- * thematic break, a line of markup only).
- */
+/** What a non-blank line is; `other`: a thematic break or a line of markup only. */
 type LineKind =
   | "prose"
   | "item"
@@ -34,19 +27,13 @@ export interface ClosingLine {
   masked: string;
   /** Wholly emphasised or code: a name or a label. */
   emphasised: boolean;
-  /** Markdown and all. */
   raw: string;
-  /** It opens a paragraph or block. */
-  afterBlank: boolean;
 }
 
 interface ClosingText {
   /** Non-blank, in order. */
   lines: ClosingLine[];
-  /**
-   * A window cut from a longer text with an odd number of fences, or an HTML
-   * block's close without its open: no line can be trusted to be prose.
-   */
+  /** A cut window with an odd number of fences or an orphan HTML close: no line is surely prose. */
   ambiguous: boolean;
 }
 
@@ -107,8 +94,8 @@ export function readClosing(text: string): ClosingText {
     }
     lines.push(
       kind === "prose" || kind === "item" || kind === "heading"
-        ? wordsOf(line, kind, blank)
-        : other(kind, blank),
+        ? wordsOf(line, kind)
+        : { ...NO_WORDS, kind },
     );
     blank = false;
     previous = kind;
@@ -127,8 +114,7 @@ function kindOf(
   if (HEADING.test(line)) return "heading";
   if (LIST_ITEM.test(line)) return "item";
   const indent = /^(?: {4}|\t)/.test(line);
-  // Indented after a list item: the item goes on. Indented after a blank
-  // line or code: an indented code block.
+  // Indented: an item going on, or after a blank line or code, a code block.
   if (indent && (previous === "item")) return "item";
   if (indent && (afterBlank || previous === "code" || previous === null)) {
     return "code";
@@ -136,33 +122,22 @@ function kindOf(
   return "prose";
 }
 
-function other(kind: LineKind, afterBlank: boolean): ClosingLine {
-  return {
-    kind,
-    plain: "",
-    masked: "",
-    emphasised: false,
-    raw: "",
-    afterBlank,
-  };
-}
+/** A line of someone else's words or markup: none of the model's. */
+const NO_WORDS = { plain: "", masked: "", emphasised: false, raw: "" };
+
+/** A line wholly emphasised or code, bar a closing mark. */
+const EMPHASISED = /^\s*(?:\*\*[^*]+\*\*|__[^_]+__|`[^`]+`)[\s:：.。]*$/;
 
 /** An inline code span, of runs of at most three backticks (longer: quadratic retries). */
 const INLINE_CODE = /(`{1,3})([^`]*)\1/g;
 
 /** A prose line, item or heading: its words, plain and masked. */
-function wordsOf(
-  line: string,
-  kind: LineKind,
-  afterBlank: boolean,
-): ClosingLine {
+function wordsOf(line: string, kind: LineKind): ClosingLine {
   const opened = line
     .replace(/^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/, "")
     .replace(/^ {0,3}#{1,6}\s*/, "");
   const body = withoutClosingHashes(opened);
-  const emphasised = /^\s*(?:\*\*[^*]+\*\*|__[^_]+__|`[^`]+`)[\s:：.。]*$/.test(
-    body,
-  );
+  const emphasised = EMPHASISED.test(body);
   let plain = "";
   let masked = "";
   // Inline code keeps its words and loses its backticks; it is masked.
@@ -179,8 +154,7 @@ function wordsOf(
   const rest = undecorated(body.slice(at), at === 0);
   plain += rest;
   masked += rest;
-  const start = plain.search(/\S/);
-  const leading = start < 0 ? plain.length : start;
+  const leading = plain.length - plain.trimStart().length;
   const trimmedEnd = plain.trimEnd().length;
   return {
     kind,
@@ -188,15 +162,10 @@ function wordsOf(
     masked: maskQuotations(masked).slice(leading, trimmedEnd),
     emphasised,
     raw: line,
-    afterBlank,
   };
 }
 
-/**
- * `text` without a heading's closing `#`s and the spaces around them
- * ("## Title ##"). By hand: `/\s+#+\s*$/` retries from every space of a
- * long run (16 KiB of U+3000 took 0.5 s).
- */
+/** `text` without a heading's closing `#`s ("## Title ##"); by hand, as `/\s+#+\s*$/` is quadratic. */
 export function withoutClosingHashes(text: string): string {
   const end = text.trimEnd();
   let at = end.length;
@@ -207,10 +176,7 @@ export function withoutClosingHashes(text: string): string {
   return end.slice(0, at).trimEnd();
 }
 
-/**
- * Text outside inline code without emphasis markers (a `_` only at a word's
- * edge) and, first in a line, without leading pictographs and arrows.
- */
+/** Text without emphasis markers and, first in a line, leading pictographs and arrows. */
 function undecorated(text: string, first: boolean): string {
   const words = text
     .replace(/[*~]+/g, "")
@@ -240,8 +206,7 @@ const QUOTATIONS: ReadonlyMap<string, string> = new Map([
 function maskQuotations(text: string): string {
   let out = "";
   let i = 0;
-  // A closing mark not found after one place is not after any later one:
-  // each is looked for to the end at most once, so this stays linear.
+  // A closing mark is looked for to the end at most once: linear.
   const absent = new Set<string>();
   while (i < text.length) {
     const close = QUOTATIONS.get(text[i] as string);

@@ -1,8 +1,6 @@
 /**
- * A history scan's lines as entries in fixed memory, most bytes never
- * decoded: metadata skipped by type, a clipped `user` line sniffed from its
- * ends, any other clipped line up to 1 MiB read again and parsed (an
- * assistant message's calls are never guessed); beyond, sniffed as in the hook.
+ * A history scan's lines as entries in fixed memory: metadata skipped, a
+ * clipped `user` line sniffed, other clipped lines up to 1 MiB parsed again.
  *
  * @module
  */
@@ -20,11 +18,7 @@ import { DEFAULT_SCAN_BUDGETS } from "../transcript/tail_scan.ts";
 import { launchWords } from "./background_tasks.ts";
 import { MAX_TEXT_CHARS as MAX_JUDGED_TEXT_CHARS } from "./_model_text.ts";
 
-/**
- * The most entries one history turn may hold, weighted as the hook weighs
- * them: the hook's own budget. A longer turn is not judged, and its entries
- * are let go as they come.
- */
+/** The most entries a history turn may hold (the hook's budget); a longer one is not judged. */
 export const MAX_HISTORY_TURN_ENTRIES = DEFAULT_SCAN_BUDGETS.entries;
 
 /** 1 MiB reads, lines to 4 KiB parsed whole. */
@@ -48,8 +42,10 @@ export function historyLineEntries(
   file: SyncSource,
 ): Entry[] {
   if (isSkippableLine(raw.head, raw.clipped ? raw.tail : raw.head)) return [];
-  if (!raw.clipped) return withoutTexts(lineEntries(raw, raw.line));
-  if (topLevelType(raw.head) === "user" || raw.length > REREAD_MAX_BYTES) {
+  if (
+    !raw.clipped || topLevelType(raw.head) === "user" ||
+    raw.length > REREAD_MAX_BYTES
+  ) {
     return withoutTexts(lineEntries(raw, raw.line));
   }
   const whole: RawLine = {
@@ -62,14 +58,11 @@ export function historyLineEntries(
   return withoutTexts(lineEntries(whole, raw.line));
 }
 
-/**
- * `entries` with only the words a history judges: each text's end (the
- * closing words `_model_text.ts` reads), each result's background launch.
- */
+/** `entries` keeping only the words a history judges: texts' ends, results' launches. */
 function withoutTexts(entries: Entry[]): Entry[] {
   for (const entry of entries) {
     if (entry.kind === "assistant") {
-      entry.texts = entry.texts.map(textEnd);
+      entry.texts = entry.texts.map((t) => t.slice(-MAX_JUDGED_TEXT_CHARS));
     } else if (entry.kind === "results") {
       for (const result of entry.results) {
         result.snippet = launchWords(result.snippet);
@@ -79,24 +72,12 @@ function withoutTexts(entries: Entry[]): Entry[] {
   return entries;
 }
 
-function textEnd(text: string): string {
-  return text.length > MAX_JUDGED_TEXT_CHARS
-    ? text.slice(text.length - MAX_JUDGED_TEXT_CHARS)
-    : text;
-}
-
 const TEXT_NOT_KEPT = "(text)";
 
-/**
- * How many of the newest model messages with words keep them: a history
- * judges the words of a turn's final message and its last call's, no older.
- */
+/** Newest messages that keep their words (a history judges the final message's and last call's). */
 const MESSAGES_WITH_WORDS = 16;
 
-/**
- * Keeps the words of only the newest {@link MESSAGES_WITH_WORDS} entries with
- * text of the turn being read (older ones keep a stand-in).
- */
+/** Keeps the words of the newest {@link MESSAGES_WITH_WORDS} entries with text; older ones get a stand-in. */
 export class RecentWords {
   #kept: AssistantEntry[] = [];
 
@@ -114,10 +95,7 @@ export class RecentWords {
   }
 }
 
-/**
- * A {@link ReadableAt} over synchronous reads that can also re-read a range,
- * keeping its own position so a re-read never disturbs the stream.
- */
+/** A {@link ReadableAt} over synchronous reads that can re-read a range without disturbing the stream. */
 export class SyncSource implements ReadableAt {
   #file: SyncFile;
   #position = 0;

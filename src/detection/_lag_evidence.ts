@@ -1,10 +1,6 @@
 /**
- * Whether the transcript can be the whole turn a Stop fired for, or is still
- * behind it (Claude Code writes through a queue: under load a Stop came
- * before the file existed, before a call's result, before the final reply);
- * each reason (docs/detection.md) can be a real stall's shape too, so the
- * wait is bounded. Also whether the payload's final message proves a
- * follow-up the file lacks.
+ * Whether the transcript is still behind the Stop (Claude Code writes through a
+ * queue; docs/detection.md), and whether the payload proves a follow-up.
  *
  * @module
  */
@@ -50,23 +46,17 @@ const UNSETTLED_KINDS: ReadonlySet<StallKind> = new Set([
   "lost_tool_call",
 ]);
 
-/**
- * Why the transcript (`null`: no file) looks behind the Stop, or `null` when
- * it can be the whole turn; `stallKinds`: what the classifier finds in it.
- */
+/** Why the transcript (`null`: no file) looks behind the Stop, or `null`; `stallKinds`: what it shows. */
 export function behindReason(
   turn: TurnOnFile | null,
   payload: LagEvidence & { promptId: string | null },
   stallKinds: readonly StallKind[],
 ): BehindReason | null {
   if (turn === null) return "no_file";
-  if (
-    payload.promptId !== null && isOtherTurn(turn.entries, payload.promptId)
-  ) {
-    return "other_prompt";
-  }
+  if (isOtherTurn(turn.entries, payload.promptId)) return "other_prompt";
   if (turn.endedOnFile) return "turn_ended";
-  if (!hasReply(turn.entries)) return "no_reply";
+  // Stop fires only after a model reply: without one the file is behind.
+  if (!turn.entries.some((e) => e.kind === "assistant")) return "no_reply";
   if (
     stallKinds.some((kind) => UNSETTLED_KINDS.has(kind)) &&
     !finalReplyOnFile(payload.lastAssistantMessage, turn.entries)
@@ -87,7 +77,8 @@ export function behindReason(
 }
 
 /** Whether entries carry prompt ids, none `promptId`: the turn read is an older one. */
-function isOtherTurn(turn: readonly Entry[], promptId: string): boolean {
+function isOtherTurn(turn: readonly Entry[], promptId: string | null): boolean {
+  if (promptId === null) return false;
   let stamped = false;
   for (const entry of turn) {
     if (entry.promptId === promptId) return false;
@@ -96,17 +87,12 @@ function isOtherTurn(turn: readonly Entry[], promptId: string): boolean {
   return stamped;
 }
 
-/**
- * Whether `lastAssistantMessage` is the newest model message's text on file:
- * lines are written in order, so every result before it is on file too.
- */
+/** Whether `lastAssistantMessage` is the newest model message's text on file (so every result before is). */
 function finalReplyOnFile(
   lastAssistantMessage: string | null,
   turn: readonly Entry[],
 ): boolean {
-  if (lastAssistantMessage === null) return false;
-  if (isClaudeCodeText(lastAssistantMessage)) return false;
-  // Newest line first, turned round once (an unshift per line is quadratic).
+  if (!isModelText(lastAssistantMessage)) return false;
   const lines: (readonly string[])[] = [];
   let messageId: string | null | undefined;
   for (let i = turn.length - 1; i >= 0; i--) {
@@ -123,10 +109,7 @@ function finalReplyOnFile(
   return texts.length > 0 && normalisedEquals(lastAssistantMessage, texts);
 }
 
-/**
- * Whether the model's newest activity in the turn is a message with text
- * and no call (Claude Code's own entries and notes aside).
- */
+/** Whether the model's newest activity is a message with text and no call. */
 function endsOnText(turn: readonly Entry[]): boolean {
   for (let i = turn.length - 1; i >= 0; i--) {
     const entry = turn[i] as Entry;
@@ -148,45 +131,25 @@ function sendsLastMessage(
     supports(releaseOf(turn), "last_assistant_message") === true;
 }
 
-/**
- * Whether a lagging final reply can change the verdict of `turn`: from
- * 2.1.47 a payload without `last_assistant_message` had no text to send, and
- * a reply with neither text nor call is no follow-up however late it lands.
- * Only an older release, or an unknown one (the newest entry naming its
- * `version` tells), leaves the payload silent about a reply yet to come.
- */
+/** Whether a late reply can change the verdict: before 2.1.47 (or unknown) the payload is silent on it. */
 export function mayLag(
   evidence: LagEvidence,
   turn: readonly Entry[],
 ): boolean {
-  if (evidence.lastAssistantMessage !== null) return false;
-  if (evidence.payloadSendsLastMessage) return false;
-  // An unknown release might be one without the field: wait.
-  return supports(releaseOf(turn), "last_assistant_message") !== true;
-}
-
-/**
- * Whether the turn holds a model reply (any assistant entry): Stop fires
- * only after one, so a turn without it has not caught up yet.
- */
-function hasReply(turn: readonly Entry[]): boolean {
-  return turn.some((entry) => entry.kind === "assistant");
+  return evidence.lastAssistantMessage === null &&
+    !sendsLastMessage(evidence, turn);
 }
 
 /**
  * Whether the payload's `last_assistant_message` (written synchronously)
- * proves a follow-up the transcript lacks: it is not blank, not text
- * already in the turn (a block's, a message's or the turn's, joined), nor
- * Claude Code's own (a placeholder, or `API Error: ...`: releases before
- * 2.1.78 fire Stop after one). Compared with whitespace runs collapsed,
- * without normalised copies: linear, no extra memory.
+ * proves a follow-up the transcript lacks: not blank, not text already in the
+ * turn, not Claude Code's own (before 2.1.78 Stop fires after `API Error`).
  */
 export function provesFollowUp(
   lastAssistantMessage: string | null,
   turn: readonly Entry[],
 ): boolean {
-  if (lastAssistantMessage === null) return false;
-  if (isClaudeCodeText(lastAssistantMessage)) return false;
+  if (!isModelText(lastAssistantMessage)) return false;
   // The claim is never normalised into a copy: it may be megabytes long.
   const claimLength = normalisedLength(lastAssistantMessage);
   if (claimLength === 0) return false;
@@ -214,82 +177,68 @@ export function provesFollowUp(
   return !same(all);
 }
 
-/** Whether a payload's `last_assistant_message` is Claude Code's own text. */
-function isClaudeCodeText(text: string): boolean {
-  return isPlaceholderText(text) ||
-    text.trimStart().startsWith(`${API_ERROR_PREFIX}:`);
+/** Whether a payload's `last_assistant_message` is there and not Claude Code's own text. */
+function isModelText(text: string | null): text is string {
+  return text !== null && !isPlaceholderText(text) &&
+    !text.trimStart().startsWith(`${API_ERROR_PREFIX}:`);
 }
 
-/** Collapses whitespace runs to one space and trims. */
-export function normalise(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
-
-/** `normalise(text).length`, without building the normalised copy. */
+/** The length of `text` with whitespace runs collapsed and trimmed, without the copy. */
 export function normalisedLength(text: string): number {
-  const cursor = new NormalisedCursor(text);
+  const cursor = new NormalisedCursor([text]);
   let length = 0;
   while (cursor.next() >= 0) length++;
   return length;
 }
 
-/**
- * Whether `normalise(claim) === normalise(texts.join(" "))`, without
- * building either. Stops at the first difference.
- */
+/** Whether `claim` equals `texts.join(" ")`, whitespace runs collapsed and trimmed, without copies. */
 export function normalisedEquals(
   claim: string,
   texts: readonly string[],
 ): boolean {
-  const expected = new NormalisedCursor(claim);
-  let started = false; // a non-space was seen (leading spaces are trimmed)
-  let space = false; // a whitespace run is pending since the last match
-  for (let t = 0; t < texts.length; t++) {
-    if (t > 0 && started) space = true; // the joining " "
-    const text = texts[t] as string;
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (isSpace(code)) {
-        space = started;
-        continue;
-      }
-      if (space) {
-        if (expected.next() !== 0x20) return false;
-        space = false;
-      }
-      if (expected.next() !== code) return false;
-      started = true;
-    }
+  const expected = new NormalisedCursor([claim]);
+  const actual = new NormalisedCursor(texts);
+  for (;;) {
+    const code = expected.next();
+    if (actual.next() !== code) return false;
+    if (code < 0) return true;
   }
-  // A trailing run is trimmed away.
-  return expected.next() < 0;
 }
 
-/** Reads `normalise(text)` one code unit at a time. */
+/** Reads `texts.join(" ")`, whitespace runs collapsed and trimmed, one code unit at a time. */
 class NormalisedCursor {
-  #text: string;
+  #texts: readonly string[];
+  #text = 0;
   #at = 0;
   #started = false;
 
-  constructor(text: string) {
-    this.#text = text;
+  constructor(texts: readonly string[]) {
+    this.#texts = texts;
   }
 
   /** The next code unit, or -1 at the end. */
   next(): number {
-    const text = this.#text;
-    let at = this.#at;
     let space = false;
-    while (at < text.length && isSpace(text.charCodeAt(at))) {
-      at++;
-      space = true;
+    for (let text = this.#texts[this.#text]; text !== undefined;) {
+      if (this.#at >= text.length) {
+        text = this.#texts[++this.#text];
+        this.#at = 0;
+        space ||= text !== undefined; // the joining " "
+        continue;
+      }
+      const code = text.charCodeAt(this.#at);
+      if (isSpace(code)) {
+        this.#at++;
+        space = true;
+      } else if (space && this.#started) {
+        return 0x20; // the run, before its next char
+      } else {
+        this.#started = true;
+        this.#at++;
+        return code;
+      }
     }
-    this.#at = at;
-    if (at >= text.length) return -1;
-    if (space && this.#started) return 0x20; // the run, before its next char
-    this.#started = true;
-    this.#at = at + 1;
-    return text.charCodeAt(at);
+    return -1;
   }
 }
 

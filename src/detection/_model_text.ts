@@ -1,8 +1,6 @@
 /**
- * What the model's closing words say: had it already answered
- * (`classify.ts`), did it announce an immediate action of its own
- * (`announcement.ts`)? Judged by structure (`_closing_prose.ts`) and words
- * (`_announce_*.ts`); the rules are in docs/detection.md.
+ * What the model's closing words say: had it answered, did it announce an
+ * action of its own? By structure and words; rules in docs/detection.md.
  *
  * @module
  */
@@ -85,17 +83,14 @@ export function judgeClosingText(text: string): TextJudgement {
   const lines = closing.lines;
   const last = lines.at(-1);
   // The last line that holds the model's words (prose, a heading, an item).
-  const words = lines.findLast((line) => line.plain !== "") ?? null;
-  const backed = (words !== null && asks(sentencesOf(words).at(-1))) ||
-    leadInHandsBack(lines);
+  const words = lines.findLast((line) => line.plain !== "");
+  const backed = lastAsks(words) || leadInHandsBack(lines);
   const announcement = closing.ambiguous ? null : announced(lines);
   const colon = last !== undefined && last === words &&
     /[:：]\s*$/.test(last.plain);
   const leadsOn = announcement !== null || (colon && !backed);
-  const tail = text.length > MAX_TEXT_CHARS
-    ? text.slice(text.length - MAX_TEXT_CHARS)
-    : text;
-  const substantial = tail.trim().length >= COMPLETE_MIN_CHARS &&
+  const substantial =
+    text.slice(-MAX_TEXT_CHARS).trim().length >= COMPLETE_MIN_CHARS &&
     lines.length >= COMPLETE_MIN_LINES;
   return {
     announcement,
@@ -105,18 +100,11 @@ export function judgeClosingText(text: string): TextJudgement {
   };
 }
 
-/**
- * A reply that ends on a list whose lead-in asks ("Which would you like:"
- * then the options) hands the turn back.
- */
+/** A reply ending on a list whose lead-in asks ("Which would you like:") hands back. */
 function leadInHandsBack(lines: readonly ClosingLine[]): boolean {
   if (lines.at(-1)?.kind !== "item") return false;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i] as ClosingLine;
-    if (line.kind === "item") continue;
-    return line.kind === "prose" && asks(sentencesOf(line).at(-1));
-  }
-  return false;
+  const leadIn = lines.findLast((line) => line.kind !== "item");
+  return leadIn?.kind === "prose" && lastAsks(leadIn);
 }
 
 /** As written, and masked (see `ClosingLine`). */
@@ -127,6 +115,12 @@ interface Sentence {
 
 function asks(sentence: Sentence | undefined): boolean {
   return sentence !== undefined && handsBack(normalise(sentence.masked));
+}
+
+/** Whether the last sentence of `line` asks or hands back. */
+function lastAsks(line: ClosingLine | undefined): boolean {
+  return line !== undefined && line.plain !== "" &&
+    asks(sentencesOf(line).at(-1));
 }
 
 /** A sentence ends at `.`, `!`, `?`, `…` before a space, or at `。！？`. */
@@ -162,18 +156,10 @@ function pushSentence(
 }
 
 /**
- * The announcement the closing text ends on, by structure:
- *
- * - it ends on a sentence of prose that announces an action of the
- *   model's own (or a "Next: creating ..." label, or "... while I
- *   continue");
- * - it ends on a list, a code block, a quotation or a table (past labels
- *   and headings) whose lead-in announces an action (not words to say:
- *   "Let me summarise:" then the summary said it), and the lead-in closes
- *   with a colon or says the action is immediate ("now", "现在").
- *
- * Never when the sentence, or the one before it, asks, hands back, waits
- * on a condition or puts the action off.
+ * The announcement the closing text ends on: a closing prose sentence (or
+ * "Next: creating ..." label, "... while I continue") announcing an action,
+ * or a block whose lead-in announces one with a colon or "now"; never after
+ * a question, hand-back or condition (docs/detection.md).
  */
 function announced(lines: readonly ClosingLine[]): string | null {
   const last = lines.at(-1);
@@ -186,11 +172,9 @@ function announced(lines: readonly ClosingLine[]): string | null {
     const label = nextLabel(last);
     if (label !== null) return quote(label);
     const found = announcement(sentence, last);
-    if (found !== null && !(found.kind === "saying" && !found.closingColon)) {
-      return quote(sentence.plain);
-    }
-    if (continuesWhile(sentence)) return quote(sentence.plain);
-    return null;
+    const acts = found !== null &&
+      (found.kind !== "saying" || found.closingColon);
+    return acts || continuesWhile(sentence) ? quote(sentence.plain) : null;
   }
   // The reply ends on a block: find the prose that leads into it.
   let codeLike = false;
@@ -214,7 +198,7 @@ function announced(lines: readonly ClosingLine[]): string | null {
     if (found.kind === "saying" || found.bare) return null;
     if (!found.closingColon && (!found.immediate || codeLike)) return null;
     if (asksBefore(lines, i, sentences)) return null;
-    if (endsAsking(lines)) return null;
+    if (lastAsks(lines.at(-1))) return null;
     return quote(sentence.plain);
   }
   return null;
@@ -225,19 +209,10 @@ interface Found extends Announced {
   closingColon: boolean;
 }
 
-/**
- * A colon that ends a clause (not `http://` or `10:30`): one followed by a
- * space, the end, or a letter of a language written without spaces (a
- * full-width `：` reads as `:` once normalised).
- */
+/** A colon that ends a clause (not `http://` or `10:30`); `：` is `:` once normalised. */
 const CLAUSE_COLON = /:(?=\s|$|[\u0080-\uffff])/;
 
-/**
- * What a sentence announces, or null. Only its words before a colon are
- * read for the opener; after the colon may stand only the name of what
- * it will do ("I'll now move on to the next task: **Add caching**"), not
- * what it already said ("Let me explain: the cache was stale.").
- */
+/** What a sentence announces: its opener before a colon, after it only the work's name ("task: **X**"). */
 function announcement(sentence: Sentence, line: ClosingLine): Found | null {
   if (sentence.masked.length > MAX_SENTENCE_CHARS) return null;
   const s = normalise(sentence.masked);
@@ -247,19 +222,12 @@ function announcement(sentence: Sentence, line: ClosingLine): Found | null {
   const after = colon === null ? "" : s.slice(colon.index + 1).trim();
   const found = inClauses(head, colon !== null && after === "");
   if (found === null) return null;
-  if (after !== "") {
-    if (found.kind === "saying" || !namesWork(head, after, line)) {
-      return null;
-    }
-    return { ...found, closingColon: false };
-  }
-  return { ...found, closingColon: colon !== null };
+  if (after === "") return { ...found, closingColon: colon !== null };
+  if (found.kind === "saying" || !namesWork(head, after, line)) return null;
+  return { ...found, closingColon: false };
 }
 
-/**
- * The opener of `head`, at its start or at the start of one of its last
- * clauses ("You're right, I'll fix it", "好的，我来处理").
- */
+/** The opener of `head`, at its start or one of its last clauses ("You're right, I'll fix it"). */
 function inClauses(head: string, colon: boolean): Announced | null {
   const found = announcedIn(head, colon);
   if (found !== null) return found;
@@ -272,19 +240,13 @@ function inClauses(head: string, colon: boolean): Announced | null {
     if (/は,$/.test(head.slice(0, start).trimEnd())) continue;
     const clause = head.slice(start).trim();
     const inClause = announcedIn(clause, colon);
-    // A verb with no subject, after other clauses, may be the user's step
-    // those clauses set up ("now you can add X, then run Y").
+    // A verb with no subject after other clauses may be the user's step.
     if (inClause !== null && !inClause.bare) return inClause;
   }
   return null;
 }
 
-/**
- * What follows an announcement's colon names the work: it is emphasised,
- * code or quoted in the line as written ("I'll now move on to the next
- * task: **Add caching**"), or a short label with no sentence's end ("next
- * task: Add caching").
- */
+/** What follows an announcement's colon names the work: emphasised, code, quoted, or a short label. */
 function namesWork(head: string, after: string, line: ClosingLine): boolean {
   if (line.emphasised || NAMED_AFTER_COLON.test(line.raw)) return true;
   // After "the next task:", a task's name may close with a full stop.
@@ -300,47 +262,24 @@ const TASK_WORDS =
 const NAMED_AFTER_COLON =
   /[:：]\s*(?:\*\*[^*]+\*\*|__[^_]+__|`[^`]+`|"[^"]+"|“[^”]+”|「[^」]+」)\s*[.。!]?\s*$/;
 
-/**
- * A prose line that names a section rather than saying something: short
- * and ending with a colon ("Changes:", "笔记内容："), or wholly emphasised.
- */
+/** A prose line naming a section: short, ending with a colon ("Changes:"), or wholly emphasised. */
 function isLabel(line: ClosingLine): boolean {
   return line.emphasised ||
     (line.plain.length <= 60 && /[:：]\s*$/.test(line.plain) &&
       !/[.!?。！？]\s/.test(line.plain));
 }
 
-/**
- * Whether the sentence before the last (in the line, or the last of the
- * line before) asks or hands back: "Shall I commit? I'll wait for you."
- */
+/** Whether the sentence before the last asks or hands back ("Shall I commit? I'll wait."). */
 function asksBefore(
   lines: readonly ClosingLine[],
   at: number,
   sentences: readonly Sentence[],
 ): boolean {
-  let previous = sentences.at(-2);
-  if (previous === undefined) {
-    const line = lines[at - 1];
-    if (line === undefined || line.plain === "") return false;
-    previous = sentencesOf(line).at(-1);
-  }
-  return asks(previous);
+  const previous = sentences.at(-2);
+  return previous === undefined ? lastAsks(lines[at - 1]) : asks(previous);
 }
 
-/** Whether a reply that ends on a list ends on a question in its last item. */
-function endsAsking(lines: readonly ClosingLine[]): boolean {
-  const last = lines.at(-1);
-  if (last === undefined || last.plain === "") return false;
-  return asks(sentencesOf(last).at(-1));
-}
-
-/**
- * A "Next:" label followed by a verb in -ing (English), -ando/-iendo
- * (Spanish), -ando/-endo/-indo (Portuguese): the model's own work under
- * way ("Next: creating the admin pages"). An imperative after it is a
- * step for the user to take, and does not count.
- */
+/** "Next: creating ..." (-ing, -ando, -iendo, -endo, -indo): work under way; an imperative is the user's step. */
 const NEXT_LABEL_DOING =
   /^(?:next(?: up| step)?|siguiente(?: paso)?|a continuación|próximo(?: passo)?|a seguir|em seguida)\s*[:：-]\s*(?:[a-z]+ing|[\p{L}]+(?:ando|iendo|endo|indo))(?=[\s,.!]|$)/iu;
 
@@ -351,10 +290,7 @@ function nextLabel(line: ClosingLine): string | null {
   return conditionalOrLater(s) || handsBack(s) ? null : plain;
 }
 
-/**
- * "... while I continue with the rest", "... while I keep wiring the email
- * step": the model says it carries on (not "while I keep waiting").
- */
+/** "... while I continue with the rest": the model carries on (not "while I keep waiting"). */
 const WHILE_I_CONTINUE =
   /\bwhil(?:e|st) i(?:'m| am)?\s+(?:continue|continuing|keep|keeping|carry on|carrying on|proceed|proceeding|work on|working on|move on|moving on|finish|finishing)\b(?!\s+(?:to\s+)?(?:wait|waiting|monitor|monitoring|watch|watching|an eye)\b)/;
 

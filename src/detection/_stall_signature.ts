@@ -6,21 +6,8 @@
 
 import type { ToolInputSummary } from "../transcript/tool_input.ts";
 
-/**
- * The stall kinds (identifiers of the public contract). `announced_no_call`
- * is found apart, by `announcement.ts`.
- */
-export type StallKind =
-  | "pending_tool_use"
-  | "hung_mcp_call"
-  | "empty_tool_result"
-  | "missing_followup"
-  | "subagent_no_report"
-  | "lost_tool_call"
-  | "announced_no_call";
-
-/** Every stall kind, in the order reports list them. */
-export const STALL_KINDS: readonly StallKind[] = [
+/** Every stall kind (public contract), in the order reports list them. */
+export const STALL_KINDS = [
   "pending_tool_use",
   "empty_tool_result",
   "hung_mcp_call",
@@ -28,7 +15,10 @@ export const STALL_KINDS: readonly StallKind[] = [
   "subagent_no_report",
   "lost_tool_call",
   "announced_no_call",
-];
+] as const;
+
+/** A stall kind; `announced_no_call` is found by `announcement.ts`. */
+export type StallKind = typeof STALL_KINDS[number];
 
 /** One detected stall. */
 export interface StallSignature {

@@ -1,8 +1,6 @@
 /**
- * Announced, then stopped: the turn's last words announce an immediate action
- * of the model's own ("Let me run the tests now:") and it ended with no call.
- * Fires only when nothing else explains the stop (docs/detection.md), never
- * on words a tool brought in (also in a result or a call's input: quoted).
+ * Announced, then stopped: the turn's last words announce an action of the
+ * model's own ("Let me run the tests now:") and no call came (docs/detection.md).
  *
  * @module
  */
@@ -37,10 +35,7 @@ interface AnnouncementContext {
   backgroundTasks: readonly BackgroundTask[];
 }
 
-/**
- * The announcement the turn ended on, or null; `stalled`: another stall kind
- * fired on the turn, which explains the stop.
- */
+/** The announcement the turn ended on, or null; `stalled`: another stall kind explains the stop. */
 export function announcedStop(
   turn: readonly Entry[],
   context: AnnouncementContext,
@@ -59,31 +54,28 @@ export function announcedStop(
   };
 }
 
-/**
- * The lines of the turn's final message when only its words can say whether
- * the turn stopped short, or null when its shape already explains the stop.
- */
+/** Stop reasons that were no choice to stop: the output limit, a lost call. */
+const CUT_SHORT: ReadonlySet<string> = new Set(["max_tokens", "tool_use"]);
+
+/** Entries after the model's last activity that explain the stop (an API error is an assistant entry). */
+const STOP_EXPLAINED: ReadonlySet<string> = new Set(
+  ["interrupt", "results", "hook_stop", "assistant", "prompt"],
+);
+
+/** The turn's final message when only its words can say it stopped short; null when its shape explains it. */
 function silentStop(
   turn: readonly Entry[],
   context: AnnouncementContext,
   stalled: boolean,
 ): AssistantEntry[] | null {
-  if (stalled) return null;
-  if (context.backgroundTasks.length > 0) return null;
+  if (stalled || context.backgroundTasks.length > 0) return null;
   const last = turn.findLastIndex(isModelActivity);
   if (last < 0) return null;
   const final = finalMessage(turn, last);
   if (final.some((e) => e.toolUses.length > 0)) return null;
-  // Cut off by the output limit, or stopped for a call that never came
-  // (`lost_tool_call`): not a choice to stop.
-  if (final.some((e) => e.stopReason === "max_tokens")) return null;
-  if (final.some((e) => e.stopReason === "tool_use")) return null;
-  for (const entry of turn.slice(last + 1)) {
-    if (entry.kind === "interrupt" || entry.kind === "results") return null;
-    if (entry.kind === "hook_stop") return null; // another hook ended it
-    if (entry.kind === "assistant") return null; // an API error, a placeholder
-    if (entry.kind === "prompt") return null;
-  }
+  if (final.some((e) => CUT_SHORT.has(e.stopReason ?? ""))) return null;
+  const after = turn.slice(last + 1);
+  if (after.some((e) => STOP_EXPLAINED.has(e.kind))) return null;
   const first = turn.indexOf(final[0] as Entry);
   const worked = turn.slice(0, first).some((e) =>
     isModelActivity(e) && e.toolUses.length > 0
@@ -92,12 +84,7 @@ function silentStop(
   return final;
 }
 
-/**
- * The announcement a Stop's turn ended on, or null, where the payload's
- * `last_assistant_message` has the last word: announcing nothing, nothing on
- * file changes that; a final reply the file does not hold yet (the write
- * queue) is what the turn ended on, placed at `endOffset`.
- */
+/** {@link announcedStop} where `last_assistant_message` has the last word (one not on file is at `endOffset`). */
 export function announcedStopAtEnd(
   turn: readonly Entry[],
   context: AnnouncementContext,
@@ -135,17 +122,13 @@ function finalMessage(
   if (end.messageId === null) return lines;
   for (let i = last - 1; i >= 0; i--) {
     const entry = turn[i] as Entry;
-    if (entry.kind !== "assistant") break;
-    if (entry.messageId !== end.messageId) break;
+    if (entry.kind !== "assistant" || entry.messageId !== end.messageId) break;
     lines.push(entry);
   }
   return lines.reverse();
 }
 
-/**
- * The end of a message's text as the judge reads it, gathered from the last
- * text until the judge's window is full (a message of megabytes costs its end).
- */
+/** The end of a message's text, gathered backwards until the judge's window is full. */
 function closingText(final: readonly AssistantEntry[]): string {
   const parts: string[] = [];
   let chars = 0;
@@ -166,15 +149,10 @@ const MIN_ECHO_CHARS = 12;
 /** Most characters of an announcement looked for (results are cut too). */
 const MAX_ECHO_CHARS = 80;
 
-/**
- * Whether the announcement also stands in a result or a call's input of the
- * turn: the model quoted what a tool brought in.
- */
+/** Whether the announcement stands in a result or call input: quoted from a tool. */
 function echoedInTurn(announcement: string, turn: readonly Entry[]): boolean {
-  const needle = echoKey(announcement.replace(/…$/, "")).slice(
-    0,
-    MAX_ECHO_CHARS,
-  );
+  const key = echoKey(announcement.replace(/…$/, ""));
+  const needle = key.slice(0, MAX_ECHO_CHARS);
   if (needle.length < MIN_ECHO_CHARS) return false;
   for (const entry of turn) {
     if (entry.kind === "results") {

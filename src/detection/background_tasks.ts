@@ -1,8 +1,6 @@
 /**
- * Background work a turn may end on while it runs (a shell, a subagent, an
- * MCP call; Claude Code wakes the model when it ends): the Stop payload's
- * `background_tasks` (2.1.145+), and the launches tool results report (the
- * watchdog has no list). A stall linked to running work is no stall.
+ * Background work still running (the payload's `background_tasks`, 2.1.145+,
+ * and launches results report): a stall linked to it is no stall.
  *
  * @module
  */
@@ -15,9 +13,8 @@ export interface BackgroundTask {
   id: string;
   type: string;
   status: string;
-  /** MCP tasks'. */
+  /** MCP tasks' server and tool. */
   server: string;
-  /** MCP tasks'. */
   tool: string;
   /** When the payload carries one. */
   toolUseId: string;
@@ -39,20 +36,15 @@ const FINISHED_STATUSES = new Set(
 /** Ids shorter than this are too generic to look for inside result text. */
 const MIN_ID_CHARS = 4;
 
-/**
- * A payload listing more background tasks is not judged: linking could take
- * too long, and leaving any out could nudge a call still running.
- */
+/** A payload listing more background tasks is not judged (leaving any out could nudge a running call). */
 export const MAX_BACKGROUND_TASKS = 10_000;
 
+/** Whether a payload's `background_tasks` lists more than {@link MAX_BACKGROUND_TASKS}. */
 export function backgroundTasksOverBudget(value: unknown): boolean {
   return Array.isArray(value) && value.length > MAX_BACKGROUND_TASKS;
 }
 
-/**
- * The running tasks in a payload's `background_tasks` value, of any shape
- * (malformed items are ignored; a list over the budget yields nothing).
- */
+/** The running tasks in a payload's `background_tasks` (malformed items ignored; over budget: none). */
 export function runningBackgroundTasks(value: unknown): BackgroundTask[] {
   if (!Array.isArray(value) || backgroundTasksOverBudget(value)) return [];
   const tasks: BackgroundTask[] = [];
@@ -76,10 +68,9 @@ export function runningBackgroundTasks(value: unknown): BackgroundTask[] {
 type TaskLinker = (query: TaskLinkQuery) => BackgroundTask | null;
 
 /**
- * Indexes `tasks` once, so linking many calls stays linear. A call links to
- * the first listed task that shares its tool_use id, whose id its result
- * quotes, that runs the same MCP server and tool, or, for an Agent/Task
- * call, any running subagent.
+ * Indexes `tasks` once (linear linking): a call links to the first task that
+ * shares its tool_use id, whose id its result quotes, that runs its MCP
+ * server and tool, or (an Agent/Task call) any subagent.
  */
 export function taskLinker(tasks: readonly BackgroundTask[]): TaskLinker {
   if (tasks.length === 0) return () => null;
@@ -157,12 +148,7 @@ function text(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
 
-/**
- * Result texts that start background work, with the task id they name:
- * Claude Code's own words opening the result, on a result whose record has
- * a launch's shape (`ToolResult.launchRecord`); a tool's output may say the
- * same words, and launches nothing.
- */
+/** Claude Code's words opening a launch's result (`ToolResult.launchRecord`), with the task id. */
 const LAUNCHES: readonly {
   type: string;
   pattern: RegExp;
@@ -175,17 +161,14 @@ const LAUNCHES: readonly {
     pattern: /^Command running in (?:the )?background with ID:\s*([\w-]+)/i,
     say: (id) => `Command running in background with ID: ${id}`,
   },
-  // A command the client (its timeout, a message that arrived) or the user
-  // moved to the background (2.1.2xx): "Command did not complete within its
-  // 120s timeout and was moved to the background (ID: b7e2k9)."
+  // Moved by the client or the user (2.1.2xx): "... moved to the background (ID: b7e2k9)."
   {
     type: "shell",
     pattern:
       /^Command (?:was manually backgrounded by user with ID:\s*|(?:was|did not complete within its \d+s timeout and was) moved to the background \(ID:\s*)([\w-]+)/i,
     say: (id) => `Command was moved to the background (ID: ${id})`,
   },
-  // MCP calls over 2 minutes (2.1.212+): 'MCP tool "x" is still running
-  // after 120s. It was moved to the background as task mcpt_4f9a2c.'
+  // MCP calls over 2 minutes (2.1.212+): '... moved to the background as task mcpt_4f9a2c.'
   {
     type: "mcp task",
     pattern:
@@ -208,20 +191,18 @@ export function launchedBackgroundTasks(
   for (const entry of turn) {
     if (entry.kind !== "results") continue;
     for (const result of entry.results) {
-      if (result.launchRecord !== true) continue;
-      for (const { type, pattern } of LAUNCHES) {
-        const id = pattern.exec(result.snippet)?.[1];
-        if (id === undefined) continue;
-        tasks.push({
-          id,
-          type,
-          status: "running",
-          server: "",
-          tool: "",
-          toolUseId: result.toolUseId,
-        });
-        break;
-      }
+      const found = result.launchRecord === true
+        ? launchIn(result.snippet)
+        : null;
+      if (found === null) continue;
+      tasks.push({
+        id: found.id,
+        type: found.launch.type,
+        status: "running",
+        server: "",
+        tool: "",
+        toolUseId: result.toolUseId,
+      });
     }
   }
   return tasks;
@@ -230,15 +211,19 @@ export function launchedBackgroundTasks(
 /** The longest task id a history keeps (ids seen are a few characters). */
 const MAX_KEPT_ID_CHARS = 64;
 
-/**
- * What a history keeps of a result's snippet: a background launch's words
- * with its id (which {@link launchedBackgroundTasks} finds again), or "".
- */
+/** What a history keeps of a result's snippet: a launch's words with its id, or "". */
 export function launchWords(snippet: string): string {
-  for (const { pattern, say } of LAUNCHES) {
-    const id = pattern.exec(snippet)?.[1];
-    if (id === undefined) continue;
-    return id.length <= MAX_KEPT_ID_CHARS ? say(id) : "";
+  const found = launchIn(snippet);
+  return found !== null && found.id.length <= MAX_KEPT_ID_CHARS
+    ? found.launch.say(found.id)
+    : "";
+}
+
+/** The first launch whose words open `snippet`, with the id they name. */
+function launchIn(snippet: string) {
+  for (const launch of LAUNCHES) {
+    const id = launch.pattern.exec(snippet)?.[1];
+    if (id !== undefined) return { launch, id };
   }
-  return "";
+  return null;
 }

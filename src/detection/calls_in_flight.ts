@@ -1,7 +1,5 @@
 /**
- * Calls still waiting for their result. A call hung in flight fires no hook
- * at all (no result, no PostToolUse, no Stop): the status line reads this to
- * say how long one has run.
+ * Calls still waiting for their result (a hung call fires no hook): the status line's.
  *
  * @module
  */
@@ -18,17 +16,9 @@ export interface CallInFlight {
   startedAt: number;
 }
 
-/**
- * The calls of the turn's last model message without a result, oldest first;
- * none when an interrupt or another hook's stop came after it. A call whose
- * line has no `timestamp` is left out: how long it ran cannot be told.
- */
-
+/** The last message's unanswered calls with a `timestamp`, oldest first; none after an interrupt or hook stop. */
 export function callsInFlight(turn: readonly Entry[]): CallInFlight[] {
-  let last = -1;
-  for (let i = turn.length - 1; i >= 0 && last < 0; i--) {
-    if (isModelActivity(turn[i] as Entry)) last = i;
-  }
+  const last = turn.findLastIndex(isModelActivity);
   if (last < 0) return [];
   const answered = new Set<string>();
   for (const [index, entry] of turn.entries()) {

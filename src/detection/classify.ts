@@ -38,10 +38,7 @@ export interface ClassifyContext {
   backgroundTasks: readonly BackgroundTask[];
   /** The turn is a subagent's: its parent receives only its final message. */
   subagent?: boolean;
-  /**
-   * The turn's agent still runs (a SubagentStop whose subagent the payload
-   * lists as running): a call without a result is running, no stall.
-   */
+  /** The turn's agent still runs (per the SubagentStop payload): an open call is no stall. */
   callsRunning?: boolean;
 }
 
@@ -61,7 +58,6 @@ function messageKey(entry: Entry): string {
 /** The model's lines of the message at `turn[at]`, in file order. */
 function messageLines(turn: readonly Entry[], at: number): AssistantEntry[] {
   const key = messageKey(turn[at] as Entry);
-  // Newest first, turned round once: an unshift per line is quadratic.
   const lines: AssistantEntry[] = [];
   for (let i = at; i >= 0; i--) {
     const entry = turn[i] as Entry;
@@ -73,13 +69,8 @@ function messageLines(turn: readonly Entry[], at: number): AssistantEntry[] {
 }
 
 /**
- * Classifies one turn (its entries in file order, no prompt or boundary):
- * a call without a result (`pending_tool_use`, `hung_mcp_call`), a result
- * that came back empty and was never answered (`empty_tool_result`), nothing
- * after the last result (`missing_followup`), a message that stopped for a
- * call none of its lines holds (`lost_tool_call`). An interrupt, a user's
- * refusal, another hook's stop, or running background work linked to the
- * call is no stall; the client's own entries answer nothing.
+ * Classifies one turn (its entries in file order) by the kinds and rules of
+ * docs/detection.md; the client's own entries answer nothing.
  *
  * @example
  * ```ts
@@ -126,10 +117,7 @@ function isOwnEntry(entry: AssistantEntry): boolean {
   return entry.synthetic === true || entry.apiError === true;
 }
 
-/**
- * The lines of the model's last message when it stopped for `tool_use` but
- * holds no call, and nothing came after it; else null.
- */
+/** The lines of the model's last message when it stopped for `tool_use` with no call, and nothing followed. */
 function lostCallMessage(turn: readonly Entry[]): AssistantEntry[] | null {
   let last = -1;
   for (let i = turn.length - 1; i >= 0 && last < 0; i--) {
@@ -152,11 +140,9 @@ function judgeTurn(
   const results = new Map<string, Located<ToolResult>>();
   let lastActivity = -1;
   let lastInterrupt = -1;
-  // After a compaction the model sees only its summary: a call left open
-  // before the turn's last compaction can no longer be answered.
+  // A call left open before the last compaction can no longer be answered.
   const sightFrom = turn.findLastIndex((entry) => entry.kind === "boundary");
   const calledInSight = new Set<string>();
-  let lastHookStop: HookStopEntry | null = null;
   let lastHookStopAt = -1;
   turn.forEach((entry, index) => {
     // Claude Code's own entries ("API Error", ...) are not the model acting.
@@ -177,7 +163,6 @@ function judgeTurn(
     } else if (entry.kind === "interrupt") {
       lastInterrupt = index;
     } else if (entry.kind === "hook_stop") {
-      lastHookStop = entry;
       lastHookStopAt = index;
     }
   });
@@ -193,13 +178,12 @@ function judgeTurn(
     );
   }
   if (lastInterrupt > lastActivity) return healthy("the user interrupted");
-  if (lastHookStop !== null && lastHookStopAt > lastActivity) {
-    const hook = (lastHookStop as HookStopEntry).hookName || "another hook";
+  if (lastHookStopAt > lastActivity) {
+    const hook = (turn[lastHookStopAt] as HookStopEntry).hookName ||
+      "another hook";
     return healthy(`${hook} ended the turn on purpose (continue: false)`);
   }
-  // Only what the model did after a result and its call answers it: Claude
-  // Code's write queue can put a result's line before its call's (2.1.47
-  // wrote a subagent's result ahead of the call and of its prompt line).
+  // Only activity after a result and its call answers it (2.1.47 wrote results first).
   const trailing = [...results.values()].filter((r) =>
     Math.max(r.index, uses.get(r.value.toolUseId)?.index ?? -1) >=
       lastActivity
@@ -210,24 +194,19 @@ function judgeTurn(
 
   const lastEntry = turn[lastActivity];
   const lastMessage = lastEntry ? messageKey(lastEntry) : null;
-  // A call the model moved past (a later message: the API answers one only
-  // once every call before has its result) is no stall.
+  // A call the model moved past (a later message) is no stall.
   const superseded = (use: Located<ToolUse>): boolean =>
     use.index < lastActivity && messageKey(use.entry) !== lastMessage;
-  const candidates: StallSignature[] = [];
-  const running =
-    [...uses.values()].filter((use) =>
-      !results.has(use.value.id) && !superseded(use) &&
-      calledInSight.has(use.value.id)
-    ).length;
-  if (context.callsRunning === true && running > 0) {
-    // Its model answers nothing until every call of its message is back.
+  const open = [...uses].filter(([id, use]) =>
+    !results.has(id) && !superseded(use) && calledInSight.has(id)
+  );
+  if (context.callsRunning === true && open.length > 0) {
     return healthy(
-      `the subagent is still running: ${running} call(s) without a result yet`,
+      `the subagent is still running: ${open.length} call(s) without a result yet`,
     );
   }
-  for (const [id, use] of uses) {
-    if (results.has(id) || superseded(use) || !calledInSight.has(id)) continue;
+  const candidates: StallSignature[] = [];
+  for (const [id, use] of open) {
     const hung = use.value.name.startsWith("mcp__");
     candidates.push(signatureAt(
       hung ? "hung_mcp_call" : "pending_tool_use",
@@ -237,7 +216,6 @@ function judgeTurn(
       `${hung ? "MCP " : ""}tool_use has no tool_result in this turn`,
     ));
   }
-  const anyPending = candidates.length > 0;
   for (const result of trailing) {
     const toolName = uses.get(result.value.toolUseId)?.value.name ?? "";
     if (!isEmptyResult(result.value, toolName)) continue;
@@ -251,8 +229,7 @@ function judgeTurn(
   const last = trailing.at(-1);
   if (candidates.length === 0 && last && !lost) {
     if (answeredBeforeLastCall(turn, lastActivity)) {
-      // From the release `subagent_last_text` names, a subagent's parent
-      // gets its last message with text when the final one has none.
+      // From `subagent_last_text`, a parent gets the last message with text.
       if (
         !context.subagent ||
         supports(releaseOf(turn), "subagent_last_text") === true
@@ -262,7 +239,6 @@ function judgeTurn(
             "result needs none",
         );
       }
-      // Its parent gets the final message's text only: the answer is lost.
       candidates.push(resultSignature(
         "subagent_no_report",
         last,
@@ -304,17 +280,13 @@ function judgeTurn(
     return healthy(`background work is still running (${covered.join(", ")})`);
   }
   return healthy(
-    anyPending
+    open.length > 0
       ? "pending calls belong to background work"
       : "the model answered",
   );
 }
 
-/**
- * Whether the model's last message, before its calls, was already a complete
- * answer (a report, or a hand-back), judged by its words: the call after it
- * was bookkeeping, and its unanswered result no stall.
- */
+/** Whether the model's last message was a complete answer before its calls (then their results need none). */
 function answeredBeforeLastCall(
   turn: readonly Entry[],
   lastActivity: number,

@@ -1,6 +1,5 @@
 /**
- * Stall detection for a live session's current turn: scan, classify, wait
- * out transcript lag, number the lines.
+ * Stall detection for a live session's current turn, transcript lag waited out.
  *
  * @module
  */
@@ -34,7 +33,6 @@ import {
 interface ExhaustedBudget {
   /** See the budgets table in docs/detection.md. */
   name: ScanBudgetName | "signatures" | "background_tasks" | "lag_wait";
-  /** In its own unit. */
   limit: number;
 }
 
@@ -95,9 +93,8 @@ const DEFAULT_LAG_POLL_MS = 20;
 export const MAX_SIGNATURES = 100;
 
 /**
- * Whether the payload's current turn ended in a silent stall: scanned by the
- * client's reader, classified, a lagging transcript waited for a bounded
- * time, the stalls' lines numbered. Requires `--allow-read`.
+ * Whether the payload's current turn ended in a silent stall (a lagging
+ * transcript waited for, a bounded time). Requires `--allow-read`.
  *
  * @example
  * ```ts
@@ -146,20 +143,16 @@ export async function detectStalls(
       provesFollowUp(input.lastAssistantMessage, scan.entries);
     return { scan, verdict, proven, ms };
   };
-  const behind = ({ scan, verdict, proven }: Look) =>
-    proven ? null : behindReason(
-      scan,
-      payload,
-      verdict?.signatures.map((s) => s.kind) ?? [],
-    );
+  const behind = ({ scan, verdict, proven }: Look) => {
+    const kinds = verdict?.signatures.map((s) => s.kind) ?? [];
+    return proven ? null : behindReason(scan, payload, kinds);
+  };
 
   const waitStart = clock.now();
   const deadline = waitStart + options.lagWaitMs;
   const poll = options.lagPollMs ?? DEFAULT_LAG_POLL_MS;
   let now = await look();
-  // A file that cannot be the whole turn is behind the Stop: wait for it,
-  // looking again when it grows and a look fits before the deadline, then
-  // judge what is on file (the evidence can be a real stall's shape too).
+  // A file behind the Stop is waited for (bounded: a real stall looks alike).
   const everOnFile = now.scan !== null;
   const firstReason = behind(now);
   const waited = firstReason !== null && clock.now() + now.ms < deadline;
@@ -196,7 +189,6 @@ export async function detectStalls(
     }
     if (damaged) break;
   }
-  // 0 exactly when no wait was due (the event log tells the two apart).
   const waitedMs = waited ? Math.round(clock.now() - waitStart) : 0;
   const waitedFor = waited && firstReason !== null
     ? { waitedFor: firstReason }
@@ -209,7 +201,7 @@ export async function detectStalls(
       waitedMs,
       ...waitedFor,
       // It never appeared within the wait: say so, as for any budget.
-      exhausted: waited ? lagWaitBudget(options) : null,
+      exhausted: waited ? { name: "lag_wait", limit: options.lagWaitMs } : null,
     };
   }
   const judged = { path, scan, waitedMs, ...waitedFor, exhausted: null };
@@ -227,19 +219,17 @@ export async function detectStalls(
     return {
       ...judged,
       signatures: [],
-      reason: `the ${
-        describeBudget(exhausted)
-      } budget ran out before the turn could be judged`,
+      reason: "the " + describeBudget(exhausted) +
+        " budget ran out before the turn could be judged",
       endedOnApiError: false,
       exhausted,
     };
   }
-  const signatures = verdict.signatures;
   return {
     ...judged,
-    signatures: signatures.length === 0
+    signatures: verdict.signatures.length === 0
       ? []
-      : await withLineNumbers(path, signatures),
+      : await withLineNumbers(path, verdict.signatures),
     reason: verdict.reason,
     endedOnApiError: verdict.endedOnApiError === true,
     // Only a turn without stalls ends on an error no nudge can fix.
@@ -256,15 +246,7 @@ interface Look {
   ms: number;
 }
 
-/** The lag wait as a spent budget: the file never caught up with the Stop. */
-function lagWaitBudget(options: DetectOptions): ExhaustedBudget {
-  return { name: "lag_wait", limit: options.lagWaitMs };
-}
-
-/**
- * Which budget, if any, leaves the verdict unproven: a scan budget only when
- * no stall was found (one in a long turn's newest part is real).
- */
+/** The budget that leaves the verdict unproven; a scan budget only when no stall shows (one found is real). */
 function exhaustedBudget(
   signatures: readonly StallSignature[],
   scan: TurnScan,
@@ -288,21 +270,20 @@ function exhaustedBudget(
 
 /** A budget in words. */
 export function describeBudget(budget: ExhaustedBudget): string {
-  switch (budget.name) {
-    case "bytes":
-      return `${budget.limit / (1024 * 1024)} MiB read`;
-    case "lines":
-      return `${budget.limit} lines`;
-    case "entries":
-      return `${budget.limit} entries`;
-    case "signatures":
-      return `${budget.limit} stalls`;
-    case "background_tasks":
-      return `${budget.limit} background tasks`;
-    case "lag_wait":
-      return `lag wait of ${budget.limit} ms`;
+  if (budget.name === "bytes") {
+    return `${budget.limit / (1024 * 1024)} MiB read`;
   }
+  if (budget.name === "lag_wait") return `lag wait of ${budget.limit} ms`;
+  return `${budget.limit} ${BUDGET_UNITS[budget.name]}`;
 }
+
+/** The unit of each budget counted in things. */
+const BUDGET_UNITS = {
+  lines: "lines",
+  entries: "entries",
+  signatures: "stalls",
+  background_tasks: "background tasks",
+} as const;
 
 function lagClock(options: DetectOptions) {
   let slept = 0;
@@ -315,10 +296,7 @@ function lagClock(options: DetectOptions) {
   };
 }
 
-/**
- * Fills in the 1-based line numbers of signatures whose `offset` in `path`
- * is known (one pass up to the last). Requires `--allow-read`.
- */
+/** Fills in signatures' 1-based line numbers from their offsets in `path`. Requires `--allow-read`. */
 export async function withLineNumbers(
   path: string,
   signatures: StallSignature[],

@@ -1,6 +1,5 @@
 /**
- * Every turn of a transcript, streamed forward (`_history_lines.ts`) and
- * judged: what the audit and `scan --all-turns` read.
+ * Every turn of a transcript, streamed and judged, for `audit` and `scan --all-turns`.
  *
  * @module
  */
@@ -43,6 +42,7 @@ export interface HistoryTurn {
   overBudget?: true;
 }
 
+/** How {@link readHistoryTurns} reads a transcript. */
 export interface HistoryOptions {
   /** A subagent transcript: its sidechain entries count. */
   subagent: boolean;
@@ -55,8 +55,7 @@ export interface HistoryOptions {
 }
 
 /**
- * Yields every turn of an open transcript in file order (moving its
- * position). Requires `--allow-read`.
+ * Yields every turn of an open transcript in file order. Requires `--allow-read`.
  *
  * @throws Whatever the file's reads throw (an I/O error).
  */
@@ -73,8 +72,7 @@ export async function* readHistoryTurns(
     ...HISTORY_READER_OPTIONS,
     ...(options.buffer ? { buffer: options.buffer } : {}),
   });
-  // A turn is yielded once the next is known: how it opens may say how this
-  // one ended.
+  // A turn is yielded once the next is known: its opening may say how this ended.
   let held: SplitTurn | null = null;
   const words = new RecentWords();
   for await (const raw of reader) {
@@ -108,35 +106,22 @@ function historyTurn(turn: SplitTurn, next: SplitTurn | null): HistoryTurn {
   };
 }
 
-/**
- * Whether the lines written ahead of `turn`'s opener hold Claude Code's
- * resume filler (from 2.1.281 with the crashed call's result): the turn
- * before had died.
- */
+/** Whether lines ahead of `turn`'s opener hold the resume filler (2.1.281+): the turn before died. */
 function opensWithResume(turn: SplitTurn): boolean {
   return turn.entries.some((e) => e.line < turn.startLine && isResumeFiller(e));
 }
 
-/**
- * Claude Code's `<synthetic>` entry without words (`No response
- * requested.`), written on resume after a conversation that stopped mid-turn.
- */
+/** Claude Code's wordless `<synthetic>` entry, written on resume after a turn that stopped mid-way. */
 function isResumeFiller(entry: Entry): boolean {
   return entry.kind === "assistant" && entry.synthetic === true &&
     entry.apiError !== true && entry.texts.length === 0 &&
     entry.toolUses.length === 0;
 }
 
-/**
- * Whether a turn shows that it ended (docs/detection.md, "Did the turn
- * end?"): `ended` (a later turn began, or a record of its end, an interrupt,
- * a hook's stop or an API error came after the model's last activity; a
- * subagent's always, unless its parent's file says otherwise),
- * `process_died` (Claude Code resumed the session after it), `no_end`, or
- * `agent_running` (a subagent its parent's file shows still waited for).
- */
+/** Whether a turn shows that it ended (docs/detection.md, "Did the turn end?"). */
 export type TurnEnding = "ended" | "process_died" | "no_end" | "agent_running";
 
+/** How a turn shows it ended: a later turn, a record of its end after the model's last activity, a resume. */
 export function turnEnding(turn: HistoryTurn, subagent: boolean): TurnEnding {
   const entries = turn.entries;
   const last = entries.findLastIndex(isModelActivity);
@@ -146,9 +131,7 @@ export function turnEnding(turn: HistoryTurn, subagent: boolean): TurnEnding {
     e.line > turn.startLine &&
     (isResumeFiller(e) || (e.kind === "note" && e.source === "resume"))
   );
-  if (resumed || turn.resumedAfter === true) {
-    return "process_died";
-  }
+  if (resumed || turn.resumedAfter === true) return "process_died";
   if (turn.followed || subagent) return "ended";
   const ends = after.some((e) =>
     e.kind === "turn_end" || e.kind === "interrupt" ||
@@ -164,16 +147,11 @@ export const HISTORY_CONTEXT: ClassifyContext = Object.freeze({
 });
 
 const SUBAGENT_HISTORY_CONTEXT: ClassifyContext = Object.freeze({
-  backgroundTasks: [],
+  ...HISTORY_CONTEXT,
   subagent: true,
 });
 
-/**
- * What a history turn comes to, the one answer of `scan --all-turns` and
- * `audit`: `stalled` (it would be blocked, and it ended), `unfinished` (it
- * would be, but nothing shows it ended: no Stop fired there), `not_judged`
- * (over the entries budget), `healthy`.
- */
+/** What a history turn comes to: `stalled` would be blocked and ended; `unfinished` shows no end. */
 type TurnOutcome = "stalled" | "unfinished" | "not_judged" | "healthy";
 
 function turnOutcome(verdict: TurnVerdict, ending: TurnEnding): TurnOutcome {
@@ -203,8 +181,7 @@ export interface HistoryVerdict {
 }
 
 /**
- * Yields every turn's verdict of an open transcript, in file order. Requires
- * `--allow-read`.
+ * Yields every turn's verdict of an open transcript. Requires `--allow-read`.
  *
  * @example
  * ```ts
@@ -233,10 +210,7 @@ export async function* readHistoryVerdicts(
   }
 }
 
-/**
- * One history turn judged: the verdict, whether it ended, and (in a main
- * transcript, as the hook judges a main thread's Stop) its announcement.
- */
+/** One history turn judged: its verdict, whether it ended, and (main transcript) its announcement. */
 export function historyVerdict(
   turn: HistoryTurn,
   subagent: boolean,

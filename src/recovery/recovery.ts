@@ -1,6 +1,5 @@
 /**
- * The recovery builder: stall signatures to the report and the instruction
- * Claude Code feeds back to the model.
+ * Stall signatures to the report and the instruction fed back to the model.
  *
  * @module
  */
@@ -38,22 +37,14 @@ export function nudgeFor(
   return fillTemplate(template, signature);
 }
 
-/**
- * Fills the known `{slot}`s (other braces are left alone, so a template
- * cannot break the hook); names, ids and inputs come from the transcript, so
- * they go in through {@link quoteForPrompt}.
- */
+/** Fills the known `{slot}`s (other braces are left alone), names quoted by {@link quoteForPrompt}. */
 export function fillTemplate(
   template: string,
   signature: StallSignature,
 ): string {
   const slots: Record<string, string> = {
-    tool_name: signature.toolName
-      ? quoteForPrompt(signature.toolName)
-      : "the pending tool",
-    tool_use_id: signature.toolUseId
-      ? quoteForPrompt(signature.toolUseId)
-      : "<unknown>",
+    tool_name: quotedOr(signature.toolName, "the pending tool"),
+    tool_use_id: quotedOr(signature.toolUseId, "<unknown>"),
     tool_input: describeToolInput(signature.toolInput),
     line_number: lineLabel(signature),
     announcement: quoteForPrompt(signature.announcement ?? ""),
@@ -64,14 +55,16 @@ export function fillTemplate(
   );
 }
 
-/**
- * What `{tool_input}` says: `field=value` (the value quoted unless plain),
- * `no input`, or `input not recorded` (the line was not read in full).
- */
+/** What `{tool_input}` says: `field=value`, `no input`, or `input not recorded` (line not read whole). */
 export function describeToolInput(input: ToolInputSummary | undefined): string {
   if (!input) return "input not recorded";
   if (input.field === "") return "no input";
   return `${input.field}=${quoteForPrompt(input.value)}`;
+}
+
+/** `name` quoted for the prompt, or `fallback` when it is empty. */
+function quotedOr(name: string, fallback: string): string {
+  return name ? quoteForPrompt(name) : fallback;
 }
 
 /** Where the prompt is read: a blocked stop, or a session woken while idle. */
@@ -106,10 +99,7 @@ export function buildRecoveryPrompt(
   return [header, ...bullets, text.footer].join("\n") + "\n";
 }
 
-/**
- * The report lines before the prompt: a count line per kind, then a pointer
- * to the first stall (`signatures` sorted by line, as classified).
- */
+/** The report lines: a count per kind, then the first stall (`signatures` sorted by line). */
 export function buildReportLines(
   signatures: readonly StallSignature[],
   transcriptPath: string,
@@ -122,10 +112,8 @@ export function buildReportLines(
   );
   const first = signatures[0];
   if (first) {
-    const tool = first.toolName
-      ? quoteForPrompt(first.toolName)
-      : "unknown tool";
-    const id = first.toolUseId ? quoteForPrompt(first.toolUseId) : "<unknown>";
+    const tool = quotedOr(first.toolName, "unknown tool");
+    const id = quotedOr(first.toolUseId, "<unknown>");
     lines.push(
       reportLine(
         `first stall = ${tool} (id=${id}) at line ${lineLabel(first)} ` +
@@ -136,12 +124,7 @@ export function buildReportLines(
   return lines;
 }
 
-/**
- * The whole block message for stderr: report lines and recovery prompt,
- * under Claude Code's size limit by summarising bullets that do not fit. A
- * cut never takes the footer: retry at most once, then stop, always reaches
- * the model.
- */
+/** The block message for stderr: report lines and prompt, fitted to Claude Code's size limit. */
 export function buildBlockMessage(
   signatures: readonly StallSignature[],
   transcriptPath: string,
@@ -152,10 +135,7 @@ export function buildBlockMessage(
   return fitPrompt(report, signatures, text, options);
 }
 
-/**
- * The recovery prompt alone, within the size limit: what the model reads
- * when the report goes to the user separately (the JSON output modes).
- */
+/** The recovery prompt alone, fitted to the size limit (the JSON output modes). */
 export function buildFittedPrompt(
   signatures: readonly StallSignature[],
   text: RecoveryText = DEFAULT_TEXT,
@@ -164,6 +144,7 @@ export function buildFittedPrompt(
   return fitPrompt("", signatures, text, options);
 }
 
+/** `before` and the prompt, bullets summarised to fit; a cut never takes the footer (when to stop). */
 function fitPrompt(
   before: string,
   signatures: readonly StallSignature[],
@@ -183,9 +164,7 @@ function fitPrompt(
     message = before + prompt;
   }
   if (message.length <= MAX_REASON_CHARS) return message;
-  // Still too long with one bullet (long templates from the config): cut
-  // before the footer, never the footer itself, which tells the model when
-  // to stop retrying.
+  // Still too long with one bullet (long config templates): cut before the footer.
   const footer = `\n${text.footer}\n`;
   const room = MAX_REASON_CHARS - footer.length - 1;
   return message.endsWith(footer) && room > 0

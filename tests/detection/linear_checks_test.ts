@@ -13,7 +13,6 @@ import {
   type TaskLinkQuery,
 } from "../../src/detection/background_tasks.ts";
 import {
-  normalise,
   normalisedEquals,
   normalisedLength,
   provesFollowUp,
@@ -86,6 +85,11 @@ Deno.test("taskLinker() links exactly the task the rules name, first listed firs
     fuzzParameters(2000),
   );
 });
+
+/** The reference the cursors must agree with: whitespace runs as one space, trimmed. */
+function normalise(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
 
 Deno.test("normalisedEquals() agrees with normalise(claim) === normalise(texts.join(' '))", () => {
   const piece = fc.constantFrom(
