@@ -1,8 +1,7 @@
 /**
- * Which Claude Code release wrote a transcript (every line carries its
- * `version`) and what it can do for a hook. Each floor is the first release
- * found to behave so against the fake API (`deno task bisect:claude
- * <probe>`), not the changelog's word. Pure.
+ * Which Claude Code release wrote a transcript and what it can do for a hook:
+ * each floor is the first release seen to behave so against the fake API
+ * (`deno task bisect:claude <probe>`), not the changelog's word. Pure.
  *
  * @example
  * ```ts
@@ -32,12 +31,10 @@ export type ClientFeature =
   | "stop_skipped_on_api_error"
   | "subagent_last_text";
 
-/** One feature, the first release that has it, and what it means. */
+/** One feature, its first release (`x.y.z`), and what it is (for `doctor` and the docs). */
 export interface FeatureFloor {
   feature: ClientFeature;
-  /** The first release with the feature, `x.y.z`. */
   since: string;
-  /** What the feature is, for `doctor` and the docs. */
   what: string;
 }
 
@@ -158,8 +155,7 @@ export function releaseOf(
 ): Release | null {
   for (let i = entries.length - 1; i >= 0; i--) {
     const version = entries[i]?.version;
-    if (version === undefined) continue;
-    const release = parseRelease(version);
+    const release = version === undefined ? null : parseRelease(version);
     if (release) return release;
   }
   return null;

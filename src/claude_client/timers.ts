@@ -1,12 +1,7 @@
 /**
- * Claude Code's own timers as its environment (which hooks inherit) sets
- * them: the one parse of `API_TIMEOUT_MS` and its siblings. Read from
- * 2.1.332's code: a request times out after `API_TIMEOUT_MS` (600 s), a
- * silent stream after `CLAUDE_STREAM_IDLE_TIMEOUT_MS` (300 s, raised only,
- * to 1800 s), an MCP call after `MCP_TOOL_TIMEOUT` or its idle limit (5 min
- * network, 30 min stdio), a background agent after
- * `CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS` (stream idle + 300 s); Stop blocks
- * stop counting after 8 in a row. Pure.
+ * Claude Code's own timers as its environment (which hooks inherit) sets them:
+ * the one parse of `API_TIMEOUT_MS` and its siblings, defaults read from
+ * 2.1.332's code (docs/watchdog.md). Pure.
  *
  * @module
  */
