@@ -26,10 +26,7 @@ import { decodeUtf8, parseJsonObjects } from "./json_line.ts";
 import type { RawLine } from "./line_reader.ts";
 import { summarizeToolInput } from "./tool_input.ts";
 
-/**
- * The entries on one raw line from a line reader, in file order (usually
- * zero or one); `lineNumber` is 1-based, 0 when unknown.
- */
+/** The entries on one raw line, in file order (usually one or none); `lineNumber`: 1-based, 0 unknown. */
 export function lineEntries(raw: RawLine, lineNumber = 0): Entry[] {
   const at = { offset: raw.offset, line: lineNumber };
   if (raw.clipped) {
@@ -50,10 +47,8 @@ export function lineEntries(raw: RawLine, lineNumber = 0): Entry[] {
 }
 
 /**
- * One parsed line as an entry, `null` for metadata (snapshots, titles, queue
- * operations, most attachments and `system` lines). The format changes
- * between releases: a missing or odd field makes an entry less informative,
- * never an error.
+ * One parsed line as an entry, `null` for metadata (snapshots, titles, most
+ * attachments and `system` lines): an odd field makes it say less, never fail.
  */
 export function toEntry(
   raw: Record<string, unknown>,
@@ -93,18 +88,13 @@ function hookStopEntry(
   attachment: unknown,
   base: EntryBase,
 ): HookStopEntry | null {
-  if (
-    !isPlainObject(attachment) ||
-    attachment.type !== "hook_stopped_continuation"
-  ) {
-    return null;
-  }
+  if (!isPlainObject(attachment)) return null;
+  if (attachment.type !== "hook_stopped_continuation") return null;
+  const hookName = attachment.hookName;
   return {
     kind: "hook_stop",
     ...base,
-    hookName: typeof attachment.hookName === "string"
-      ? attachment.hookName
-      : "",
+    hookName: typeof hookName === "string" ? hookName : "",
   };
 }
 
@@ -136,7 +126,6 @@ function assistantEntry(
     kind: "assistant",
     ...base,
     messageId: stringOrNull(message.id),
-    // Claude Code's placeholders are not the model's words.
     texts: texts.filter((text) => !isPlaceholderText(text)),
     toolUses,
   };
@@ -275,19 +264,15 @@ function isLaunchRecord(record: unknown): boolean {
 /** The tool named by the no-output text Claude Code puts for a contentless result. */
 const NO_OUTPUT = /^\(([^()\s]+) completed with no output\)$/;
 
-/**
- * Whether a tool result's content carries nothing: null, blank, `[]`, blank
- * text blocks. Any other block, or an unknown shape, is content, so a new
- * format cannot mass-flag healthy sessions.
- */
-export function isEmptyContent(content: unknown): boolean {
-  return isEmptyAt(content, 0);
-}
-
 /** Deeper nesting is no known shape: content, not a stack overflow. */
 const MAX_CONTENT_DEPTH = 32;
 
-function isEmptyAt(content: unknown, depth: number): boolean {
+/**
+ * Whether a tool result's content carries nothing: null, blank, `[]`, blank
+ * text blocks. Any other block or shape is content: a new format cannot
+ * mass-flag healthy sessions.
+ */
+export function isEmptyContent(content: unknown, depth = 0): boolean {
   if (content === null || content === undefined) return true;
   if (typeof content === "string") return content.trim() === "";
   if (Array.isArray(content)) {
@@ -304,7 +289,7 @@ function isEmptyBlock(block: unknown, depth: number): boolean {
   if (block.type === "text") return !isNonBlank(block.text);
   if (block.type !== undefined) return false; // image, document, resource...
   if ("text" in block) return !isNonBlank(block.text);
-  if ("content" in block) return isEmptyAt(block.content, depth);
+  if ("content" in block) return isEmptyContent(block.content, depth);
   return true;
 }
 

@@ -37,11 +37,7 @@ export interface ScanBudgets {
 
 export type ScanBudgetName = keyof ScanBudgets;
 
-/**
- * The default budgets. A turn longer is judged on its newest part: results
- * follow their calls, so a stall found there is real (the hook says what it
- * did not see when it allows).
- */
+/** The default budgets: a longer turn is judged on its newest part, where a stall found is real. */
 export const DEFAULT_SCAN_BUDGETS: Readonly<ScanBudgets> = Object.freeze({
   bytes: 64 * 1024 * 1024,
   lines: 250_000,
@@ -79,9 +75,8 @@ interface ScanOptions extends TurnOptions, LineReaderOptions {
 const MAX_PATH_CHARS = 200;
 
 /**
- * How the hook reads lines: one over 64 KiB (a file read, an image) is judged
- * from its first and last 16 KiB by the sniffer (parsing it whole was a
- * decision's largest cost), its ids counted against the entries budget.
+ * How the hook reads lines: one over 64 KiB (a file read, an image) is sniffed
+ * from its ends (parsing it whole was a decision's largest cost).
  */
 export const SCAN_LINE_OPTIONS: Readonly<LineReaderOptions> = Object.freeze({
   maxLineBytes: 64 * 1024,
@@ -200,26 +195,6 @@ export interface AppendedLinesOptions
 }
 
 /**
- * Whether lines appended from `from` on (a scan's `endOffset`, or the last
- * call's `to`) can change the current turn: an entry or an end-of-turn line,
- * not metadata. A line still being written waits for the next look.
- */
-function appendedTurnLines(
-  path: string,
-  from: number,
-  options: AppendedLinesOptions,
-): Promise<AppendedLines | null> {
-  return appendedLinesMatching(
-    path,
-    from,
-    options,
-    (raw) =>
-      isTurnEndLine(raw) ||
-      lineEntries(raw).some((e) => !e.sidechain || options.includeSidechains),
-  );
-}
-
-/**
  * Whether a line appended to `path` from `from` on `matters` (any client's
  * lines), and where the read stopped, within `options`' byte budget and
  * deadline; `null` when the file is gone or unreadable. Requires `--allow-read`.
@@ -270,7 +245,7 @@ export async function appendedLinesMatching(
 export interface TranscriptReader {
   /** The current turn of `path`, or `null` when the file does not exist. */
   currentTurn(path: string, options: ScanOptions): Promise<TurnScan | null>;
-  /** Whether lines that can change the current turn were appended. */
+  /** Whether lines that can change the current turn were appended since `from` (a scan's `endOffset`, the last `to`). */
   appended(
     path: string,
     from: number,
@@ -278,10 +253,13 @@ export interface TranscriptReader {
   ): Promise<AppendedLines | null>;
 }
 
-/** Claude Code's transcript reader. */
+/** Claude Code's transcript reader: an appended entry or end-of-turn line matters, not metadata. */
 export const claudeCodeReader: TranscriptReader = {
   currentTurn: scanCurrentTurn,
-  appended: appendedTurnLines,
+  appended: (path, from, options) =>
+    appendedLinesMatching(path, from, options, (raw) =>
+      isTurnEndLine(raw) ||
+      lineEntries(raw).some((e) => !e.sidechain || options.includeSidechains)),
 };
 
 /** A reader that ends, as at the file's end, once `exhausted` or `stopped`. */
@@ -327,7 +305,6 @@ function isTurnEndLine(raw: RawLine): boolean {
  * Opens a transcript (`null` when absent): a regular file only, checked again
  * once open, so a FIFO never blocks the hook.
  *
-
  * @throws {TranscriptError} For directories, FIFOs, devices and read errors.
  */
 export function openTranscript(path: string): Deno.FsFile | null {
