@@ -1,8 +1,7 @@
 /**
- * Chunked line readers over an open transcript, both ways, split on `\n`
- * only. A line over `maxLineBytes` is clipped to its first and last
- * `keepBytes` (Claude Code's envelope fields), so one 500 MB line can
- * neither exhaust memory nor stall the hook.
+ * Chunked line readers over an open transcript, both ways, split on `\n`. A
+ * line over `maxLineBytes` is clipped to its first and last `keepBytes` (the
+ * envelope fields): a 500 MB line neither exhausts memory nor stalls the hook.
  *
  * @module
  */
@@ -30,11 +29,9 @@ export interface RawLine {
   tail: Uint8Array;
   /** Longer than `maxLineBytes`. */
   clipped: boolean;
-  /** Clipped lines: every `tool_use_id` in it (see `_id_search.ts`). */
+  /** Clipped lines: every `tool_use_id`, those of error results, a non-empty text block (`_id_search.ts`). */
   toolUseIds?: string[];
-  /** Clipped lines: those of an error result (`"is_error":true` before). */
   errorToolUseIds?: string[];
-  /** Clipped lines: it holds a non-empty text block. */
   hasTextBlock?: true;
 }
 
@@ -44,13 +41,9 @@ export interface LineReaderOptions {
   /** Longer lines are clipped to their first and last `keepBytes`. */
   maxLineBytes?: number;
   keepBytes?: number;
-  /**
-   * The most distinct `tool_use_id`s kept for one clipped line (a caller's
-   * entries budget, which the line alone then exceeds): a crafted line of
-   * millions of ids costs no memory.
-   */
+  /** The most distinct `tool_use_id`s kept for one clipped line (a caller's entries budget). */
   maxLineIds?: number;
-  /** Asked before each chunk: true ends the reading, so a deadline holds on gigabytes without a newline. */
+  /** Asked before each chunk: true ends the reading (a deadline holds on gigabytes without a newline). */
   stopWhen?: () => boolean;
 }
 
@@ -75,11 +68,7 @@ export interface ReadableAt {
   seek(offset: number, whence: Deno.SeekMode): Promise<number>;
 }
 
-/**
- * Adapts an open file to {@link ReadableAt} with synchronous reads: each
- * asynchronous op is a round trip through Deno's thread pool, about a
- * millisecond apiece at start-up, and the hook makes a few small reads.
- */
+/** An open file as {@link ReadableAt}, read synchronously (an async op costs about 1 ms at start-up). */
 export function syncReader(file: Deno.FsFile): ReadableAt {
   return {
     read: (buffer) => Promise.resolve(file.readSync(buffer)),
@@ -123,9 +112,8 @@ export async function* readLinesBackward(
     ...DEFAULT_LINE_READER_OPTIONS,
     ...options,
   };
-  // The first byte the budget lets us read.
   const floor = Math.max(0, size - (options.budgetBytes ?? Infinity));
-  // The line being assembled, as chunks collected newest first.
+  // The line being assembled, newest chunk first.
   let pieces: Uint8Array[] = [];
   let pieceBytes = 0;
   let lineEnd = -1; // offset of the `\n` that ends the current line
@@ -276,7 +264,7 @@ export async function* readLinesForward(
         head = carryBytes === 0 ? piece : concat([...carry, piece]);
         clipped = false;
       }
-      // Built whole, with its number, so each line costs one object.
+      // One object per line.
       const line = {
         line: lineNumber,
         offset: lineStart,
