@@ -5,12 +5,11 @@
  * @module
  */
 
-import type { Entry, NoteEntry } from "./entry.ts";
+import { type Entry, isModelActivity, type NoteEntry } from "./entry.ts";
 import {
   carriesOtherPromptId,
   commandCanOpen,
   commandOpensTurn,
-  compactionSettlesTurn,
   inputStep,
   isCommand,
   isEligible,
@@ -170,7 +169,8 @@ export class BackwardTurnCollector {
       this.#newerPromptIdAt = -1;
       return false;
     }
-    this.#modelActed ||= compactionSettlesTurn([entry]);
+    // A compaction the model acted after settles the turn.
+    this.#modelActed ||= isModelActivity(entry);
     if (
       this.#promptIds && carriesOtherPromptId(entry, this.#newerPromptId) &&
       this.#newerInputOpens()
