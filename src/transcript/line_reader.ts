@@ -9,13 +9,11 @@
 import { ToolUseIdSearch } from "./_id_search.ts";
 import {
   concat,
-  concatReversed,
   EMPTY,
   firstOf,
   lastBytes,
   lastOf,
   leftmostInto,
-  takeTail,
 } from "./_line_pieces.ts";
 
 /** One line of a transcript, as raw bytes. */
@@ -126,7 +124,7 @@ export async function* readLinesBackward(
   const heads = [new Uint8Array(keepBytes), new Uint8Array(keepBytes)];
 
   const finishLine = (start: number): RawLine => {
-    const bytes = concatReversed(pieces, pieceBytes);
+    const bytes = concat(pieces.toReversed());
     const length = lineEnd - start;
     const line = dropped || length > maxLineBytes
       ? clippedLine(start, length, bytes, dropped ? tailKept : bytes, keepBytes)
@@ -204,9 +202,9 @@ export async function* readLinesBackward(
     }
     if (pieceBytes <= maxLineBytes + keepBytes) return;
     // Remember the tail once, then keep only the leftmost bytes (the head).
-    if (!dropped) tailKept = takeTail(pieces, keepBytes);
+    if (!dropped) tailKept = lastOf(pieces.toReversed(), keepBytes).slice();
     dropped = true;
-    const head = concatReversed(pieces, pieceBytes).subarray(0, keepBytes);
+    const head = firstOf(pieces.toReversed(), keepBytes);
     pieces = [head.slice()];
     pieceBytes = head.length;
   }
