@@ -102,12 +102,7 @@ export interface HookStopEntry extends EntryBase {
  * behalf (`meta`: an expansion, hook feedback, a wake-up), a local command's
  * caveat, a compaction's summary, the resume prompt after a process died.
  */
-type NoteSource =
-  | "command"
-  | "meta"
-  | "caveat"
-  | "compaction"
-  | "resume";
+type NoteSource = "command" | "meta" | "caveat" | "compaction" | "resume";
 
 /** A user line that is no human prompt (hook feedback, command output, reminders...). */
 export interface NoteEntry extends EntryBase {
