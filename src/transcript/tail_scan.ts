@@ -178,7 +178,7 @@ export async function scanCurrentTurn(
   }
 }
 
-/** What {@link appendedTurnLines} found in the lines appended. */
+/** What a reader found in the lines appended. */
 export interface AppendedLines {
   /** A line that can change a scan of the current turn was appended. */
   changed: boolean;
