@@ -110,7 +110,10 @@ export class BackwardTurnCollector {
     if (this.#phase === "done") return true;
     if (!isEligible(entry, this.#includeSidechains)) return false;
     if (this.#phase === "context") return this.#readContext(entry);
-    if (this.#phase === "orphans") return this.#readOrphans(entry);
+    if (this.#phase === "orphans") {
+      if (this.#orphansDone(entry)) this.#phase = "done";
+      return this.#phase === "done";
+    }
     this.#window.push(entry);
     if (this.#prompt !== null) {
       if (this.#settleNext) return this.#settle();
@@ -296,11 +299,6 @@ export class BackwardTurnCollector {
       if (this.#orphansDone(entry)) break;
     }
     if (this.#orphans.size === 0) this.#phase = "done";
-    return this.#phase === "done";
-  }
-
-  #readOrphans(entry: Entry): boolean {
-    if (this.#orphansDone(entry)) this.#phase = "done";
     return this.#phase === "done";
   }
 

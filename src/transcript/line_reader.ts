@@ -192,20 +192,15 @@ export async function* readLinesBackward(
       ids.feed(bytes, at);
     } else if (pieceBytes > maxLineBytes) {
       // Overlong from here: search what was collected, then each piece.
-      ids = new ToolUseIdSearch({ maxIds: maxLineIds });
-      let from = at;
-      for (let i = pieces.length - 1; i >= 0; i--) {
-        const piece = pieces[i] as Uint8Array;
-        ids.feed(piece, from);
-        from += piece.length;
-      }
+      ids = searchAll(pieces.toReversed(), at, { maxIds: maxLineIds });
     }
     if (pieceBytes <= maxLineBytes + keepBytes) return;
-    // Remember the tail once, then keep only the leftmost bytes (the head).
-    if (!dropped) tailKept = lastOf(pieces.toReversed(), keepBytes).slice();
+    // Keep the tail, then only the leftmost bytes (the head).
+    const ordered = pieces.toReversed();
+    tailKept = lastOf(ordered, keepBytes).slice();
     dropped = true;
-    const head = firstOf(pieces.toReversed(), keepBytes);
-    pieces = [head.slice()];
+    const head = firstOf(ordered, keepBytes).slice();
+    pieces = [head];
     pieceBytes = head.length;
   }
 }
