@@ -21,14 +21,12 @@ export const CLAUDE_TIMERS = Object.freeze({
   stopBlockCap: 8,
 });
 
-/** A positive millisecond value, or `null` when unset or invalid. */
 function positiveMs(value: string | undefined): number | null {
   if (value === undefined || value === "") return null;
   const ms = Number(value);
   return Number.isFinite(ms) && ms > 0 ? ms : null;
 }
 
-/** A millisecond variable as whole seconds, or `null` when unset or invalid. */
 function msAsSeconds(value: string | undefined): number | null {
   const ms = positiveMs(value);
   return ms === null ? null : Math.round(ms / 1000);

@@ -201,7 +201,6 @@ function matchesAt(bytes: Uint8Array, start: number, key: Uint8Array): boolean {
     before === 0x20 || before === 0x09 || before === 0x0a || before === 0x0d;
 }
 
-/** Whether `bytes` just before index `end` are `suffix`. */
 function endsWith(bytes: Uint8Array, end: number, suffix: Uint8Array): boolean {
   if (end < suffix.length) return false;
   for (let j = 0; j < suffix.length; j++) {

@@ -81,7 +81,6 @@ export interface AssistantEntry extends EntryBase {
   apiErrorStatus?: number;
 }
 
-/** A user line carrying tool results. */
 interface ResultsEntry extends EntryBase {
   kind: "results";
   results: ToolResult[];

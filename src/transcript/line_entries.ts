@@ -83,7 +83,6 @@ export function toEntry(
   }
 }
 
-/** A `hook_stopped_continuation` attachment as an entry; else `null`. */
 function hookStopEntry(
   attachment: unknown,
   base: EntryBase,
@@ -164,7 +163,6 @@ function isUsageLimitText(text: string): boolean {
   return USAGE_LIMIT_TEXTS.some((pattern) => pattern.test(trimmed));
 }
 
-/** The model name on the assistant entries Claude Code writes itself. */
 const SYNTHETIC_MODEL = "<synthetic>";
 
 /** Claude Code's API-error flag, or (before it) `<synthetic>` with an `API Error` text. */
@@ -205,7 +203,7 @@ function userEntry(raw: Record<string, unknown>, base: EntryBase): Entry {
   });
 }
 
-/** A `system` line recording that a turn is over (see `TurnEndEntry`). */
+/** A `system` line recording that a turn is over (a `turn_end` entry). */
 function isTurnEndRecord(raw: Record<string, unknown>): boolean {
   if (raw.subtype === "stop_hook_summary" || raw.subtype === "turn_duration") {
     return true;

@@ -71,7 +71,6 @@ interface ScanOptions extends TurnOptions, LineReaderOptions {
   budgets?: Partial<ScanBudgets>;
 }
 
-/** Longest transcript path echoed in an error line. */
 const MAX_PATH_CHARS = 200;
 
 /**
