@@ -180,14 +180,12 @@ function userEntry(raw: Record<string, unknown>, base: EntryBase): Entry {
   const message = isPlainObject(raw.message) ? raw.message : {};
   const content = message.content;
   const blocks = Array.isArray(content) ? content : [];
-  const results: ToolResult[] = [];
   const resultBlocks = blocks.filter((block) =>
     isPlainObject(block) && block.type === "tool_result"
   ) as Record<string, unknown>[];
-  for (const block of resultBlocks) {
-    const result = toolResult(block, raw.toolUseResult, resultBlocks.length);
-    if (result) results.push(result);
-  }
+  const results = resultBlocks.flatMap((block) =>
+    toolResult(block, raw.toolUseResult, resultBlocks.length) ?? []
+  );
   if (results.length > 0) return { kind: "results", ...base, results };
   const text = typeof content === "string" ? content : blockText(blocks);
   const opening = text.trimStart();

@@ -44,17 +44,14 @@ export function topLevelType(bytes: Uint8Array): string | null {
       if (depth === 1 && isTypeKey(bytes, i, close)) {
         return stringValueAfterKey(bytes, close + 1);
       }
-      i = close + 1;
+      i = close;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth++;
-      i++;
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
       depth--;
       if (depth === 0) return null;
-      i++;
-    } else {
-      i++;
     }
+    i++;
   }
   return null;
 }
