@@ -1,19 +1,13 @@
 /**
- * Which hook events each stall-watch handler acts on. A hook runs for the
- * event it is registered under whatever it is: under PreToolUse the Stop
- * hook's exit 2 would block every tool call, so a handler allows events it
- * is not for and says so once per session (`decision/run_handler.ts`).
+ * Which hook events each stall-watch handler acts on: a handler allows any
+ * other (under PreToolUse the Stop hook's exit 2 would block every call).
  *
  * @module
  */
 
 import { stringField } from "./hook_payload.ts";
 
-/**
- * The stall-watch handlers a client can run: Claude Code's Stop hook and
- * watcher, and the Stop hook for OpenAI's Codex CLI (`codex-stop`, whose
- * payloads have the same `hook_event_name`).
- */
+/** The handlers: Claude Code's Stop hook and watcher, Codex CLI's Stop hook (`codex-stop`). */
 export type Handler = "hook" | "watch" | "codex";
 
 /** The events each handler is for, the one a payload without a name means first. */

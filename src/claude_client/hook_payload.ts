@@ -1,6 +1,6 @@
 /**
- * Reading a hook payload's object and its fields by name (unknown fields
- * ignored): every door rejects bad input in the same words.
+ * A hook payload's object and its fields, read by name: every door rejects
+ * bad input in the same words.
  *
  * @module
  */
@@ -12,23 +12,17 @@ const MAX_ECHO_CHARS = 80;
 
 /** A payload's top-level object; {@link InputError} for anything else. */
 export function parsePayloadObject(text: string): Record<string, unknown> {
-  if (text.trim() === "") {
-    throw new InputError("Cannot parse hook input: stdin is empty");
-  }
+  if (text.trim() === "") throw invalid("stdin is empty");
   let payload: unknown;
   try {
     payload = JSON.parse(text);
   } catch (error) {
     const detail = (error instanceof Error ? error.message : String(error))
       .replace(/\s+/g, " ");
-    throw new InputError(
-      `Cannot parse hook input: not valid JSON (${clip(detail)})`,
-    );
+    throw invalid(`not valid JSON (${clip(detail)})`);
   }
   if (!isPlainObject(payload)) {
-    throw new InputError(
-      `Cannot parse hook input: expected a JSON object, got ${kindOf(payload)}`,
-    );
+    throw invalid(`expected a JSON object, got ${kindOf(payload)}`);
   }
   return payload;
 }
@@ -40,20 +34,12 @@ export function requiredPath(
 ): string {
   const value = payload[name];
   if (value === undefined || value === null) {
-    throw new InputError(`Cannot parse hook input: "${name}" is missing`);
+    throw invalid(`"${name}" is missing`);
   }
   if (typeof value !== "string" || value.trim() === "") {
-    throw new InputError(
-      `Cannot parse hook input: "${name}" must be a non-empty string, got ${
-        kindOf(value)
-      }`,
-    );
+    throw invalid(`"${name}" must be a non-empty string, got ${kindOf(value)}`);
   }
-  if (value.includes("\0")) {
-    throw new InputError(
-      `Cannot parse hook input: "${name}" contains a NUL byte`,
-    );
-  }
+  if (value.includes("\0")) throw invalid(`"${name}" contains a NUL byte`);
   return value;
 }
 
@@ -64,6 +50,10 @@ export function stringField(
 ): string | null {
   const value = payload[name];
   return typeof value === "string" && value !== "" ? value : null;
+}
+
+function invalid(why: string): InputError {
+  return new InputError(`Cannot parse hook input: ${why}`);
 }
 
 function kindOf(value: unknown): string {

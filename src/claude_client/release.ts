@@ -1,8 +1,7 @@
 /**
- * Which Claude Code release wrote a transcript (every line carries its
- * `version`) and what it can do for a hook. Each floor is the first release
- * found to behave so against the fake API (`deno task bisect:claude
- * <probe>`), not the changelog's word. Pure.
+ * Which Claude Code release wrote a transcript and what it can do for a hook:
+ * each floor is the first release seen to behave so against the fake API
+ * (`deno task bisect:claude <probe>`), not the changelog's word. Pure.
  *
  * @example
  * ```ts
@@ -15,113 +14,96 @@
 /** A release as `[major, minor, patch]`. */
 export type Release = readonly [number, number, number];
 
-/** What a client release can do that stall-watch relies on. */
-export type ClientFeature =
-  | "api_request_lines"
-  | "async_hooks"
-  | "async_rewake"
-  | "stop_additional_context"
-  | "last_assistant_message"
-  | "blank_reply_unwritten"
-  | "empty_result_rewrite"
-  | "empty_reply_retry"
-  | "hook_stopped_trace"
-  | "interrupted_call_result"
-  | "lost_call_retry"
-  | "status_line_refresh"
-  | "stop_skipped_on_api_error"
-  | "subagent_last_text";
-
-/** One feature, the first release that has it, and what it means. */
+/** One feature, its first release (`x.y.z`), and what it is (for `doctor` and the docs). */
 export interface FeatureFloor {
   feature: ClientFeature;
-  /** The first release with the feature, `x.y.z`. */
   since: string;
-  /** What the feature is, for `doctor` and the docs. */
   what: string;
 }
 
 const VERSION = /^(\d+)\.(\d+)\.(\d+)/;
 
 /** Each feature's first release and meaning (see {@link FEATURE_FLOORS}). */
-const FLOORS: Readonly<Record<ClientFeature, Omit<FeatureFloor, "feature">>> =
-  Object.freeze({
-    blank_reply_unwritten: {
-      since: "2.1.30",
-      what: "a blank reply leaves no assistant entry (before: the text " +
-        "`(no content)`)",
-    },
-    async_hooks: {
-      since: "2.1.15",
-      what: "a hook with `async: true` runs in the background (before: it " +
-        "runs in line, and a watcher holds up every tool call)",
-    },
-    last_assistant_message: {
-      since: "2.1.47",
-      what: "the Stop payload carries the final reply's text " +
-        "(`last_assistant_message`)",
-    },
-    stop_skipped_on_api_error: {
-      since: "2.1.78",
-      what: "no Stop fires when a turn ends on an API error (before: Stop " +
-        "fires, and the hook sees the synthetic `API Error` entry)",
-    },
-    async_rewake: {
-      since: "2.1.84",
-      what: "an `asyncRewake` hook's exit 2 wakes the idle session and " +
-        "reaches the model (the watchdog)",
-    },
-    stop_additional_context: {
-      since: "2.1.163",
-      what: "Stop takes `hookSpecificOutput.additionalContext` (the " +
-        "`context` output mode)",
-    },
-    empty_result_rewrite: {
-      since: "2.1.73",
-      what: "an empty tool result reaches the model as " +
-        "`(<tool> completed with no output)`",
-    },
-    empty_reply_retry: {
-      since: "2.1.182",
-      what: "an empty reply to a tool result is retried once, with a " +
-        "hidden note, before Stop fires",
-    },
-    api_request_lines: {
-      since: "2.1.300",
-      what: "the transcript gets an `api-request` line when a model " +
-        "request starts (without it the watchdog cannot tell a slow model " +
-        "from a stopped one: only the idle window counts)",
-    },
-    hook_stopped_trace: {
-      since: "2.1.97",
-      what: "a turn another hook ended on purpose (`continue: false`) " +
-        "leaves a `hook_stopped_continuation` line in the transcript " +
-        "(before: nothing tells it from a stalled one)",
-    },
-    interrupted_call_result: {
-      since: "2.1.281",
-      what: "a call that was running when the process died gets a " +
-        "result on resume, `[Tool call interrupted: ...]` (before: it " +
-        "stays without one)",
-    },
-    status_line_refresh: {
-      since: "2.1.97",
-      what: "a status line with `refreshInterval` is run again every few " +
-        "seconds, also while a tool call runs (before: only after events)",
-    },
-    subagent_last_text: {
-      since: "2.1.72",
-      what: "a subagent whose final message holds no text hands its parent " +
-        "the text of its last message that has some (before: the parent " +
-        "gets the final message's text only: \"(Subagent completed but returned no " +
-        'output.)")',
-    },
-    lost_call_retry: {
-      since: "2.1.251",
-      what: "a reply that stops for `tool_use` without a call is retried " +
-        "(before: the turn ends on it)",
-    },
-  });
+const FLOORS = Object.freeze({
+  blank_reply_unwritten: {
+    since: "2.1.30",
+    what: "a blank reply leaves no assistant entry (before: the text " +
+      "`(no content)`)",
+  },
+  async_hooks: {
+    since: "2.1.15",
+    what: "a hook with `async: true` runs in the background (before: it " +
+      "runs in line, and a watcher holds up every tool call)",
+  },
+  last_assistant_message: {
+    since: "2.1.47",
+    what: "the Stop payload carries the final reply's text " +
+      "(`last_assistant_message`)",
+  },
+  stop_skipped_on_api_error: {
+    since: "2.1.78",
+    what: "no Stop fires when a turn ends on an API error (before: Stop " +
+      "fires, and the hook sees the synthetic `API Error` entry)",
+  },
+  async_rewake: {
+    since: "2.1.84",
+    what: "an `asyncRewake` hook's exit 2 wakes the idle session and " +
+      "reaches the model (the watchdog)",
+  },
+  stop_additional_context: {
+    since: "2.1.163",
+    what: "Stop takes `hookSpecificOutput.additionalContext` (the " +
+      "`context` output mode)",
+  },
+  empty_result_rewrite: {
+    since: "2.1.73",
+    what: "an empty tool result reaches the model as " +
+      "`(<tool> completed with no output)`",
+  },
+  empty_reply_retry: {
+    since: "2.1.182",
+    what: "an empty reply to a tool result is retried once, with a " +
+      "hidden note, before Stop fires",
+  },
+  api_request_lines: {
+    since: "2.1.300",
+    what: "the transcript gets an `api-request` line when a model " +
+      "request starts (without it the watchdog cannot tell a slow model " +
+      "from a stopped one: only the idle window counts)",
+  },
+  hook_stopped_trace: {
+    since: "2.1.97",
+    what: "a turn another hook ended on purpose (`continue: false`) " +
+      "leaves a `hook_stopped_continuation` line in the transcript " +
+      "(before: nothing tells it from a stalled one)",
+  },
+  interrupted_call_result: {
+    since: "2.1.281",
+    what: "a call that was running when the process died gets a " +
+      "result on resume, `[Tool call interrupted: ...]` (before: it " +
+      "stays without one)",
+  },
+  status_line_refresh: {
+    since: "2.1.97",
+    what: "a status line with `refreshInterval` is run again every few " +
+      "seconds, also while a tool call runs (before: only after events)",
+  },
+  subagent_last_text: {
+    since: "2.1.72",
+    what: "a subagent whose final message holds no text hands its parent " +
+      "the text of its last message that has some (before: the parent " +
+      "gets the final message's text only: \"(Subagent completed but returned no " +
+      'output.)")',
+  },
+  lost_call_retry: {
+    since: "2.1.251",
+    what: "a reply that stops for `tool_use` without a call is retried " +
+      "(before: the turn ends on it)",
+  },
+}) satisfies Record<string, { since: string; what: string }>;
+
+/** What a client release can do that stall-watch relies on. */
+export type ClientFeature = keyof typeof FLOORS;
 
 /** The features, oldest floor first (the docs' table; a test keeps them equal). */
 export const FEATURE_FLOORS: readonly FeatureFloor[] = Object.freeze(
@@ -158,8 +140,7 @@ export function releaseOf(
 ): Release | null {
   for (let i = entries.length - 1; i >= 0; i--) {
     const version = entries[i]?.version;
-    if (version === undefined) continue;
-    const release = parseRelease(version);
+    const release = version === undefined ? null : parseRelease(version);
     if (release) return release;
   }
   return null;

@@ -1,12 +1,7 @@
 /**
- * Claude Code's own timers as its environment (which hooks inherit) sets
- * them: the one parse of `API_TIMEOUT_MS` and its siblings. Read from
- * 2.1.332's code: a request times out after `API_TIMEOUT_MS` (600 s), a
- * silent stream after `CLAUDE_STREAM_IDLE_TIMEOUT_MS` (300 s, raised only,
- * to 1800 s), an MCP call after `MCP_TOOL_TIMEOUT` or its idle limit (5 min
- * network, 30 min stdio), a background agent after
- * `CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS` (stream idle + 300 s); Stop blocks
- * stop counting after 8 in a row. Pure.
+ * Claude Code's own timers as its environment (which hooks inherit) sets them:
+ * the one parse of `API_TIMEOUT_MS` and its siblings, defaults read from
+ * 2.1.332's code (docs/watchdog.md). Pure.
  *
  * @module
  */
@@ -26,14 +21,12 @@ export const CLAUDE_TIMERS = Object.freeze({
   stopBlockCap: 8,
 });
 
-/** A positive millisecond value, or `null` when unset or invalid. */
 function positiveMs(value: string | undefined): number | null {
   if (value === undefined || value === "") return null;
   const ms = Number(value);
   return Number.isFinite(ms) && ms > 0 ? ms : null;
 }
 
-/** A millisecond variable as whole seconds, or `null` when unset or invalid. */
 function msAsSeconds(value: string | undefined): number | null {
   const ms = positiveMs(value);
   return ms === null ? null : Math.round(ms / 1000);

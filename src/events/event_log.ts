@@ -17,11 +17,7 @@ import {
 } from "../confined/confined_file.ts";
 import { withFileLock } from "../confined/file_lock.ts";
 
-/**
- * The seed's six decision events, `budget_exhausted`, `announced_stop` (an
- * announced stop allowed and logged), `state_unavailable` (a stall allowed
- * without state), the state rescues, and the watchdog's.
- */
+/** The events logged (docs/settings.md lists what each means). */
 export type EventName =
   | "stall_detected"
   | "kill_switch_active"
@@ -105,14 +101,11 @@ function utf8Length(text: string, limit: number): number {
   return text.length * 3 <= limit ? text.length : encoder.encode(text).length;
 }
 
-/** Where and how big the log may be. */
+/** Where the log lies (`path` relative to `cwd`, inside `clientDir`: `.claude` by default), and its size to rotate at. */
 interface EventLogOptions {
   cwd: string;
-  /** The log path, relative to `cwd` (must be inside `clientDir`). */
   path: string;
-  /** The client's folder the log must lie in: `.claude` (default) or `.codex`. */
   clientDir?: string;
-  /** Rotate when the file would grow past this many bytes. */
   maxBytes: number;
   sleep: (ms: number) => Promise<void>;
 }

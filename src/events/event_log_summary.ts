@@ -8,14 +8,11 @@
 import { STALL_KINDS, type StallKind } from "../detection/classify.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 
-/** One session's activity in the log. */
+/** One session's activity in the log: its events counted (see `SESSION_COUNTS`). */
 interface SessionActivity {
   sessionId: string;
-  /** `stall_detected` events. */
   stalls: number;
-  /** `recovery_dispatched` events (nudges sent). */
   recoveries: number;
-  /** `retry_cap_hit` events. */
   capHits: number;
   cooldownSkips: number;
   killSwitch: number;
@@ -59,13 +56,10 @@ const SESSION_COUNTS: ReadonlyMap<string, Count> = new Map([
 
 type Count = Exclude<keyof SessionActivity, "sessionId" | "lastTs">;
 
-/** Options for {@link EventLogSummarizer}. */
+/** Which events to keep (one session's, since a time in seconds), and how many decisions. */
 interface SummaryOptions {
-  /** Keep only this session's events. */
   sessionId: string | null;
-  /** Keep only events at or after this time (seconds since the epoch). */
   sinceSeconds?: number | null;
-  /** How many decisions to keep. */
   last: number;
 }
 
@@ -85,7 +79,6 @@ export class EventLogSummarizer {
   #last: Record<string, unknown>[] = [];
   #otherSessions = new Set<string>();
 
-  /** @param options Session filter and how many decisions to keep. */
   constructor(options: SummaryOptions) {
     this.#options = options;
   }

@@ -5,12 +5,11 @@
  * @module
  */
 
-import type { Entry, NoteEntry } from "./entry.ts";
+import { type Entry, isModelActivity, type NoteEntry } from "./entry.ts";
 import {
   carriesOtherPromptId,
   commandCanOpen,
   commandOpensTurn,
-  compactionSettlesTurn,
   inputStep,
   isCommand,
   isEligible,
@@ -111,7 +110,10 @@ export class BackwardTurnCollector {
     if (this.#phase === "done") return true;
     if (!isEligible(entry, this.#includeSidechains)) return false;
     if (this.#phase === "context") return this.#readContext(entry);
-    if (this.#phase === "orphans") return this.#readOrphans(entry);
+    if (this.#phase === "orphans") {
+      if (this.#orphansDone(entry)) this.#phase = "done";
+      return this.#phase === "done";
+    }
     this.#window.push(entry);
     if (this.#prompt !== null) {
       if (this.#settleNext) return this.#settle();
@@ -170,7 +172,8 @@ export class BackwardTurnCollector {
       this.#newerPromptIdAt = -1;
       return false;
     }
-    this.#modelActed ||= compactionSettlesTurn([entry]);
+    // A compaction the model acted after settles the turn.
+    this.#modelActed ||= isModelActivity(entry);
     if (
       this.#promptIds && carriesOtherPromptId(entry, this.#newerPromptId) &&
       this.#newerInputOpens()
@@ -296,11 +299,6 @@ export class BackwardTurnCollector {
       if (this.#orphansDone(entry)) break;
     }
     if (this.#orphans.size === 0) this.#phase = "done";
-    return this.#phase === "done";
-  }
-
-  #readOrphans(entry: Entry): boolean {
-    if (this.#orphansDone(entry)) this.#phase = "done";
     return this.#phase === "done";
   }
 

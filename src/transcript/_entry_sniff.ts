@@ -54,11 +54,15 @@ export function sniffEntry(
   const lineIds = found.toolUseIds ?? [];
   const type = ENTRY_TYPE.exec(head)?.[1] ?? ENTRY_TYPE.exec(tail)?.[1];
   if (type !== "user" && type !== "assistant") return null;
+  // Envelope fields sit before or after the large payload.
+  const field = (name: string) =>
+    stringField(head, name) ?? stringField(tail, name);
+  const isTrue = (name: string) => hasTrue(head, name) || hasTrue(tail, name);
   const base = {
     offset: at.offset,
     line: at.line,
-    promptId: stringField(head, "promptId") ?? stringField(tail, "promptId"),
-    sidechain: hasTrue(head, "isSidechain") || hasTrue(tail, "isSidechain"),
+    promptId: field("promptId"),
+    sidechain: isTrue("isSidechain"),
   };
   if (type === "assistant") {
     const toolUses: ToolUse[] = [];
@@ -83,11 +87,7 @@ export function sniffEntry(
       STOP_REASON.exec(head)?.[1];
     if (stopReason !== undefined) entry.stopReason = stopReason;
     if (SYNTHETIC_MODEL_FIELD.test(head)) entry.synthetic = true;
-    if (
-      hasTrue(head, "isApiErrorMessage") || hasTrue(tail, "isApiErrorMessage")
-    ) {
-      entry.apiError = true;
-    }
+    if (isTrue("isApiErrorMessage")) entry.apiError = true;
     return entry;
   }
   if (
@@ -134,11 +134,9 @@ export function sniffEntry(
   }
   return userTextEntry(base, {
     opening: unescapeJsonText(USER_TEXT_START.exec(head)?.[1] ?? ""),
-    compactSummary: hasTrue(head, "isCompactSummary") ||
-      hasTrue(tail, "isCompactSummary"),
-    meta: hasTrue(head, "isMeta") || hasTrue(tail, "isMeta"),
-    launchedBy: stringField(head, "sourceToolUseID") ??
-      stringField(tail, "sourceToolUseID"),
+    compactSummary: isTrue("isCompactSummary"),
+    meta: isTrue("isMeta"),
+    launchedBy: field("sourceToolUseID"),
   });
 }
 
@@ -173,23 +171,22 @@ function rawInputAfter(head: string, end: number) {
   return key ? summarizeRawToolInput(rest.slice(key[0].length)) : null;
 }
 
-const STRING_FIELDS = new Map<string, RegExp>();
-const TRUE_FIELDS = new Map<string, RegExp>();
+const FIELD_PATTERNS = new Map<string, RegExp>();
+
+/** `"<name>": <value>` as a key, built once. */
+function fieldPattern(name: string, value: string): RegExp {
+  let pattern = FIELD_PATTERNS.get(name + value);
+  if (!pattern) {
+    pattern = new RegExp(`(?<!\\\\)"${name}"\\s*:\\s*${value}`);
+    FIELD_PATTERNS.set(name + value, pattern);
+  }
+  return pattern;
+}
 
 function stringField(text: string, name: string): string | null {
-  let pattern = STRING_FIELDS.get(name);
-  if (!pattern) {
-    pattern = new RegExp(`(?<!\\\\)"${name}"\\s*:\\s*"([^"\\\\]+)"`);
-    STRING_FIELDS.set(name, pattern);
-  }
-  return pattern.exec(text)?.[1] ?? null;
+  return fieldPattern(name, '"([^"\\\\]+)"').exec(text)?.[1] ?? null;
 }
 
 function hasTrue(text: string, name: string): boolean {
-  let pattern = TRUE_FIELDS.get(name);
-  if (!pattern) {
-    pattern = new RegExp(`(?<!\\\\)"${name}"\\s*:\\s*true`);
-    TRUE_FIELDS.set(name, pattern);
-  }
-  return pattern.test(text);
+  return fieldPattern(name, "true").test(text);
 }

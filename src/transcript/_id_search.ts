@@ -1,15 +1,15 @@
 /**
  * Finds the `tool_use_id`s of an overlong line by a byte search as it streams
- * past (an error result writes its id after a long content, mid-line), and
- * notes a non-empty text block. Inside a JSON string every quote is escaped,
- * so `"tool_use_id":"` after `{` or `,` is a key.
- *
- * A stop searches a few hundred KB by `indexOf` on one rare byte of the key;
- * the Horspool loop, several times faster once V8 optimises it, pays only
- * over gigabytes (the audit): at a stop its JIT compiles cost more.
+ * past (an error result writes its id after a long content), and notes a
+ * non-empty text block. Inside a JSON string every quote is escaped, so
+ * `"tool_use_id":"` after `{` or `,` is a key. A stop searches by `indexOf`
+ * on a rare byte of the key; the Horspool loop, faster once V8 optimises it,
+ * pays only over gigabytes (the audit).
  *
  * @module
  */
+
+import { concat } from "./_line_pieces.ts";
 
 /** A byte key: one of its rarer bytes to find it by, and its Horspool shifts. */
 interface Key {
@@ -85,17 +85,17 @@ export class ToolUseIdSearch {
     const left = this.#left;
     const first = right === null || left === null;
     if (right && right.offset + right.bytes.length === offset) {
-      const joined = join(right.bytes, bytes.subarray(0, EDGE_BYTES));
+      const joined = concat([right.bytes, bytes.subarray(0, EDGE_BYTES)]);
       this.#search(joined, right.offset);
       this.#right = bytes.length >= EDGE_BYTES
         ? lastEdge(bytes, offset)
-        : lastEdge(join(right.bytes, bytes), right.offset);
+        : lastEdge(concat([right.bytes, bytes]), right.offset);
     }
     if (left && end === left.offset) {
       const start = Math.max(0, bytes.length - EDGE_BYTES);
-      this.#search(join(bytes.subarray(start), left.bytes), offset + start);
+      this.#search(concat([bytes.subarray(start), left.bytes]), offset + start);
       this.#left = firstEdge(
-        bytes.length >= EDGE_BYTES ? bytes : join(bytes, left.bytes),
+        bytes.length >= EDGE_BYTES ? bytes : concat([bytes, left.bytes]),
         offset,
       );
     }
@@ -201,7 +201,6 @@ function matchesAt(bytes: Uint8Array, start: number, key: Uint8Array): boolean {
     before === 0x20 || before === 0x09 || before === 0x0a || before === 0x0d;
 }
 
-/** Whether `bytes` just before index `end` are `suffix`. */
 function endsWith(bytes: Uint8Array, end: number, suffix: Uint8Array): boolean {
   if (end < suffix.length) return false;
   for (let j = 0; j < suffix.length; j++) {
@@ -231,11 +230,4 @@ function firstEdge(bytes: Uint8Array, offset: number): Edge {
 function lastEdge(bytes: Uint8Array, offset: number): Edge {
   const start = Math.max(0, bytes.length - EDGE_BYTES);
   return { offset: offset + start, bytes: bytes.slice(start) };
-}
-
-function join(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }

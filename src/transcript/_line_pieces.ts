@@ -49,21 +49,6 @@ export function lastOf(pieces: Uint8Array[], count: number): Uint8Array {
   return out;
 }
 
-/** Joins pieces collected newest-first (rightmost first) into file order. */
-export function concatReversed(
-  pieces: Uint8Array[],
-  total: number,
-): Uint8Array {
-  if (pieces.length === 1) return pieces[0] as Uint8Array;
-  const out = new Uint8Array(total);
-  let at = total;
-  for (const piece of pieces) {
-    at -= piece.length;
-    out.set(piece, at);
-  }
-  return out;
-}
-
 /** Joins pieces in file order. */
 export function concat(pieces: Uint8Array[]): Uint8Array {
   if (pieces.length === 1) return pieces[0] as Uint8Array;
@@ -87,16 +72,4 @@ export function leftmostInto(
   out.set(left.subarray(0, fromLeft), 0);
   out.set(right.subarray(0, size - fromLeft), fromLeft);
   return out.subarray(0, size);
-}
-
-/** The last `count` bytes of a line collected newest-first. */
-export function takeTail(pieces: Uint8Array[], count: number): Uint8Array {
-  const kept: Uint8Array[] = [];
-  let bytes = 0;
-  for (const piece of pieces) {
-    kept.push(piece);
-    bytes += piece.length;
-    if (bytes >= count) break;
-  }
-  return lastBytes(concatReversed(kept, bytes), count).slice();
 }

@@ -1,7 +1,6 @@
 /**
  * The entries detection judges, whatever client wrote them (Claude Code's via
- * `line_entries.ts`, Codex's via `src/codex/`), and the texts Claude Code
- * writes itself.
+ * `line_entries.ts`, Codex's via `src/codex/`); the texts Claude Code writes.
  *
  * @module
  */
@@ -28,11 +27,7 @@ export interface ToolResult {
   launch?: true;
   /** The tool named by `(<tool> completed with no output)` (see {@link isEmptyResult}). */
   noOutputOf?: string;
-  /**
-   * The record (`toolUseResult`) has a shape a background launch is recorded
-   * in (`backgroundTaskId`, `async_launched`, MCP content blocks); a command's
-   * output has none, so its words cannot pose as a launch.
-   */
+  /** `toolUseResult` has a background launch's shape: a command's output, which has none, cannot pose as one. */
   launchRecord?: true;
 }
 
@@ -55,14 +50,16 @@ export interface EntryBase {
   time?: number;
 }
 
-/** A `compact_boundary`: nothing before it is visible to the model. */
-interface BoundaryEntry extends EntryBase {
-  kind: "boundary";
-}
-
-/** A prompt a human typed: the start of a turn. */
-interface PromptEntry extends EntryBase {
-  kind: "prompt";
+/**
+ * An entry its kind says all of: `boundary` (a `compact_boundary`: nothing
+ * before it is visible to the model), `prompt` (a human typed it: a turn
+ * starts), `interrupt` (`[Request interrupted by user...]`, written by the
+ * query it aborts: it ends the turn in progress whatever its `promptId`),
+ * `turn_end` (`stop_hook_summary`, 1.0.x's `Stop` hook line, `turn_duration`:
+ * the turn ended, the file was not cut mid-turn).
+ */
+interface MarkEntry extends EntryBase {
+  kind: "boundary" | "prompt" | "interrupt" | "turn_end";
 }
 
 /** One assistant line (one or more content blocks of one API message). */
@@ -84,18 +81,9 @@ export interface AssistantEntry extends EntryBase {
   apiErrorStatus?: number;
 }
 
-/** A user line carrying tool results. */
 interface ResultsEntry extends EntryBase {
   kind: "results";
   results: ToolResult[];
-}
-
-/**
- * `[Request interrupted by user...]`: written by the query it aborts, so it
- * ends the turn in progress whatever `promptId` it carries.
- */
-interface InterruptEntry extends EntryBase {
-  kind: "interrupt";
 }
 
 /**
@@ -113,12 +101,7 @@ export interface HookStopEntry extends EntryBase {
  * behalf (`meta`: an expansion, hook feedback, a wake-up), a local command's
  * caveat, a compaction's summary, the resume prompt after a process died.
  */
-type NoteSource =
-  | "command"
-  | "meta"
-  | "caveat"
-  | "compaction"
-  | "resume";
+type NoteSource = "command" | "meta" | "caveat" | "compaction" | "resume";
 
 /** A user line that is no human prompt (hook feedback, command output, reminders...). */
 export interface NoteEntry extends EntryBase {
@@ -128,24 +111,13 @@ export interface NoteEntry extends EntryBase {
   launchedBy?: string;
 }
 
-/**
- * A record written once a turn is over (`stop_hook_summary`, 1.0.x's `Stop`
- * hook line, `turn_duration`): the turn ended, the file was not cut mid-turn.
- */
-interface TurnEndEntry extends EntryBase {
-  kind: "turn_end";
-}
-
 /** Every entry kind the turn finder and the classifier look at. */
 export type Entry =
-  | BoundaryEntry
-  | PromptEntry
+  | MarkEntry
   | AssistantEntry
   | ResultsEntry
-  | InterruptEntry
   | HookStopEntry
-  | NoteEntry
-  | TurnEndEntry;
+  | NoteEntry;
 
 /** An entry's share of an entries budget: itself and each tool block. */
 export function entryWeight(entry: Entry): number {
@@ -179,10 +151,7 @@ export function isEmptyResult(result: ToolResult, toolName: string): boolean {
 
 // The texts Claude Code writes itself.
 
-/**
- * Text prefixes of user-typed entries that Claude Code, not a human, wrote
- * (the last: 2.0.x's answer to a skill only the model may run, typed).
- */
+/** Prefixes of user texts Claude Code wrote (the last: 2.0.x's answer to a model-only skill, typed). */
 const NON_PROMPT_PREFIXES: readonly string[] =
   "Stop hook feedback:|Caveat:|<task-notification>|<command-name>|<command-message>|<command-args>|<local-command-stdout>|<local-command-stderr>|<local-command-caveat>|<bash-input>|<bash-stdout>|<bash-stderr>|<system-reminder>|<user-memory-input>|<session-start-hook>|This session is being continued from a previous conversation|This slash command can only be invoked by Claude"
     .split("|");
@@ -236,6 +205,7 @@ const LAUNCH_RESULT_PREFIXES: readonly string[] = [
   "Launching skill from an MCP server: ",
 ];
 
+/** Whether a result's text is a launching tool's. */
 export function isLaunchText(text: string): boolean {
   return LAUNCH_RESULT_PREFIXES.some((prefix) => text.startsWith(prefix));
 }
@@ -249,6 +219,7 @@ const PLACEHOLDER_TEXTS: readonly string[] = [
   "No response requested.",
 ];
 
+/** Whether a text is one of Claude Code's placeholders. */
 export function isPlaceholderText(text: string): boolean {
   return PLACEHOLDER_TEXTS.includes(text.trim());
 }
@@ -280,7 +251,6 @@ function noteSource(opening: string): { source?: NoteSource } | null {
 interface UserLine {
   /** Its text, leading spaces trimmed. */
   opening: string;
-
   compactSummary: boolean;
   meta: boolean;
   launchedBy: string | null;

@@ -14,17 +14,10 @@ export function decodeUtf8(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
-/**
- * At most this many pieces between NUL runs are parsed, half from each end:
- * lost writes leave one or two; parsing junk must not cost more than reading it.
- */
+/** At most this many pieces between NUL runs are parsed, half from each end (lost writes leave one or two). */
 export const MAX_LINE_PIECES = 16;
 
-/**
- * The plain objects on one line (without its `\n`): a NUL run usually marks a
- * lost write before a good one, so the pieces between are parsed apart.
- */
-
+/** The plain objects on one line (without its `\n`); a NUL run (a lost write) parts pieces. */
 export function parseJsonObjects(text: string): Record<string, unknown>[] {
   const trimmed = trimEdges(text);
   if (trimmed === "") return [];
@@ -46,7 +39,8 @@ function nulPieces(text: string): string[] {
     const nul = text.indexOf("\u0000", from);
     if (nul < 0) return [...head, text.slice(from)].filter((p) => p !== "");
     head.push(text.slice(from, nul));
-    from = skipNuls(text, nul);
+    from = nul + 1;
+    while (from < text.length && text.charCodeAt(from) === 0) from++;
   }
   // More to come: take the last pieces from the end, back to `from`.
   const tail: string[] = [];
@@ -60,12 +54,6 @@ function nulPieces(text: string): string[] {
     while (to > from && text.charCodeAt(to - 1) === 0) to--;
   }
   return [...head, ...tail.reverse()].filter((p) => p !== "");
-}
-
-function skipNuls(text: string, at: number): number {
-  let i = at;
-  while (i < text.length && text.charCodeAt(i) === 0) i++;
-  return i;
 }
 
 /** Trims whitespace, NUL and BOM from both ends (an end-anchored regex scans it all). */
@@ -88,8 +76,7 @@ function isEdgeJunk(code: number): boolean {
 }
 
 function parseOrUndefined(text: string): unknown {
-  // Cheap pre-check: every transcript entry is an object.
-  if (text.charCodeAt(0) !== 0x7b /* { */) return undefined;
+  if (text.charCodeAt(0) !== 0x7b /* { */) return undefined; // no object
   try {
     return JSON.parse(text);
   } catch {

@@ -26,10 +26,7 @@ import { decodeUtf8, parseJsonObjects } from "./json_line.ts";
 import type { RawLine } from "./line_reader.ts";
 import { summarizeToolInput } from "./tool_input.ts";
 
-/**
- * The entries on one raw line from a line reader, in file order (usually
- * zero or one); `lineNumber` is 1-based, 0 when unknown.
- */
+/** The entries on one raw line, in file order (usually one or none); `lineNumber`: 1-based, 0 unknown. */
 export function lineEntries(raw: RawLine, lineNumber = 0): Entry[] {
   const at = { offset: raw.offset, line: lineNumber };
   if (raw.clipped) {
@@ -50,10 +47,8 @@ export function lineEntries(raw: RawLine, lineNumber = 0): Entry[] {
 }
 
 /**
- * One parsed line as an entry, `null` for metadata (snapshots, titles, queue
- * operations, most attachments and `system` lines). The format changes
- * between releases: a missing or odd field makes an entry less informative,
- * never an error.
+ * One parsed line as an entry, `null` for metadata (snapshots, titles, most
+ * attachments and `system` lines): an odd field makes it say less, never fail.
  */
 export function toEntry(
   raw: Record<string, unknown>,
@@ -88,23 +83,17 @@ export function toEntry(
   }
 }
 
-/** A `hook_stopped_continuation` attachment as an entry; else `null`. */
 function hookStopEntry(
   attachment: unknown,
   base: EntryBase,
 ): HookStopEntry | null {
-  if (
-    !isPlainObject(attachment) ||
-    attachment.type !== "hook_stopped_continuation"
-  ) {
-    return null;
-  }
+  if (!isPlainObject(attachment)) return null;
+  if (attachment.type !== "hook_stopped_continuation") return null;
+  const hookName = attachment.hookName;
   return {
     kind: "hook_stop",
     ...base,
-    hookName: typeof attachment.hookName === "string"
-      ? attachment.hookName
-      : "",
+    hookName: typeof hookName === "string" ? hookName : "",
   };
 }
 
@@ -136,7 +125,6 @@ function assistantEntry(
     kind: "assistant",
     ...base,
     messageId: stringOrNull(message.id),
-    // Claude Code's placeholders are not the model's words.
     texts: texts.filter((text) => !isPlaceholderText(text)),
     toolUses,
   };
@@ -175,7 +163,6 @@ function isUsageLimitText(text: string): boolean {
   return USAGE_LIMIT_TEXTS.some((pattern) => pattern.test(trimmed));
 }
 
-/** The model name on the assistant entries Claude Code writes itself. */
 const SYNTHETIC_MODEL = "<synthetic>";
 
 /** Claude Code's API-error flag, or (before it) `<synthetic>` with an `API Error` text. */
@@ -193,14 +180,12 @@ function userEntry(raw: Record<string, unknown>, base: EntryBase): Entry {
   const message = isPlainObject(raw.message) ? raw.message : {};
   const content = message.content;
   const blocks = Array.isArray(content) ? content : [];
-  const results: ToolResult[] = [];
   const resultBlocks = blocks.filter((block) =>
     isPlainObject(block) && block.type === "tool_result"
   ) as Record<string, unknown>[];
-  for (const block of resultBlocks) {
-    const result = toolResult(block, raw.toolUseResult, resultBlocks.length);
-    if (result) results.push(result);
-  }
+  const results = resultBlocks.flatMap((block) =>
+    toolResult(block, raw.toolUseResult, resultBlocks.length) ?? []
+  );
   if (results.length > 0) return { kind: "results", ...base, results };
   const text = typeof content === "string" ? content : blockText(blocks);
   const opening = text.trimStart();
@@ -216,7 +201,7 @@ function userEntry(raw: Record<string, unknown>, base: EntryBase): Entry {
   });
 }
 
-/** A `system` line recording that a turn is over (see `TurnEndEntry`). */
+/** A `system` line recording that a turn is over (a `turn_end` entry). */
 function isTurnEndRecord(raw: Record<string, unknown>): boolean {
   if (raw.subtype === "stop_hook_summary" || raw.subtype === "turn_duration") {
     return true;
@@ -275,19 +260,15 @@ function isLaunchRecord(record: unknown): boolean {
 /** The tool named by the no-output text Claude Code puts for a contentless result. */
 const NO_OUTPUT = /^\(([^()\s]+) completed with no output\)$/;
 
-/**
- * Whether a tool result's content carries nothing: null, blank, `[]`, blank
- * text blocks. Any other block, or an unknown shape, is content, so a new
- * format cannot mass-flag healthy sessions.
- */
-export function isEmptyContent(content: unknown): boolean {
-  return isEmptyAt(content, 0);
-}
-
 /** Deeper nesting is no known shape: content, not a stack overflow. */
 const MAX_CONTENT_DEPTH = 32;
 
-function isEmptyAt(content: unknown, depth: number): boolean {
+/**
+ * Whether a tool result's content carries nothing: null, blank, `[]`, blank
+ * text blocks. Any other block or shape is content: a new format cannot
+ * mass-flag healthy sessions.
+ */
+export function isEmptyContent(content: unknown, depth = 0): boolean {
   if (content === null || content === undefined) return true;
   if (typeof content === "string") return content.trim() === "";
   if (Array.isArray(content)) {
@@ -304,7 +285,7 @@ function isEmptyBlock(block: unknown, depth: number): boolean {
   if (block.type === "text") return !isNonBlank(block.text);
   if (block.type !== undefined) return false; // image, document, resource...
   if ("text" in block) return !isNonBlank(block.text);
-  if ("content" in block) return isEmptyAt(block.content, depth);
+  if ("content" in block) return isEmptyContent(block.content, depth);
   return true;
 }
 

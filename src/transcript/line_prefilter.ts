@@ -5,15 +5,11 @@
  * @module
  */
 
-/**
- * The top-level `type`s `toEntry` turns into entries (history_turns_test
- * checks that a skipped line held none).
- */
+/** The top-level `type`s `toEntry` reads (`attachment`: `hook_stopped_continuation`). */
 const ENTRY_LINE_TYPES: ReadonlySet<string> = new Set([
   "user",
   "assistant",
   "system",
-  // A hook's `continue: false` (`hook_stopped_continuation`).
   "attachment",
 ]);
 
@@ -48,27 +44,22 @@ export function topLevelType(bytes: Uint8Array): string | null {
       if (depth === 1 && isTypeKey(bytes, i, close)) {
         return stringValueAfterKey(bytes, close + 1);
       }
-      i = close + 1;
+      i = close;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth++;
-      i++;
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
       depth--;
       if (depth === 0) return null;
-      i++;
-    } else {
-      i++;
     }
+    i++;
   }
   return null;
 }
 
 /**
  * Whether a line (a clipped one's head and tail) is metadata: Claude Code
- * writes `type` first only there, so a prefix check settles most lines. A NUL
- * byte may hide a second object behind a lost write: parsed.
+ * writes `type` first only there. A NUL byte may hide a second object: parsed.
  */
-
 export function isSkippableLine(
   head: Uint8Array,
   tail: Uint8Array = head,

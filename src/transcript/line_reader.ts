@@ -1,8 +1,7 @@
 /**
- * Chunked line readers over an open transcript, both ways, split on `\n`
- * only. A line over `maxLineBytes` is clipped to its first and last
- * `keepBytes` (Claude Code's envelope fields), so one 500 MB line can
- * neither exhaust memory nor stall the hook.
+ * Chunked line readers over an open transcript, both ways, split on `\n`. A
+ * line over `maxLineBytes` is clipped to its first and last `keepBytes` (the
+ * envelope fields): a 500 MB line neither exhausts memory nor stalls the hook.
  *
  * @module
  */
@@ -10,13 +9,11 @@
 import { ToolUseIdSearch } from "./_id_search.ts";
 import {
   concat,
-  concatReversed,
   EMPTY,
   firstOf,
   lastBytes,
   lastOf,
   leftmostInto,
-  takeTail,
 } from "./_line_pieces.ts";
 
 /** One line of a transcript, as raw bytes. */
@@ -30,11 +27,9 @@ export interface RawLine {
   tail: Uint8Array;
   /** Longer than `maxLineBytes`. */
   clipped: boolean;
-  /** Clipped lines: every `tool_use_id` in it (see `_id_search.ts`). */
+  /** Clipped lines: every `tool_use_id`, those of error results, a non-empty text block (`_id_search.ts`). */
   toolUseIds?: string[];
-  /** Clipped lines: those of an error result (`"is_error":true` before). */
   errorToolUseIds?: string[];
-  /** Clipped lines: it holds a non-empty text block. */
   hasTextBlock?: true;
 }
 
@@ -44,13 +39,9 @@ export interface LineReaderOptions {
   /** Longer lines are clipped to their first and last `keepBytes`. */
   maxLineBytes?: number;
   keepBytes?: number;
-  /**
-   * The most distinct `tool_use_id`s kept for one clipped line (a caller's
-   * entries budget, which the line alone then exceeds): a crafted line of
-   * millions of ids costs no memory.
-   */
+  /** The most distinct `tool_use_id`s kept for one clipped line (a caller's entries budget). */
   maxLineIds?: number;
-  /** Asked before each chunk: true ends the reading, so a deadline holds on gigabytes without a newline. */
+  /** Asked before each chunk: true ends the reading (a deadline holds on gigabytes without a newline). */
   stopWhen?: () => boolean;
 }
 
@@ -75,11 +66,7 @@ export interface ReadableAt {
   seek(offset: number, whence: Deno.SeekMode): Promise<number>;
 }
 
-/**
- * Adapts an open file to {@link ReadableAt} with synchronous reads: each
- * asynchronous op is a round trip through Deno's thread pool, about a
- * millisecond apiece at start-up, and the hook makes a few small reads.
- */
+/** An open file as {@link ReadableAt}, read synchronously (an async op costs about 1 ms at start-up). */
 export function syncReader(file: Deno.FsFile): ReadableAt {
   return {
     read: (buffer) => Promise.resolve(file.readSync(buffer)),
@@ -123,9 +110,8 @@ export async function* readLinesBackward(
     ...DEFAULT_LINE_READER_OPTIONS,
     ...options,
   };
-  // The first byte the budget lets us read.
   const floor = Math.max(0, size - (options.budgetBytes ?? Infinity));
-  // The line being assembled, as chunks collected newest first.
+  // The line being assembled, newest chunk first.
   let pieces: Uint8Array[] = [];
   let pieceBytes = 0;
   let lineEnd = -1; // offset of the `\n` that ends the current line
@@ -138,7 +124,7 @@ export async function* readLinesBackward(
   const heads = [new Uint8Array(keepBytes), new Uint8Array(keepBytes)];
 
   const finishLine = (start: number): RawLine => {
-    const bytes = concatReversed(pieces, pieceBytes);
+    const bytes = concat(pieces.toReversed());
     const length = lineEnd - start;
     const line = dropped || length > maxLineBytes
       ? clippedLine(start, length, bytes, dropped ? tailKept : bytes, keepBytes)
@@ -206,20 +192,15 @@ export async function* readLinesBackward(
       ids.feed(bytes, at);
     } else if (pieceBytes > maxLineBytes) {
       // Overlong from here: search what was collected, then each piece.
-      ids = new ToolUseIdSearch({ maxIds: maxLineIds });
-      let from = at;
-      for (let i = pieces.length - 1; i >= 0; i--) {
-        const piece = pieces[i] as Uint8Array;
-        ids.feed(piece, from);
-        from += piece.length;
-      }
+      ids = searchAll(pieces.toReversed(), at, { maxIds: maxLineIds });
     }
     if (pieceBytes <= maxLineBytes + keepBytes) return;
-    // Remember the tail once, then keep only the leftmost bytes (the head).
-    if (!dropped) tailKept = takeTail(pieces, keepBytes);
+    // Keep the tail, then only the leftmost bytes (the head).
+    const ordered = pieces.toReversed();
+    tailKept = lastOf(ordered, keepBytes).slice();
     dropped = true;
-    const head = concatReversed(pieces, pieceBytes).subarray(0, keepBytes);
-    pieces = [head.slice()];
+    const head = firstOf(ordered, keepBytes).slice();
+    pieces = [head];
     pieceBytes = head.length;
   }
 }
@@ -276,7 +257,7 @@ export async function* readLinesForward(
         head = carryBytes === 0 ? piece : concat([...carry, piece]);
         clipped = false;
       }
-      // Built whole, with its number, so each line costs one object.
+      // One object per line.
       const line = {
         line: lineNumber,
         offset: lineStart,

@@ -37,11 +37,7 @@ export interface ScanBudgets {
 
 export type ScanBudgetName = keyof ScanBudgets;
 
-/**
- * The default budgets. A turn longer is judged on its newest part: results
- * follow their calls, so a stall found there is real (the hook says what it
- * did not see when it allows).
- */
+/** The default budgets: a longer turn is judged on its newest part, where a stall found is real. */
 export const DEFAULT_SCAN_BUDGETS: Readonly<ScanBudgets> = Object.freeze({
   bytes: 64 * 1024 * 1024,
   lines: 250_000,
@@ -75,13 +71,11 @@ interface ScanOptions extends TurnOptions, LineReaderOptions {
   budgets?: Partial<ScanBudgets>;
 }
 
-/** Longest transcript path echoed in an error line. */
 const MAX_PATH_CHARS = 200;
 
 /**
- * How the hook reads lines: one over 64 KiB (a file read, an image) is judged
- * from its first and last 16 KiB by the sniffer (parsing it whole was a
- * decision's largest cost), its ids counted against the entries budget.
+ * How the hook reads lines: one over 64 KiB (a file read, an image) is sniffed
+ * from its ends (parsing it whole was a decision's largest cost).
  */
 export const SCAN_LINE_OPTIONS: Readonly<LineReaderOptions> = Object.freeze({
   maxLineBytes: 64 * 1024,
@@ -183,7 +177,7 @@ export async function scanCurrentTurn(
   }
 }
 
-/** What {@link appendedTurnLines} found in the lines appended. */
+/** What a reader found in the lines appended. */
 export interface AppendedLines {
   /** A line that can change a scan of the current turn was appended. */
   changed: boolean;
@@ -197,26 +191,6 @@ export interface AppendedLinesOptions
   maxBytes?: number;
   /** Checked before each read: the wait's deadline has come. */
   stopWhen?: () => boolean;
-}
-
-/**
- * Whether lines appended from `from` on (a scan's `endOffset`, or the last
- * call's `to`) can change the current turn: an entry or an end-of-turn line,
- * not metadata. A line still being written waits for the next look.
- */
-function appendedTurnLines(
-  path: string,
-  from: number,
-  options: AppendedLinesOptions,
-): Promise<AppendedLines | null> {
-  return appendedLinesMatching(
-    path,
-    from,
-    options,
-    (raw) =>
-      isTurnEndLine(raw) ||
-      lineEntries(raw).some((e) => !e.sidechain || options.includeSidechains),
-  );
 }
 
 /**
@@ -270,7 +244,7 @@ export async function appendedLinesMatching(
 export interface TranscriptReader {
   /** The current turn of `path`, or `null` when the file does not exist. */
   currentTurn(path: string, options: ScanOptions): Promise<TurnScan | null>;
-  /** Whether lines that can change the current turn were appended. */
+  /** Whether lines that can change the current turn were appended since `from` (a scan's `endOffset`, the last `to`). */
   appended(
     path: string,
     from: number,
@@ -278,10 +252,13 @@ export interface TranscriptReader {
   ): Promise<AppendedLines | null>;
 }
 
-/** Claude Code's transcript reader. */
+/** Claude Code's transcript reader: an appended entry or end-of-turn line matters, not metadata. */
 export const claudeCodeReader: TranscriptReader = {
   currentTurn: scanCurrentTurn,
-  appended: appendedTurnLines,
+  appended: (path, from, options) =>
+    appendedLinesMatching(path, from, options, (raw) =>
+      isTurnEndLine(raw) ||
+      lineEntries(raw).some((e) => !e.sidechain || options.includeSidechains)),
 };
 
 /** A reader that ends, as at the file's end, once `exhausted` or `stopped`. */
@@ -327,7 +304,6 @@ function isTurnEndLine(raw: RawLine): boolean {
  * Opens a transcript (`null` when absent): a regular file only, checked again
  * once open, so a FIFO never blocks the hook.
  *
-
  * @throws {TranscriptError} For directories, FIFOs, devices and read errors.
  */
 export function openTranscript(path: string): Deno.FsFile | null {

@@ -7,21 +7,16 @@
 
 import { isPlainObject } from "../shared/plain_object.ts";
 
-/** The input field a recovery prompt names, cut to a few characters. */
+/** The input field a recovery prompt names (`""`: no input), its value cut to {@link TOOL_INPUT_CHARS}. */
 export interface ToolInputSummary {
-  /** `file_path`, `command`, ...; `""` for a call without input. */
   field: string;
-  /** At most {@link TOOL_INPUT_CHARS} characters. */
   value: string;
 }
 
+/** The most characters of an input value kept. */
 export const TOOL_INPUT_CHARS = 120;
 
-/**
- * Fields that identify a call, most telling first: Read/Write/Edit,
- * NotebookEdit, Bash, WebFetch, WebSearch, Grep/Glob, Task/Agent, a search's
- * folder, a subagent's prompt.
- */
+/** Fields that identify a call, most telling first (Read, NotebookEdit, Bash, WebFetch, ...). */
 const TELLING_FIELDS: readonly string[] =
   "file_path notebook_path command url query pattern description path prompt"
     .split(" ");
@@ -61,7 +56,6 @@ export function summarizeToolInput(input: unknown): ToolInputSummary | null {
 }
 
 /** An overlong line's input summed up from its raw `{...`: a first field that tells. */
-
 export function summarizeRawToolInput(
   rawInput: string,
 ): ToolInputSummary | null {

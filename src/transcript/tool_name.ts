@@ -5,12 +5,10 @@
  * @module
  */
 
-/** An MCP tool name taken apart. */
+/** An MCP tool name taken apart: the server as written (`plugin_acme_db-tools`), the tool, a plugin server's plugin. */
 interface McpToolName {
-  /** The server segment as written, e.g. `github` or `plugin_acme_db-tools`. */
   server: string;
   tool: string;
-  /** For plugin servers, the plugin (see {@link pluginOf}). */
   plugin: string | null;
 }
 

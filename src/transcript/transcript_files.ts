@@ -12,12 +12,11 @@ import { openRegularFile } from "../shared/regular_file.ts";
 import { parseRelease, type Release } from "../claude_client/release.ts";
 import { readFullSync } from "./line_reader.ts";
 
+/** A transcript found (`mtimeMs` 0: unknown; `subagent`: a subagent's own, all sidechains). */
 export interface TranscriptFile {
   path: string;
   size: number;
-  /** 0 when unknown. */
   mtimeMs: number;
-  /** A subagent's own transcript (every entry is a sidechain). */
   subagent: boolean;
 }
 
@@ -27,12 +26,10 @@ export interface UnreadablePath {
   error: string;
 }
 
+/** The transcripts in path order, the paths that could not be read, how many `sinceMs` left out. */
 export interface FoundTranscripts {
-  /** In path order. */
   files: TranscriptFile[];
-  /** Folders and `.jsonl` entries that could not be read. */
   unreadable: UnreadablePath[];
-  /** Left out by the `sinceMs` filter. */
   skippedOlder: number;
 }
 
@@ -177,12 +174,6 @@ export function sniffTranscript(
   return notTranscriptReason(head.subarray(0, filled));
 }
 
-/** The newest session transcript of a project, and the release it names. */
-interface ProjectRelease {
-  path: string;
-  release: Release | null;
-}
-
 /** A project's folder under `projects`: its path, all but ASCII letters and digits as `-`. */
 export function projectSlug(projectDir: string): string {
   return projectDir.replace(/[^A-Za-z0-9]/g, "-");
@@ -215,7 +206,7 @@ function newestRelease(text: string): Release | null {
 export async function projectRelease(
   projectsDirs: readonly string[],
   projectDir: string,
-): Promise<ProjectRelease | null> {
+): Promise<{ path: string; release: Release | null } | null> {
   let newest: { path: string; mtime: number } | null = null;
   for (const dir of projectsDirs) {
     const folder = join(dir, projectSlug(projectDir));

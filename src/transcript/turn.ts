@@ -42,11 +42,7 @@ interface SplitterOptions {
   fromFileStart?: boolean;
   /** Pushing starts mid-file: the promptId the entry before named. */
   promptId?: string | null;
-  /**
-   * The most a turn may hold, weighted by {@link entryWeight}: past it its
-   * entries are let go as they come (a crafted turn of millions of lines), and
-   * it closes empty, marked `overBudget`.
-   */
+  /** The most a turn may hold ({@link entryWeight}): past it (a crafted turn) entries are let go and it closes empty, `overBudget`. */
   maxTurnEntries?: number;
 }
 
@@ -61,11 +57,9 @@ const KEPT_PAST_BUDGET = LOOK_BEHIND_ENTRIES + 2;
  */
 interface PendingOpener {
   kind: "command" | "input" | "ahead";
-  /** Index in the turn in progress. */
-  at: number;
+  at: number; // index in the turn in progress
   entry: Entry;
-  /** Entries pushed after it (each waits only a few). */
-  after: number;
+  after: number; // entries pushed since (it waits only a few)
   otherPromptId: boolean;
 }
 
@@ -85,19 +79,16 @@ interface PendingOpener {
 export class ForwardTurnSplitter {
   readonly #includeSidechains: boolean;
   readonly #promptIds: boolean;
-  /** The eligible entry pushed last (a model's launch follows its result). */
-  #previous: Entry | null = null;
+  #previous: Entry | null = null; // eligible, pushed last (a launch follows its result)
   #current: Entry[] = [];
   #opener: Entry | null = null;
-  /** The newest promptId named since the turn began or was compacted. */
-  #lastPromptId: string | null = null;
+  #lastPromptId: string | null = null; // named since the turn began or was compacted
   #lateCount = 0; // entries of the turn in progress behind its prompt line
   #atFileStart: boolean; // the turn in progress opens the file
   #pending: PendingOpener | null = null;
   #closed: SplitTurn[] = [];
   readonly #maxTurnEntries: number;
-  /** The turn in progress's summed weight (also of entries let go). */
-  #weight = 0;
+  #weight = 0; // of the turn in progress, also of entries let go
   #firstLine = -1; // of the turn in progress, -1 before one
   #modelActed = false; // in the turn in progress, also in entries let go
 
@@ -115,8 +106,7 @@ export class ForwardTurnSplitter {
     const previous = this.#previous;
     this.#previous = entry;
     if (this.#continues(entry)) {
-      // Most entries: nothing waits, and this one opens nothing.
-      this.#append(entry);
+      this.#append(entry); // most entries: nothing waits, and it opens nothing
       this.#notePromptId(entry);
       return NONE;
     }
@@ -234,8 +224,7 @@ export class ForwardTurnSplitter {
     if (pending.kind === "command") {
       if (commandOpensTurn(pending.entry, next)) {
         this.#pending = null;
-        this.#openAt(pending.at, pending.entry);
-        // The command itself is the opener.
+        this.#openAt(pending.at, pending.entry); // the command is the opener
         const command = this.#current.shift() as Entry;
         this.#weight -= entryWeight(command);
         this.#firstLine = this.#current[0]?.line ?? -1;

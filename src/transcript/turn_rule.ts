@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type Entry, isModelActivity, type NoteEntry } from "./entry.ts";
+import type { Entry, NoteEntry } from "./entry.ts";
 import { parseRelease } from "../claude_client/release.ts";
 
 /**
@@ -43,34 +43,20 @@ export function commandOpensTurn(
 }
 
 /**
- * Whether the model's tool call wrote a command's line (it goes on in the
- * model's turn): it names the call (`sourceToolUseID`, from about 2.0.50), or
- * follows a launching tool's result.
- */
-function isModelLaunch(
-  command: NoteEntry,
-  before: Entry | null | undefined,
-): boolean {
-  if (command.launchedBy !== undefined) return true;
-  return before?.kind === "results" &&
-    before.results.some((result) => result.launch === true);
-}
-
-/** The caveat Claude Code writes ahead of a local command's records. */
-export function isCaveat(entry: Entry | null | undefined): boolean {
-  return entry?.kind === "note" && entry.source === "caveat";
-}
-
-/**
- * Whether a slash command's line may open a turn: the user typed it, and no
- * caveat stands right before it (Claude Code writes one exactly when the
- * command queries nothing, every release 1.0.x to 2.1.332).
+ * Whether a slash command's line may open a turn: no caveat stands right
+ * before it (Claude Code writes one exactly when the command queries nothing,
+ * every release 1.0.x to 2.1.332), and the user typed it: no model's call
+ * wrote it (naming the call, `sourceToolUseID` from about 2.0.50, or right
+ * after a launching tool's result; it goes on in the model's turn).
  */
 export function commandCanOpen(
   command: NoteEntry,
   before: Entry | null | undefined,
 ): boolean {
-  return !isModelLaunch(command, before) && !isCaveat(before);
+  const caveat = before?.kind === "note" && before.source === "caveat";
+  if (caveat || command.launchedBy !== undefined) return false;
+  return !(before?.kind === "results" &&
+    before.results.some((result) => result.launch === true));
 }
 
 /**
@@ -104,7 +90,7 @@ export function endsTurnInProgress(entry: Entry): boolean {
  */
 export type InputStep = "opens" | "stays" | "compaction" | "waits";
 
-/** How `next` settles `input`. */
+/** How `next` settles `input` (see {@link InputStep}). */
 export function inputStep(input: Entry, next: Entry): InputStep {
   switch (next.kind) {
     case "assistant":
@@ -231,20 +217,11 @@ export function lateEntryCount(
 }
 
 /**
- * Whether the backward reader may stop at a compaction: the model acted in
- * `after` (the entries after it), so nothing before can change the verdict.
- */
-export function compactionSettlesTurn(after: readonly Entry[]): boolean {
-  return after.some(isModelActivity);
-}
-
-/**
  * Whether the turn's opening line is not on file yet, though its newest
  * stamped entry is (real 2.1.145 under load wrote a call and its result
  * before the prompt line). Read back to a compaction, or unstamped: `false`;
  * start out of a reader's budget: `true` (callers wait a bounded time).
  */
-
 export function openerPending(
   turn: readonly Entry[],
   opener: Entry | null,
