@@ -1,10 +1,7 @@
 /**
- * A short conversation with `codex app-server` (JSON-RPC, one object a line
- * on stdio): which hooks Codex would run and whether each is trusted
- * (`hooks/list`), and trusting ours (`config/batchWrite` of `hooks.state`),
- * since Codex skips an untrusted hook without a word. Every conversation has
- * a deadline and stops the server; no `--allow-run` (the release binary) or
- * no `codex` on the PATH is an {@link AppServerUnavailable}, never a throw.
+ * A short conversation with `codex app-server` (JSON-RPC, a line an object on stdio), with a deadline,
+ * the server stopped after; no `--allow-run` or no `codex` on the PATH is an
+ * {@link AppServerUnavailable}, never a throw.
  *
  * @module
  */
@@ -88,18 +85,13 @@ export async function withCodexAppServer<T>(
     return unavailable(program, error);
   }
   const conversation = new Conversation(child);
+  const late = new AppServerError(
+    `codex app-server did not answer within ${
+      Math.round(options.timeoutMs / 1000)
+    } s`,
+  );
   const deadline = new Promise<never>((_, reject) => {
-    conversation.timer = setTimeout(
-      () =>
-        reject(
-          new AppServerError(
-            `codex app-server did not answer within ${
-              Math.round(options.timeoutMs / 1000)
-            } s`,
-          ),
-        ),
-      options.timeoutMs,
-    );
+    conversation.timer = setTimeout(() => reject(late), options.timeoutMs);
   });
   try {
     return await Promise.race([
@@ -107,7 +99,7 @@ export async function withCodexAppServer<T>(
         await conversation.request("initialize", {
           clientInfo: { ...CLIENT_INFO, version },
         });
-        await conversation.notify("initialized");
+        conversation.notify("initialized");
         return await fn(conversation);
       })(),
       deadline,
@@ -144,10 +136,9 @@ export type PathLookup =
   | { path: null; why: string };
 
 /**
- * The first `name` file (`.exe`, `.cmd` first on Windows) in an absolute
- * PATH folder outside `projectDir`: a relative or empty entry means the start
- * directory, which a cloned repository controls. Started by this absolute
- * path, never by name (Windows looks in the current directory too).
+ * The first `name` file (`.exe`, `.cmd` first on Windows) in an absolute PATH folder outside
+ * `projectDir` (a relative entry means the start directory, which a clone controls), to be started
+ * by this path, never by name (Windows looks in the current directory too).
  */
 function findOnPath(
   name: string,
@@ -201,8 +192,7 @@ function pathEntries(
     ? Object.keys(env).find((k) => k.toUpperCase() === "PATH")
     : "PATH";
   const value = key === undefined ? "" : env[key] ?? "";
-  // An empty entry is the current directory to a POSIX shell: kept, so
-  // that it is passed over by name.
+  // An empty entry is the current directory to a POSIX shell: kept, to be passed over by name.
   return value.split(windows ? ";" : ":").map((dir) => dir === "" ? "." : dir);
 }
 
@@ -216,10 +206,7 @@ function realPathOrNull(path: string): string | null {
 
 function unavailable(program: string, error: unknown): AppServerUnavailable {
   if (error instanceof Deno.errors.NotFound) {
-    return {
-      unavailable: "absent",
-      why: `${program} is not on the PATH`,
-    };
+    return { unavailable: "absent", why: `${program} is not on the PATH` };
   }
   if (
     error instanceof Deno.errors.NotCapable ||
@@ -280,15 +267,15 @@ class Conversation implements AppServerClient {
     const answer = new Promise<unknown>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
     });
-    await this.#send({ id, method, params });
+    this.#send({ id, method, params });
     return await answer;
   }
 
-  async notify(method: string): Promise<void> {
-    await this.#send({ method });
+  notify(method: string): void {
+    this.#send({ method });
   }
 
-  #send(message: Record<string, unknown>): Promise<void> {
+  #send(message: Record<string, unknown>): void {
     if (this.#inputClosed) {
       throw this.#fail(
         new AppServerError("codex app-server stopped reading its input"),
@@ -297,7 +284,6 @@ class Conversation implements AppServerClient {
     this.#input.enqueue(
       new TextEncoder().encode(JSON.stringify(message) + "\n"),
     );
-    return Promise.resolve();
   }
 
   async #read(): Promise<void> {
