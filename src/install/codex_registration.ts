@@ -22,6 +22,7 @@ import {
 } from "./hook_command.ts";
 import {
   checkShape,
+  type InstallRequest,
   type OwnHandler,
   ownHandlerAt,
   reconcileHandlers,
@@ -85,15 +86,11 @@ export function findOwnCodexHandlers(
   return found;
 }
 
-/** What a Codex install registers. */
-export interface CodexInstallRequest {
-  invocation: Invocation;
-  platform: Platform;
-  /** Paths that identify this stall-watch in existing handlers. */
-  knownPaths: readonly string[];
-  /** `--timeout`, or `null` to keep the registered one or default. */
-  timeout: number | null;
-}
+/** What a Codex install registers: its one Stop hook. */
+export type CodexInstallRequest = Omit<
+  InstallRequest,
+  "events" | "watchTimeout" | "statusLine"
+>;
 
 /**
  * Plans a Codex install: adds or updates the Stop handler, removes copies; nothing else changes.

@@ -121,21 +121,17 @@ export function buildHandler(
   invocation: Invocation,
   options: { timeout: number; platform: Platform },
 ): Record<string, unknown> {
+  const watch = isWatchEvent(event);
   const argv = [invocation.program, ...invocation.args];
-  if (isWatchEvent(event)) argv.push("watch");
-  const handler: Record<string, unknown> = { type: "command" };
-  if (options.platform === "windows") {
-    handler.command = argv[0];
-    handler.args = argv.slice(1);
-  } else {
-    handler.command = PROJECT_DIR_PREFIX + argv.map(shellQuote).join(" ");
-  }
-  handler.timeout = options.timeout;
-  if (isWatchEvent(event)) {
-    handler.async = true;
-    handler.asyncRewake = true;
-  }
-  return handler;
+  if (watch) argv.push("watch");
+  return {
+    type: "command",
+    ...(options.platform === "windows"
+      ? { command: argv[0], args: argv.slice(1) }
+      : { command: PROJECT_DIR_PREFIX + argv.map(shellQuote).join(" ") }),
+    timeout: options.timeout,
+    ...(watch ? { async: true, asyncRewake: true } : {}),
+  };
 }
 
 interface ParsedCommand {
