@@ -52,9 +52,6 @@ export class AppServerError extends Error {
 /** The longest line read from the server; longer ones end the conversation. */
 const MAX_LINE_CHARS = 8 * 1024 * 1024;
 
-/** The client name Codex records for this conversation. */
-const CLIENT_INFO = { name: "stall-watch", title: "stall-watch" };
-
 /**
  * Runs `fn` in a conversation with a started `codex app-server`, or says why none could start.
  *
@@ -96,9 +93,13 @@ export async function withCodexAppServer<T>(
   try {
     return await Promise.race([
       (async () => {
-        await conversation.request("initialize", {
-          clientInfo: { ...CLIENT_INFO, version },
-        });
+        // The client name Codex records for this conversation.
+        const clientInfo = {
+          name: "stall-watch",
+          title: "stall-watch",
+          version,
+        };
+        await conversation.request("initialize", { clientInfo });
         conversation.notify("initialized");
         return await fn(conversation);
       })(),
@@ -118,16 +119,10 @@ export function askCodex<T>(
   program: string | undefined,
   fn: (client: AppServerClient) => Promise<T>,
 ): Promise<T | AppServerUnavailable> {
-  return withCodexAppServer(
-    {
-      ...(program ? { program } : {}),
-      cwd: io.cwd,
-      env: io.env,
-      timeoutMs: APP_SERVER_TIMEOUT_MS,
-    },
-    VERSION,
-    fn,
-  );
+  const { cwd, env } = io;
+  const timeoutMs = APP_SERVER_TIMEOUT_MS;
+  const options = { ...(program ? { program } : {}), cwd, env, timeoutMs };
+  return withCodexAppServer(options, VERSION, fn);
 }
 
 /** Where {@link findOnPath} found a program, or why it found none. */
@@ -208,22 +203,16 @@ function unavailable(program: string, error: unknown): AppServerUnavailable {
   if (error instanceof Deno.errors.NotFound) {
     return { unavailable: "absent", why: `${program} is not on the PATH` };
   }
-  if (
-    error instanceof Deno.errors.NotCapable ||
-    error instanceof Deno.errors.PermissionDenied
-  ) {
-    return {
-      unavailable: "not_permitted",
-      why:
-        `stall-watch may not start ${program} here (no permission to run programs)`,
-    };
+  const { NotCapable, PermissionDenied } = Deno.errors;
+  if (error instanceof NotCapable || error instanceof PermissionDenied) {
+    const why =
+      `stall-watch may not start ${program} here (no permission to run programs)`;
+    return { unavailable: "not_permitted", why };
   }
-  return {
-    unavailable: "failed",
-    why: `cannot start ${program}: ${
-      error instanceof Error ? error.message.split("\n")[0] : String(error)
-    }`,
-  };
+  const reason = error instanceof Error
+    ? error.message.split("\n")[0]
+    : String(error);
+  return { unavailable: "failed", why: `cannot start ${program}: ${reason}` };
 }
 
 /** Whether a value is {@link AppServerUnavailable}. */
