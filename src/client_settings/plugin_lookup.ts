@@ -1,6 +1,6 @@
 /**
- * Reads what `plugin_records.ts` judges (`installed_plugins.json` and the project's settings files),
- * for `doctor` and `install`. Requires `--allow-read`.
+ * Reads what `plugin_records.ts` judges (`installed_plugins.json` and the project's settings
+ * files), for `doctor` and `install`. Requires `--allow-read`.
  *
  * @module
  */

@@ -1,9 +1,10 @@
 /**
  * Whether Claude Code runs stall-watch as a plugin in a project, from its records. Measured with
  * 2.1.332: `claude plugin install ... -s <scope>` adds an entry to
- * `<config>/plugins/installed_plugins.json` (`{"plugins": {"<id>": [{"scope", "projectPath",
- * "installPath", "version"}]}}`) and `"enabledPlugins": {"<id>": true}` to that scope's settings file
- * (`disable`: `false`); the most specific file decides. Pure.
+ * `<config>/plugins/installed_plugins.json`
+ * (`{"plugins": {"<id>": [{"scope", "projectPath", "installPath", "version"}]}}`) and
+ * `"enabledPlugins": {"<id>": true}` to that scope's settings file (`disable`: `false`); the most
+ * specific file decides. Pure.
  *
  * @module
  */
@@ -44,7 +45,7 @@ export function installedPluginsPath(configDir: string, sep = "/"): string {
   return [configDir, "plugins", "installed_plugins.json"].join(sep);
 }
 
-/** The plugin's data folder (`CLAUDE_PLUGIN_DATA`): `<config>/plugins/data/<id>`, `[^A-Za-z0-9_-]` as `-`. */
+/** The plugin's data folder (`CLAUDE_PLUGIN_DATA`), its id's odd characters as `-`. */
 export function pluginDataDir(
   configDir: string,
   id: string,
@@ -87,7 +88,7 @@ function stringOrNull(value: unknown): string | null {
 /** Settings files from the least to the most specific. */
 const PRECEDENCE = ["user", "project", "local"] as const;
 
-/** The installations that apply to `projectDir`, enabled or not by the most specific settings file. */
+/** The installations that apply to `projectDir`, enabled or not by the most specific file. */
 export function pluginState(
   installs: readonly PluginInstall[],
   layers: readonly SettingsLayer[],

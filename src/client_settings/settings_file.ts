@@ -1,6 +1,6 @@
 /**
  * Reading a client's settings file (Claude Code's `settings.json`, Codex's `hooks.json`) and
- * replacing it safely: a backup of the old content, then an atomic write, inside the client's folder.
+ * replacing it safely: the old content backed up, then an atomic write, in the client's folder.
  *
  * @module
  */
@@ -39,8 +39,8 @@ interface SettingsFileText {
 const MAX_SETTINGS_FILE_BYTES = 4 * 1024 * 1024;
 
 /**
- * A settings file's UTF-8 text (missing: empty), read as a regular file; a project's own only through
- * links that stay inside `projectDir` (item 16). Requires `--allow-read`.
+ * A settings file's UTF-8 text (missing: empty), read as a regular file; a project's own only
+ * through links that stay inside `projectDir` (item 16). Requires `--allow-read`.
  */
 export function readSettingsFile(
   path: string,

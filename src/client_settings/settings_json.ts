@@ -1,6 +1,6 @@
 /**
- * Reading and editing a client's JSON settings file: strict JSON only (Claude Code ignores a file with
- * a comment), and an edit rewrites only its region, in the file's own layout. Pure.
+ * Reading and editing a client's JSON settings file: strict JSON only (Claude Code ignores a file
+ * with a comment), and an edit rewrites only its region, in the file's own layout. Pure.
  *
  * @example
  * ```ts
@@ -32,7 +32,7 @@ export class SettingsFileError extends InputError {
   }
 }
 
-/** Parses settings text as strict JSON (blank: `{}`), else a {@link SettingsFileError} with its line. */
+/** Parses settings text as strict JSON (blank: `{}`), else a {@link SettingsFileError}. */
 export function parseSettingsText(
   text: string,
   name: string,
@@ -172,8 +172,8 @@ export interface JsonEditor {
 }
 
 /**
- * An editor that changes only the bytes it must (one-line containers stay so). Not `jsonc-parser`'s
- * `modify`: it re-formats every line an insertion touches, and mangles a one-line array's last removal.
+ * An editor that changes only the bytes it must. Not `jsonc-parser`'s `modify`: it re-formats every
+ * line an insertion touches, and mangles a one-line array's last removal.
  */
 export function jsonEditor(original: string): JsonEditor {
   const style = detectStyle(original);

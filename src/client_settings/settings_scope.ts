@@ -1,5 +1,5 @@
 /**
- * Where Claude Code reads hook settings: the project's shared and local files, and the user's. Pure.
+ * Where Claude Code reads hook settings: the project's shared and local files, the user's. Pure.
  *
  * @module
  */

@@ -48,7 +48,7 @@ export interface UpdateResult {
   changes: string[];
 }
 
-/** Applies `plan` to one settings file; an {@link InputError} when it is unusable or out of reach. */
+/** Applies `plan` to one settings file; an {@link InputError} when unusable or out of reach. */
 export async function updateSettings(
   io: Pick<CliIO, "cwd" | "now" | "writeStdout">,
   request: UpdateRequest,

@@ -204,7 +204,7 @@ export function lineColumn(text: string, offset: number): string {
   return lineColumnFinder(text)(offset);
 }
 
-/** `line:column` of many offsets: line starts found once, then a binary search (a scan each took 30 s). */
+/** `line:column` of offsets: a binary search of line starts found once (a scan each took 30 s). */
 function lineColumnFinder(text: string): (offset: number) => string {
   let starts: number[] | null = null;
   return (offset) => {

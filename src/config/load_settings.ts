@@ -34,14 +34,14 @@ interface LoadedSettings {
   configPath: string | null;
 }
 
-/** Where state and log go and must stay: the client's folder (`.claude`; `.codex` for Codex's door). */
+/** Where state and log go and stay: the client's folder (`.claude`; `.codex` for Codex's). */
 export interface LoadOptions {
   clientDir?: string;
 }
 
 /**
- * Reads `<clientDir>/stall-watch.jsonc` (or `STALL_WATCH_CONFIG`) and merges it with the environment;
- * a state folder or log outside the client's folder falls to its default. Requires `--allow-read`.
+ * Reads `<clientDir>/stall-watch.jsonc` (or `STALL_WATCH_CONFIG`) and the environment; a state
+ * folder or log outside the client's folder falls to its default. Requires `--allow-read`.
  */
 export async function loadSettings(
   env: Readonly<Record<string, string>>,

@@ -45,7 +45,7 @@ const POLICIES = ["allow", "check"] as const;
 /** What the hook does when Claude Code says it is already continuing. */
 type StopHookActivePolicy = typeof POLICIES[number];
 
-/** How a block is written: exit 2 and stderr, JSON `decision: "block"`, or JSON `additionalContext` (2.1.163+). */
+/** How a block is written: exit 2 + stderr, JSON `decision`, or `additionalContext` (2.1.163+). */
 export type OutputMode = "stderr" | "json" | "context";
 
 const OUTPUT_MODES: readonly OutputMode[] = ["stderr", "json", "context"];
@@ -271,7 +271,7 @@ export function resolveSettings(
   return { settings, problems };
 }
 
-/** The kill-switch marker from the environment, else the config, each judged by {@link markerRefusal}. */
+/** The kill-switch marker from the environment, else config, judged by {@link markerRefusal}. */
 function killSwitchMarker(
   env: Readonly<Record<string, string>>,
   file: ConfigValues,

@@ -1,6 +1,6 @@
 /**
  * A session's files in a checked state folder (`<id>.json`, `<id>.lock`): reading the state file
- * (never through a symlink, FIFO, hard link or someone else's file) and moving an unusable one aside.
+ * (never a symlink, FIFO, hard link or someone else's file) and moving an unusable one aside.
  *
  * @module
  */
@@ -140,7 +140,7 @@ export function loadHealing(
   return loaded; // no room to keep it: replaced by the next save, as before
 }
 
-/** Whether the session's `file` was unusable by its shape and renamed aside (never what a link leads to). */
+/** Whether the session's `file`, unusable by its shape, was moved aside (never a link's target). */
 export function quarantineUnusable(
   files: SessionFiles,
   file: "state" | "lock",

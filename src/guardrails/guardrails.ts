@@ -32,7 +32,7 @@ export function isTruthy(value: string): boolean {
 /** Values of the kill-switch variable safe to show: they are no secret. */
 const SHOWN = new Set([...FALSY, "1", "true", "yes", "on"]);
 
-/** The kill-switch variable as messages name it: its value only when an on/off word (not a secret). */
+/** The kill-switch variable as messages name it: its value only when an on/off word. */
 function envSource(name: string, value: string): string {
   const word = value.trim().toLowerCase();
   return SHOWN.has(word) && word !== ""
@@ -51,7 +51,7 @@ export interface KillSwitchFacts {
   configured: boolean;
 }
 
-/** Decides the kill switch: the variable, when set at all, over the marker file, over the config. */
+/** Decides the kill switch: the variable (when set at all), then the marker file, then config. */
 export function killSwitchStatus(facts: KillSwitchFacts): KillSwitchStatus {
   const value = facts.env[facts.envName];
   if (value !== undefined) {
@@ -96,8 +96,8 @@ export type GateDecision =
   };
 
 /**
- * At most `max` nudges in one turn: Codex re-runs a blocking Stop hook without end (Claude Code stops
- * after 8), and each new call that stalls would get a fresh retry budget.
+ * At most `max` nudges in one turn: Codex re-runs a blocking Stop hook without end (Claude Code
+ * stops after 8), and each new call that stalls would get a fresh retry budget.
  */
 export interface TurnCap {
   /** The key the turn's count is kept under in the retries: `turn:<turn_id>`. */

@@ -27,7 +27,7 @@ export interface SessionState {
 
 const MAX_EVENT_NOTICES = 32;
 
-/** The recoveries dispatched for `toolUseId`, an own property only (`__proto__` counts like any id). */
+/** Recoveries dispatched for `toolUseId`, an own property only (so `__proto__` counts too). */
 export function retriesOf(state: SessionState, toolUseId: string): number {
   if (!Object.hasOwn(state.retries, toolUseId)) return 0;
   const count = state.retries[toolUseId];

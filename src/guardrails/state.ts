@@ -77,7 +77,7 @@ export interface RelocatedState {
 /** What the store did to keep a session protected when a file of it could not be used. */
 export type StateRescue = QuarantinedEntry | RelocatedState;
 
-/** The folder inside the state folder for a session whose state file holds someone else's content. */
+/** The folder (in the state folder) for a session whose state file holds someone else's content. */
 const RELOCATED_DIR = "relocated";
 
 /** What {@link StateStore.remove} did. */

@@ -69,8 +69,8 @@ const PRUNE_INTERVAL_MS = 24 * 60 * 60 * 1000;
 const PRUNE_MARKER = ".last-prune";
 
 /**
- * {@link pruneStaleState} at most once a day per folder (by the mtime of an empty `.last-prune`, no
- * pruning when it is no plain file), so a recovery does not list hundreds of old sessions each time.
+ * {@link pruneStaleState} at most once a day per folder (the mtime of an empty `.last-prune`; none
+ * when it is no plain file), so a recovery does not list hundreds of old sessions every time.
  */
 export function pruneStaleStateDaily(
   dir: ConfinedDir,

@@ -1,6 +1,6 @@
 /**
- * A short conversation with `codex app-server` (JSON-RPC, a line an object on stdio), with a deadline,
- * the server stopped after; no `--allow-run` or no `codex` on the PATH is an
+ * A short conversation with `codex app-server` (JSON-RPC, an object a line on stdio), with a
+ * deadline, the server stopped after; no `--allow-run` or no `codex` on the PATH is an
  * {@link AppServerUnavailable}, never a throw.
  *
  * @module

@@ -1,7 +1,7 @@
 /**
- * The Stop hook registered in Codex's `hooks.json` (Claude Code's format, so `hook_registration.ts`'s
- * edits), and finding it again: Codex runs it in the session's folder with no `CLAUDE_PROJECT_DIR`,
- * so it is the program alone plus `codex-stop`. Pure.
+ * The Stop hook registered in Codex's `hooks.json` (Claude Code's format, so
+ * `hook_registration.ts`'s edits), and finding it again: Codex runs it in the session's folder with
+ * no `CLAUDE_PROJECT_DIR`, so it is the program alone plus `codex-stop`. Pure.
  *
  * @module
  */

@@ -1,8 +1,8 @@
 /**
- * Whether Codex will run our Stop hook, and trusting it. Codex runs a hook only once trusted (a hash
- * in `config.toml` `hooks.state`; an edited one is skipped silently), and a project's `.codex/` only
- * in a trusted project: both are asked of Codex, and trust written as its `/hooks` screen does, so
- * no guess of Codex's hashing is ever written.
+ * Whether Codex will run our Stop hook, and trusting it. Codex runs a hook only once trusted (a
+ * hash in `config.toml` `hooks.state`; an edited one is skipped silently), and a project's
+ * `.codex/` only in a trusted project: both are asked of Codex, and trust written as its `/hooks`
+ * screen does, so no guess of Codex's hashing is ever written.
  *
  * @module
  */

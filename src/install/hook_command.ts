@@ -1,8 +1,8 @@
 /**
  * The hook handlers stall-watch registers, and how it knows its own again. On POSIX
- * `cd -- "$CLAUDE_PROJECT_DIR" || exit 1; /abs/stall-watch`, so state lands in the project's `.claude`
- * wherever the session `cd`-ed; on Windows exec form with forward slashes (no command line means the
- * same in Git Bash and PowerShell). Pure.
+ * `cd -- "$CLAUDE_PROJECT_DIR" || exit 1; /abs/stall-watch`, so state lands in the project's
+ * `.claude` wherever the session `cd`-ed; on Windows exec form with forward slashes (no command
+ * line means the same in Git Bash and PowerShell). Pure.
  *
  * @example
  * ```ts
@@ -56,7 +56,7 @@ export interface Invocation {
 /** `deno run`'s flags besides the permissions: `--quiet`, as stderr reaches the model. */
 export const SOURCE_RUN_FLAGS: readonly string[] = Object.freeze(["--quiet"]);
 
-/** Starts a handler in the project root; a failed `cd` exits 1, where `&&` passes on dash's 2 (a block). */
+/** Starts a handler in the project root; a failed `cd` exits 1 (`&&` passes dash's 2: a block). */
 export const PROJECT_DIR_PREFIX = 'cd -- "$CLAUDE_PROJECT_DIR" || exit 1; ';
 
 /** The prefix older versions wrote, which passes a failed `cd`'s 2 on. */
@@ -140,7 +140,7 @@ interface ParsedCommand {
   words: string[];
   /** A shell command that changes to `$CLAUDE_PROJECT_DIR` first. */
   startsInProjectDir: boolean;
-  /** One program alone after at most `cd "$CLAUDE_PROJECT_DIR"` steps: maybe one stall-watch wrote. */
+  /** One program alone after `cd "$CLAUDE_PROJECT_DIR"` steps: maybe one stall-watch wrote. */
   alone: boolean;
 }
 
@@ -234,7 +234,7 @@ function shellSteps(command: string): string[][] | null {
 /**
  * What a handler passes to stall-watch (`[]`, `["watch"]`), or `null` when stall-watch did not
  * write it (item 9): the program alone, one of `knownPaths`, a release binary's name, or
- * `deno run [--quiet]` with exactly the release flags of a `main.ts`; never `stall-watch-notify.sh`.
+ * `deno run [--quiet]` with the exact release flags of a `main.ts`; never `stall-watch-notify.sh`.
  */
 export function stallWatchArgs(
   parsed: ParsedCommand,
@@ -255,7 +255,7 @@ export function ownHandlerArgs(
   return parsed && stallWatchArgs(parsed, knownPaths);
 }
 
-/** Any arguments a command handler passes to stall-watch run alone ({@link stallWatchArgs}' rules). */
+/** Any arguments a command handler passes to stall-watch alone ({@link stallWatchArgs}' rules). */
 export function ownCommandArgs(
   handler: Readonly<Record<string, unknown>>,
   knownPaths: readonly string[],

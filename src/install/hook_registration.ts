@@ -86,7 +86,7 @@ export interface InstallRequest {
   statusLine?: boolean;
 }
 
-/** Plans an install: a handler for each requested event, own ones brought in line, copies removed. */
+/** Plans an install: a handler per requested event, own ones brought in line, copies removed. */
 export function planInstall(
   text: string,
   name: string,

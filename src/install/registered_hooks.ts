@@ -48,7 +48,7 @@ export interface Misregistration {
   handler: Record<string, unknown>;
 }
 
-/** stall-watch's handlers under events they are not for (under PreToolUse the hook blocks every call). */
+/** stall-watch's handlers under events not theirs (under PreToolUse the hook blocks every call). */
 export function findMisregistered(
   settings: Readonly<Record<string, unknown>>,
   knownPaths: readonly string[],

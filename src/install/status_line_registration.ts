@@ -1,7 +1,7 @@
 /**
- * The status line `install --statusline` writes (re-run every {@link STATUS_LINE_REFRESH_SECONDS} s,
- * also during a call since 2.1.97): added where none is, never over someone else's, updated or
- * removed only when install could have written it, never a program inside the project (item 31). Pure.
+ * The status line `install --statusline` writes, re-run every {@link STATUS_LINE_REFRESH_SECONDS} s
+ * (also during a call, 2.1.97+): added where none is, never over someone else's; updated or removed
+ * only where install could have written it, never a program inside the project (item 31). Pure.
  *
  * @module
  */
