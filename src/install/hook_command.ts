@@ -240,9 +240,7 @@ export function stallWatchArgs(
   parsed: ParsedCommand,
   knownPaths: readonly string[],
 ): string[] | null {
-  const args = parsed.alone ? programArgs(parsed.words, knownPaths) : null;
-  if (args === null || args.length > 1) return null;
-  return args.length === 0 || args[0] === "watch" ? args : null;
+  return hookArgs(parsed.alone ? programArgs(parsed.words, knownPaths) : null);
 }
 
 /** What a command handler passes to stall-watch (by {@link stallWatchArgs}), or `null`. */
@@ -250,9 +248,7 @@ export function ownHandlerArgs(
   handler: Readonly<Record<string, unknown>>,
   knownPaths: readonly string[],
 ): string[] | null {
-  if (handler.type !== "command") return null;
-  const parsed = parseHandlerCommand(handler);
-  return parsed && stallWatchArgs(parsed, knownPaths);
+  return hookArgs(ownCommandArgs(handler, knownPaths));
 }
 
 /** Any arguments a command handler passes to stall-watch alone ({@link stallWatchArgs}' rules). */
@@ -263,6 +259,12 @@ export function ownCommandArgs(
   if (handler.type !== "command") return null;
   const parsed = parseHandlerCommand(handler);
   return parsed?.alone ? programArgs(parsed.words, knownPaths) : null;
+}
+
+/** `args` when the hook's (`[]`) or the watcher's (`["watch"]`), else `null`. */
+function hookArgs(args: string[] | null): string[] | null {
+  if (args === null || args.length > 1) return null;
+  return args.length === 0 || args[0] === "watch" ? args : null;
 }
 
 function programArgs(
