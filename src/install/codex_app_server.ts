@@ -281,15 +281,9 @@ class Conversation implements AppServerClient {
       for await (
         const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())
       ) {
-        buffer += chunk;
-        for (
-          let nl = buffer.indexOf("\n");
-          nl >= 0;
-          nl = buffer.indexOf("\n")
-        ) {
-          this.#handle(buffer.slice(0, nl));
-          buffer = buffer.slice(nl + 1);
-        }
+        const lines = (buffer + chunk).split("\n");
+        buffer = lines.pop() ?? "";
+        for (const line of lines) this.#handle(line);
         if (buffer.length > MAX_LINE_CHARS) {
           throw new AppServerError("codex app-server sent an endless line");
         }
