@@ -292,15 +292,10 @@ export function jsonEditor(original: string): JsonEditor {
         );
       }
       const next = children[index + 1];
-      const previous = children[index - 1];
       if (next) return splice(node.offset, next.offset, "");
-      if (previous) {
-        splice(
-          previous.offset + previous.length,
-          node.offset + node.length,
-          "",
-        );
-      }
+      // The last of two or more: the one before it exists.
+      const previous = children[index - 1] as Node;
+      splice(previous.offset + previous.length, node.offset + node.length, "");
     },
   };
 }

@@ -75,7 +75,6 @@ export interface Settings {
   eventLogMaxBytes: number;
   stopHookActive: StopHookActivePolicy;
   lagWaitMs: number;
-  /** See {@link AnnouncedNoCallMode}. */
   announcedNoCall: AnnouncedNoCallMode;
   /** Watchdog: seconds without transcript growth that count as a stall. */
   idleSeconds: number;

@@ -24,7 +24,6 @@ export interface AppServerOptions {
 /** Why no conversation could be had. */
 export interface AppServerUnavailable {
   unavailable: "absent" | "not_permitted" | "failed";
-  /** One line saying why. */
   why: string;
 }
 
