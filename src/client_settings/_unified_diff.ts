@@ -103,34 +103,27 @@ function reorderRuns(ops: Op[]): Op[] {
 function hunks(ops: readonly Op[]): string[][] {
   const changed = ops.flatMap((op, index) => op.kind === " " ? [] : [index]);
   const result: string[][] = [];
-  let k = 0;
-  while (k < changed.length) {
-    const start = Math.max(0, (changed[k] as number) - CONTEXT);
-    let end = (changed[k] as number) + CONTEXT + 1;
+  for (let k = 0; k < changed.length; k++) {
+    const start = Math.max(0, changed[k]! - CONTEXT);
+    // A change whose context meets this hunk's joins it.
     while (
-      k + 1 < changed.length && (changed[k + 1] as number) - CONTEXT <= end
-    ) {
-      k++;
-      end = (changed[k] as number) + CONTEXT + 1;
-    }
-    end = Math.min(end, ops.length);
-    k++;
+      k + 1 < changed.length &&
+      changed[k + 1]! - CONTEXT <= changed[k]! + CONTEXT + 1
+    ) k++;
+    const end = Math.min(changed[k]! + CONTEXT + 1, ops.length);
     result.push(formatHunk(ops, start, end));
   }
   return result;
 }
 
 function formatHunk(ops: readonly Op[], start: number, end: number): string[] {
-  let oldLine = 1;
-  let newLine = 1;
-  for (let i = 0; i < start; i++) {
-    const kind = (ops[i] as Op).kind;
-    if (kind !== "+") oldLine++;
-    if (kind !== "-") newLine++;
-  }
+  const count = (from: number, to: number, not: Op["kind"]) =>
+    ops.slice(from, to).filter((o) => o.kind !== not).length;
+  const oldLine = 1 + count(0, start, "+");
+  const newLine = 1 + count(0, start, "-");
+  const oldCount = count(start, end, "+");
+  const newCount = count(start, end, "-");
   const body = ops.slice(start, end);
-  const oldCount = body.filter((o) => o.kind !== "+").length;
-  const newCount = body.filter((o) => o.kind !== "-").length;
   const range = (line: number, count: number) =>
     count === 0
       ? `${line - 1},0`

@@ -1,7 +1,6 @@
 /**
- * Reads what `plugin_records.ts` judges, Claude Code's
- * `installed_plugins.json` and the project's settings files, for `doctor`
- * and `install`. Requires `--allow-read`.
+ * Reads what `plugin_records.ts` judges (`installed_plugins.json` and the project's settings
+ * files), for `doctor` and `install`. Requires `--allow-read`.
  *
  * @module
  */
@@ -21,7 +20,7 @@ import { parseSettingsText } from "./settings_json.ts";
 import { applicableSettingsFiles, userConfigDir } from "./settings_scope.ts";
 
 /** `installed_plugins.json` is small; a bigger one is not Claude Code's. */
-const MAX_RECORD_BYTES = 8 * 1024 * 1024;
+const MAX_BYTES = 8 * 1024 * 1024;
 
 interface PluginLookup {
   /** Claude Code's config folder, or `null` when no home folder is known. */
@@ -38,25 +37,17 @@ export function lookUpPlugin(
   cwd: string,
 ): PluginLookup {
   const configDir = userConfigDir(env, cwd);
-  if (configDir === null) return { configDir, states: [], problem: null };
+  const none: PluginLookup = { configDir, states: [], problem: null };
+  if (configDir === null) return none;
   const path = installedPluginsPath(configDir);
   let installs;
   try {
-    const text = readRegularText(
-      path,
-      "Claude Code's plugin list",
-      MAX_RECORD_BYTES,
-    );
-    if (text === null) return { configDir, states: [], problem: null };
-    installs = parseInstalledPlugins(text);
+    const text = readRegularText(path, "Claude Code's plugin list", MAX_BYTES);
+    installs = text === null ? [] : parseInstalledPlugins(text);
   } catch (error) {
-    return {
-      configDir,
-      states: [],
-      problem: `cannot read ${path}: ${describe(error)}`,
-    };
+    return { ...none, problem: `cannot read ${path}: ${describe(error)}` };
   }
-  if (installs.length === 0) return { configDir, states: [], problem: null };
+  if (installs.length === 0) return none;
   const layers: SettingsLayer[] = [];
   for (const { scope, path } of applicableSettingsFiles(env, cwd)) {
     try {
@@ -66,15 +57,10 @@ export function lookUpPlugin(
       }
     } catch { /* Claude Code ignores it too; doctor reports it */ }
   }
+  const same = (a: string, b: string) => samePath(cwd, a, b);
   return {
-    configDir,
-    states: pluginState(
-      installs,
-      layers,
-      normalize(cwd),
-      (a, b) => samePath(cwd, a, b),
-    ),
-    problem: null,
+    ...none,
+    states: pluginState(installs, layers, normalize(cwd), same),
   };
 }
 

@@ -1,12 +1,10 @@
 /**
- * Whether Claude Code runs stall-watch as a plugin in a project, from its
- * records. Measured with 2.1.332: `claude plugin install ... -s <scope>`
- * adds an entry per scope to `<config>/plugins/installed_plugins.json`
- * (`{"plugins": {"<id>": [{"scope", "projectPath", "installPath",
- * "version"}]}}`) and sets `"enabledPlugins": {"<id>": true}` in that
- * scope's settings file; `disable` sets `false` there, and the most
- * specific file decides. The data folder is `<config>/plugins/data/<id>`,
- * every character outside `[A-Za-z0-9_-]` as `-`. Pure.
+ * Whether Claude Code runs stall-watch as a plugin in a project, from its records. Measured with
+ * 2.1.332: `claude plugin install ... -s <scope>` adds an entry to
+ * `<config>/plugins/installed_plugins.json`
+ * (`{"plugins": {"<id>": [{"scope", "projectPath", "installPath", "version"}]}}`) and
+ * `"enabledPlugins": {"<id>": true}` to that scope's settings file (`disable`: `false`); the most
+ * specific file decides. Pure.
  *
  * @module
  */
@@ -18,7 +16,6 @@ const PLUGIN_NAME = "stall-watch";
 
 /** One installation of the plugin, as `installed_plugins.json` records it. */
 interface PluginInstall {
-  /** `stall-watch@<marketplace>`. */
   id: string;
   /** `user`, `project` or `local` (or what a newer Claude Code writes). */
   scope: string;
@@ -38,7 +35,6 @@ export type SettingsLayer = {
 /** The plugin in one project: where it is installed and whether it runs. */
 export interface PluginState {
   install: PluginInstall;
-  /** Whether Claude Code runs it here. */
   enabled: boolean;
   /** The scope whose settings file decided `enabled`, or `null` for none. */
   decidedBy: SettingsLayer["scope"] | null;
@@ -49,7 +45,7 @@ export function installedPluginsPath(configDir: string, sep = "/"): string {
   return [configDir, "plugins", "installed_plugins.json"].join(sep);
 }
 
-/** The plugin's data folder (`CLAUDE_PLUGIN_DATA` of its hooks). */
+/** The plugin's data folder (`CLAUDE_PLUGIN_DATA`), its id's odd characters as `-`. */
 export function pluginDataDir(
   configDir: string,
   id: string,
@@ -90,16 +86,9 @@ function stringOrNull(value: unknown): string | null {
 }
 
 /** Settings files from the least to the most specific. */
-const PRECEDENCE: readonly SettingsLayer["scope"][] = [
-  "user",
-  "project",
-  "local",
-];
+const PRECEDENCE = ["user", "project", "local"] as const;
 
-/**
- * The installations that apply to `projectDir`, each enabled or not by
- * the most specific settings file that names it in `enabledPlugins`.
- */
+/** The installations that apply to `projectDir`, enabled or not by the most specific file. */
 export function pluginState(
   installs: readonly PluginInstall[],
   layers: readonly SettingsLayer[],

@@ -1,7 +1,6 @@
 /**
- * Reading a client's settings file (Claude Code's `settings.json`, Codex's
- * `hooks.json`) and replacing it safely: a backup of the old content first,
- * then an atomic write, both inside the client's folder.
+ * Reading a client's settings file (Claude Code's `settings.json`, Codex's `hooks.json`) and
+ * replacing it safely: the old content backed up, then an atomic write, in the client's folder.
  *
  * @module
  */
@@ -29,11 +28,6 @@ import { readRegularBytes } from "../shared/regular_file.ts";
 /** Where backups of edited settings files go, relative to the start directory. */
 export const BACKUP_DIR = ".claude/stall_watch/backups";
 
-/** {@link BACKUP_DIR} in `root` (`.codex/stall_watch/backups` for Codex's). */
-function backupDirOf(root: ConfinedRoot): string {
-  return `${root}/stall_watch/backups`;
-}
-
 interface SettingsFileText {
   path: string;
   exists: boolean;
@@ -45,9 +39,8 @@ interface SettingsFileText {
 const MAX_SETTINGS_FILE_BYTES = 4 * 1024 * 1024;
 
 /**
- * A settings file's UTF-8 text (missing: empty), read as a regular file
- * (`shared/regular_file.ts`); a project's own (`projectDir` given) only
- * through links that stay inside it (item 16). Requires `--allow-read`.
+ * A settings file's UTF-8 text (missing: empty), read as a regular file; a project's own only
+ * through links that stay inside `projectDir` (item 16). Requires `--allow-read`.
  */
 export function readSettingsFile(
   path: string,
@@ -59,9 +52,7 @@ export function readSettingsFile(
     MAX_SETTINGS_FILE_BYTES,
     projectDir === null ? {} : { inside: projectDir },
   );
-  if (bytes === null) {
-    return { path, exists: false, text: "" };
-  }
+  if (bytes === null) return { path, exists: false, text: "" };
   try {
     // Keep a byte order mark so the strict-JSON check can refuse it.
     const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -91,8 +82,7 @@ interface WriteOptions {
 
 /**
  * Replaces a settings file atomically after backing up its old content to
- * `<root>/stall_watch/backups/<name>.<UTC time>.bak`, both with the file's
- * permission bits (item 5); the backup's path, or `null` with none.
+ * `<root>/stall_watch/backups/<name>.<UTC time>.bak`, both with its permission bits (item 5).
  */
 export function writeSettingsFile(
   cwd: string,
@@ -102,25 +92,17 @@ export function writeSettingsFile(
 ): Promise<string | null> {
   const root = options.root ?? CLAUDE_DIR;
   const target = confinedPath(cwd, path, "settings file", root);
-  const dir = ensureConfinedDir(
-    cwd,
-    relativePath(cwd, dirname(target)),
-    "settings folder",
-    root,
-  );
+  const folder = relativePath(cwd, dirname(target));
+  const dir = ensureConfinedDir(cwd, folder, "settings folder", root);
   const info = lstatOrNull(target);
   // Refused before a backup is made: stall-watch writes through no link.
   assertPlainOrMissing(target, "settings file");
   const mode = info?.mode != null ? info.mode & 0o777 : undefined;
   let backup: string | null = null;
   if (options.previous.exists) {
-    // Its own `.gitignore` checked: backups may hold an API key.
-    const backups = ensureOwnedDir(
-      cwd,
-      backupDirOf(root),
-      "backup folder",
-      root,
-    );
+    // BACKUP_DIR in `root`, its own `.gitignore` checked: backups may hold an API key.
+    const backupDir = `${root}/stall_watch/backups`;
+    const backups = ensureOwnedDir(cwd, backupDir, "backup folder", root);
     backup = writeBackup(backups, basename(target), options, mode);
   }
   replaceConfinedFile(dir, basename(target), text, "settings file", {

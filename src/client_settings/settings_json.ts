@@ -1,8 +1,6 @@
 /**
- * Reading and editing a client's JSON settings file (Claude Code's
- * `settings.json`, Codex's `hooks.json`) without disturbing it: strict JSON
- * only (Claude Code ignores a file with a comment), and an edit rewrites
- * only its region, in the file's own indentation and line endings. Pure.
+ * Reading and editing a client's JSON settings file: strict JSON only (Claude Code ignores a file
+ * with a comment), and an edit rewrites only its region, in the file's own layout. Pure.
  *
  * @example
  * ```ts
@@ -34,11 +32,7 @@ export class SettingsFileError extends InputError {
   }
 }
 
-/**
- * Parses settings text as strict JSON (blank text: `{}`); anything else,
- * or a top level that is no object, is a {@link SettingsFileError} with
- * its line and column.
- */
+/** Parses settings text as strict JSON (blank: `{}`), else a {@link SettingsFileError}. */
 export function parseSettingsText(
   text: string,
   name: string,
@@ -53,7 +47,7 @@ export function parseSettingsText(
   if (deep !== null) {
     throw new SettingsFileError(
       `${name} is nested more than ${MAX_SETTINGS_DEPTH} levels deep (on line ${
-        lineColumn(text, deep).split(":")[0]
+        lineOf(text, deep)
       }); no settings file is: fix it first`,
     );
   }
@@ -84,14 +78,16 @@ export function parseSettingsText(
   if (duplicate) {
     throw new SettingsFileError(
       `${name} has the key ${JSON.stringify(duplicate.value)} twice in one ` +
-        `object (again on line ${
-          lineColumn(text, duplicate.offset).split(":")[0]
-        }); Claude ` +
+        `object (again on line ${lineOf(text, duplicate.offset)}); Claude ` +
         "Code reads only the last one, so stall-watch edits neither: " +
         "remove one first",
     );
   }
   return value;
+}
+
+function lineOf(text: string, offset: number): string {
+  return lineColumn(text, offset).split(":")[0] as string;
 }
 
 /** Deeper than any settings file; the parser recurses once per level. */
@@ -176,9 +172,8 @@ export interface JsonEditor {
 }
 
 /**
- * An editor that changes only the bytes it must; one-line containers stay
- * on one line. Not `jsonc-parser`'s `modify`: it re-formats every line an
- * insertion touches, and mangles a one-line array's last removal.
+ * An editor that changes only the bytes it must. Not `jsonc-parser`'s `modify`: it re-formats every
+ * line an insertion touches, and mangles a one-line array's last removal.
  */
 export function jsonEditor(original: string): JsonEditor {
   const style = detectStyle(original);
@@ -297,15 +292,10 @@ export function jsonEditor(original: string): JsonEditor {
         );
       }
       const next = children[index + 1];
-      const previous = children[index - 1];
       if (next) return splice(node.offset, next.offset, "");
-      if (previous) {
-        splice(
-          previous.offset + previous.length,
-          node.offset + node.length,
-          "",
-        );
-      }
+      // The last of two or more: the one before it exists.
+      const previous = children[index - 1] as Node;
+      splice(previous.offset + previous.length, node.offset + node.length, "");
     },
   };
 }

@@ -1,6 +1,5 @@
 /**
- * Where Claude Code reads hook settings: the project's shared and local
- * files under `.claude`, and the user's. Pure.
+ * Where Claude Code reads hook settings: the project's shared and local files, the user's. Pure.
  *
  * @module
  */
@@ -13,11 +12,7 @@ import { InputError, UsageError } from "../shared/errors.ts";
 export type Scope = "project" | "local" | "user";
 
 /** Every scope, in the order `doctor` lists them. */
-const SCOPES: readonly Scope[] = Object.freeze([
-  "project",
-  "local",
-  "user",
-]);
+const SCOPES: readonly Scope[] = Object.freeze(["project", "local", "user"]);
 
 /** A `--scope` value, checked. */
 export function parseScope(value: string): Scope {

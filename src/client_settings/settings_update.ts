@@ -1,6 +1,6 @@
 /**
- * What `install` and `uninstall` share: read a settings file, plan the
- * change, print it as a diff (`--dry-run`) or back up and write it.
+ * What `install` and `uninstall` share: read a settings file, plan the change, print it as a diff
+ * (`--dry-run`) or back up and write it.
  *
  * @module
  */
@@ -48,10 +48,7 @@ export interface UpdateResult {
   changes: string[];
 }
 
-/**
- * Applies `plan` to one settings file; an {@link InputError} when it lies
- * outside the client's folder (saying where to run instead) or is unusable.
- */
+/** Applies `plan` to one settings file; an {@link InputError} when unusable or out of reach. */
 export async function updateSettings(
   io: Pick<CliIO, "cwd" | "now" | "writeStdout">,
   request: UpdateRequest,
@@ -64,10 +61,7 @@ export async function updateSettings(
   if (!request.dryRun && !writable) {
     throw new InputError(outsideMessage(io.cwd, request));
   }
-  const file = readSettingsFile(
-    path,
-    request.scope === "user" ? null : io.cwd,
-  );
+  const file = readSettingsFile(path, request.scope === "user" ? null : io.cwd);
   let result: SettingsEdit;
   try {
     result = plan(file.text, name);
@@ -77,7 +71,7 @@ export async function updateSettings(
     }
     throw error;
   }
-  const changes = result.changes;
+  const { changes } = result;
   if (changes.length === 0) {
     io.writeStdout(`${name}: nothing to change\n`);
     return { exitCode: ExitCode.ok, changes };

@@ -1,22 +1,24 @@
 /**
- * Turning a raw environment or config value into a setting, or saying why
- * it cannot be one, in words a problem line can carry.
+ * Turning a raw environment or config value into a setting, or saying why not in a problem line.
  *
  * @module
  */
 
 import { isPlainObject } from "../shared/plain_object.ts";
 
-/** Turns a raw env or file value into a setting, or says why it cannot. */
-export type Converter<T> = (
-  raw: unknown,
-) => { ok: true; value: T } | { ok: false; message: string };
+/** A setting, or why the raw value cannot be one. */
+export type Conversion<T> =
+  | { ok: true; value: T }
+  | { ok: false; message: string };
 
-function ok<T>(value: T): { ok: true; value: T } {
+/** Turns a raw env or file value into a setting, or says why it cannot. */
+export type Converter<T> = (raw: unknown) => Conversion<T>;
+
+function ok<T>(value: T): Conversion<T> {
   return { ok: true, value };
 }
 
-function fail(message: string): { ok: false; message: string } {
+function fail(message: string): Conversion<never> {
   return { ok: false, message };
 }
 
@@ -49,9 +51,7 @@ function rangeIn(
 }
 
 /** `true` or `false`, as JSON gives them. */
-export function boolean(
-  raw: unknown,
-): { ok: true; value: boolean } | { ok: false; message: string } {
+export function boolean(raw: unknown): Conversion<boolean> {
   return typeof raw === "boolean"
     ? ok(raw)
     : fail(`must be true or false, got ${show(raw)}`);
@@ -70,18 +70,14 @@ export function oneOf<T extends string>(choices: readonly T[]): Converter<T> {
 }
 
 /** An environment variable's name. */
-export function envName(
-  raw: unknown,
-): { ok: true; value: string } | { ok: false; message: string } {
+export function envName(raw: unknown): Conversion<string> {
   return typeof raw === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)
     ? ok(raw)
     : fail(`must be an environment variable name, got ${show(raw)}`);
 }
 
 /** A path: not blank, no NUL. */
-export function path(
-  raw: unknown,
-): { ok: true; value: string } | { ok: false; message: string } {
+export function path(raw: unknown): Conversion<string> {
   return typeof raw === "string" && raw.trim() !== "" && !raw.includes("\0")
     ? ok(raw)
     : fail(`must be a non-empty path, got ${show(raw)}`);

@@ -1,6 +1,5 @@
 /**
- * The recovery texts: a preset's, with the config's overrides checked for
- * slots no one fills.
+ * The recovery texts: a preset's, with the config's overrides checked for slots no one fills.
  *
  * @module
  */
@@ -14,11 +13,7 @@ import {
   unknownSlots,
 } from "../recovery/nudge_texts.ts";
 
-/**
- * The preset's texts with the config's overrides; a slot that is not
- * filled (any in a header or footer) would reach the model verbatim, so
- * such a text is a problem and the preset's stays.
- */
+/** The preset's texts with the config's overrides; one with a slot never filled is a problem. */
 export function recoveryText(
   file: ReadonlyMap<string, { value: unknown; where: string }>,
   base: RecoveryText,
@@ -62,9 +57,8 @@ export function recoveryText(
 }
 
 /**
- * The preset's texts whatever a project's config says: its `recovery.*`
- * would speak to the model in stall-watch's voice (threat model 40), so they
- * are set aside with one line; only the operator's `STALL_WATCH_CONFIG` may set them.
+ * The preset's texts whatever a project's config says: its `recovery.*` would speak to the model in
+ * stall-watch's voice (threat model 40), so they are set aside with one warning.
  */
 export function projectRecoveryText(
   file: ReadonlyMap<string, { value: unknown; where: string }>,
@@ -86,6 +80,4 @@ export function projectRecoveryText(
   return base;
 }
 
-const KNOWN_SLOTS = Object.keys(TEMPLATE_SLOTS).map((s) => `{${s}}`).join(
-  ", ",
-);
+const KNOWN_SLOTS = Object.keys(TEMPLATE_SLOTS).map((s) => `{${s}}`).join(", ");

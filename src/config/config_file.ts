@@ -1,7 +1,6 @@
 /**
- * Reads `.claude/stall-watch.jsonc` (comments and trailing commas allowed):
- * syntax errors, unknown keys and wrong types are reported with line and
- * column, and whatever is usable is still used.
+ * Reads `.claude/stall-watch.jsonc` (JSONC): every problem is reported with line and column, and
+ * whatever is usable is still used.
  *
  * @module
  */
@@ -12,7 +11,7 @@ import {
   readRegularText,
   UnreadableFileError,
 } from "../shared/regular_file.ts";
-import type { ParseError } from "../../vendor/jsonc-parser/main.js";
+import type { Node, ParseError } from "../../vendor/jsonc-parser/main.js";
 import {
   CONFIG_KEYS,
   type ConfigValue,
@@ -32,27 +31,10 @@ interface ConfigFile {
 
 type KeySpec = string | { readonly [key: string]: KeySpec };
 
-interface JsonNode {
-  type:
-    | "object"
-    | "array"
-    | "property"
-    | "string"
-    | "number"
-    | "boolean"
-    | "null";
-  value?: unknown;
-  offset: number;
-  children?: JsonNode[];
-}
-
 /** Largest config file read; a real one is well under a kilobyte. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
-/**
- * Reads and checks the config file at `path` (as problems name it),
- * resolved against `cwd`; no values when it does not exist.
- */
+/** Reads and checks the config file at `path` (as problems name it), resolved against `cwd`. */
 export async function loadConfigFile(
   path: string,
   cwd?: string,
@@ -63,8 +45,7 @@ export async function loadConfigFile(
   const file = cwd === undefined ? path : resolvePath(cwd, path);
   let text: string | null;
   try {
-    // No FIFO, no /dev/zero, no link out of the start directory (the
-    // problems would echo the keys of the file it names: item 27).
+    // No FIFO, no /dev/zero, no link out of the start directory (item 27).
     text = readRegularText(file, "config file", MAX_CONFIG_BYTES, {
       inside: cwd ?? Deno.cwd(),
     });
@@ -94,12 +75,9 @@ export async function parseConfigText(
     "../../vendor/jsonc-parser/main.js"
   );
   const errors: ParseError[] = [];
-  let root: JsonNode | undefined;
+  let root: Node | undefined;
   try {
-    root = parseTree(text, errors, {
-      allowTrailingComma: true,
-      disallowComments: false,
-    }) as JsonNode | undefined;
+    root = parseTree(text, errors, { allowTrailingComma: true });
   } catch (error) {
     // The parser recurses per nesting level; no real config nests past two.
     if (!(error instanceof RangeError)) throw error;
@@ -117,24 +95,18 @@ export async function parseConfigText(
     );
   }
   const values = new Map<string, ConfigValue>();
-  if (errors.length > 0) {
-    return { path: name, values, problems: problems.list() };
-  }
-  if (!root || root.type !== "object") {
+  if (errors.length === 0 && root?.type === "object") {
+    collect(root, CONFIG_KEYS, "", values, problems);
+  } else if (errors.length === 0) {
     problems.add(root?.offset ?? 0, "the config must be a JSON object");
-    return { path: name, values, problems: problems.list() };
   }
-  collect(root, CONFIG_KEYS, "", values, problems);
   return { path: name, values, problems: problems.list() };
 }
 
 /** At most this many of a config file's problems are reported, then a count of the rest. */
 export const MAX_CONFIG_PROBLEMS = 10;
 
-/**
- * A file's first {@link MAX_CONFIG_PROBLEMS} problems, then a count of the
- * rest: 97,000 unknown keys cost a count, not 97,000 messages (item 11).
- */
+/** A file's first {@link MAX_CONFIG_PROBLEMS} problems, then a count of the rest (item 11). */
 class ProblemList {
   #name: string;
   #where: (offset: number) => string;
@@ -172,7 +144,7 @@ class ProblemList {
 }
 
 function collect(
-  object: JsonNode,
+  object: Node,
   spec: { readonly [key: string]: KeySpec },
   prefix: string,
   values: Map<string, ConfigValue>,
@@ -217,11 +189,10 @@ function collect(
   }
 }
 
-function hasType(node: JsonNode, expected: string): boolean {
-  if (expected === "integer") {
-    return node.type === "number" && Number.isInteger(node.value);
-  }
-  return node.type === expected;
+function hasType(node: Node, expected: string): boolean {
+  return expected === "integer"
+    ? node.type === "number" && Number.isInteger(node.value)
+    : node.type === expected;
 }
 
 function article(type: string): string {
@@ -233,10 +204,7 @@ export function lineColumn(text: string, offset: number): string {
   return lineColumnFinder(text)(offset);
 }
 
-/**
- * `line:column` of any number of offsets for one pass over `text`: line
- * starts found once, then a binary search (a scan per offset took 30 s).
- */
+/** `line:column` of offsets: a binary search of line starts found once (a scan each took 30 s). */
 function lineColumnFinder(text: string): (offset: number) => string {
   let starts: number[] | null = null;
   return (offset) => {

@@ -34,16 +34,14 @@ interface LoadedSettings {
   configPath: string | null;
 }
 
+/** Where state and log go and stay: the client's folder (`.claude`; `.codex` for Codex's). */
 export interface LoadOptions {
-  /** The client's folder (`.claude`; `.codex` for Codex's door), where state and log go and must stay. */
   clientDir?: string;
 }
 
 /**
- * Reads `<clientDir>/stall-watch.jsonc` (`.claude`, `.codex` for Codex's
- * door; or `STALL_WATCH_CONFIG`) and merges it with the environment; a
- * state folder or log outside the client's folder is a problem and falls
- * to its default. Requires `--allow-read`.
+ * Reads `<clientDir>/stall-watch.jsonc` (or `STALL_WATCH_CONFIG`) and the environment; a state
+ * folder or log outside the client's folder falls to its default. Requires `--allow-read`.
  */
 export async function loadSettings(
   env: Readonly<Record<string, string>>,
@@ -71,14 +69,21 @@ export async function loadSettings(
     { configOwner: owner, cwd, style: NATIVE },
     defaults,
   );
-  const settings = resolved.settings;
+  const { settings } = resolved;
   // Not unshift(...): 200,000 arguments overflow the stack.
   const problems = [...config.problems, ...resolved.problems];
-  const confined = (key: "stateDir" | "eventLogPath", what: string) =>
-    confinedOrDefault(cwd, clientDir, settings[key], defaults[key], {
-      what,
-      problems,
-    });
+  const confined = (key: "stateDir" | "eventLogPath", what: string) => {
+    try {
+      confinedPath(cwd, settings[key], what, clientDir);
+      return settings[key];
+    } catch (error) {
+      if (!(error instanceof ConfinementError)) throw error;
+      // The message names the setting: no source in front.
+      const message = `${error.message}; using ${defaults[key]}`;
+      problems.push({ source: "", message });
+      return defaults[key];
+    }
+  };
   settings.stateDir = confined("stateDir", "state folder");
   settings.eventLogPath = confined("eventLogPath", "event log");
   // Appended to and rotated away: never `.claude/settings.json` (item 2).
@@ -91,27 +96,6 @@ export async function loadSettings(
     settings.eventLogPath = defaults.eventLogPath;
   }
   return { settings, problems, configPath: config.path };
-}
-
-function confinedOrDefault<Fallback extends string | null>(
-  cwd: string,
-  clientDir: string,
-  path: string,
-  fallback: Fallback,
-  { what, problems }: { what: string; problems: SettingProblem[] },
-): string | Fallback {
-  try {
-    confinedPath(cwd, path, what, clientDir);
-    return path;
-  } catch (error) {
-    if (!(error instanceof ConfinementError)) throw error;
-    // The message names the setting: no source in front.
-    problems.push({
-      source: "",
-      message: `${error.message}; using ${fallback ?? "none"}`,
-    });
-    return fallback;
-  }
 }
 
 /** One escaped line per problem: a key or value may hold a newline or a control sequence. */

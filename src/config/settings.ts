@@ -40,19 +40,20 @@ import {
   show,
 } from "./_converters.ts";
 
-/** What the hook does when Claude Code says it is already continuing. */
-type StopHookActivePolicy = "allow" | "check";
+const POLICIES = ["allow", "check"] as const;
 
-/**
- * How a block is written: exit 2 and stderr; JSON `decision: "block"`; or
- * JSON `additionalContext` (2.1.163+: not labelled a hook problem).
- */
+/** What the hook does when Claude Code says it is already continuing. */
+type StopHookActivePolicy = typeof POLICIES[number];
+
+/** How a block is written: exit 2 + stderr, JSON `decision`, or `additionalContext` (2.1.163+). */
 export type OutputMode = "stderr" | "json" | "context";
 
 const OUTPUT_MODES: readonly OutputMode[] = ["stderr", "json", "context"];
 
+const ANNOUNCED = ["log", "block"] as const;
+
 /** `announced_no_call`: logged only (the default), or nudged once a turn. */
-export type AnnouncedNoCallMode = "log" | "block";
+export type AnnouncedNoCallMode = typeof ANNOUNCED[number];
 
 /** Every setting stall-watch reads. Paths are as given (relative to the start directory). */
 export interface Settings {
@@ -74,7 +75,6 @@ export interface Settings {
   eventLogMaxBytes: number;
   stopHookActive: StopHookActivePolicy;
   lagWaitMs: number;
-  /** See {@link AnnouncedNoCallMode}. */
   announcedNoCall: AnnouncedNoCallMode;
   /** Watchdog: seconds without transcript growth that count as a stall. */
   idleSeconds: number;
@@ -90,10 +90,7 @@ export interface SettingProblem {
   /** Where it came from: `env STALL_WATCH_X` or `stall-watch.jsonc:3:5`. */
   source: string;
   message: string;
-  /**
-   * A setting set aside on purpose rather than a mistake (a project's
-   * recovery texts): `doctor` shows it as a warning, not a failure.
-   */
+  /** Set aside on purpose, not a mistake (a project's recovery texts): `doctor` warns. */
   warning?: true;
 }
 
@@ -174,10 +171,7 @@ interface ResolvedSettings {
 
 /** What {@link resolveSettings} judges a path by: who chose it, and where it runs. */
 export interface SettingsOrigin {
-  /**
-   * A config file inside the start directory is the project's (a cloned
-   * repository wrote it); one named elsewhere by `STALL_WATCH_CONFIG`, the user's.
-   */
+  /** A config file inside the start directory is the project's; one elsewhere, the user's. */
   configOwner: "project" | "user";
   /** The start directory; `null`: paths are judged on their text alone. */
   cwd: string | null;
@@ -191,23 +185,16 @@ const PROJECT_CONFIG: SettingsOrigin = {
   style: NATIVE,
 };
 
-/**
- * Where each plain setting comes from, in the order problems are reported:
- * `STALL_WATCH_<env>` (none: `null`), the config key, and its converter.
- */
-const SOURCES: {
-  readonly [K in keyof Settings]?: readonly [
-    string | null,
-    string,
-    Converter<Settings[K]>,
-  ];
-} = {
+/** Where a plain setting comes from: `STALL_WATCH_<env>` (or none), config key, converter. */
+type Source<T> = readonly [env: string | null, key: string, Converter<T>];
+
+/** Seconds in a day, the longest wait a setting may name. */
+const DAY = 86_400;
+
+/** Each plain setting's sources, in the order problems are reported. */
+const SOURCES: { readonly [K in keyof Settings]?: Source<Settings[K]> } = {
   maxRetries: ["MAX_RETRIES", "max_retries", integerIn(0, MAX_RETRIES_LIMIT)],
-  cooldownSeconds: [
-    "COOLDOWN_SECONDS",
-    "cooldown_seconds",
-    numberIn(0, 86_400),
-  ],
+  cooldownSeconds: ["COOLDOWN_SECONDS", "cooldown_seconds", numberIn(0, DAY)],
   killSwitch: [null, "kill_switch", boolean],
   killSwitchEnv: ["KILL_SWITCH_ENV", "kill_switch_env", envName],
   output: ["OUTPUT", "output", oneOf(OUTPUT_MODES)],
@@ -216,27 +203,19 @@ const SOURCES: {
   eventLogEnabled: [null, "event_log.enabled", boolean],
   eventLogPath: ["LOG_FILE", "event_log.path", path],
   eventLogMaxBytes: [null, "event_log.max_bytes", integerIn(4096, 1024 ** 3)],
-  stopHookActive: [
-    "STOP_HOOK_ACTIVE",
-    "stop_hook_active",
-    oneOf(["allow", "check"]),
-  ],
+  stopHookActive: ["STOP_HOOK_ACTIVE", "stop_hook_active", oneOf(POLICIES)],
   lagWaitMs: ["LAG_WAIT_MS", "lag_wait_ms", integerIn(0, 5000)],
-  announcedNoCall: [
-    "ANNOUNCED_NO_CALL",
-    "announced_no_call",
-    oneOf(["log", "block"]),
-  ],
-  idleSeconds: ["IDLE_SECONDS", "watch.idle_seconds", numberIn(0.05, 86_400)],
+  announcedNoCall: ["ANNOUNCED_NO_CALL", "announced_no_call", oneOf(ANNOUNCED)],
+  idleSeconds: ["IDLE_SECONDS", "watch.idle_seconds", numberIn(0.05, DAY)],
   watchMaxSeconds: [
     "WATCH_MAX_SECONDS",
     "watch.max_seconds",
-    numberIn(0.1, 86_400),
+    numberIn(0.1, DAY),
   ],
   statusLineAfterSeconds: [
     "STATUSLINE_AFTER_SECONDS",
     "statusline.after_seconds",
-    numberIn(1, 86_400),
+    numberIn(1, DAY),
   ],
 };
 
@@ -251,15 +230,10 @@ export function resolveSettings(
   defaults: Readonly<Settings> = DEFAULT_SETTINGS,
 ): ResolvedSettings {
   const problems: SettingProblem[] = [];
-  const pick = <T>(
-    suffix: string | null,
-    key: string,
-    fallback: T,
-    convert: Converter<T>,
-  ): T => {
-    const envName = suffix === null ? null : `STALL_WATCH_${suffix}`;
-    const raw = envName === null ? undefined : env[envName];
-    if (envName !== null && raw !== undefined && raw !== "") {
+  const pick = <T>([suffix, key, convert]: Source<T>, fallback: T): T => {
+    const envName = `STALL_WATCH_${suffix}`;
+    const raw = suffix === null ? undefined : env[envName];
+    if (raw) {
       const result = convert(raw);
       if (result.ok) return result.value;
       problems.push({ source: `env ${envName}`, message: result.message });
@@ -278,18 +252,11 @@ export function resolveSettings(
   const settings: Settings = { ...defaults };
   const fields = settings as unknown as Record<string, unknown>;
   for (const [field, source] of Object.entries(SOURCES)) {
-    const [suffix, key, convert] = source as [
-      string | null,
-      string,
-      Converter<unknown>,
-    ];
     // The log file's variable turns the log on, whatever the file says.
     fields[field] = field === "eventLogEnabled" && env.STALL_WATCH_LOG_FILE
       ? true
-      : pick(suffix, key, fields[field], convert);
+      : pick(source as Source<unknown>, fields[field]);
   }
-  settings.killSwitchFile = null;
-  settings.killSwitchFileSource = null;
   // The defaults' own texts for their preset (a client's words).
   const base = settings.nudgePreset === defaults.nudgePreset
     ? defaults.recovery
@@ -298,18 +265,12 @@ export function resolveSettings(
     ? recoveryText(file, base, problems)
     : projectRecoveryText(file, settings.nudgePreset, base, problems);
   const marker = killSwitchMarker(env, file, origin, problems);
-  if (marker !== null) {
-    settings.killSwitchFile = marker.path;
-    settings.killSwitchFileSource = marker.source;
-  }
+  settings.killSwitchFile = marker?.path ?? null;
+  settings.killSwitchFileSource = marker?.source ?? null;
   return { settings, problems };
 }
 
-/**
- * The kill-switch marker from the environment (the operator's), else the
- * config (the operator's when the user wrote it, else the project's), each
- * judged by {@link markerRefusal}; a refused one is a problem.
- */
+/** The kill-switch marker from the environment, else config, judged by {@link markerRefusal}. */
 function killSwitchMarker(
   env: Readonly<Record<string, string>>,
   file: ConfigValues,
@@ -340,11 +301,9 @@ function killSwitchMarker(
 }
 
 /**
- * Why a kill-switch marker cannot be used, from its text alone, or `null`
- * (items 20, 34): never a network, device or drive-relative path, a path
- * of the other platform, or a device name, from any source; the operator
- * may name any other path (`/tmp/stall_off`), a project's config only one
- * inside the project (walked by `decision/kill_switch.ts`).
+ * Why a kill-switch marker cannot be used, from its text alone, or `null` (items 20, 34): never a
+ * network, device, drive-relative or other platform's path from any source; a project's config
+ * names only one inside the project (the operator, any).
  */
 export function markerRefusal(
   text: string,

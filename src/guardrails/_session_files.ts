@@ -1,7 +1,6 @@
 /**
- * A session's files in a checked state folder (`<id>.json`, `<id>.lock`):
- * reading its state file (a symlink, FIFO, hard link or someone else's file
- * is refused, never read as state) and moving an unusable one aside.
+ * A session's files in a checked state folder (`<id>.json`, `<id>.lock`): reading the state file
+ * (never a symlink, FIFO, hard link or someone else's file) and moving an unusable one aside.
  *
  * @module
  */
@@ -87,10 +86,9 @@ export class ForeignStateError extends ConfinementError {
 }
 
 /**
- * Reads a state file; a symlink, FIFO, hard link or someone else's file is
- * refused, never read as state.
+ * Reads a state file.
  *
- * @throws {ConfinementError} For such a file.
+ * @throws {ConfinementError} For a symlink, FIFO, hard link or someone else's file.
  */
 export function readState(path: string): LoadedState {
   let text: string | null;
@@ -118,9 +116,8 @@ export interface QuarantinedEntry {
 type OnQuarantine = ((entry: QuarantinedEntry) => void) | undefined;
 
 /**
- * At most this many of one session's state files, and as many lock files,
- * are kept moved aside (`<name>.quarantined-1` to `-3`): a fault that keeps
- * coming back fills no disk and cannot restart the retry budget without end.
+ * Files of one name kept moved aside (`<name>.quarantined-1` to `-3`): a fault that keeps coming
+ * back fills no disk and cannot restart the retry budget without end.
  */
 const MAX_QUARANTINED = 3;
 
@@ -143,11 +140,7 @@ export function loadHealing(
   return loaded; // no room to keep it: replaced by the next save, as before
 }
 
-/**
- * Moves the session's `file` aside when its shape makes it unusable, by a
- * rename inside the checked folder: the entry moves, never what a link
- * leads to. Whether it moved.
- */
+/** Whether the session's `file`, unusable by its shape, was moved aside (never a link's target). */
 export function quarantineUnusable(
   files: SessionFiles,
   file: "state" | "lock",

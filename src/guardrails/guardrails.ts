@@ -1,9 +1,6 @@
 /**
- * The brakes between a detected stall and a recovery nudge, in the seed's
- * order: kill switch -> cooldown -> per-tool_use_id retry cap -> recovery,
- * with a cap per turn after the cooldown for a client that has no cap of
- * its own on consecutive blocks (Codex).
- * Pure: state, limits, clock and kill-switch facts are parameters.
+ * The brakes between a detected stall and a nudge: kill switch -> cooldown -> turn cap (a client
+ * without its own cap: Codex) -> per-tool_use_id retry cap -> recovery. Pure.
  *
  * @example
  * ```ts
@@ -35,10 +32,7 @@ export function isTruthy(value: string): boolean {
 /** Values of the kill-switch variable safe to show: they are no secret. */
 const SHOWN = new Set([...FALSY, "1", "true", "yes", "on"]);
 
-/**
- * The kill-switch variable as messages name it: its value only when an
- * on/off word, since the config may name `GITHUB_TOKEN`.
- */
+/** The kill-switch variable as messages name it: its value only when an on/off word. */
 function envSource(name: string, value: string): string {
   const word = value.trim().toLowerCase();
   return SHOWN.has(word) && word !== ""
@@ -57,11 +51,7 @@ export interface KillSwitchFacts {
   configured: boolean;
 }
 
-/**
- * Decides the kill switch: the variable, when set at all, wins over the
- * marker file (`STALL_WATCH_DISABLED=0` overrides a stale file), which wins
- * over the config's `kill_switch`.
- */
+/** Decides the kill switch: the variable (when set at all), then the marker file, then config. */
 export function killSwitchStatus(facts: KillSwitchFacts): KillSwitchStatus {
   const value = facts.env[facts.envName];
   if (value !== undefined) {
@@ -92,7 +82,6 @@ export type GateDecision =
   | { gate: "retry_cap"; maxRetries: number; capped: CappedSignature[] }
   | {
     gate: "turn_cap";
-    /** The cap, and the turn's key its count is kept under. */
     turnCap: TurnCap;
     capped: CappedSignature[];
   }
@@ -102,18 +91,13 @@ export type GateDecision =
     /** Signatures to nudge now; the rest are `capped`. */
     allowed: StallSignature[];
     capped: CappedSignature[];
-    /**
-     * Retry counts after this recovery, per tool_use_id (and the turn's
-     * count under its key, with a turn cap).
-     */
+    /** Retry counts after this recovery, per tool_use_id (and the turn's, with a turn cap). */
     retries: Record<string, number>;
   };
 
 /**
- * At most `max` nudges in one turn, whatever its calls: Codex re-runs a
- * Stop hook that blocks without end (Claude Code ends a turn after 8
- * blocks in a row), and a model that answers each nudge with a new call
- * and then stalls again would get a fresh retry budget every time.
+ * At most `max` nudges in one turn: Codex re-runs a blocking Stop hook without end (Claude Code
+ * stops after 8), and each new call that stalls would get a fresh retry budget.
  */
 export interface TurnCap {
   /** The key the turn's count is kept under in the retries: `turn:<turn_id>`. */
@@ -129,10 +113,7 @@ export interface GateLimits {
   turnCap?: TurnCap;
 }
 
-/**
- * Runs the cooldown and retry-cap gates on `signatures` (non-empty, by
- * line); the kill switch is decided before any state is read.
- */
+/** Runs the cooldown and cap gates on `signatures` (non-empty, by line). */
 export function evaluateGates(
   signatures: readonly StallSignature[],
   state: SessionState,
@@ -168,8 +149,7 @@ export function evaluateGates(
   if (allowed.length === 0) {
     return { gate: "retry_cap", maxRetries: limits.maxRetries, capped };
   }
-  // A Map, then fromEntries: ids such as `__proto__` come from the
-  // transcript and must never meet a prototype.
+  // A Map, then fromEntries: an id such as `__proto__` must never meet a prototype.
   const counts = new Map<string, number>();
   for (const { toolUseId: id } of allowed) {
     if (!counts.has(id)) counts.set(id, retriesOf(state, id) + 1); // once per id per recovery

@@ -8,10 +8,8 @@
 import { isDeviceName } from "../shared/paths.ts";
 
 /**
- * A session id fit for a file name: characters outside `[A-Za-z0-9._-]`
- * become `_`, so `../../etc` cannot leave the state folder, and a Windows
- * device name (`CON`, `NUL.x`: `CON.json` would open the console) gets a
- * `_` in front.
+ * A session id fit for a file name: characters outside `[A-Za-z0-9._-]` become `_` (`../../etc`
+ * cannot leave the state folder), a Windows device name (`CON.json` opens the console) gets a `_`.
  */
 export function safeSessionId(sessionId: string): string {
   const safe = sessionId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 128);

@@ -1,9 +1,6 @@
 /**
- * What one session remembers between hook runs, and its file's format: a
- * corrupt or wrongly shaped file reads as an empty state plus a note, never
- * an error.
- *
- * Pure.
+ * What one session remembers between hook runs, and its file's format: a corrupt or wrongly shaped
+ * file reads as an empty state plus a note, never an error. Pure.
  *
  * @example
  * ```ts
@@ -30,10 +27,7 @@ export interface SessionState {
 
 const MAX_EVENT_NOTICES = 32;
 
-/**
- * The recoveries already dispatched for `toolUseId`: an own property only,
- * so an id such as `constructor` or `__proto__` counts like any other.
- */
+/** Recoveries dispatched for `toolUseId`, an own property only (so `__proto__` counts too). */
 export function retriesOf(state: SessionState, toolUseId: string): number {
   if (!Object.hasOwn(state.retries, toolUseId)) return 0;
   const count = state.retries[toolUseId];
@@ -56,12 +50,8 @@ export interface LoadedState {
 
 /** Parses a state file's text; unusable counters are dropped. */
 export function parseState(text: string): LoadedState {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return corrupt("not valid JSON");
-  }
+  const data = jsonOf(text);
+  if (data === undefined) return corrupt("not valid JSON");
   if (!isPlainObject(data)) return corrupt("not a JSON object");
   const state = emptyState();
   let dropped = 0;
@@ -102,6 +92,15 @@ function corrupt(what: string): LoadedState {
   };
 }
 
+/** `JSON.parse(text)`, or `undefined` (which no JSON text is) when it throws. */
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The state file's text (stable key order). */
 export function serializeState(state: SessionState): string {
   return JSON.stringify(
@@ -127,32 +126,20 @@ const STATE_KEYS = [
 
 /** Whether a file's text is a state file {@link serializeState} wrote. */
 export function isStateText(text: string): boolean {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return false;
-  }
+  const data = jsonOf(text);
   if (!isPlainObject(data)) return false;
   const keys = Object.keys(data);
   return keys.length > 0 && keys.every((key) => STATE_KEYS.includes(key));
 }
 
 /**
- * Whether a file under a state file's name may be replaced: stall-watch's
- * state, a torn copy of it (invalid JSON whose first key is one of its
- * own), or no JSON at all (garbage after a power cut). Other JSON (Claude
- * Code's `settings.local.json` when the state folder is `.claude` and the
- * session id `settings.local`) is never replaced.
+ * Whether a file under a state file's name may be replaced: stall-watch's state, a torn copy of it,
+ * or no JSON at all; other JSON (`settings.local.json` for a session `settings.local`) never is.
  */
 export function isReplaceableState(text: string): boolean {
   if (isStateText(text)) return true;
-  try {
-    JSON.parse(text);
-    return false;
-  } catch {
-    if (!/^\s*[{[/]/.test(text)) return true;
-    const first = /^\s*\{\s*"([^"\\]*)"/.exec(text)?.[1];
-    return first !== undefined && STATE_KEYS.includes(first);
-  }
+  if (jsonOf(text) !== undefined) return false;
+  if (!/^\s*[{[/]/.test(text)) return true;
+  const first = /^\s*\{\s*"([^"\\]*)"/.exec(text)?.[1];
+  return first !== undefined && STATE_KEYS.includes(first);
 }

@@ -1,10 +1,7 @@
 /**
- * The session state store: one JSON file per session, changed only under
- * the session's lock and replaced atomically, so parallel hooks of one
- * session (subagents share its id) never lose a count. A state or lock file
- * it cannot use is moved aside and the session starts afresh; a file that
- * holds someone else's content is never touched, and the session is kept in
- * {@link RELOCATED_DIR} instead.
+ * The session state store: one JSON file per session, changed under the session's lock and replaced
+ * atomically, so parallel hooks of one session never lose a count. An unusable file is moved aside;
+ * someone else's is never touched, and the session is kept in {@link RELOCATED_DIR} instead.
  *
  * @example
  * ```ts
@@ -80,11 +77,7 @@ export interface RelocatedState {
 /** What the store did to keep a session protected when a file of it could not be used. */
 export type StateRescue = QuarantinedEntry | RelocatedState;
 
-/**
- * stall-watch's own folder inside the state folder for a session whose
- * state file holds someone else's content (a state folder shared with other
- * files can hold one under any name): the session stays protected.
- */
+/** The folder (in the state folder) for a session whose state file holds someone else's content. */
 const RELOCATED_DIR = "relocated";
 
 /** What {@link StateStore.remove} did. */
@@ -105,23 +98,16 @@ const DEFAULT_LOCK_TIMEOUT_MS = 3000;
 /** Reads and changes session state files. */
 export class StateStore {
   #options: StateStoreOptions;
-  /** Sessions whose relocation was told already. */
+  /** The state folder's {@link RELOCATED_DIR}, relative to the start directory. */
+  #relocatedDir: string;
+  /** Sessions whose relocation was told. */
   #relocatedTold = new Set<string>();
   /** Session locks whose unlock failed, in words, until taken. */
   #unlockErrors: string[] = [];
 
   constructor(options: StateStoreOptions) {
     this.#options = options;
-  }
-
-  /** The state folder's {@link RELOCATED_DIR}, relative to the start directory. */
-  get #relocatedDir(): string {
-    return joinPath(NATIVE, this.#options.stateDir, RELOCATED_DIR);
-  }
-
-  /** The usual state folder, then {@link RELOCATED_DIR}. */
-  get #stateDirs(): string[] {
-    return [this.#options.stateDir, this.#relocatedDir];
+    this.#relocatedDir = joinPath(NATIVE, options.stateDir, RELOCATED_DIR);
   }
 
   /** The session's files in `stateDir`, the folder created and checked. */
@@ -145,18 +131,12 @@ export class StateStore {
     }, action);
   }
 
-  /**
-   * Why releasing a session lock failed since the last call (closing its
-   * file released it; the update stood), for the decision log.
-   */
+  /** Why releasing a session lock failed since the last call (the update stood), for the log. */
   takeUnlockErrors(): string[] {
     return this.#unlockErrors.splice(0);
   }
 
-  /**
-   * Reads a session's state without locking (for display), from
-   * {@link RELOCATED_DIR} when the usual file is someone else's.
-   */
+  /** Reads a session's state without locking (for display), relocated or not. */
   read(sessionId: string): LoadedState {
     return this.#readIn(this.#options.stateDir, sessionId) ??
       this.#readIn(this.#relocatedDir, sessionId) ??
@@ -176,11 +156,8 @@ export class StateStore {
   }
 
   /**
-   * Runs `change` on the session's state under its lock and saves the
-   * state it returns, atomically. An unusable lock or state file (a
-   * symlink, FIFO, folder or hard link; no JSON object) is moved aside;
-   * someone else's state file is left alone and the session kept in
-   * {@link RELOCATED_DIR}. `onRescue` is told of both.
+   * Runs `change` on the session's state under its lock and saves the state it returns; an unusable
+   * file is moved aside, someone else's left alone (the session relocated): `onRescue` is told.
    *
    * @throws {ConfinementError} When the state folder escapes its root, or a
    * file cannot be used and not moved aside.
@@ -235,10 +212,8 @@ export class StateStore {
   }
 
   /**
-   * Removes a session's state file under its lock, never creating the
-   * folder, and only a file that holds stall-watch state. The lock file
-   * stays: removing it while another hook waits on it could let two
-   * writers in.
+   * Removes a session's state file (only stall-watch state) under its lock, never creating the
+   * folder; the lock file stays, as removing it while a hook waits could let two writers in.
    *
    * @throws {ConfinementError} When the state folder or file escapes its root.
    * @throws {LockTimeoutError} When another hook holds the lock too long.
@@ -276,33 +251,30 @@ export class StateStore {
   }
 
   /**
-   * The sessions with a state file, by their file names (already safe ids),
-   * sorted; empty when the folder does not exist.
+   * The sessions with a state file, by their (safe) file names, sorted.
    *
    * @throws {ConfinementError} When the state folder escapes its root.
    */
   sessionIds(): string[] {
-    const ids = this.#stateDirs.flatMap((stateDir) => this.#idsIn(stateDir));
-    return [...new Set(ids)].sort();
-  }
-
-  #idsIn(stateDir: string): string[] {
-    const dir = this.#existingDir(stateDir);
-    if (dir === null) return [];
-    try {
-      return [...Deno.readDirSync(dir)].flatMap(({ name, isFile }) => {
-        const id = isFile ? sessionOfStateFile(name) : null;
-        return id === null ? [] : [id];
-      });
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-      return [];
+    const ids = new Set<string>();
+    for (const stateDir of [this.#options.stateDir, this.#relocatedDir]) {
+      const dir = this.#existingDir(stateDir);
+      if (dir === null) continue;
+      try {
+        for (const { name, isFile } of Deno.readDirSync(dir)) {
+          const id = isFile ? sessionOfStateFile(name) : null;
+          if (id !== null) ids.add(id);
+        }
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
     }
+    return [...ids].sort();
   }
 
   /** {@link pruneStaleStateDaily} on the state folders, after a write; best effort. */
   pruneDaily(nowMs: number): string[] {
-    return this.#stateDirs.flatMap((stateDir) => {
+    return [this.#options.stateDir, this.#relocatedDir].flatMap((stateDir) => {
       let dir: ConfinedDir | null;
       try {
         dir = this.#existingDir(stateDir);

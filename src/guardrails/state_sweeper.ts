@@ -1,7 +1,6 @@
 /**
- * Sweeps stale files from stall-watch's own folders (state, watch markers):
- * only files proven its own by exact name ({@link sessionOfStateFile}) and by
- * content, since a folder may be shared (`STALL_WATCH_STATE_DIR=.claude`).
+ * Sweeps stale files from stall-watch's state folders: only files proven its own by exact name and
+ * by content, since a folder may be shared (`STALL_WATCH_STATE_DIR=.claude`).
  *
  * @module
  */
@@ -23,9 +22,8 @@ const STALE_STATE_MS = 30 * 24 * 60 * 60 * 1000;
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
 /**
- * Removes `<id>.json` files older than `maxAgeMs` whose text passes `isOwn`
- * (with the empty `<id>.lock` beside each), and killed writers' temp files
- * `.<id>.json.<pid>.<random>.tmp`. Best effort; returns the names removed.
+ * Removes `<id>.json` files older than `maxAgeMs` whose text passes `isOwn` (with the empty
+ * `<id>.lock` beside each), and killed writers' temp files; best effort, the names removed.
  */
 export function pruneStaleState(
   dir: ConfinedDir,
@@ -44,9 +42,7 @@ export function pruneStaleState(
         stale.push(entry.name);
       }
     }
-  } catch {
-    // The folder may not exist yet; nothing to prune.
-  }
+  } catch { /* no folder yet: nothing to prune */ }
   const removed: string[] = [];
   const remove = (name: string, proof: Ownership) => {
     try {
@@ -54,9 +50,7 @@ export function pruneStaleState(
         removed.push(name);
         return true;
       }
-    } catch {
-      // Best effort.
-    }
+    } catch { /* best effort */ }
     return false;
   };
   for (const name of stale) {
@@ -75,9 +69,8 @@ const PRUNE_INTERVAL_MS = 24 * 60 * 60 * 1000;
 const PRUNE_MARKER = ".last-prune";
 
 /**
- * {@link pruneStaleState} at most once a day per folder (the mtime of an
- * empty `.last-prune`), so a recovery does not list hundreds of old
- * sessions every time. A marker that is not a plain empty file: no pruning.
+ * {@link pruneStaleState} at most once a day per folder (the mtime of an empty `.last-prune`; none
+ * when it is no plain file), so a recovery does not list hundreds of old sessions every time.
  */
 export function pruneStaleStateDaily(
   dir: ConfinedDir,

@@ -1,10 +1,7 @@
 /**
- * A short conversation with `codex app-server` (JSON-RPC, one object a line
- * on stdio): which hooks Codex would run and whether each is trusted
- * (`hooks/list`), and trusting ours (`config/batchWrite` of `hooks.state`),
- * since Codex skips an untrusted hook without a word. Every conversation has
- * a deadline and stops the server; no `--allow-run` (the release binary) or
- * no `codex` on the PATH is an {@link AppServerUnavailable}, never a throw.
+ * A short conversation with `codex app-server` (JSON-RPC, an object a line on stdio), with a
+ * deadline, the server stopped after; no `--allow-run` or no `codex` on the PATH is an
+ * {@link AppServerUnavailable}, never a throw.
  *
  * @module
  */
@@ -27,7 +24,6 @@ export interface AppServerOptions {
 /** Why no conversation could be had. */
 export interface AppServerUnavailable {
   unavailable: "absent" | "not_permitted" | "failed";
-  /** One line saying why. */
   why: string;
 }
 
@@ -54,9 +50,6 @@ export class AppServerError extends Error {
 
 /** The longest line read from the server; longer ones end the conversation. */
 const MAX_LINE_CHARS = 8 * 1024 * 1024;
-
-/** The client name Codex records for this conversation. */
-const CLIENT_INFO = { name: "stall-watch", title: "stall-watch" };
 
 /**
  * Runs `fn` in a conversation with a started `codex app-server`, or says why none could start.
@@ -88,26 +81,25 @@ export async function withCodexAppServer<T>(
     return unavailable(program, error);
   }
   const conversation = new Conversation(child);
+  const late = new AppServerError(
+    `codex app-server did not answer within ${
+      Math.round(options.timeoutMs / 1000)
+    } s`,
+  );
   const deadline = new Promise<never>((_, reject) => {
-    conversation.timer = setTimeout(
-      () =>
-        reject(
-          new AppServerError(
-            `codex app-server did not answer within ${
-              Math.round(options.timeoutMs / 1000)
-            } s`,
-          ),
-        ),
-      options.timeoutMs,
-    );
+    conversation.timer = setTimeout(() => reject(late), options.timeoutMs);
   });
   try {
     return await Promise.race([
       (async () => {
-        await conversation.request("initialize", {
-          clientInfo: { ...CLIENT_INFO, version },
-        });
-        await conversation.notify("initialized");
+        // The client name Codex records for this conversation.
+        const clientInfo = {
+          name: "stall-watch",
+          title: "stall-watch",
+          version,
+        };
+        await conversation.request("initialize", { clientInfo });
+        conversation.notify("initialized");
         return await fn(conversation);
       })(),
       deadline,
@@ -126,16 +118,10 @@ export function askCodex<T>(
   program: string | undefined,
   fn: (client: AppServerClient) => Promise<T>,
 ): Promise<T | AppServerUnavailable> {
-  return withCodexAppServer(
-    {
-      ...(program ? { program } : {}),
-      cwd: io.cwd,
-      env: io.env,
-      timeoutMs: APP_SERVER_TIMEOUT_MS,
-    },
-    VERSION,
-    fn,
-  );
+  const { cwd, env } = io;
+  const timeoutMs = APP_SERVER_TIMEOUT_MS;
+  const options = { ...(program ? { program } : {}), cwd, env, timeoutMs };
+  return withCodexAppServer(options, VERSION, fn);
 }
 
 /** Where {@link findOnPath} found a program, or why it found none. */
@@ -144,10 +130,9 @@ export type PathLookup =
   | { path: null; why: string };
 
 /**
- * The first `name` file (`.exe`, `.cmd` first on Windows) in an absolute
- * PATH folder outside `projectDir`: a relative or empty entry means the start
- * directory, which a cloned repository controls. Started by this absolute
- * path, never by name (Windows looks in the current directory too).
+ * The first `name` file (`.exe`, `.cmd` first on Windows) in an absolute PATH folder outside
+ * `projectDir` (a relative entry means the start directory, which a clone controls), to be started
+ * by this path, never by name (Windows looks in the current directory too).
  */
 function findOnPath(
   name: string,
@@ -201,8 +186,7 @@ function pathEntries(
     ? Object.keys(env).find((k) => k.toUpperCase() === "PATH")
     : "PATH";
   const value = key === undefined ? "" : env[key] ?? "";
-  // An empty entry is the current directory to a POSIX shell: kept, so
-  // that it is passed over by name.
+  // An empty entry is the current directory to a POSIX shell: kept, to be passed over by name.
   return value.split(windows ? ";" : ":").map((dir) => dir === "" ? "." : dir);
 }
 
@@ -216,27 +200,18 @@ function realPathOrNull(path: string): string | null {
 
 function unavailable(program: string, error: unknown): AppServerUnavailable {
   if (error instanceof Deno.errors.NotFound) {
-    return {
-      unavailable: "absent",
-      why: `${program} is not on the PATH`,
-    };
+    return { unavailable: "absent", why: `${program} is not on the PATH` };
   }
-  if (
-    error instanceof Deno.errors.NotCapable ||
-    error instanceof Deno.errors.PermissionDenied
-  ) {
-    return {
-      unavailable: "not_permitted",
-      why:
-        `stall-watch may not start ${program} here (no permission to run programs)`,
-    };
+  const { NotCapable, PermissionDenied } = Deno.errors;
+  if (error instanceof NotCapable || error instanceof PermissionDenied) {
+    const why =
+      `stall-watch may not start ${program} here (no permission to run programs)`;
+    return { unavailable: "not_permitted", why };
   }
-  return {
-    unavailable: "failed",
-    why: `cannot start ${program}: ${
-      error instanceof Error ? error.message.split("\n")[0] : String(error)
-    }`,
-  };
+  const reason = error instanceof Error
+    ? error.message.split("\n")[0]
+    : String(error);
+  return { unavailable: "failed", why: `cannot start ${program}: ${reason}` };
 }
 
 /** Whether a value is {@link AppServerUnavailable}. */
@@ -280,15 +255,15 @@ class Conversation implements AppServerClient {
     const answer = new Promise<unknown>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
     });
-    await this.#send({ id, method, params });
+    this.#send({ id, method, params });
     return await answer;
   }
 
-  async notify(method: string): Promise<void> {
-    await this.#send({ method });
+  notify(method: string): void {
+    this.#send({ method });
   }
 
-  #send(message: Record<string, unknown>): Promise<void> {
+  #send(message: Record<string, unknown>): void {
     if (this.#inputClosed) {
       throw this.#fail(
         new AppServerError("codex app-server stopped reading its input"),
@@ -297,7 +272,6 @@ class Conversation implements AppServerClient {
     this.#input.enqueue(
       new TextEncoder().encode(JSON.stringify(message) + "\n"),
     );
-    return Promise.resolve();
   }
 
   async #read(): Promise<void> {
@@ -306,15 +280,9 @@ class Conversation implements AppServerClient {
       for await (
         const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())
       ) {
-        buffer += chunk;
-        for (
-          let nl = buffer.indexOf("\n");
-          nl >= 0;
-          nl = buffer.indexOf("\n")
-        ) {
-          this.#handle(buffer.slice(0, nl));
-          buffer = buffer.slice(nl + 1);
-        }
+        const lines = (buffer + chunk).split("\n");
+        buffer = lines.pop() ?? "";
+        for (const line of lines) this.#handle(line);
         if (buffer.length > MAX_LINE_CHARS) {
           throw new AppServerError("codex app-server sent an endless line");
         }

@@ -1,9 +1,6 @@
 /**
- * `install --codex` / `uninstall --codex`: the Stop hook in Codex's
- * `hooks.json` (`.codex/hooks.json`, or `$CODEX_HOME/hooks.json` with
- * `--user`), written as Claude Code's settings are, then trusted through
- * `codex app-server` (Codex skips an untrusted hook silently); when Codex
- * cannot be asked, install says how to trust it instead.
+ * `install --codex` / `uninstall --codex`: the Stop hook in Codex's `hooks.json`, written as Claude
+ * Code's settings are, then trusted through `codex app-server` (or install says how to trust it).
  *
  * @module
  */
@@ -13,7 +10,6 @@ import { claudeRoot, CODEX_DIR } from "../confined/confine.ts";
 import { InputError } from "../shared/errors.ts";
 import {
   displayPath,
-  type UpdateResult,
   updateSettings,
 } from "../client_settings/settings_update.ts";
 import { escapeTerminal } from "../shared/terminal_text.ts";
@@ -25,7 +21,6 @@ import {
   planCodexUninstall,
 } from "./codex_registration.ts";
 import {
-  type HookListing,
   listCodexHooks,
   ownListedHooks,
   projectIgnored,
@@ -71,9 +66,8 @@ function againCommand(command: string, scope: CodexScope): string {
 }
 
 /**
- * Writes the Codex Stop hook and has Codex trust it (without `--allow-run`,
- * says how to by hand); exit 0 written or unchanged, 1 refused. Requires
- * `--allow-read`, `--allow-env`, write access to `.codex` (not with `--dry-run`).
+ * Writes the Codex Stop hook and has Codex trust it; exit 0 written or unchanged, 1 refused.
+ * Requires `--allow-read`, `--allow-env`, write access to `.codex` (not with `--dry-run`).
  */
 export async function installForCodex(
   io: CliIO,
@@ -81,7 +75,7 @@ export async function installForCodex(
 ): Promise<number> {
   const { platform, invocation, knownPaths, path } = place(io, options.scope);
   if (!options.dryRun) assertMayWriteCodexDir(io.cwd, "install");
-  const result: UpdateResult = await updateSettings(io, {
+  const result = await updateSettings(io, {
     command: "install",
     scope: options.scope,
     path,
@@ -114,23 +108,17 @@ async function trustInstalledHook(
   }, type /hooks and trust the stall-watch Stop hook (or run "${
     againCommand("install", options.scope)
   }" where codex is on the PATH)`;
-  let outcome: HookListing | null = null;
-  const answer = await askCodex(
-    io,
-    options.codexProgram,
-    async (client) => {
-      const listing = await listCodexHooks(client, io.cwd);
-      const own = ownListedHooks(listing, knownPaths, path);
-      const untrusted = own.filter((h) =>
-        h.trustStatus === "untrusted" || h.trustStatus === "modified"
-      );
-      await trustCodexHooks(client, untrusted);
-      outcome = untrusted.length > 0
-        ? await listCodexHooks(client, io.cwd)
-        : listing;
-      return outcome;
-    },
-  ).catch((error: unknown) => ({
+  const answer = await askCodex(io, options.codexProgram, async (client) => {
+    const listing = await listCodexHooks(client, io.cwd);
+    const own = ownListedHooks(listing, knownPaths, path);
+    const untrusted = own.filter((h) =>
+      h.trustStatus === "untrusted" || h.trustStatus === "modified"
+    );
+    await trustCodexHooks(client, untrusted);
+    return untrusted.length > 0
+      ? await listCodexHooks(client, io.cwd)
+      : listing;
+  }).catch((error: unknown) => ({
     unavailable: "failed" as const,
     why: error instanceof Error ? error.message : String(error),
   }));
@@ -169,9 +157,8 @@ async function trustInstalledHook(
 }
 
 /**
- * Removes our Codex Stop hook from one `hooks.json` (its trust record stays,
- * trusting nothing once the hook is gone). Requires `--allow-read`,
- * `--allow-env`, write access to `.codex` (not with `--dry-run`).
+ * Removes our Codex Stop hook from one `hooks.json` (its trust record stays, trusting nothing).
+ * Requires `--allow-read`, `--allow-env`, write access to `.codex` (not with `--dry-run`).
  */
 export async function uninstallForCodex(
   io: CliIO,

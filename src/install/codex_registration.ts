@@ -1,9 +1,7 @@
 /**
- * The Stop hook registered for Codex CLI in its `hooks.json`, and finding it
- * again. Codex reads Claude Code's hook format, so the edits are
- * `hook_registration.ts`'s; only the handler differs: Codex runs it with a
- * shell in the session's folder and sets no `CLAUDE_PROJECT_DIR`, so it is
- * the program alone plus `codex-stop` (`/abs/stall-watch codex-stop`). Pure.
+ * The Stop hook registered in Codex's `hooks.json` (Claude Code's format, so
+ * `hook_registration.ts`'s edits), and finding it again: Codex runs it in the session's folder with
+ * no `CLAUDE_PROJECT_DIR`, so it is the program alone plus `codex-stop`. Pure.
  *
  * @module
  */
@@ -20,11 +18,11 @@ import {
   DEFAULT_HOOK_TIMEOUT,
   type Invocation,
   ownCommandArgs,
-  parseHandlerCommand,
   type Platform,
 } from "./hook_command.ts";
 import {
   checkShape,
+  type InstallRequest,
   type OwnHandler,
   ownHandlerAt,
   reconcileHandlers,
@@ -81,24 +79,18 @@ export function findOwnCodexHandlers(
 ): OwnHandler[] {
   const found: OwnHandler[] = [];
   for (const at of handlersOf(settings, ["Stop"])) {
-    if (at.handler.type !== "command") continue;
-    const parsed = parseHandlerCommand(at.handler);
-    const args = parsed && ownCommandArgs(parsed, knownPaths);
+    const args = ownCommandArgs(at.handler, knownPaths);
     if (args?.length !== 1 || args[0] !== CODEX_STOP_COMMAND) continue;
     found.push(ownHandlerAt(at, args));
   }
   return found;
 }
 
-/** What a Codex install registers. */
-export interface CodexInstallRequest {
-  invocation: Invocation;
-  platform: Platform;
-  /** Paths that identify this stall-watch in existing handlers. */
-  knownPaths: readonly string[];
-  /** `--timeout`, or `null` to keep the registered one or default. */
-  timeout: number | null;
-}
+/** What a Codex install registers: its one Stop hook. */
+export type CodexInstallRequest = Omit<
+  InstallRequest,
+  "events" | "watchTimeout" | "statusLine"
+>;
 
 /**
  * Plans a Codex install: adds or updates the Stop handler, removes copies; nothing else changes.

@@ -1,10 +1,8 @@
 /**
- * Whether Codex will run our Stop hook, and trusting it. Codex runs a
- * `hooks.json` hook only once trusted (a hash in the user's `config.toml`
- * `hooks.state`; an edited hook is `modified`, skipped silently) and reads a
- * project's `.codex/` only in a trusted project. Both are asked of Codex
- * (`hooks/list`), and trust is written as Codex's `/hooks` screen does
- * (`config/batchWrite`), so no guess of Codex's hashing is ever written.
+ * Whether Codex will run our Stop hook, and trusting it. Codex runs a hook only once trusted (a
+ * hash in `config.toml` `hooks.state`; an edited one is skipped silently), and a project's
+ * `.codex/` only in a trusted project: both are asked of Codex, and trust written as its `/hooks`
+ * screen does, so no guess of Codex's hashing is ever written.
  *
  * @module
  */
@@ -13,7 +11,7 @@ import { isPlainObject } from "../shared/plain_object.ts";
 import { normalize } from "../shared/paths.ts";
 import type { AppServerClient } from "./codex_app_server.ts";
 import { CODEX_STOP_COMMAND } from "./codex_registration.ts";
-import { ownCommandArgs, parseHandlerCommand } from "./hook_command.ts";
+import { ownCommandArgs } from "./hook_command.ts";
 
 /** Codex's word for a hook's trust (`hooks/list` `trustStatus`). */
 export type CodexTrustStatus = "trusted" | "untrusted" | "modified" | "managed";
@@ -59,12 +57,11 @@ export async function listCodexHooks(
     }
     listing.errors.push(...texts(entry.errors));
   }
-  for (const note of client.notifications) {
-    if (note.method !== "configWarning" || !isPlainObject(note.params)) {
-      continue;
+  for (const { method, params } of client.notifications) {
+    if (method !== "configWarning" || !isPlainObject(params)) continue;
+    if (typeof params.summary === "string") {
+      listing.warnings.push(params.summary);
     }
-    const summary = note.params.summary;
-    if (typeof summary === "string") listing.warnings.push(summary);
   }
   return listing;
 }
@@ -107,8 +104,8 @@ export function ownListedHooks(
     if (hooksFile !== null && !samePath(hook.sourcePath, hooksFile)) {
       return false;
     }
-    const parsed = parseHandlerCommand({ command: hook.command });
-    const args = parsed && ownCommandArgs(parsed, knownPaths);
+    const handler = { type: "command", command: hook.command };
+    const args = ownCommandArgs(handler, knownPaths);
     return args?.length === 1 && args[0] === CODEX_STOP_COMMAND;
   });
 }
@@ -118,10 +115,8 @@ function samePath(a: string, b: string): boolean {
 }
 
 /**
- * Trusts `hooks` in Codex at their current hashes (what `/hooks` does):
- * one `config/batchWrite` upserting `hooks.state.<key>.trusted_hash` in
- * the user's `config.toml`. Only hooks stall-watch recognised as its own
- * are ever passed here.
+ * Trusts `hooks` (only ones recognised as our own) at their current hashes, as `/hooks` does: one
+ * `config/batchWrite` upserting `hooks.state.<key>.trusted_hash` in the user's `config.toml`.
  */
 export async function trustCodexHooks(
   client: AppServerClient,

@@ -1,10 +1,8 @@
 /**
- * The hook handlers stall-watch registers, and how it knows its own again.
- * On POSIX a handler is `cd -- "$CLAUDE_PROJECT_DIR" || exit 1;
- * /abs/stall-watch`, run by `sh -c`, so state lands in the project's
- * `.claude` wherever the session `cd`-ed; on Windows (Git Bash or
- * PowerShell: no command line means the same in both) exec form with
- * forward slashes, started in the session's folder. Pure.
+ * The hook handlers stall-watch registers, and how it knows its own again. On POSIX
+ * `cd -- "$CLAUDE_PROJECT_DIR" || exit 1; /abs/stall-watch`, so state lands in the project's
+ * `.claude` wherever the session `cd`-ed; on Windows exec form with forward slashes (no command
+ * line means the same in Git Bash and PowerShell). Pure.
  *
  * @example
  * ```ts
@@ -22,20 +20,13 @@ import {
 import { HANDLER_EVENTS } from "../claude_client/hook_events.ts";
 import { shellQuote } from "../shared/shell_quote.ts";
 
-/** The hook events stall-watch registers for. */
-export type HookEvent =
-  | "Stop"
-  | "SubagentStop"
-  | "PostToolUse"
-  | "PostToolUseFailure";
-
 /** Every event stall-watch may own handlers in, in settings order. */
-export const HOOK_EVENTS: readonly HookEvent[] = Object.freeze([
-  "Stop",
-  "SubagentStop",
-  "PostToolUse",
-  "PostToolUseFailure",
-]);
+export const HOOK_EVENTS = Object.freeze(
+  ["Stop", "SubagentStop", "PostToolUse", "PostToolUseFailure"] as const,
+);
+
+/** The hook events stall-watch registers for. */
+export type HookEvent = typeof HOOK_EVENTS[number];
 
 /** The events `watch` runs on (a call that succeeded, or failed): the handler's own list. */
 export const WATCH_EVENTS: readonly HookEvent[] = HANDLER_EVENTS
@@ -65,10 +56,7 @@ export interface Invocation {
 /** `deno run`'s flags besides the permissions: `--quiet`, as stderr reaches the model. */
 export const SOURCE_RUN_FLAGS: readonly string[] = Object.freeze(["--quiet"]);
 
-/**
- * The prefix that starts a handler in the project root; a failed `cd` exits
- * 1, where `&&` would pass on dash's 2, a block at every stop.
- */
+/** Starts a handler in the project root; a failed `cd` exits 1 (`&&` passes dash's 2: a block). */
 export const PROJECT_DIR_PREFIX = 'cd -- "$CLAUDE_PROJECT_DIR" || exit 1; ';
 
 /** The prefix older versions wrote, which passes a failed `cd`'s 2 on. */
@@ -133,21 +121,17 @@ export function buildHandler(
   invocation: Invocation,
   options: { timeout: number; platform: Platform },
 ): Record<string, unknown> {
+  const watch = isWatchEvent(event);
   const argv = [invocation.program, ...invocation.args];
-  if (isWatchEvent(event)) argv.push("watch");
-  const handler: Record<string, unknown> = { type: "command" };
-  if (options.platform === "windows") {
-    handler.command = argv[0];
-    handler.args = argv.slice(1);
-  } else {
-    handler.command = PROJECT_DIR_PREFIX + argv.map(shellQuote).join(" ");
-  }
-  handler.timeout = options.timeout;
-  if (isWatchEvent(event)) {
-    handler.async = true;
-    handler.asyncRewake = true;
-  }
-  return handler;
+  if (watch) argv.push("watch");
+  return {
+    type: "command",
+    ...(options.platform === "windows"
+      ? { command: argv[0], args: argv.slice(1) }
+      : { command: PROJECT_DIR_PREFIX + argv.map(shellQuote).join(" ") }),
+    timeout: options.timeout,
+    ...(watch ? { async: true, asyncRewake: true } : {}),
+  };
 }
 
 interface ParsedCommand {
@@ -156,18 +140,11 @@ interface ParsedCommand {
   words: string[];
   /** A shell command that changes to `$CLAUDE_PROJECT_DIR` first. */
   startsInProjectDir: boolean;
-  /**
-   * The one program alone after at most `cd "$CLAUDE_PROJECT_DIR"` steps
-   * (no `&&`, `;`, `|`, redirection or substitution): only such a command
-   * can be one stall-watch wrote.
-   */
+  /** One program alone after `cd "$CLAUDE_PROJECT_DIR"` steps: maybe one stall-watch wrote. */
   alone: boolean;
 }
 
-/**
- * A handler's command as words, leading `cd <dir> &&` steps skipped;
- * `null` without a command string or with unclosed quotes.
- */
+/** A handler's command as words, leading `cd <dir> &&` steps skipped; `null` when unreadable. */
 export function parseHandlerCommand(
   handler: Readonly<Record<string, unknown>>,
 ): ParsedCommand | null {
@@ -255,26 +232,39 @@ function shellSteps(command: string): string[][] | null {
 }
 
 /**
- * What a handler passes to stall-watch (`[]`, `["watch"]`), or `null` when
- * stall-watch did not write it (item 9): the program alone, one of
- * `knownPaths`, a release binary's name, or `deno run [--quiet]` with
- * exactly the release flags of a `main.ts`; never `stall-watch-notify.sh`.
+ * What a handler passes to stall-watch (`[]`, `["watch"]`), or `null` when stall-watch did not
+ * write it (item 9): the program alone, one of `knownPaths`, a release binary's name, or
+ * `deno run [--quiet]` with the exact release flags of a `main.ts`; never `stall-watch-notify.sh`.
  */
 export function stallWatchArgs(
   parsed: ParsedCommand,
   knownPaths: readonly string[],
 ): string[] | null {
-  const args = ownCommandArgs(parsed, knownPaths);
-  if (args === null || args.length > 1) return null;
-  return args.length === 0 || args[0] === "watch" ? args : null;
+  return hookArgs(parsed.alone ? programArgs(parsed.words, knownPaths) : null);
 }
 
-/** Any arguments a command passes to stall-watch run alone ({@link stallWatchArgs}' rules). */
-export function ownCommandArgs(
-  parsed: ParsedCommand,
+/** What a command handler passes to stall-watch (by {@link stallWatchArgs}), or `null`. */
+export function ownHandlerArgs(
+  handler: Readonly<Record<string, unknown>>,
   knownPaths: readonly string[],
 ): string[] | null {
-  return parsed.alone ? programArgs(parsed.words, knownPaths) : null;
+  return hookArgs(ownCommandArgs(handler, knownPaths));
+}
+
+/** Any arguments a command handler passes to stall-watch alone ({@link stallWatchArgs}' rules). */
+export function ownCommandArgs(
+  handler: Readonly<Record<string, unknown>>,
+  knownPaths: readonly string[],
+): string[] | null {
+  if (handler.type !== "command") return null;
+  const parsed = parseHandlerCommand(handler);
+  return parsed?.alone ? programArgs(parsed.words, knownPaths) : null;
+}
+
+/** `args` when the hook's (`[]`) or the watcher's (`["watch"]`), else `null`. */
+function hookArgs(args: string[] | null): string[] | null {
+  if (args === null || args.length > 1) return null;
+  return args.length === 0 || args[0] === "watch" ? args : null;
 }
 
 function programArgs(

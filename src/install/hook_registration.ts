@@ -1,8 +1,6 @@
 /**
- * Plans the edits `install` and `uninstall` make to a settings file, as new
- * text plus a line per change. Install is idempotent (its handler updated
- * in place, copies removed); uninstall removes only stall-watch's handlers
- * and what they leave empty. Pure.
+ * Plans the edits `install` (idempotent) and `uninstall` (only stall-watch's handlers and what they
+ * leave empty) make to a settings file, as new text plus a line per change. Pure.
  *
  * @example
  * ```ts
@@ -20,9 +18,8 @@ import {
   type HookEvent,
   type Invocation,
   isWatchEvent,
-  parseHandlerCommand,
+  ownHandlerArgs,
   type Platform,
-  stallWatchArgs,
 } from "./hook_command.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 import type { SettingsEdit } from "../client_settings/settings_update.ts";
@@ -56,9 +53,7 @@ export function findOwnHandlers(
 ): OwnHandler[] {
   const found: OwnHandler[] = [];
   for (const at of handlersOf(settings, HOOK_EVENTS)) {
-    if (at.handler.type !== "command") continue;
-    const parsed = parseHandlerCommand(at.handler);
-    const args = parsed && stallWatchArgs(parsed, knownPaths);
+    const args = ownHandlerArgs(at.handler, knownPaths);
     if (!args || (isWatchEvent(at.event) && args[0] !== "watch")) continue;
     found.push(ownHandlerAt(at, args));
   }
@@ -77,13 +72,12 @@ export function ownHandlerAt(at: HandlerAt, args: string[]): OwnHandler {
   };
 }
 
-/** What `install` should register. */
+/** What `install` should register (own handlers of other events are updated anyway). */
 export interface InstallRequest {
   invocation: Invocation;
   platform: Platform;
   /** Paths that identify this stall-watch in existing handlers. */
   knownPaths: readonly string[];
-  /** Events to register; existing stall-watch handlers are updated anyway. */
   events: readonly HookEvent[];
   /** `--timeout` for Stop/SubagentStop, or `null` to keep or default. */
   timeout: number | null;
@@ -92,11 +86,7 @@ export interface InstallRequest {
   statusLine?: boolean;
 }
 
-/**
- * Plans an install: a handler for each requested event without one, own
- * handlers brought in line (a valid timeout kept unless `timeout` is
- * given; an `if` off a Stop handler), duplicates removed.
- */
+/** Plans an install: a handler per requested event, own ones brought in line, copies removed. */
 export function planInstall(
   text: string,
   name: string,
@@ -117,14 +107,9 @@ export function planInstall(
     changes.push(...reconcileHandlers(editor, event, mine, desired));
   }
   if (request.statusLine === true) {
+    const { invocation, knownPaths } = request;
     changes.push(
-      ...addStatusLine(
-        editor,
-        settings,
-        name,
-        request.invocation,
-        request.knownPaths,
-      ),
+      ...addStatusLine(editor, settings, name, invocation, knownPaths),
     );
   }
   return { text: changes.length > 0 ? editor.text : text, changes };
@@ -154,11 +139,7 @@ export function checkShape(
   }
 }
 
-/**
- * Where `hooks` is not shaped as Claude Code reads it (`{"<Event>":
- * [{"hooks": [handler]}]}`), a phrase each: `a "hooks.Stop[0].hooks" value
- * that is not an array`.
- */
+/** Where `hooks` is not shaped `{"<Event>": [{"hooks": [handler]}]}`, a phrase each. */
 export function hooksShapeProblems(
   settings: Readonly<Record<string, unknown>>,
 ): string[] {
@@ -226,10 +207,7 @@ function timeoutFor(
   return request.timeout ?? valid ?? DEFAULT_HOOK_TIMEOUT;
 }
 
-/**
- * Adds `desired` under `event`, or brings the first of `mine` in line with it
- * and removes the others; the changes in words.
- */
+/** Adds `desired` under `event`, or brings the first of `mine` in line and removes the others. */
 export function reconcileHandlers(
   editor: JsonEditor,
   event: HookEvent,

@@ -1,7 +1,6 @@
 /**
- * The notes `install` adds: what the user would otherwise find out later (a
- * machine path in a shared file, a new `.claude` below the project root,
- * files git would pick up). Pure.
+ * The notes `install` adds: what the user would otherwise find out later (a machine path in a
+ * shared file, a new `.claude` below the project root, files git would pick up). Pure.
  *
  * @module
  */

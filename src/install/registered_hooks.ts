@@ -1,16 +1,11 @@
 /**
- * Every handler a settings file registers, in file order, and what `doctor`
- * finds among them besides stall-watch's own: its handlers under events
- * they are not for, and others' hooks that can end a turn on purpose. Pure.
+ * Every handler a settings file registers, and what `doctor` finds among them: stall-watch's under
+ * events they are not for, and others' hooks that can end a turn on purpose. Pure.
  *
  * @module
  */
 
-import {
-  describeCommand,
-  parseHandlerCommand,
-  stallWatchArgs,
-} from "./hook_command.ts";
+import { describeCommand, ownHandlerArgs } from "./hook_command.ts";
 import { isPlainObject } from "../shared/plain_object.ts";
 import { HANDLER_EVENTS } from "../claude_client/hook_events.ts";
 
@@ -53,20 +48,14 @@ export interface Misregistration {
   handler: Record<string, unknown>;
 }
 
-/**
- * stall-watch's hook under any event but Stop and SubagentStop, its `watch`
- * under any but PostToolUse(Failure): under PreToolUse the hook would block
- * every tool call.
- */
+/** stall-watch's handlers under events not theirs (under PreToolUse the hook blocks every call). */
 export function findMisregistered(
   settings: Readonly<Record<string, unknown>>,
   knownPaths: readonly string[],
 ): Misregistration[] {
   const found: Misregistration[] = [];
   for (const { event, handler } of handlersOf(settings)) {
-    if (handler.type !== "command") continue;
-    const parsed = parseHandlerCommand(handler);
-    const args = parsed && stallWatchArgs(parsed, knownPaths);
+    const args = ownHandlerArgs(handler, knownPaths);
     const kind = args?.length === 0
       ? "hook"
       : args?.[0] === "watch"
@@ -80,9 +69,8 @@ export function findMisregistered(
 }
 
 /**
- * Where another hook's `{"continue": false}` ends a turn after a call, as
- * measured: PreToolUse (the call still runs) and PostToolUse, not
- * PostToolUseFailure nor a PreToolUse deny (the model answers both).
+ * Where another hook's `{"continue": false}` ends a turn after a call, as measured: PreToolUse and
+ * PostToolUse, not PostToolUseFailure nor a PreToolUse deny (the model answers both).
  */
 const TURN_ENDING_EVENTS: readonly string[] = ["PreToolUse", "PostToolUse"];
 
@@ -100,10 +88,7 @@ export function findTurnEndingHooks(
 ): TurnEndingHook[] {
   const found: TurnEndingHook[] = [];
   for (const { event, handler } of handlersOf(settings, TURN_ENDING_EVENTS)) {
-    if (handler.type === "command") {
-      const parsed = parseHandlerCommand(handler);
-      if (parsed && stallWatchArgs(parsed, knownPaths)) continue;
-    }
+    if (ownHandlerArgs(handler, knownPaths)) continue;
     found.push({ event, what: describeHook(handler) });
   }
   return found;

@@ -1,9 +1,7 @@
 /**
- * Registering the status line `install --statusline` writes, `stall-watch
- * statusline`, re-run every {@link STATUS_LINE_REFRESH_SECONDS} s (also
- * during a call, 2.1.97+). Added where none is, never over someone else's;
- * its own only when install could have written it, never a program inside
- * the project (item 31). Pure.
+ * The status line `install --statusline` writes, re-run every {@link STATUS_LINE_REFRESH_SECONDS} s
+ * (also during a call, 2.1.97+): added where none is, never over someone else's; updated or removed
+ * only where install could have written it, never a program inside the project (item 31). Pure.
  *
  * @module
  */
@@ -40,9 +38,8 @@ export function runsStallWatchStatusLine(
   value: unknown,
   knownPaths: readonly string[],
 ): value is Record<string, unknown> {
-  if (!isPlainObject(value) || value.type !== "command") return false;
-  const parsed = parseHandlerCommand(value);
-  const args = parsed && ownCommandArgs(parsed, knownPaths);
+  if (!isPlainObject(value)) return false;
+  const args = ownCommandArgs(value, knownPaths);
   return args?.length === 1 && args[0] === "statusline";
 }
 
