@@ -268,7 +268,12 @@ const MAX_CONTENT_DEPTH = 32;
  * text blocks. Any other block or shape is content: a new format cannot
  * mass-flag healthy sessions.
  */
-export function isEmptyContent(content: unknown, depth = 0): boolean {
+export function isEmptyContent(content: unknown): boolean {
+  return isEmptyAt(content, 0);
+}
+
+/** {@link isEmptyContent} at `depth` blocks deep (kept out of the export: an `every` callback would pass its index). */
+function isEmptyAt(content: unknown, depth: number): boolean {
   if (content === null || content === undefined) return true;
   if (typeof content === "string") return content.trim() === "";
   if (Array.isArray(content)) {
@@ -285,7 +290,7 @@ function isEmptyBlock(block: unknown, depth: number): boolean {
   if (block.type === "text") return !isNonBlank(block.text);
   if (block.type !== undefined) return false; // image, document, resource...
   if ("text" in block) return !isNonBlank(block.text);
-  if ("content" in block) return isEmptyContent(block.content, depth);
+  if ("content" in block) return isEmptyAt(block.content, depth);
   return true;
 }
 
